@@ -1,0 +1,66 @@
+# Sluice: the two commands are `make run` and `make test`. Both install what is missing first
+# (scripts/setup.sh: Debian packages + DuckDB) and build what is needed.
+#
+#   make run          build, then run the demo pipeline (examples/) on the embedded default
+#   make test         build, then run the fast tests (unit + SQL logic tests) through ctest
+#   make test-all     ... and the slow ones (crash loops, browser tests)
+#   make debug        ASan + UBSan build in build/debug and its fast tests
+#   make bench        build with optimizations and run the benchmarks under bench/
+#   make format       clang-format the sources; make format-check fails on a diff
+#   make clean        remove build/
+
+BUILD_DIR   ?= build/release
+DEBUG_DIR   ?= build/debug
+BUILD_TYPE  ?= RelWithDebInfo
+JOBS        ?= $(shell nproc)
+CMAKE_FLAGS ?=
+CTEST_FLAGS ?= --output-on-failure -j $(JOBS) --timeout 600
+SLUICE      := $(BUILD_DIR)/sluice
+
+SOURCES := $(shell git ls-files '*.cc' '*.h' 2>/dev/null)
+
+.PHONY: all setup configure build run test test-all debug bench format format-check clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+
+configure: setup $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	@scripts/demo.sh $(SLUICE)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) -LE slow $(CTEST_FLAGS)
+
+test-all: build
+	ctest --test-dir $(BUILD_DIR) $(CTEST_FLAGS)
+
+debug: setup
+	cmake -S . -B $(DEBUG_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=ON \
+	  -DSLUICE_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(DEBUG_DIR) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:detect_container_overflow=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(DEBUG_DIR) -LE slow $(CTEST_FLAGS)
+
+bench: setup
+	cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSLUICE_BUILD_TESTS=OFF $(CMAKE_FLAGS)
+	cmake --build build/bench -j $(JOBS)
+	@scripts/bench.sh build/bench
+
+format:
+	clang-format -i $(SOURCES)
+
+format-check:
+	clang-format --dry-run --Werror $(SOURCES)
+
+clean:
+	rm -rf build
