@@ -20,9 +20,9 @@
 namespace sluice::fs {
 
 struct FileInfo {
-  std::string path;            // full path as passed in + the entry's name
-  int64_t size = 0;            // bytes; 0 for directories
-  int64_t mtime_ms = 0;        // last modification time, milliseconds since the epoch
+  std::string path;      // full path as passed in + the entry's name
+  int64_t size = 0;      // bytes; 0 for directories
+  int64_t mtime_ms = 0;  // last modification time, milliseconds since the epoch
   bool is_directory = false;
 };
 
@@ -70,12 +70,69 @@ class FileSystem {
   virtual Status RenameNoReplace(const std::string& from, const std::string& to) = 0;
   // Sets the modification time (tests of timestamp time travel need it).
   virtual Status SetModificationTime(const std::string& path, int64_t mtime_ms) = 0;
+
+  // A named crash point (see crash_point.h and docs/fs.md). Upper layers call it at the places
+  // where a crash matters ("stream.after_offsets_write"):
+  //   SLUICE_RETURN_NOT_OK(fs_->MaybeCrash("stream.after_offsets_write"));
+  // The default ends the process with _exit(kCrashExitCode) when the environment variable
+  // SLUICE_CRASH_AT names this point, and otherwise returns OK. FaultInjectingFileSystem
+  // overrides it to simulate the crash in-process: it returns Cancelled("injected crash at
+  // <point>") and fails every later operation the same way.
+  // Thread safety: as the other methods.
+  virtual Status MaybeCrash(std::string_view point);
 };
+
+// The operations of FileSystem, for error messages and fault injection.
+enum class FileOp : int {
+  kCreateIfAbsent = 0,
+  kAtomicReplace,
+  kReadFile,
+  kList,
+  kListRecursive,
+  kStat,
+  kExists,
+  kDeleteFile,
+  kDeleteRecursive,
+  kCreateDirectories,
+  kRenameNoReplace,
+  kSetModificationTime,
+};
+inline constexpr int kNumFileOps = 12;
+
+// The verb that begins error messages of `op`: "creating", "replacing", "reading", "listing",
+// "listing recursively", "getting status of", "checking existence of", "deleting",
+// "deleting recursively", "creating directory", "renaming", "setting modification time of".
+std::string_view FileOpVerb(FileOp op);
+
+// The Status every implementation returns when the operating system reports `err` for `op` on
+// `path`: "<verb> <path>: <strerror(err)>", e.g. "creating /t/_delta_log/00.json: No space left
+// on device". The code is NotFound for ENOENT, AlreadyExists for EEXIST, IOError otherwise.
+// FaultInjectingFileSystem uses it so that injected errors read exactly like real ones.
+Status FileOpError(FileOp op, std::string_view path, int err);
+
+// Temporary files. CreateIfAbsent and AtomicReplace write a hidden temporary file in the target's
+// directory first, named ".<target name>.<unique>.tmp". After a crash such files may remain;
+// they are never the final name of anything. Listings (List, ListRecursive) return them like any
+// other file: callers that list logs skip them with IsTempFileName (or a name prefix that cannot
+// start with '.'), and cleanup (VACUUM) may delete them once they are old.
+//
+// True for a name (not a path) of the temporary-file form: begins with '.' and ends with ".tmp".
+bool IsTempFileName(std::string_view name);
+// A fresh temporary path next to `path` (same directory), unique across threads and processes
+// with overwhelming probability. Thread-safe.
+std::string TempPathFor(std::string_view path);
 
 // The process-wide local file system. Never null; lives for the whole process.
 std::shared_ptr<FileSystem> LocalFileSystem();
 
-// Joins path parts with a single '/': JoinPath("a/", "b") == "a/b".
+// Joins path parts with a single '/': JoinPath("a/", "b") == "a/b", JoinPath("a", "/b") == "a/b",
+// JoinPath("/", "b") == "/b"; an empty part yields the other one.
 std::string JoinPath(std::string_view a, std::string_view b);
+
+// The directory part of `path` without the trailing '/': DirName("a/b/c") == "a/b",
+// DirName("c") == ".", DirName("/c") == "/". Trailing slashes of `path` are ignored.
+std::string DirName(std::string_view path);
+// The last component of `path`: BaseName("a/b/c") == "c", BaseName("a/b/") == "b".
+std::string BaseName(std::string_view path);
 
 }  // namespace sluice::fs
