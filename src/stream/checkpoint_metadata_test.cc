@@ -1,0 +1,164 @@
+#include "stream/checkpoint_metadata.h"
+
+#include <atomic>
+#include <regex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fs/fault_injection_file_system.h"
+#include "fs/test_util.h"
+#include "stream/checkpoint_layout.h"
+#include "stream/test_util.h"
+#include "stream/uuid.h"
+
+namespace sluice::stream {
+namespace {
+
+using fs::LocalFileSystem;
+using fs::ScopedTempDir;
+
+TEST(UuidTest, VersionFourCanonicalForm) {
+  const std::regex shape("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+  std::set<std::string> seen;
+  for (int i = 0; i < 2000; ++i) {
+    std::string id = NewUuidV4();
+    ASSERT_TRUE(std::regex_match(id, shape)) << id;
+    ASSERT_TRUE(IsCanonicalUuid(id));
+    seen.insert(id);
+  }
+  EXPECT_EQ(seen.size(), 2000u);
+}
+
+TEST(UuidTest, CanonicalShapeCheck) {
+  EXPECT_TRUE(IsCanonicalUuid("123E4567-E89B-12D3-A456-426614174000"));
+  EXPECT_FALSE(IsCanonicalUuid(""));
+  EXPECT_FALSE(IsCanonicalUuid("123e4567e89b12d3a456426614174000"));
+  EXPECT_FALSE(IsCanonicalUuid("123e4567-e89b-12d3-a456-42661417400g"));
+  EXPECT_FALSE(IsCanonicalUuid("123e4567-e89b-12d3-a456-4266141740001"));
+}
+
+TEST(StreamMetadataTest, SerializeIsExactlySparksForm) {
+  StreamMetadata md{"9f3c2b1a-0e4d-4c5b-8a6f-7e8d9c0b1a2f"};
+  EXPECT_EQ(SerializeStreamMetadata(md), R"({"id":"9f3c2b1a-0e4d-4c5b-8a6f-7e8d9c0b1a2f"})");
+}
+
+TEST(StreamMetadataTest, ParseAcceptsWhitespaceAndUnknownFields) {
+  auto md =
+      ParseStreamMetadata(" {\"other\":1, \"id\" : \"9f3c2b1a-0e4d-4c5b-8a6f-7e8d9c0b1a2f\"}\n");
+  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  EXPECT_EQ(md->id, "9f3c2b1a-0e4d-4c5b-8a6f-7e8d9c0b1a2f");
+}
+
+TEST(StreamMetadataTest, ParseRejectsBadInput) {
+  for (std::string_view bad :
+       {"", "{", "[]", "{}", R"({"id":5})", R"({"id":"not-a-uuid"})", R"({"id":"9f3c2b1a-0e4d)"}) {
+    auto md = ParseStreamMetadata(bad);
+    ASSERT_FALSE(md.ok()) << bad;
+    EXPECT_TRUE(md.status().IsCorruption()) << bad << ": " << md.status().ToString();
+  }
+}
+
+TEST(StreamMetadataTest, CreatedOnFirstStartAndKeptOnRestart) {
+  ScopedTempDir dir;
+  auto fs = LocalFileSystem();
+  const std::string root = dir.Join("ckpt");
+  EXPECT_TRUE(ReadStreamMetadata(*fs, root).status().IsNotFound());
+
+  bool created = false;
+  auto first = LoadOrCreateStreamMetadata(*fs, root, {}, &created);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(created);
+  EXPECT_TRUE(IsCanonicalUuid(first->id));
+  auto bytes = fs->ReadFile(root + "/metadata");
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(*bytes, "{\"id\":\"" + first->id + "\"}");
+
+  auto again = LoadOrCreateStreamMetadata(*fs, root, {}, &created);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(created);
+  EXPECT_EQ(again->id, first->id);
+  auto read = ReadStreamMetadata(*fs, root);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->id, first->id);
+}
+
+TEST(StreamMetadataTest, CorruptFileIsCorruptionNamingTheFile) {
+  ScopedTempDir dir;
+  auto fs = LocalFileSystem();
+  const std::string root = dir.Join("ckpt");
+  // A torn write (non-atomic store) leaves a prefix.
+  ASSERT_TRUE(fs->CreateIfAbsent(MetadataPath(root), R"({"id":"9f3c2b1a-0e4d-4c)").ok());
+  auto md = LoadOrCreateStreamMetadata(*fs, root);
+  ASSERT_FALSE(md.ok());
+  EXPECT_TRUE(md.status().IsCorruption()) << md.status().ToString();
+  EXPECT_NE(md.status().message().find(MetadataPath(root)), std::string::npos)
+      << md.status().ToString();
+  // The corrupt file is left alone: no silent new id.
+  EXPECT_EQ(*fs->ReadFile(MetadataPath(root)), R"({"id":"9f3c2b1a-0e4d-4c)");
+}
+
+TEST(StreamMetadataTest, TornPublishIsDetected) {
+  ScopedTempDir dir;
+  auto faulty = std::make_shared<fs::FaultInjectingFileSystem>(LocalFileSystem());
+  faulty->TearNthWrite(1, "metadata", /*publish=*/true);
+  const std::string root = dir.Join("ckpt");
+  auto md = LoadOrCreateStreamMetadata(*faulty, root);
+  EXPECT_FALSE(md.ok());  // the crash
+  faulty->Restart();
+  auto after = ReadStreamMetadata(*faulty, root);
+  ASSERT_FALSE(after.ok());
+  EXPECT_TRUE(after.status().IsCorruption()) << after.status().ToString();
+  EXPECT_NE(after.status().message().find("metadata"), std::string::npos);
+}
+
+TEST(StreamMetadataTest, WriteErrorIsReported) {
+  ScopedTempDir dir;
+  auto faulty = std::make_shared<fs::FaultInjectingFileSystem>(LocalFileSystem());
+  faulty->FailNthWrite(1, ENOSPC);
+  auto md = LoadOrCreateStreamMetadata(*faulty, dir.Join("ckpt"));
+  ASSERT_FALSE(md.ok());
+  EXPECT_TRUE(md.status().IsIOError()) << md.status().ToString();
+  EXPECT_NE(md.status().message().find("metadata"), std::string::npos);
+}
+
+TEST(StreamMetadataTest, ConcurrentCreatorsIdWins) {
+  ScopedTempDir dir;
+  const std::string root = dir.Join("ckpt");
+  const std::string winner = "11111111-2222-4333-8444-555555555555";
+  // The competitor creates the file right between our failed read and our create.
+  auto racing = std::make_shared<testing::InterposingFileSystem>(
+      LocalFileSystem(), [&](const std::string& path) {
+        Status st = LocalFileSystem()->CreateIfAbsent(path, SerializeStreamMetadata({winner}));
+        (void)st;
+      });
+  bool created = true;
+  auto md = LoadOrCreateStreamMetadata(*racing, root, {}, &created);
+  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  EXPECT_EQ(md->id, winner);
+  EXPECT_FALSE(created);
+}
+
+TEST(StreamMetadataTest, ManyThreadsAgreeOnOneId) {
+  ScopedTempDir dir;
+  const std::string root = dir.Join("ckpt");
+  std::vector<std::string> ids(8);
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      ++ready;
+      while (ready.load() < 8) std::this_thread::yield();
+      auto md = LoadOrCreateStreamMetadata(*LocalFileSystem(), root);
+      ids[static_cast<size_t>(i)] = md.ok() ? md->id : md.status().ToString();
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& id : ids) EXPECT_EQ(id, ids[0]);
+  EXPECT_TRUE(IsCanonicalUuid(ids[0])) << ids[0];
+}
+
+}  // namespace
+}  // namespace sluice::stream

@@ -1,0 +1,206 @@
+#include "stream/offset_seq_log.h"
+
+#include <limits>
+#include <set>
+
+#include "stream/checkpoint_layout.h"
+#include "stream/json_util.h"
+
+namespace sluice::stream {
+
+namespace {
+
+constexpr std::string_view kVoidOffset = "-";
+// A v2 source id above this is taken for corruption rather than allocating a huge vector.
+constexpr int64_t kMaxSourceId = 100000;
+
+using Json = nlohmann::ordered_json;
+
+Result<int64_t> GetLong(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return int64_t{0};
+  if (it->is_number_integer()) {
+    if (it->is_number_unsigned() &&
+        it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return Status::Corruption(std::string("field \"") + key + "\" is out of range");
+    }
+    return it->get<int64_t>();
+  }
+  return Status::Corruption(std::string("field \"") + key + "\" is not an integer");
+}
+
+Status CheckOffsetText(std::string_view offset, size_t index) {
+  if (offset.empty() || offset == kVoidOffset ||
+      offset.find_first_of("\r\n") != std::string_view::npos) {
+    return Status::InvalidArgument(
+        "offset of source " + std::to_string(index) + " cannot be written to the offset log: '" +
+        std::string(offset.substr(0, 80)) + "' is empty, '-' or contains a line break");
+  }
+  return Status::OK();
+}
+
+Status CheckOffsetJson(std::string_view text, size_t index) {
+  if (ParseJsonNoThrow(text).is_discarded()) {
+    return Status::Corruption("offset of source " + std::to_string(index) +
+                              " is not valid JSON (torn file?): '" +
+                              std::string(text.substr(0, 80)) + "'");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string SerializeOffsetSeqMetadata(const OffsetSeqMetadata& metadata) {
+  Json j = Json::object();
+  j["batchWatermarkMs"] = metadata.batch_watermark_ms;
+  j["batchTimestampMs"] = metadata.batch_timestamp_ms;
+  Json conf = Json::object();
+  for (const auto& [k, v] : metadata.conf) conf[k] = v;
+  j["conf"] = std::move(conf);
+  if (metadata.extra.is_object()) {
+    for (const auto& [k, v] : metadata.extra.items()) {
+      if (k != "batchWatermarkMs" && k != "batchTimestampMs" && k != "conf") j[k] = v;
+    }
+  }
+  return DumpJson(j);
+}
+
+Result<OffsetSeqMetadata> ParseOffsetSeqMetadata(std::string_view json) {
+  return CatchJsonExceptions("batch metadata", [&]() -> Result<OffsetSeqMetadata> {
+    Json j = ParseJsonNoThrow(json);
+    if (j.is_discarded())
+      return Status::Corruption("batch metadata is not valid JSON (torn file?)");
+    if (!j.is_object()) return Status::Corruption("batch metadata is not a JSON object");
+    OffsetSeqMetadata md;
+    SLUICE_ASSIGN_OR_RETURN(md.batch_watermark_ms, GetLong(j, "batchWatermarkMs"));
+    SLUICE_ASSIGN_OR_RETURN(md.batch_timestamp_ms, GetLong(j, "batchTimestampMs"));
+    auto conf = j.find("conf");
+    if (conf != j.end() && !conf->is_null()) {
+      if (!conf->is_object()) return Status::Corruption("batch metadata \"conf\" is not an object");
+      for (const auto& [k, v] : conf->items()) {
+        if (v.is_string()) {
+          md.conf[k] = v.get<std::string>();
+        } else if (v.is_number() || v.is_boolean()) {
+          md.conf[k] = DumpJson(v);
+        } else {
+          return Status::Corruption("batch metadata conf value of '" + k + "' is not a string");
+        }
+      }
+    }
+    for (const auto& [k, v] : j.items()) {
+      if (k != "batchWatermarkMs" && k != "batchTimestampMs" && k != "conf") md.extra[k] = v;
+    }
+    return md;
+  });
+}
+
+Result<std::string> SerializeOffsetSeq(const OffsetSeq& seq) {
+  if (seq.version != 1 && seq.version != 2) {
+    return Status::InvalidArgument("offset log version v" + std::to_string(seq.version) +
+                                   " cannot be written (supported: v1, v2)");
+  }
+  std::string out = "v" + std::to_string(seq.version);
+  out += '\n';
+  if (seq.metadata.has_value()) out += SerializeOffsetSeqMetadata(*seq.metadata);
+  for (size_t i = 0; i < seq.offsets.size(); ++i) {
+    const std::optional<std::string>& offset = seq.offsets[i];
+    if (offset.has_value()) SLUICE_RETURN_NOT_OK(CheckOffsetText(*offset, i));
+    if (seq.version == 1) {
+      out += '\n';
+      out += offset.has_value() ? std::string_view(*offset) : kVoidOffset;
+    } else if (offset.has_value()) {  // v2: a source without an offset has no line
+      out += '\n';
+      out += std::to_string(i);
+      out += ':';
+      out += *offset;
+    }
+  }
+  return out;
+}
+
+Result<OffsetSeq> ParseOffsetSeq(std::string_view bytes) {
+  std::vector<std::string_view> lines = SplitLogLines(bytes);
+  if (lines.empty()) return Status::Corruption("incomplete log file: the file is empty");
+  OffsetSeq seq;
+  SLUICE_ASSIGN_OR_RETURN(seq.version, ParseLogVersion(lines[0], kOffsetSeqLogMaxVersion));
+  if (lines.size() < 2) {
+    return Status::Corruption("incomplete log file: the batch metadata line is missing");
+  }
+  std::string_view md = lines[1];
+  while (!md.empty() && (md.front() == ' ' || md.front() == '\t')) md.remove_prefix(1);
+  while (!md.empty() && (md.back() == ' ' || md.back() == '\t')) md.remove_suffix(1);
+  if (!md.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(OffsetSeqMetadata parsed, ParseOffsetSeqMetadata(md));
+    seq.metadata = std::move(parsed);
+  }
+  if (seq.version == 1) {
+    for (size_t i = 2; i < lines.size(); ++i) {
+      const size_t source = i - 2;
+      if (lines[i] == kVoidOffset) {
+        seq.offsets.emplace_back(std::nullopt);
+        continue;
+      }
+      if (lines[i].empty()) {
+        return Status::Corruption("offset line of source " + std::to_string(source) + " is empty");
+      }
+      SLUICE_RETURN_NOT_OK(CheckOffsetJson(lines[i], source));
+      seq.offsets.emplace_back(std::string(lines[i]));
+    }
+    return seq;
+  }
+  // v2: "<sourceId>:<offsetJson>"
+  std::set<int64_t> seen;
+  for (size_t i = 2; i < lines.size(); ++i) {
+    std::string_view line = lines[i];
+    size_t colon = line.find(':');
+    std::optional<BatchId> id =
+        colon == std::string_view::npos ? std::nullopt : ParseBatchFileName(line.substr(0, colon));
+    if (!id.has_value() || id->value() > kMaxSourceId) {
+      return Status::Corruption("offset line " + std::to_string(i + 1) +
+                                " has no valid '<sourceId>:' prefix: '" +
+                                std::string(line.substr(0, 80)) + "'");
+    }
+    const int64_t source = id->value();
+    if (!seen.insert(source).second) {
+      return Status::Corruption("source id " + std::to_string(source) + " appears twice");
+    }
+    if (seq.offsets.size() <= static_cast<size_t>(source)) {
+      seq.offsets.resize(static_cast<size_t>(source) + 1);
+    }
+    std::string_view offset = line.substr(colon + 1);
+    if (offset == kVoidOffset) continue;
+    if (offset.empty()) {
+      return Status::Corruption("offset of source " + std::to_string(source) + " is empty");
+    }
+    SLUICE_RETURN_NOT_OK(CheckOffsetJson(offset, static_cast<size_t>(source)));
+    seq.offsets[static_cast<size_t>(source)] = std::string(offset);
+  }
+  return seq;
+}
+
+OffsetSeqLog::OffsetSeqLog(std::shared_ptr<fs::FileSystem> fs, const std::string& checkpoint_root)
+    : log_(std::move(fs), OffsetsDir(checkpoint_root), checkpoint_root) {}
+
+Status OffsetSeqLog::Add(BatchId id, const OffsetSeq& seq, const fs::WriteOptions& options) const {
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::string bytes, SerializeOffsetSeq(seq),
+                              "writing offset log entry " + log_.PathFor(id));
+  return log_.Add(id, bytes, options);
+}
+
+Result<OffsetSeq> OffsetSeqLog::Get(BatchId id) const {
+  SLUICE_ASSIGN_OR_RETURN(std::string bytes, log_.Read(id));
+  return ParseOffsetSeq(bytes).WithContext("offset log file " + log_.PathFor(id));
+}
+
+Result<std::optional<std::pair<BatchId, OffsetSeq>>> OffsetSeqLog::Latest() const {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<BatchId> ids, log_.ListIds());
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    Result<OffsetSeq> seq = Get(*it);
+    if (seq.ok()) return std::optional<std::pair<BatchId, OffsetSeq>>(std::pair(*it, *seq));
+    if (!seq.status().IsNotFound()) return seq.status();
+    // Deleted between listing and reading (a concurrent purge): try the next older one.
+  }
+  return std::optional<std::pair<BatchId, OffsetSeq>>();
+}
+
+}  // namespace sluice::stream
