@@ -1,0 +1,203 @@
+#include "delta/log_segment.h"
+
+#include <cctype>
+#include <cstdio>
+
+namespace sluice::delta {
+
+namespace {
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+int64_t ToInt(std::string_view s) {
+  int64_t v = 0;
+  for (char c : s) v = v * 10 + (c - '0');
+  return v;
+}
+
+std::string Pad(int64_t v, int width) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%0*lld", width, static_cast<long long>(v));
+  return buf;
+}
+
+std::string Basename(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string VersionList(const std::vector<Version>& versions) {
+  std::string s = "[";
+  for (size_t i = 0; i < versions.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += versions[i].ToString();
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+std::optional<LogFileName> ParseLogFileName(std::string_view name) {
+  if (name.size() < 21 || !AllDigits(name.substr(0, 20)) || name[20] != '.') return std::nullopt;
+  LogFileName out;
+  out.version = Version(ToInt(name.substr(0, 20)));
+  std::string_view rest = name.substr(21);
+  if (rest == "json") {
+    out.kind = LogFileKind::kCommit;
+    return out;
+  }
+  if (rest == "checkpoint.parquet") {
+    out.kind = LogFileKind::kCheckpoint;
+    return out;
+  }
+  // checkpoint.%010d.%010d.parquet
+  constexpr std::string_view kPrefix = "checkpoint.";
+  constexpr std::string_view kSuffix = ".parquet";
+  if (rest.size() == kPrefix.size() + 10 + 1 + 10 + kSuffix.size() && rest.substr(0, kPrefix.size()) == kPrefix &&
+      rest.substr(rest.size() - kSuffix.size()) == kSuffix) {
+    std::string_view part = rest.substr(kPrefix.size(), 10);
+    std::string_view parts = rest.substr(kPrefix.size() + 11, 10);
+    if (rest[kPrefix.size() + 10] == '.' && AllDigits(part) && AllDigits(parts)) {
+      out.kind = LogFileKind::kCheckpointPart;
+      out.part = static_cast<int32_t>(ToInt(part));
+      out.num_parts = static_cast<int32_t>(ToInt(parts));
+      if (out.part >= 1 && out.part <= out.num_parts) return out;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string CommitFileName(Version version) { return Pad(version.value(), 20) + ".json"; }
+std::string CheckpointFileName(Version version) { return Pad(version.value(), 20) + ".checkpoint.parquet"; }
+
+std::optional<Version> LogListing::LatestVersion() const {
+  std::optional<Version> latest;
+  if (!commits.empty()) latest = commits.rbegin()->first;
+  if (!checkpoints.empty() && (!latest || checkpoints.rbegin()->first > *latest)) {
+    latest = checkpoints.rbegin()->first;
+  }
+  return latest;
+}
+
+std::optional<Version> LogListing::EarliestRecreatableVersion() const {
+  auto latest = LatestVersion();
+  if (!latest) return std::nullopt;
+  // Walk down from the latest version while commits are contiguous; the earliest start point
+  // is 0 (if reached) or the oldest checkpoint inside the contiguous run.
+  Version v = *latest;
+  std::optional<Version> earliest;
+  if (checkpoints.count(v)) earliest = v;
+  while (commits.count(v)) {
+    if (checkpoints.count(v)) earliest = v;
+    if (v.value() == 0) return Version(0);
+    // v's commit exists; v-1 must be present as a commit, or be a checkpoint to start from.
+    Version prev = v.Prev();
+    if (checkpoints.count(prev)) earliest = prev;
+    if (!commits.count(prev)) break;
+    v = prev;
+  }
+  return earliest;
+}
+
+Result<LogListing> ListLog(fs::FileSystem* fs, const std::string& table_root) {
+  LogListing listing;
+  listing.table_root = table_root;
+  while (listing.table_root.size() > 1 && listing.table_root.back() == '/') listing.table_root.pop_back();
+  listing.log_dir = fs::JoinPath(listing.table_root, "_delta_log");
+  auto entries = fs->List(listing.log_dir);
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) {
+      return Status::NotFound("not a Delta table: " + listing.log_dir + " does not exist");
+    }
+    return entries.status().WithContext("listing " + listing.log_dir);
+  }
+  std::map<Version, std::map<int32_t, std::vector<LogFile>>> parts;  // version -> num_parts -> files
+  for (const fs::FileInfo& info : *entries) {
+    if (info.is_directory) continue;
+    auto name = ParseLogFileName(Basename(info.path));
+    if (!name) continue;
+    LogFile file{info, *name};
+    switch (name->kind) {
+      case LogFileKind::kCommit:
+        listing.commits[name->version] = file;
+        break;
+      case LogFileKind::kCheckpoint:
+        listing.checkpoints[name->version] = Checkpoint{name->version, {file}};
+        break;
+      case LogFileKind::kCheckpointPart:
+        parts[name->version][name->num_parts].push_back(file);
+        break;
+    }
+  }
+  for (auto& [version, by_count] : parts) {
+    if (listing.checkpoints.count(version)) continue;  // prefer the classic single file
+    for (auto& [num_parts, files] : by_count) {
+      std::map<int32_t, LogFile> by_part;
+      for (const LogFile& f : files) by_part[f.name.part] = f;
+      if (static_cast<int32_t>(by_part.size()) != num_parts) continue;  // incomplete: ignore
+      Checkpoint cp{version, {}};
+      for (auto& [p, f] : by_part) cp.files.push_back(f);
+      listing.checkpoints[version] = std::move(cp);
+      break;
+    }
+  }
+  if (listing.commits.empty() && listing.checkpoints.empty()) {
+    return Status::NotFound("not a Delta table: no commits or checkpoints in " + listing.log_dir);
+  }
+  return listing;
+}
+
+Result<LogSegment> BuildLogSegment(const LogListing& listing, std::optional<Version> version) {
+  auto latest = listing.LatestVersion();
+  if (!latest) return Status::NotFound("empty Delta log in " + listing.log_dir);
+  Version target = version.value_or(*latest);
+  auto earliest = listing.EarliestRecreatableVersion();
+  if (target > *latest || target.value() < 0) {
+    return Status::NotFound("Cannot time travel Delta table to version " + target.ToString() +
+                            ". Available versions: [" + (earliest ? earliest->ToString() : "?") + ", " +
+                            latest->ToString() + "].");
+  }
+  LogSegment seg;
+  seg.version = target;
+  // Newest complete checkpoint <= target.
+  auto it = listing.checkpoints.upper_bound(target);
+  if (it != listing.checkpoints.begin()) {
+    --it;
+    seg.checkpoint = it->second;
+  }
+  int64_t start = seg.checkpoint ? seg.checkpoint->version.value() + 1 : 0;
+  if (!seg.checkpoint && !listing.commits.count(Version(0))) {
+    if (earliest && target < *earliest) {
+      return Status::NotFound("Cannot time travel Delta table to version " + target.ToString() +
+                              ". Available versions: [" + earliest->ToString() + ", " + latest->ToString() +
+                              "]. The log before the earliest checkpoint has been cleaned up.");
+    }
+    return Status::Corruption("no checkpoint at or before version " + target.ToString() +
+                              " and no commit 0 in " + listing.log_dir);
+  }
+  std::vector<Version> present;
+  bool gap = false;
+  for (auto c = listing.commits.lower_bound(Version(start)); c != listing.commits.end() && c->first <= target; ++c) {
+    present.push_back(c->first);
+  }
+  int64_t expect = start;
+  for (Version v : present) {
+    if (v.value() != expect) gap = true;
+    expect = v.value() + 1;
+  }
+  if (expect != target.value() + 1) gap = true;
+  if (gap) {
+    return Status::Corruption("versions are not contiguous: " + VersionList(present) + " (need " +
+                              std::to_string(start) + ".." + target.ToString() + ") in " + listing.log_dir);
+  }
+  for (Version v : present) seg.commits.push_back(listing.commits.at(v));
+  return seg;
+}
+
+}  // namespace sluice::delta

@@ -1,0 +1,126 @@
+#include "delta/log_segment.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "delta/test_util.h"
+
+namespace sluice::delta {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(LogSegmentTest, ParsesLogFileNames) {
+  auto c = ParseLogFileName("00000000000000000042.json");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->kind, LogFileKind::kCommit);
+  EXPECT_EQ(c->version, Version(42));
+  auto cp = ParseLogFileName("00000000000000000010.checkpoint.parquet");
+  ASSERT_TRUE(cp);
+  EXPECT_EQ(cp->kind, LogFileKind::kCheckpoint);
+  auto part = ParseLogFileName("00000000000000000001.checkpoint.0000000002.0000000003.parquet");
+  ASSERT_TRUE(part);
+  EXPECT_EQ(part->kind, LogFileKind::kCheckpointPart);
+  EXPECT_EQ(part->part, 2);
+  EXPECT_EQ(part->num_parts, 3);
+  for (const char* ignored :
+       {"00000000000000000000.crc", ".00000000000000000000.json.crc", "00000000000000000000.json.123.tmp",
+        "00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-c9c550132b49.json",
+        "00000000000000000000.checkpoint.parquet.tmpXYZ", "00000000000000000000.00000000000000000003.compacted.json",
+        "_last_checkpoint", "0000000000000000001.json", "00000000000000000001.checkpoint.0000000004.0000000003.parquet"}) {
+    EXPECT_FALSE(ParseLogFileName(ignored)) << ignored;
+  }
+  EXPECT_EQ(CommitFileName(Version(7)), "00000000000000000007.json");
+  EXPECT_EQ(CheckpointFileName(Version(10)), "00000000000000000010.checkpoint.parquet");
+}
+
+LogFile Commit(int64_t v) {
+  LogFile f;
+  f.info.path = "/t/_delta_log/" + CommitFileName(Version(v));
+  f.name.kind = LogFileKind::kCommit;
+  f.name.version = Version(v);
+  return f;
+}
+
+LogListing Listing(std::vector<int64_t> commits, std::vector<int64_t> checkpoints) {
+  LogListing l;
+  l.table_root = "/t";
+  l.log_dir = "/t/_delta_log";
+  for (int64_t v : commits) l.commits[Version(v)] = Commit(v);
+  for (int64_t v : checkpoints) {
+    LogFile f;
+    f.info.path = "/t/_delta_log/" + CheckpointFileName(Version(v));
+    f.name.kind = LogFileKind::kCheckpoint;
+    f.name.version = Version(v);
+    l.checkpoints[Version(v)] = Checkpoint{Version(v), {f}};
+  }
+  return l;
+}
+
+TEST(LogSegmentTest, UsesNewestCheckpointAtOrBeforeVersion) {
+  LogListing l = Listing({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {5, 10});
+  auto latest = BuildLogSegment(l, std::nullopt);
+  ASSERT_TRUE(latest.ok());
+  EXPECT_EQ(latest->version, Version(12));
+  EXPECT_EQ(latest->checkpoint->version, Version(10));
+  ASSERT_EQ(latest->commits.size(), 2u);
+  EXPECT_EQ(latest->commits[0].name.version, Version(11));
+  auto v7 = *BuildLogSegment(l, Version(7));
+  EXPECT_EQ(v7.checkpoint->version, Version(5));
+  EXPECT_EQ(v7.commits.size(), 2u);
+  auto v3 = *BuildLogSegment(l, Version(3));
+  EXPECT_FALSE(v3.checkpoint);
+  EXPECT_EQ(v3.commits.size(), 4u);
+  EXPECT_EQ(*l.EarliestRecreatableVersion(), Version(0));
+}
+
+TEST(LogSegmentTest, NonContiguousVersionsAreCorruption) {
+  LogListing l = Listing({0, 2}, {});
+  auto seg = BuildLogSegment(l, std::nullopt);
+  ASSERT_FALSE(seg.ok());
+  EXPECT_TRUE(seg.status().IsCorruption());
+  EXPECT_THAT(seg.status().message(), HasSubstr("versions are not contiguous: [0, 2]"));
+  // A gap after the checkpoint is also an error; a gap before it is not.
+  EXPECT_TRUE(BuildLogSegment(Listing({5, 6, 8}, {5}), std::nullopt).status().IsCorruption());
+  EXPECT_TRUE(BuildLogSegment(Listing({1, 3, 4, 5}, {3}), std::nullopt).ok());
+}
+
+TEST(LogSegmentTest, CleanedLogLimitsTimeTravel) {
+  LogListing l = Listing({5, 6, 7, 8, 9, 10, 11, 12}, {5, 10});
+  EXPECT_EQ(*l.EarliestRecreatableVersion(), Version(5));
+  auto v4 = BuildLogSegment(l, Version(4));
+  ASSERT_FALSE(v4.ok());
+  EXPECT_TRUE(v4.status().IsNotFound());
+  EXPECT_THAT(v4.status().message(), HasSubstr("Cannot time travel Delta table to version 4. Available versions: [5, 12]"));
+  auto v13 = BuildLogSegment(l, Version(13));
+  EXPECT_THAT(v13.status().message(), HasSubstr("Available versions: [5, 12]"));
+}
+
+TEST(LogSegmentTest, ListLogIgnoresJunkAndIncompleteMultiPart) {
+  testing::TempDir tmp;
+  auto fs = fs::LocalFileSystem();
+  std::string log = tmp.path() + "/_delta_log/";
+  for (const char* name : {"00000000000000000000.json", "00000000000000000001.json", "00000000000000000002.json",
+                           "00000000000000000001.checkpoint.0000000001.0000000002.parquet",  // part 2 missing
+                           "00000000000000000000.crc", "_last_checkpoint", ".tmp/00000000000000000003.json",
+                           "00000000000000000003.json.abc.tmp"}) {
+    ASSERT_TRUE(fs->CreateIfAbsent(log + name, "x").ok()) << name;
+  }
+  auto listing = ListLog(fs.get(), tmp.path());
+  ASSERT_TRUE(listing.ok()) << listing.status().ToString();
+  EXPECT_EQ(listing->commits.size(), 3u);
+  EXPECT_TRUE(listing->checkpoints.empty());
+  EXPECT_EQ(*listing->LatestVersion(), Version(2));
+  // Completing the multi-part checkpoint makes it usable.
+  ASSERT_TRUE(fs->CreateIfAbsent(log + "00000000000000000001.checkpoint.0000000002.0000000002.parquet", "x").ok());
+  listing = ListLog(fs.get(), tmp.path());
+  ASSERT_EQ(listing->checkpoints.size(), 1u);
+  EXPECT_EQ(listing->checkpoints.begin()->second.files.size(), 2u);
+  // Not a table.
+  auto missing = ListLog(fs.get(), tmp.path() + "/nope");
+  EXPECT_TRUE(missing.status().IsNotFound());
+  EXPECT_THAT(missing.status().message(), HasSubstr("not a Delta table"));
+}
+
+}  // namespace
+}  // namespace sluice::delta

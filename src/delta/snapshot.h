@@ -1,0 +1,95 @@
+// A snapshot: the reconciled state of a Delta table at one version (PROTOCOL.md "Action
+// Reconciliation"), built from the newest checkpoint <= version plus the commits after it.
+//
+// Rules: latest protocol and metaData win; per appId the latest txn wins; per domain the
+// latest domainMetadata wins (removed=true drops it); files are keyed by
+// (path, deletionVector.uniqueId) and the newest add/remove of a key decides whether it is live
+// or a tombstone (re-adding a removed path revives it); commitInfo only from the commit at the
+// snapshot's version. A snapshot without protocol or metaData is Corruption; a protocol Sluice
+// cannot read is NotSupported (protocol_check.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/ids.h"
+#include "common/result.h"
+#include "delta/actions.h"
+#include "delta/log_segment.h"
+#include "delta/schema.h"
+#include "engine/engine.h"
+#include "fs/file_system.h"
+
+namespace sluice::delta {
+
+// Immutable after construction; share as std::shared_ptr<const Snapshot>.
+struct Snapshot {
+  std::string table_root;
+  Version version;
+  Protocol protocol;
+  Metadata metadata;
+  DeltaSchema schema;            // the table schema, in schemaString order (partition cols included)
+  std::vector<AddFile> files;    // live files, sorted by path
+  std::vector<RemoveFile> tombstones;  // sorted by path
+  std::map<std::string, SetTransaction> transactions;  // by appId
+  std::map<std::string, DomainMetadata> domain_metadata;  // by domain (removed ones dropped)
+  std::optional<CommitInfo> commit_info;  // of the commit at `version`, when it was read
+  // Commit timestamp of `version` in ms: inCommitTimestamp when in-commit timestamps are
+  // enabled, else the commit file's modification time.
+  int64_t timestamp_ms = 0;
+  LogSegment segment;  // the files this snapshot was built from
+
+  // The latest txn version recorded for `app_id`, or nullopt.
+  std::optional<int64_t> TxnVersion(const std::string& app_id) const;
+  // Total rows from stats (nullopt when any live file lacks numRecords).
+  std::optional<int64_t> NumRecordsFromStats() const;
+};
+
+// Replays actions into a snapshot. Feed the checkpoint first, then commits in version order.
+class LogReplay {
+ public:
+  // A replay that continues from `base` (its files, tombstones, txns, domains, protocol and
+  // metadata), for applying newer commits incrementally.
+  static LogReplay FromSnapshot(const Snapshot& base);
+
+  // Applies one commit's (or a whole checkpoint's) actions, in their order in the file.
+  void Apply(const std::vector<Action>& actions, Version version);
+  // Validates (protocol, metadata, readable protocol, schema) and builds the snapshot.
+  Result<Snapshot> Finish(std::string table_root, LogSegment segment, int64_t timestamp_ms);
+
+ private:
+  struct FileEntry {
+    bool live = false;
+    std::optional<AddFile> add;
+    std::optional<RemoveFile> remove;
+  };
+  std::optional<Protocol> protocol_;
+  std::optional<Metadata> metadata_;
+  std::map<std::pair<std::string, std::string>, FileEntry> files_;  // (path, dv id)
+  std::map<std::string, SetTransaction> txns_;
+  std::map<std::string, DomainMetadata> domains_;
+  std::optional<CommitInfo> commit_info_;
+};
+
+// Reads and parses one commit file through `fs`. Corruption names the file and line.
+Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::string& path);
+
+// Reads the actions of a checkpoint (all parts) with the engine. Rows become actions through
+// the same parser as commits (unknown columns ignored; stats_parsed used when stats is absent).
+Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn, const Checkpoint& checkpoint);
+
+// The snapshot at `version` > base.version, built by applying commits base.version+1..version
+// to `base` (no checkpoint read). Corruption when a commit in between is missing.
+Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(fs::FileSystem* fs, const LogListing& listing,
+                                                       const Snapshot& base, Version version);
+
+// Loads the snapshot described by `segment`.
+Result<std::shared_ptr<const Snapshot>> LoadSnapshot(fs::FileSystem* fs, engine::Connection* conn,
+                                                     const LogListing& listing, const LogSegment& segment);
+
+}  // namespace sluice::delta
