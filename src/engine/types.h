@@ -57,7 +57,7 @@ struct DataType {
 struct Field {
   std::string name;
   DataType type;
-  bool nullable = true;
+  bool nullable = true;  // the engine reports true for every column and child it produces
 
   bool operator==(const Field& other) const = default;
 };

@@ -1,0 +1,80 @@
+// DuckDB errors -> Status.
+#include <string>
+
+#include "engine/duckdb_convert.h"
+
+namespace sluice::engine::internal {
+namespace {
+
+bool Contains(const std::string& haystack, const char* needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+Status StatusFromError(const duckdb::ErrorData& error) {
+  using duckdb::ExceptionType;
+  std::string message = error.Message();
+  if (message.empty()) message = error.RawMessage();
+  const std::string& raw = error.RawMessage();
+  switch (error.Type()) {
+    case ExceptionType::CATALOG: {
+      auto it = error.ExtraInfo().find("error_subtype");
+      bool missing = (it != error.ExtraInfo().end() && it->second == "MISSING_ENTRY") ||
+                     Contains(raw, "does not exist");
+      if (missing) return Status::NotFound(std::move(message));
+      if (Contains(raw, "already exists")) return Status::AlreadyExists(std::move(message));
+      return Status::InvalidArgument(std::move(message));
+    }
+    case ExceptionType::PARSER:
+    case ExceptionType::SYNTAX:
+    case ExceptionType::BINDER:
+    case ExceptionType::PLANNER:
+    case ExceptionType::EXPRESSION:
+    case ExceptionType::CONVERSION:
+    case ExceptionType::OUT_OF_RANGE:
+    case ExceptionType::DECIMAL:
+    case ExceptionType::MISMATCH_TYPE:
+    case ExceptionType::INVALID_TYPE:
+    case ExceptionType::UNKNOWN_TYPE:
+    case ExceptionType::DIVIDE_BY_ZERO:
+    case ExceptionType::INVALID_INPUT:
+    case ExceptionType::CONSTRAINT:
+    case ExceptionType::DEPENDENCY:
+    case ExceptionType::SEQUENCE:
+    case ExceptionType::SETTINGS:
+    case ExceptionType::PARAMETER_NOT_RESOLVED:
+    case ExceptionType::PARAMETER_NOT_ALLOWED:
+    case ExceptionType::INVALID_CONFIGURATION:
+    case ExceptionType::PERMISSION:
+    case ExceptionType::MISSING_EXTENSION:
+    case ExceptionType::AUTOLOAD:
+      return Status::InvalidArgument(std::move(message));
+    case ExceptionType::IO:
+    case ExceptionType::HTTP:
+    case ExceptionType::NETWORK:
+      if (Contains(raw, "No files found") || Contains(raw, "No such file") ||
+          Contains(raw, "does not exist") || Contains(raw, "not found")) {
+        return Status::NotFound(std::move(message));
+      }
+      return Status::IOError(std::move(message));
+    case ExceptionType::OUT_OF_MEMORY:
+      // Resource exhaustion of the machine, not a bug: reported like other OS failures.
+      return Status::IOError(std::move(message));
+    case ExceptionType::INTERRUPT:
+      return Status::Cancelled(std::move(message));
+    case ExceptionType::NOT_IMPLEMENTED:
+      return Status::NotSupported(std::move(message));
+    case ExceptionType::TRANSACTION:
+      return Status::Conflict(std::move(message));
+    default:
+      return Status::Internal(std::move(message));
+  }
+}
+
+Status StatusFromException(const std::exception& ex) {
+  duckdb::ErrorData error(ex);
+  return StatusFromError(error);
+}
+
+}  // namespace sluice::engine::internal
