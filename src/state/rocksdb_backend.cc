@@ -1,0 +1,236 @@
+// The RocksDB backend: one database per partition in a local working directory.
+//
+// The directory is a cache of the checkpoint (recovery always starts from the checkpoint), so the
+// WAL is off and nothing is synced. Memory is bounded by an LRU block cache to which memtables
+// are charged (WriteBufferManager), plus index and filter blocks, which are cached too.
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+#include <rocksdb/write_buffer_manager.h>
+
+#include "fs/file_system.h"
+#include "state/kv_backend.h"
+
+namespace sluice::state {
+
+struct RocksDbMemoryBudget::Impl {
+  int64_t total_bytes = 0;
+  std::shared_ptr<rocksdb::Cache> cache;
+  std::shared_ptr<rocksdb::WriteBufferManager> write_buffer_manager;
+};
+
+RocksDbMemoryBudget::RocksDbMemoryBudget(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RocksDbMemoryBudget::~RocksDbMemoryBudget() = default;
+
+Result<std::shared_ptr<RocksDbMemoryBudget>> RocksDbMemoryBudget::Create(
+    int64_t total_bytes, double write_buffer_fraction) {
+  if (total_bytes < (int64_t{1} << 20)) {
+    return Status::InvalidArgument("state memory budget must be at least 1 MiB, got " +
+                                   std::to_string(total_bytes) + " bytes");
+  }
+  if (!(write_buffer_fraction > 0 && write_buffer_fraction < 1)) {
+    return Status::InvalidArgument("write_buffer_fraction must be in (0, 1)");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->total_bytes = total_bytes;
+  rocksdb::LRUCacheOptions co;
+  co.capacity = static_cast<size_t>(total_bytes);
+  co.strict_capacity_limit = false;
+  co.high_pri_pool_ratio = 0.1;  // index and filter blocks
+  impl->cache = rocksdb::NewLRUCache(co);
+  impl->write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
+      static_cast<size_t>(static_cast<double>(total_bytes) * write_buffer_fraction), impl->cache,
+      /*allow_stall=*/true);  // writes wait for flushes rather than exceed the budget
+  return std::shared_ptr<RocksDbMemoryBudget>(new RocksDbMemoryBudget(std::move(impl)));
+}
+
+int64_t RocksDbMemoryBudget::total_bytes() const { return impl_->total_bytes; }
+int64_t RocksDbMemoryBudget::usage_bytes() const {
+  return static_cast<int64_t>(impl_->cache->GetUsage());
+}
+
+namespace {
+
+Status FromRocks(const rocksdb::Status& s, std::string_view what) {
+  if (s.ok()) return Status::OK();
+  std::string msg = std::string(what) + ": " + s.ToString();
+  if (s.IsCorruption()) return Status::Corruption(msg);
+  if (s.IsNotFound()) return Status::NotFound(msg);
+  if (s.IsInvalidArgument()) return Status::InvalidArgument(msg);
+  return Status::IOError(msg);
+}
+
+rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+
+class RocksIterator final : public StateIterator {
+ public:
+  RocksIterator(rocksdb::DB* db, std::string begin, std::optional<std::string> end)
+      : end_(std::move(end)) {
+    rocksdb::ReadOptions ro;
+    if (end_) {
+      upper_ = rocksdb::Slice(*end_);
+      ro.iterate_upper_bound = &upper_;
+    }
+    // An iterator reads an implicit snapshot: writes made while it is open are not seen.
+    it_.reset(db->NewIterator(ro));
+    it_->Seek(begin);
+  }
+  bool Valid() const override { return it_->Valid(); }
+  std::string_view key() const override {
+    auto k = it_->key();
+    return {k.data(), k.size()};
+  }
+  std::string_view value() const override {
+    auto v = it_->value();
+    return {v.data(), v.size()};
+  }
+  void Next() override { it_->Next(); }
+  Status status() const override { return FromRocks(it_->status(), "iterating state"); }
+
+ private:
+  std::optional<std::string> end_;
+  rocksdb::Slice upper_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+class RocksDbBackend final : public KvBackend {
+ public:
+  RocksDbBackend(std::string dir, RocksDbSettings settings)
+      : dir_(std::move(dir)), settings_(std::move(settings)) {
+    wo_.disableWAL = true;
+    wo_.sync = false;
+  }
+  ~RocksDbBackend() override { Close(); }
+
+  Status OpenFresh() {
+    Close();
+    SLUICE_RETURN_NOT_OK(fs::LocalFileSystem()->DeleteRecursive(dir_));
+    SLUICE_RETURN_NOT_OK(fs::LocalFileSystem()->CreateDirectories(dir_));
+    rocksdb::Options o;
+    o.create_if_missing = true;
+    o.error_if_exists = true;
+    o.max_open_files = settings_.max_open_files;
+    o.write_buffer_size = static_cast<size_t>(settings_.write_buffer_bytes);
+    o.max_write_buffer_number = settings_.max_write_buffer_number;
+    o.max_background_jobs = 2;
+    o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+    o.keep_log_file_num = 2;
+    o.avoid_flush_during_shutdown = true;
+    rocksdb::BlockBasedTableOptions t;
+    if (settings_.shared_budget) {
+      t.block_cache = settings_.shared_budget->impl()->cache;
+      o.write_buffer_manager = settings_.shared_budget->impl()->write_buffer_manager;
+    } else {
+      rocksdb::LRUCacheOptions co;
+      co.capacity = static_cast<size_t>(settings_.block_cache_bytes);
+      co.high_pri_pool_ratio = 0.1;
+      t.block_cache = rocksdb::NewLRUCache(co);
+      o.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
+          static_cast<size_t>(settings_.block_cache_bytes / 2), t.block_cache,
+          /*allow_stall=*/true);
+    }
+    cache_ = t.block_cache;
+    t.cache_index_and_filter_blocks = true;
+    t.cache_index_and_filter_blocks_with_high_priority = true;
+    t.pin_l0_filter_and_index_blocks_in_cache = true;
+    t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+    t.format_version = 5;
+    o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+    rocksdb::DB* db = nullptr;
+    SLUICE_RETURN_NOT_OK(
+        FromRocks(rocksdb::DB::Open(o, dir_, &db), "opening state database " + dir_));
+    db_.reset(db);
+    return Status::OK();
+  }
+
+  Result<std::optional<std::string>> Get(std::string_view key) override {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), ToSlice(key), &value);
+    if (s.IsNotFound()) return std::optional<std::string>();
+    SLUICE_RETURN_NOT_OK(FromRocks(s, "reading state in " + dir_));
+    return std::optional<std::string>(std::move(value));
+  }
+  Status Put(std::string_view key, std::string_view value) override {
+    return FromRocks(db_->Put(wo_, ToSlice(key), ToSlice(value)), "writing state in " + dir_);
+  }
+  Status Delete(std::string_view key) override {
+    return FromRocks(db_->Delete(wo_, ToSlice(key)), "deleting state in " + dir_);
+  }
+  Result<std::unique_ptr<StateIterator>> NewIterator(std::string begin,
+                                                     std::optional<std::string> end) override {
+    return std::unique_ptr<StateIterator>(
+        new RocksIterator(db_.get(), std::move(begin), std::move(end)));
+  }
+  Status Clear() override { return OpenFresh(); }
+  Status Apply(std::string_view file_bytes) override {
+    rocksdb::WriteBatch batch;
+    Status st = ForEachStateRecord(file_bytes, [&](const StateRecord& r) -> Status {
+      rocksdb::Status s =
+          r.is_delete ? batch.Delete(ToSlice(r.key)) : batch.Put(ToSlice(r.key), ToSlice(r.value));
+      if (!s.ok()) return FromRocks(s, "building a write batch");
+      if (batch.GetDataSize() >= kApplyChunkBytes) {
+        SLUICE_RETURN_NOT_OK(FromRocks(db_->Write(wo_, &batch), "loading state into " + dir_));
+        batch.Clear();
+      }
+      return Status::OK();
+    });
+    SLUICE_RETURN_NOT_OK(st);
+    return FromRocks(db_->Write(wo_, &batch), "loading state into " + dir_);
+  }
+  int64_t CountKeysCheaply() override { return IntProperty("rocksdb.estimate-num-keys"); }
+  Result<int64_t> CountKeysExactly() override {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    int64_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+    SLUICE_RETURN_NOT_OK(FromRocks(it->status(), "counting state keys in " + dir_));
+    return n;
+  }
+  bool count_is_exact() const override { return false; }
+  int64_t MemoryBytes() override {
+    // Memtables, plus table readers not charged to the cache. The block cache may be shared;
+    // it is reported separately (rocksdbBlockCacheUsageBytes).
+    return IntProperty("rocksdb.cur-size-all-mem-tables") +
+           IntProperty("rocksdb.estimate-table-readers-mem");
+  }
+  void AddCustomMetrics(std::map<std::string, int64_t>* custom) override {
+    (*custom)["rocksdbBlockCacheUsageBytes"] = static_cast<int64_t>(cache_->GetUsage());
+    (*custom)["rocksdbMemtableBytes"] = IntProperty("rocksdb.cur-size-all-mem-tables");
+    (*custom)["rocksdbSstBytes"] = IntProperty("rocksdb.total-sst-files-size");
+  }
+
+ private:
+  static constexpr size_t kApplyChunkBytes = size_t{4} << 20;
+
+  int64_t IntProperty(const char* name) {
+    uint64_t v = 0;
+    if (db_ == nullptr || !db_->GetIntProperty(name, &v)) return 0;
+    return static_cast<int64_t>(v);
+  }
+  void Close() {
+    if (db_ != nullptr) {
+      rocksdb::Status s = db_->Close();
+      (void)s;  // a cache directory: nothing to lose
+      db_.reset();
+    }
+  }
+
+  const std::string dir_;
+  const RocksDbSettings settings_;
+  rocksdb::WriteOptions wo_;
+  std::shared_ptr<rocksdb::Cache> cache_;
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<KvBackend>> OpenRocksDbBackend(const std::string& dir,
+                                                      const RocksDbSettings& settings) {
+  auto backend = std::make_unique<RocksDbBackend>(dir, settings);
+  SLUICE_RETURN_NOT_OK(backend->OpenFresh());
+  return std::unique_ptr<KvBackend>(std::move(backend));
+}
+
+}  // namespace sluice::state
