@@ -3,6 +3,7 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "delta/paths.h"
 #include "delta/schema.h"
@@ -148,8 +149,11 @@ Result<std::vector<AddFile>> PlanScanFiles(const Snapshot& snapshot, const ScanF
   return out;
 }
 
-Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& snapshot, const ScanFilter& filter,
-                                   std::vector<AddFile>* files_read) {
+namespace {
+
+Result<std::pair<ReadSpec, std::vector<FileToRead>>> PlanRead(const Snapshot& snapshot,
+                                                              const ScanFilter& filter,
+                                                              std::vector<AddFile>* files_read) {
   std::string ctx = "scanning " + snapshot.table_root + " at version " + snapshot.version.ToString();
   SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> files, PlanScanFiles(snapshot, filter), ctx);
   ReadSpec spec;
@@ -161,9 +165,31 @@ Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& sna
     SLUICE_ASSIGN_OR_RETURN_CTX(std::string path, ResolveLogPath(snapshot.table_root, f.path), ctx);
     reads.push_back(FileToRead{path, f.partition_values, {}});
   }
-  auto batch = ReadFiles(conn, spec, reads);
-  if (!batch.ok()) return batch.status().WithContext(ctx);
   if (files_read) *files_read = std::move(files);
+  return std::make_pair(std::move(spec), std::move(reads));
+}
+
+}  // namespace
+
+Result<std::string> ScanSnapshotSql(engine::Connection* conn, const Snapshot& snapshot,
+                                    const ScanFilter& filter) {
+  SLUICE_ASSIGN_OR_RETURN(auto plan, PlanRead(snapshot, filter, nullptr));
+  auto sql = BuildReadSql(conn, plan.first, plan.second);
+  if (!sql.ok()) {
+    return sql.status().WithContext("scanning " + snapshot.table_root + " at version " +
+                                    snapshot.version.ToString());
+  }
+  return sql;
+}
+
+Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& snapshot, const ScanFilter& filter,
+                                   std::vector<AddFile>* files_read) {
+  SLUICE_ASSIGN_OR_RETURN(auto plan, PlanRead(snapshot, filter, files_read));
+  auto batch = ReadFiles(conn, plan.first, plan.second);
+  if (!batch.ok()) {
+    return batch.status().WithContext("scanning " + snapshot.table_root + " at version " +
+                                      snapshot.version.ToString());
+  }
   return batch;
 }
 

@@ -45,6 +45,11 @@ Result<engine::Batch> ReadFiles(engine::Connection* conn, const ReadSpec& spec, 
 // pruning), in path order.
 Result<std::vector<AddFile>> PlanScanFiles(const Snapshot& snapshot, const ScanFilter& filter);
 
+// The SQL (a SELECT) that reads the rows of `snapshot` matching `filter`: what SQL queries over
+// the table run (the SQL front end makes it a view named after the table).
+Result<std::string> ScanSnapshotSql(engine::Connection* conn, const Snapshot& snapshot,
+                                    const ScanFilter& filter = {});
+
 // Reads the rows of `snapshot` matching `filter`. When `files_read` is not null it receives
 // the files that were read (after pruning).
 Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& snapshot, const ScanFilter& filter,

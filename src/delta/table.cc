@@ -80,6 +80,11 @@ Result<engine::Batch> DeltaTable::Scan(const Snapshot& snapshot, const ScanFilte
   return ScanSnapshot(conn_.get(), snapshot, filter, files_read);
 }
 
+Result<std::string> DeltaTable::ScanSql(const Snapshot& snapshot) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ScanSnapshotSql(conn_.get(), snapshot);
+}
+
 Result<std::optional<int64_t>> DeltaTable::LatestTxnVersion(const std::string& app_id) {
   std::lock_guard<std::mutex> lock(mu_);
   SLUICE_ASSIGN_OR_RETURN(auto snap, LatestLocked());

@@ -61,6 +61,10 @@ class DeltaTable {
   Result<engine::Batch> Scan(const Snapshot& snapshot, const ScanFilter& filter = {},
                              std::vector<AddFile>* files_read = nullptr);
 
+  // The SQL (a SELECT) reading `snapshot`'s rows, for use inside larger queries on an engine
+  // connection of the same Engine (the files are read when that query runs).
+  Result<std::string> ScanSql(const Snapshot& snapshot);
+
   // Latest txn version recorded for `app_id` in the latest snapshot, or nullopt.
   Result<std::optional<int64_t>> LatestTxnVersion(const std::string& app_id);
 

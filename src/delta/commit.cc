@@ -1,0 +1,200 @@
+#include "delta/commit.h"
+
+#include <chrono>
+#include <random>
+#include <set>
+#include <thread>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "delta/log_segment.h"
+#include "delta/write_util.h"
+
+namespace sluice::delta {
+
+namespace {
+
+// commitInfo first (in-commit timestamps require it), then protocol, metaData, txn, removes, adds.
+int ActionRank(const Action& a) {
+  if (std::holds_alternative<CommitInfo>(a)) return 0;
+  if (std::holds_alternative<Protocol>(a)) return 1;
+  if (std::holds_alternative<Metadata>(a)) return 2;
+  if (std::holds_alternative<SetTransaction>(a)) return 3;
+  if (std::holds_alternative<DomainMetadata>(a)) return 4;
+  if (std::holds_alternative<RemoveFile>(a)) return 5;
+  if (std::holds_alternative<AddFile>(a)) return 6;
+  return 7;
+}
+
+int64_t Backoff(const CommitOptions& o, int lost) {
+  int64_t ms = o.initial_backoff_ms;
+  for (int i = 1; i < lost && ms < o.max_backoff_ms; ++i) ms *= 2;
+  ms = std::min(ms, o.max_backoff_ms);
+  thread_local std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<double> jitter(0.5, 1.5);
+  return static_cast<int64_t>(static_cast<double>(ms) * jitter(rng) * 1000.0);  // micros
+}
+
+}  // namespace
+
+std::string CommitPath(const std::string& table_root, Version version) {
+  return fs::JoinPath(fs::JoinPath(table_root, "_delta_log"), CommitFileName(version));
+}
+
+Transaction::Transaction(std::shared_ptr<fs::FileSystem> fs, std::string table_root,
+                         std::shared_ptr<const Snapshot> read_snapshot, CommitOptions options)
+    : fs_(std::move(fs)),
+      table_root_(std::move(table_root)),
+      read_snapshot_(std::move(read_snapshot)),
+      options_(options),
+      txn_id_(NewUuid()) {}
+
+std::optional<Version> Transaction::read_version() const {
+  if (!read_snapshot_) return std::nullopt;
+  return read_snapshot_->version;
+}
+
+void Transaction::SetOperation(std::string operation, std::map<std::string, std::string> parameters_json) {
+  operation_ = std::move(operation);
+  parameters_ = std::move(parameters_json);
+}
+
+std::string Transaction::CommitInfoJson(int64_t now_ms, bool blind_append) const {
+  nlohmann::ordered_json ci = nlohmann::ordered_json::object();
+  ci["timestamp"] = now_ms;
+  ci["operation"] = operation_;
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : parameters_) {
+    auto parsed = nlohmann::ordered_json::parse(v, nullptr, false);
+    params[k] = parsed.is_discarded() ? nlohmann::ordered_json(v) : parsed;
+  }
+  ci["operationParameters"] = params;
+  if (read_snapshot_) ci["readVersion"] = read_snapshot_->version.value();
+  ci["isolationLevel"] = "Serializable";
+  ci["isBlindAppend"] = blind_append;
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : metrics_) metrics[k] = v;
+  ci["operationMetrics"] = metrics;
+  ci["engineInfo"] = kEngineInfo;
+  ci["txnId"] = txn_id_;
+  return ci.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+Result<std::shared_ptr<const Snapshot>> Transaction::SnapshotAfter(
+    Version version, const std::vector<std::pair<Version, std::vector<Action>>>& winners,
+    const std::vector<Action>& ours, int64_t commit_size, int64_t now_ms) const {
+  LogReplay replay = read_snapshot_ ? LogReplay::FromSnapshot(*read_snapshot_) : LogReplay();
+  LogSegment segment;
+  if (read_snapshot_) segment = read_snapshot_->segment;
+  auto log_file = [&](Version v, int64_t size) {
+    LogFile f;
+    f.info.path = CommitPath(table_root_, v);
+    f.info.size = size;
+    f.info.mtime_ms = now_ms;
+    f.name.kind = LogFileKind::kCommit;
+    f.name.version = v;
+    return f;
+  };
+  for (const auto& [v, actions] : winners) {
+    replay.Apply(actions, v);
+    segment.commits.push_back(log_file(v, 0));
+  }
+  replay.Apply(ours, version);
+  segment.commits.push_back(log_file(version, commit_size));
+  segment.version = version;
+  SLUICE_ASSIGN_OR_RETURN(Snapshot snap, replay.Finish(table_root_, std::move(segment), now_ms));
+  return std::shared_ptr<const Snapshot>(std::make_shared<Snapshot>(std::move(snap)));
+}
+
+Result<CommitResult> Transaction::Commit() {
+  const std::string ctx = "committing to Delta table " + table_root_;
+  // Validate the actions.
+  std::set<std::string> app_ids;
+  int metadata_count = 0, protocol_count = 0;
+  for (const Action& a : actions_) {
+    if (const auto* t = std::get_if<SetTransaction>(&a)) {
+      if (!app_ids.insert(t->app_id).second) {
+        return Status::InvalidArgument(ctx + ": two txn actions for appId '" + t->app_id + "' in one commit");
+      }
+    }
+    if (std::holds_alternative<Metadata>(a)) ++metadata_count;
+    if (std::holds_alternative<Protocol>(a)) ++protocol_count;
+    if (std::holds_alternative<CommitInfo>(a)) {
+      return Status::InvalidArgument(ctx + ": commitInfo is built by the transaction, do not add one");
+    }
+  }
+  if (metadata_count > 1 || protocol_count > 1) {
+    return Status::InvalidArgument(ctx + ": at most one metaData and one protocol action per commit");
+  }
+  if (!read_snapshot_ && (metadata_count != 1 || protocol_count != 1)) {
+    return Status::InvalidArgument(ctx + ": the first commit of a table needs protocol and metaData actions");
+  }
+
+  PendingTransaction pending;
+  pending.read = read_;
+  SummarizeActions(actions_, &pending);
+  pending.blind_append = read_.Empty() && pending.removed_files.empty();
+
+  std::vector<Action> ordered = actions_;
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const Action& a, const Action& b) { return ActionRank(a) < ActionRank(b); });
+  // metaData changes are not blind appends in commitInfo either (Spark's isBlindAppend).
+  bool blind_append_info = pending.blind_append && metadata_count == 0 && protocol_count == 0;
+
+  Version version = read_snapshot_ ? read_snapshot_->version.Next() : Version(0);
+  std::vector<std::pair<Version, std::vector<Action>>> winners;
+  fs::WriteOptions wo;
+  wo.sync = options_.sync;
+  const int max_attempts = std::max(1, options_.max_attempts);
+  for (int attempt = 1;; ++attempt) {
+    int64_t now = NowMillis();
+    CommitInfo info;
+    info.raw_json = CommitInfoJson(now, blind_append_info);
+    info.timestamp = now;
+    info.operation = operation_;
+    std::vector<Action> commit;
+    commit.reserve(ordered.size() + 1);
+    commit.push_back(info);
+    commit.insert(commit.end(), ordered.begin(), ordered.end());
+    std::string contents = SerializeCommit(commit);
+    const std::string path = CommitPath(table_root_, version);
+
+    SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash("delta.before_commit"), ctx);
+    Status st = fs_->CreateIfAbsent(path, contents, wo);
+    if (st.ok()) {
+      SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash("delta.after_commit"), ctx);
+      CommitResult result;
+      result.version = version;
+      result.attempts = attempt;
+      // The commit is durable: a failure to build the new snapshot only leaves it null.
+      auto snap = SnapshotAfter(version, winners, commit, static_cast<int64_t>(contents.size()), now);
+      if (snap.ok()) result.snapshot = *snap;
+      return result;
+    }
+    if (!st.IsAlreadyExists()) return st.WithContext(ctx + " at version " + version.ToString());
+
+    // Lost the race: check every commit that won, from `version` on, then retry after them.
+    for (;;) {
+      auto actions = ReadCommitActions(fs_.get(), CommitPath(table_root_, version));
+      if (!actions.ok()) {
+        if (actions.status().IsNotFound()) break;
+        return actions.status().WithContext(ctx);
+      }
+      if (!read_snapshot_ && version == Version(0)) {
+        return Status::Conflict("Delta table " + table_root_ + " was created concurrently (commit 0 exists)");
+      }
+      SLUICE_RETURN_NOT_OK(CheckConflict(pending, *actions, version, table_root_));
+      winners.emplace_back(version, std::move(*actions));
+      version = version.Next();
+    }
+    if (attempt >= max_attempts) {
+      return Status::Conflict("gave up " + ctx + " after " + std::to_string(attempt) +
+                              " attempts: every attempt lost the race to a concurrent commit (last tried version " +
+                              version.Prev().ToString() + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(Backoff(options_, attempt)));
+  }
+}
+
+}  // namespace sluice::delta

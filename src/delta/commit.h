@@ -1,0 +1,111 @@
+// Optimistic commits to a Delta log (PROTOCOL.md "Optimistic Concurrency Control").
+//
+// A Transaction starts from a snapshot (or from nothing, to create a table at version 0),
+// collects actions and what it read, and commits by writing `_delta_log/<v>.json` for
+// v = read version + 1 with FileSystem::CreateIfAbsent (put-if-absent: exactly one of several
+// racing writers wins). A writer that loses reads the winning commits, checks them for logical
+// conflicts (conflict_checker.h) and, when there are none, retries at the next free version
+// after a bounded, jittered exponential backoff; after `max_attempts` attempts it gives up with
+// Conflict. Data files must be written before Commit (the commit is the last step).
+//
+// The commit file holds commitInfo first, then protocol, metaData, txn, remove and add actions,
+// one per line. Commit also computes the snapshot right after the commit (the read snapshot +
+// the winners + our actions), so a writer can keep going without re-reading the log.
+//
+// Crash points (FileSystem::MaybeCrash): "delta.before_commit" just before the put-if-absent,
+// "delta.after_commit" just after it succeeded.
+//
+// Ownership: shares the FileSystem and the read snapshot. Thread safety: a Transaction is used
+// by one thread; any number of Transactions (in any number of processes) may race on one table.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/ids.h"
+#include "common/result.h"
+#include "delta/actions.h"
+#include "delta/conflict_checker.h"
+#include "delta/snapshot.h"
+#include "fs/file_system.h"
+
+namespace sluice::delta {
+
+struct CommitOptions {
+  // Commit attempts before giving up with Conflict (>= 1).
+  int max_attempts = 1000;
+  // Backoff after a lost race: initial * 2^(n-1), capped at max, times a random factor in [0.5, 1.5).
+  int64_t initial_backoff_ms = 1;
+  int64_t max_backoff_ms = 100;
+  // fsync the commit file (fs::WriteOptions::sync).
+  bool sync = true;
+};
+
+struct CommitResult {
+  Version version;
+  int attempts = 1;  // 1 = no lost race
+  // The snapshot at `version` (files, txns, metadata, protocol; timestamp_ms = commit time).
+  // Null only when it could not be built (the commit itself succeeded); re-read the log then.
+  std::shared_ptr<const Snapshot> snapshot;
+};
+
+class Transaction {
+ public:
+  // `read_snapshot` null: the transaction creates the table (commits version 0 and must then
+  // carry protocol and metaData actions).
+  Transaction(std::shared_ptr<fs::FileSystem> fs, std::string table_root,
+              std::shared_ptr<const Snapshot> read_snapshot, CommitOptions options = {});
+
+  const std::shared_ptr<const Snapshot>& read_snapshot() const { return read_snapshot_; }
+  const std::string& table_root() const { return table_root_; }
+  // The version this transaction read (nullopt when it creates the table).
+  std::optional<Version> read_version() const;
+
+  // Reads, for conflict detection. A transaction that reads nothing and removes nothing is a
+  // blind append.
+  void ReadWholeTable() { read_.whole_table = true; }
+  void ReadPartition(PartitionValues values) { read_.partitions.push_back(std::move(values)); }
+  void ReadFile(const std::string& log_path) { read_.files.insert(log_path); }
+  const ReadSet& read_set() const { return read_; }
+
+  // Adds an action (protocol, metaData, add, remove, cdc, txn, domainMetadata). commitInfo is
+  // built by Commit from SetOperation/AddMetric.
+  void Add(Action action) { actions_.push_back(std::move(action)); }
+  const std::vector<Action>& actions() const { return actions_; }
+
+  // commitInfo.operation and operationParameters (values are JSON texts, e.g. "\"Append\"").
+  void SetOperation(std::string operation, std::map<std::string, std::string> parameters_json = {});
+  // commitInfo.operationMetrics[name] = value (Spark writes them as strings).
+  void AddMetric(const std::string& name, int64_t value) { metrics_[name] = std::to_string(value); }
+
+  // Commits. Errors: Conflict (a logical conflict, or max_attempts lost races), InvalidArgument
+  // (a transaction without actions that change anything is still committed; two txn actions of
+  // one appId are refused), I/O errors from the file system. On any error nothing was committed.
+  Result<CommitResult> Commit();
+
+ private:
+  std::string CommitInfoJson(int64_t now_ms, bool blind_append) const;
+  Result<std::shared_ptr<const Snapshot>> SnapshotAfter(
+      Version version, const std::vector<std::pair<Version, std::vector<Action>>>& winners,
+      const std::vector<Action>& ours, int64_t commit_size, int64_t now_ms) const;
+
+  std::shared_ptr<fs::FileSystem> fs_;
+  std::string table_root_;
+  std::shared_ptr<const Snapshot> read_snapshot_;
+  CommitOptions options_;
+  ReadSet read_;
+  std::vector<Action> actions_;
+  std::string operation_ = "WRITE";
+  std::map<std::string, std::string> parameters_;  // name -> JSON text
+  std::map<std::string, std::string> metrics_;
+  std::string txn_id_;
+};
+
+// `<table_root>/_delta_log/<20-digit version>.json`.
+std::string CommitPath(const std::string& table_root, Version version);
+
+}  // namespace sluice::delta

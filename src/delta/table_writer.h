@@ -1,0 +1,170 @@
+// DeltaTableWriter: the writing facade of one Delta table (create, append, overwrite,
+// partitioned writes, schema evolution, table properties, idempotent txn writes, checkpoints and
+// log cleanup). docs/delta-writer.md describes what each operation commits.
+//
+//   SLUICE_ASSIGN_OR_RETURN(auto w, delta::DeltaTableWriter::Open(fs, engine, "/warehouse/t"));
+//   delta::WriteOptions opts;               // append; creates the table when absent
+//   opts.partition_by = {"day"};
+//   opts.txn_app_id = query_id; opts.txn_version = batch_id;   // idempotent streaming sink
+//   SLUICE_ASSIGN_OR_RETURN(delta::WriteResult r, w->Write(batch, opts));
+//
+// Every write checks the data against the table schema (schema_evolution.h) and NOT NULL
+// columns before any file is written, writes the data files (file_writer.h), then commits
+// optimistically (commit.h). After a commit at a version that is a multiple of
+// delta.checkpointInterval the writer writes a checkpoint (checkpoint_writer.h) and then runs
+// log cleanup (log_cleanup.h, unless delta.enableExpiredLogCleanup=false); failures of these
+// post-commit steps are logged, never reported as a failed write (the commit is durable).
+//
+// The writer caches the latest snapshot and refreshes it before each operation by probing for
+// newer commit files (no directory listing), so a writer that is the only one on a table never
+// re-reads the log.
+//
+// Ownership: shares the FileSystem; the Engine must outlive the writer.
+// Thread safety: all methods may be called from several threads (they are serialized). Several
+// writers, in one or many processes, may write the same table concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/ids.h"
+#include "common/result.h"
+#include "delta/checkpoint_writer.h"
+#include "delta/commit.h"
+#include "delta/file_writer.h"
+#include "delta/log_cleanup.h"
+#include "delta/schema_evolution.h"
+#include "delta/snapshot.h"
+#include "engine/engine.h"
+#include "fs/file_system.h"
+
+namespace sluice::delta {
+
+enum class SaveMode {
+  kAppend,         // add the rows (creates the table when absent)
+  kOverwrite,      // replace all rows: removes every live file (dataChange=true), adds the new ones
+  kErrorIfExists,  // create the table with the rows; AlreadyExists when it exists
+};
+
+struct WriteOptions {
+  SaveMode mode = SaveMode::kAppend;
+  // Add data columns missing from the table schema (and new nested struct fields).
+  bool merge_schema = false;
+  // Partition columns of a new table; for an existing table, when non-empty, they must equal
+  // the table's partition columns.
+  std::vector<std::string> partition_by;
+  // Table properties of a new table (ignored for an existing one).
+  std::map<std::string, std::string> configuration;
+  // Idempotency: when both are set, the write is skipped (nothing written, nothing committed)
+  // if the table already records txn_app_id at a version >= txn_version; otherwise the commit
+  // carries txn{appId, version, lastUpdated}.
+  std::optional<std::string> txn_app_id;
+  std::optional<int64_t> txn_version;
+  // commitInfo.operation: "WRITE" by default; streaming sinks pass "STREAMING UPDATE" with
+  // operation_parameters {"outputMode","queryId","epochId"}. Values are plain strings.
+  std::string operation = "WRITE";
+  std::map<std::string, std::string> operation_parameters;
+  // Data file layout.
+  int64_t max_rows_per_file = 0;  // 0 = one file per partition
+};
+
+struct WriteResult {
+  std::optional<Version> version;  // nullopt when skipped
+  bool skipped = false;            // the txn (appId, version) was already committed
+  int64_t num_rows = 0;
+  int64_t num_files = 0;
+  int64_t num_bytes = 0;
+  int64_t num_removed_files = 0;
+  int attempts = 0;  // commit attempts (1 = no lost race)
+};
+
+struct CreateTableOptions {
+  std::vector<std::string> partition_columns;
+  std::map<std::string, std::string> configuration;
+  std::optional<std::string> name;
+  std::optional<std::string> description;
+  std::string operation = "CREATE TABLE";
+};
+
+struct TableWriterOptions {
+  CommitOptions commit;
+  bool write_checkpoints = true;
+  // Clock for commit-independent times (tombstone expiry, log retention). Null: system clock.
+  std::function<int64_t()> now_ms;
+  std::string compression = "snappy";
+};
+
+class DeltaTableWriter {
+ public:
+  // Opens a writer for the table at `path` (which need not exist yet).
+  static Result<std::unique_ptr<DeltaTableWriter>> Open(std::shared_ptr<fs::FileSystem> fs, engine::Engine* engine,
+                                                        std::string path, TableWriterOptions options = {});
+
+  const std::string& path() const { return path_; }
+
+  // The latest snapshot, or nullptr when there is no table yet.
+  Result<std::shared_ptr<const Snapshot>> Latest();
+
+  // CREATE TABLE: commits version 0 with protocol, metaData and commitInfo. AlreadyExists when
+  // the table exists. Protocol (1,2), or (1,4) when delta.enableChangeDataFeed=true.
+  Result<Version> CreateTable(const engine::Schema& schema, const CreateTableOptions& options = {});
+
+  // Writes `data` per `options` (see WriteOptions).
+  Result<WriteResult> Write(const engine::Batch& data, const WriteOptions& options = {});
+
+  // ALTER TABLE ADD COLUMNS: a metadata-only commit (operation "ADD COLUMNS").
+  Result<Version> AddColumns(const std::vector<engine::Field>& columns);
+  // ALTER TABLE SET TBLPROPERTIES: a metadata-only commit (operation "SET TBLPROPERTIES");
+  // enabling the change data feed upgrades the protocol to writer version 4 in the same commit.
+  Result<Version> SetProperties(const std::map<std::string, std::string>& properties);
+
+  // For DML (UPDATE/DELETE/MERGE) built on top: a transaction reading the latest snapshot.
+  // NotFound when the table does not exist.
+  Result<std::unique_ptr<Transaction>> StartTransaction();
+  // Writes data files for `data`, checked against and cast to the table schema of `txn`'s
+  // snapshot (as Write does, without mergeSchema). The caller adds the returned actions.
+  Result<std::vector<AddFile>> WriteFiles(const Transaction& txn, const engine::Batch& data);
+  // Commits `txn` and runs the post-commit steps (checkpoint, cleanup). On Conflict, the add
+  // actions' files of `txn` are deleted (they were never committed).
+  Result<CommitResult> Commit(Transaction* txn);
+
+  // Writes a checkpoint of the latest snapshot now.
+  Result<CheckpointInfo> Checkpoint();
+  // Runs log cleanup now with the table's delta.logRetentionDuration.
+  Result<CleanupResult> CleanupLogs();
+
+ private:
+  DeltaTableWriter(std::shared_ptr<fs::FileSystem> fs, std::unique_ptr<engine::Connection> conn, std::string path,
+                   TableWriterOptions options);
+  Result<std::shared_ptr<const Snapshot>> RefreshLocked();
+  Result<CommitResult> CommitLocked(Transaction* txn);
+  void PostCommitLocked(const CommitResult& result);
+  int64_t Now() const;
+  Result<WriteResult> WriteLocked(const engine::Batch& data, const WriteOptions& options);
+  // NOT NULL checks and the cast/reorder of `data` to `plan.table_schema`.
+  Result<engine::Batch> ConformLocked(const engine::Batch& data, const WriteSchemaPlan& plan);
+
+  std::shared_ptr<fs::FileSystem> fs_;
+  std::unique_ptr<engine::Connection> conn_;
+  std::string path_;
+  TableWriterOptions options_;
+  std::mutex mu_;
+  std::shared_ptr<const Snapshot> latest_;  // guarded by mu_; null until a table exists
+};
+
+// The protocol a new table with `configuration` needs: (1,2), or (1,4) with the change data feed.
+Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configuration);
+
+// OK when Sluice can write a table with this protocol and metadata: writer version <= 4 without
+// CHECK constraints, generated or identity columns, or column invariants (which Sluice does not
+// enforce), or writer 7 whose features are all in {appendOnly, invariants, changeDataFeed}
+// under the same conditions. NotSupported naming the version or feature otherwise.
+Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata);
+
+}  // namespace sluice::delta
