@@ -8,8 +8,8 @@ namespace sluice::nexmark {
 namespace {
 
 Status OutOfRange(const char* field, int64_t value, const char* rule) {
-  return Status::InvalidArgument(std::string("nexmark: ") + field + " = " +
-                                 std::to_string(value) + " is out of range (" + rule + ")");
+  return Status::InvalidArgument(std::string("nexmark: ") + field + " = " + std::to_string(value) +
+                                 " is out of range (" + rule + ")");
 }
 
 }  // namespace
@@ -75,8 +75,8 @@ Result<std::vector<NexmarkConfig>> SplitConfig(const NexmarkConfig& config,
                                                int64_t num_generators) {
   SLUICE_RETURN_NOT_OK(config.Validate());
   if (num_generators < 1 || num_generators > (int64_t{1} << 20)) {
-    return Status::InvalidArgument("nexmark: cannot split into " +
-                                   std::to_string(num_generators) + " generators (1 .. 2^20)");
+    return Status::InvalidArgument("nexmark: cannot split into " + std::to_string(num_generators) +
+                                   " generators (1 .. 2^20)");
   }
   if (config.num_event_generators != 1) {
     return Status::InvalidArgument("nexmark: config is already one of " +

@@ -24,10 +24,10 @@ inline constexpr int64_t kHotEntityBlock = 100;
 inline constexpr int64_t kIdLead = 10;
 inline constexpr int kNumHotChannels = 4;
 inline constexpr int kNumChannels = 10000;
-inline constexpr int kHotChannelsRatio = 2;  // P(hot channel) = 1/2
-inline constexpr int64_t kPoolSize = int64_t{1} << 20;  // bytes of the `extra` pool
+inline constexpr int kHotChannelsRatio = 2;                      // P(hot channel) = 1/2
+inline constexpr int64_t kPoolSize = int64_t{1} << 20;           // bytes of the `extra` pool
 inline constexpr uint64_t kDefaultSeed = 0x4E45584D41524B00ULL;  // "NEXMARK\0"
-inline constexpr int64_t kDefaultBaseTimeMs = 1704067200000;      // 2024-01-01T00:00:00Z
+inline constexpr int64_t kDefaultBaseTimeMs = 1704067200000;     // 2024-01-01T00:00:00Z
 // Largest event time Validate accepts for base_time_ms: 9999-12-31T23:59:59.999Z.
 inline constexpr int64_t kMaxBaseTimeMs = 253402300799999;
 

@@ -80,26 +80,46 @@ int main(int argc, char** argv) {
     }
     int64_t v = 0;
     if (!ParseInt(value, &v)) return Usage("parameter values are integers");
-    if (name == "rate") config.events_per_second = v;
-    else if (name == "generators") config.num_event_generators = v;
-    else if (name == "base-time") config.base_time_ms = v;
-    else if (name == "first-id") config.first_event_id = v;
-    else if (name == "first-num") config.first_event_number = v;
-    else if (name == "first-event") first_event = v;
-    else if (name == "max-events") config.max_events = v;
-    else if (name == "person-proportion") config.person_proportion = v;
-    else if (name == "auction-proportion") config.auction_proportion = v;
-    else if (name == "bid-proportion") config.bid_proportion = v;
-    else if (name == "hot-auction-ratio") config.hot_auction_ratio = v;
-    else if (name == "hot-bidders-ratio") config.hot_bidders_ratio = v;
-    else if (name == "hot-sellers-ratio") config.hot_sellers_ratio = v;
-    else if (name == "in-flight-auctions") config.num_in_flight_auctions = v;
-    else if (name == "active-people") config.num_active_people = v;
-    else if (name == "avg-person-size") config.avg_person_byte_size = v;
-    else if (name == "avg-auction-size") config.avg_auction_byte_size = v;
-    else if (name == "avg-bid-size") config.avg_bid_byte_size = v;
-    else if (name == "out-of-order-group") config.out_of_order_group_size = v;
-    else return Usage(("unknown parameter --" + std::string(name)).c_str());
+    if (name == "rate")
+      config.events_per_second = v;
+    else if (name == "generators")
+      config.num_event_generators = v;
+    else if (name == "base-time")
+      config.base_time_ms = v;
+    else if (name == "first-id")
+      config.first_event_id = v;
+    else if (name == "first-num")
+      config.first_event_number = v;
+    else if (name == "first-event")
+      first_event = v;
+    else if (name == "max-events")
+      config.max_events = v;
+    else if (name == "person-proportion")
+      config.person_proportion = v;
+    else if (name == "auction-proportion")
+      config.auction_proportion = v;
+    else if (name == "bid-proportion")
+      config.bid_proportion = v;
+    else if (name == "hot-auction-ratio")
+      config.hot_auction_ratio = v;
+    else if (name == "hot-bidders-ratio")
+      config.hot_bidders_ratio = v;
+    else if (name == "hot-sellers-ratio")
+      config.hot_sellers_ratio = v;
+    else if (name == "in-flight-auctions")
+      config.num_in_flight_auctions = v;
+    else if (name == "active-people")
+      config.num_active_people = v;
+    else if (name == "avg-person-size")
+      config.avg_person_byte_size = v;
+    else if (name == "avg-auction-size")
+      config.avg_auction_byte_size = v;
+    else if (name == "avg-bid-size")
+      config.avg_bid_byte_size = v;
+    else if (name == "out-of-order-group")
+      config.out_of_order_group_size = v;
+    else
+      return Usage(("unknown parameter --" + std::string(name)).c_str());
   }
   if (count < 0) count = 100000;  // the reference's default N
 

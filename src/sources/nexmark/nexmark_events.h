@@ -181,8 +181,9 @@ struct BidColumns {
 
 // The events with indexes [first_index, first_index + num_events) of one generator (or, for a
 // reader partition, that partition's events [first_index, ...) in its own numbering), split by
-// kind. Move-only (string views point into its arena). kinds[j] is the kind of the j-th event; the j-th event's row in its kind's columns is
-// the number of earlier events of that kind. Clear() keeps all capacity.
+// kind. Move-only (string views point into its arena). kinds[j] is the kind of the j-th event; the
+// j-th event's row in its kind's columns is the number of earlier events of that kind. Clear()
+// keeps all capacity.
 struct NexmarkBatch {
   int64_t first_index = 0;
   int64_t num_events = 0;

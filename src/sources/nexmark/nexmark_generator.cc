@@ -52,12 +52,11 @@ int64_t PriceFromUniform(double u) {
   static const PriceTables kPriceTables;  // function-local: safe from static-init order
   const double a = u * 6.0;
   const double w = a * 850.413592291164761054801773949283884961096036;  // 256 * log2(10)
-  const auto n = static_cast<int>(w);                                       // 0 <= w < 5102
-  const double x = (w - n) * 0.00270760617406228636491106297444600222;      // * ln(2) / 256
+  const auto n = static_cast<int>(w);                                   // 0 <= w < 5102
+  const double x = (w - n) * 0.00270760617406228636491106297444600222;  // * ln(2) / 256
   const double x2 = x * x;
   const double poly = (1.0 + x) + x2 * ((0.5 + x * (1.0 / 6)) + x2 * (1.0 / 24));
-  const double y =
-      kPriceTables.whole[n >> 8] * kPriceTables.frac[n & 255] * poly + 0.5;  // y > 100
+  const double y = kPriceTables.whole[n >> 8] * kPriceTables.frac[n & 255] * poly + 0.5;  // y > 100
   const double margin = y * 1e-13;
   const auto lo = static_cast<int64_t>(y - margin);
   if (lo == static_cast<int64_t>(y + margin)) return lo;
@@ -115,10 +114,9 @@ int64_t NexmarkGenerator::WatermarkAfter(int64_t num_generated) const {
 int64_t NexmarkGenerator::EventsDueBy(int64_t event_time_ms) const {
   if (event_time_ms < config_.base_time_ms) return 0;
   // time(n) <= t  <=>  n * G * 1000 <= (t - base + 1) * rate - 1.
-  const U128 limit_product =
-      (static_cast<U128>(event_time_ms - config_.base_time_ms) + 1) *
-          static_cast<U128>(config_.events_per_second) -
-      1;
+  const U128 limit_product = (static_cast<U128>(event_time_ms - config_.base_time_ms) + 1) *
+                                 static_cast<U128>(config_.events_per_second) -
+                             1;
   const U128 last_number_128 = limit_product / static_cast<U128>(ms_numerator_);
   const int64_t last_number = last_number_128 > static_cast<U128>(int64_t{1} << 62)
                                   ? (int64_t{1} << 62)
@@ -198,8 +196,8 @@ void NexmarkGenerator::GeneratePerson(const EventIds& ids, int64_t time, Rng& rn
   p->date_time = time;
 }
 
-void NexmarkGenerator::GenerateAuction(const EventIds& ids, int64_t number, int64_t time,
-                                       Rng& rng, Auction* a) const {
+void NexmarkGenerator::GenerateAuction(const EventIds& ids, int64_t number, int64_t time, Rng& rng,
+                                       Auction* a) const {
   a->id = ids.last_auction + kFirstAuctionId;
   int64_t seller;
   if (rng.NextInt(config_.hot_sellers_ratio) > 0) {

@@ -87,8 +87,8 @@ class NexmarkGenerator {
   const NexmarkConfig config_;
   const std::shared_ptr<const NexmarkTables> tables_;
   const int64_t total_proportion_;
-  const int64_t ms_numerator_;      // G * 1000
-  const int64_t max_fast_number_;   // largest number whose number * ms_numerator_ fits int64
+  const int64_t ms_numerator_;            // G * 1000
+  const int64_t max_fast_number_;         // largest number whose number * ms_numerator_ fits int64
   const int64_t auction_horizon_events_;  // num_in_flight_auctions * P / auction_proportion
 };
 

@@ -170,7 +170,8 @@ TEST(NexmarkGeneratorTest, ReaderPartitionsUnionIsTheStream) {
         gen->GeneratePartitionBatch(p, parts, j, count, &batch);
         const std::vector<std::string> rows = RenderBatch(batch);
         for (int64_t r = 0; r < count; ++r) {
-          merged[static_cast<size_t>(PartitionIndex(p, parts, j + r))] = rows[static_cast<size_t>(r)];
+          merged[static_cast<size_t>(PartitionIndex(p, parts, j + r))] =
+              rows[static_cast<size_t>(r)];
         }
         j += count;
       }
@@ -194,8 +195,9 @@ TEST(NexmarkGeneratorTest, KindMixPerBlock) {
     EXPECT_EQ(batch.bids.size(), static_cast<size_t>(bp * 400));
     for (int64_t k = 0; k < p * 400; ++k) {
       const int64_t r = k % p;
-      const EventKind want = r < pp ? EventKind::kPerson
-                             : r < pp + ap ? EventKind::kAuction : EventKind::kBid;
+      const EventKind want = r < pp        ? EventKind::kPerson
+                             : r < pp + ap ? EventKind::kAuction
+                                           : EventKind::kBid;
       ASSERT_EQ(batch.kinds[static_cast<size_t>(k)], want) << k;
       ASSERT_EQ(gen->KindOf(k), want);
     }
@@ -426,7 +428,9 @@ TEST(NexmarkConfigTest, ValidateRejectsOutOfRange) {
                 NexmarkConfig c;
                 c.events_per_second = -5;
                 return c;
-              }()).status().IsInvalidArgument());
+              }())
+                  .status()
+                  .IsInvalidArgument());
 }
 
 }  // namespace

@@ -77,13 +77,27 @@ char* WriteEscaped(std::string_view s, char* p) {
     SLUICE_DCHECK(c < 0x80);
     *p++ = '\\';
     switch (c) {
-      case '"': *p++ = '"'; break;
-      case '\\': *p++ = '\\'; break;
-      case '\n': *p++ = 'n'; break;
-      case '\r': *p++ = 'r'; break;
-      case '\t': *p++ = 't'; break;
-      case '\b': *p++ = 'b'; break;
-      case '\f': *p++ = 'f'; break;
+      case '"':
+        *p++ = '"';
+        break;
+      case '\\':
+        *p++ = '\\';
+        break;
+      case '\n':
+        *p++ = 'n';
+        break;
+      case '\r':
+        *p++ = 'r';
+        break;
+      case '\t':
+        *p++ = 't';
+        break;
+      case '\b':
+        *p++ = 'b';
+        break;
+      case '\f':
+        *p++ = 'f';
+        break;
       default: {
         static constexpr char kHex[] = "0123456789abcdef";
         *p++ = 'u';
@@ -248,7 +262,8 @@ char* JsonFormatter::WriteEvent(const NexmarkEvent& event, char* p) {
     }
     case EventKind::kBid: {
       const Bid& e = event.bid;
-      p = WriteLiteral("{\"event_type\":2,\"person\":null,\"auction\":null,\"bid\":{\"auction\":", p);
+      p = WriteLiteral("{\"event_type\":2,\"person\":null,\"auction\":null,\"bid\":{\"auction\":",
+                       p);
       p = WriteInt(e.auction, p);
       p = WriteLiteral(",\"bidder\":", p);
       p = WriteInt(e.bidder, p);
@@ -313,8 +328,7 @@ Status EmitJson(const NexmarkGenerator& generator, int64_t first_event, int64_t 
   return Status::OK();
 }
 
-Status EmitJson(const NexmarkConfig& config, int64_t first_event, int64_t count,
-                std::ostream& os) {
+Status EmitJson(const NexmarkConfig& config, int64_t first_event, int64_t count, std::ostream& os) {
   SLUICE_ASSIGN_OR_RETURN(auto generator, NexmarkGenerator::Open(config));
   return EmitJson(*generator, first_event, count, os);
 }

@@ -47,7 +47,6 @@ Status EmitJson(const NexmarkGenerator& generator, int64_t first_event, int64_t 
                 std::ostream& os);
 
 // Same, opening a generator for `config` (InvalidArgument when the config is invalid).
-Status EmitJson(const NexmarkConfig& config, int64_t first_event, int64_t count,
-                std::ostream& os);
+Status EmitJson(const NexmarkConfig& config, int64_t first_event, int64_t count, std::ostream& os);
 
 }  // namespace sluice::nexmark

@@ -85,21 +85,36 @@ void PrintTo(const ParamSet& set, std::ostream* os) { *os << set.name; }
 
 // Applies nexmark_emit/nexmark_ref_params.py parameter names to a config.
 void Apply(const std::string& name, int64_t v, NexmarkConfig* c, int64_t* first_event) {
-  if (name == "rate") c->events_per_second = v;
-  else if (name == "generators") c->num_event_generators = v;
-  else if (name == "base-time") c->base_time_ms = v;
-  else if (name == "first-id") c->first_event_id = v;
-  else if (name == "first-num") c->first_event_number = v;
-  else if (name == "first-event") *first_event = v;
-  else if (name == "person-proportion") c->person_proportion = v;
-  else if (name == "auction-proportion") c->auction_proportion = v;
-  else if (name == "bid-proportion") c->bid_proportion = v;
-  else if (name == "hot-auction-ratio") c->hot_auction_ratio = v;
-  else if (name == "hot-bidders-ratio") c->hot_bidders_ratio = v;
-  else if (name == "hot-sellers-ratio") c->hot_sellers_ratio = v;
-  else if (name == "in-flight-auctions") c->num_in_flight_auctions = v;
-  else if (name == "active-people") c->num_active_people = v;
-  else FAIL() << "unknown parameter " << name;
+  if (name == "rate")
+    c->events_per_second = v;
+  else if (name == "generators")
+    c->num_event_generators = v;
+  else if (name == "base-time")
+    c->base_time_ms = v;
+  else if (name == "first-id")
+    c->first_event_id = v;
+  else if (name == "first-num")
+    c->first_event_number = v;
+  else if (name == "first-event")
+    *first_event = v;
+  else if (name == "person-proportion")
+    c->person_proportion = v;
+  else if (name == "auction-proportion")
+    c->auction_proportion = v;
+  else if (name == "bid-proportion")
+    c->bid_proportion = v;
+  else if (name == "hot-auction-ratio")
+    c->hot_auction_ratio = v;
+  else if (name == "hot-bidders-ratio")
+    c->hot_bidders_ratio = v;
+  else if (name == "hot-sellers-ratio")
+    c->hot_sellers_ratio = v;
+  else if (name == "in-flight-auctions")
+    c->num_in_flight_auctions = v;
+  else if (name == "active-people")
+    c->num_active_people = v;
+  else
+    FAIL() << "unknown parameter " << name;
 }
 
 class NexmarkJsonParamsTest : public ::testing::TestWithParam<ParamSet> {};
@@ -127,23 +142,36 @@ TEST_P(NexmarkJsonParamsTest, NonDefaultParametersEqualTheReferenceByteForByte) 
   ExpectSameBytes(want, got.str());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Reference, NexmarkJsonParamsTest,
-    ::testing::Values(
-        // Flink V1-like timing and ids (first id/number 1), another kind mix and skew, a start
-        // deep into the stream.
-        ParamSet{"flinklike",
-                 {{"rate", 10000000}, {"generators", 8}, {"first-id", 1}, {"first-num", 1},
-                  {"base-time", 1500000000123}, {"first-event", 2000000000},
-                  {"person-proportion", 2}, {"auction-proportion", 5}, {"bid-proportion", 33},
-                  {"hot-auction-ratio", 3}, {"hot-bidders-ratio", 5}, {"hot-sellers-ratio", 2},
-                  {"in-flight-auctions", 37}, {"active-people", 250}}},
-        // A very slow event-time rate: auction expiry ranges beyond 2^32 ms, times from 1970
-        // to years later, and a sub-generator-style id offset.
-        ParamSet{"slow",
-                 {{"rate", 1}, {"generators", 2000}, {"base-time", 0},
-                  {"first-id", 123456789}, {"first-num", 5}}}),
-    [](const ::testing::TestParamInfo<ParamSet>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Reference, NexmarkJsonParamsTest,
+                         ::testing::Values(
+                             // Flink V1-like timing and ids (first id/number 1), another kind mix
+                             // and skew, a start deep into the stream.
+                             ParamSet{"flinklike",
+                                      {{"rate", 10000000},
+                                       {"generators", 8},
+                                       {"first-id", 1},
+                                       {"first-num", 1},
+                                       {"base-time", 1500000000123},
+                                       {"first-event", 2000000000},
+                                       {"person-proportion", 2},
+                                       {"auction-proportion", 5},
+                                       {"bid-proportion", 33},
+                                       {"hot-auction-ratio", 3},
+                                       {"hot-bidders-ratio", 5},
+                                       {"hot-sellers-ratio", 2},
+                                       {"in-flight-auctions", 37},
+                                       {"active-people", 250}}},
+                             // A very slow event-time rate: auction expiry ranges beyond 2^32 ms,
+                             // times from 1970 to years later, and a sub-generator-style id offset.
+                             ParamSet{"slow",
+                                      {{"rate", 1},
+                                       {"generators", 2000},
+                                       {"base-time", 0},
+                                       {"first-id", 123456789},
+                                       {"first-num", 5}}}),
+                         [](const ::testing::TestParamInfo<ParamSet>& info) {
+                           return std::string(info.param.name);
+                         });
 
 TEST(NexmarkJsonTest, TimestampFormat) {
   JsonFormatter f;
@@ -185,13 +213,20 @@ std::string PythonDumps(std::string_view s) {
   std::string out = "\"";
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\b') out += "\\b";
-    else if (c == '\f') out += "\\f";
+    if (c == '"')
+      out += "\\\"";
+    else if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\b')
+      out += "\\b";
+    else if (c == '\f')
+      out += "\\f";
     else if (c < 0x20 || c == 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof(buf), "\\u%04x", c);
@@ -209,16 +244,16 @@ TEST(NexmarkJsonTest, EscapesEverySpecialByteAtEveryPosition) {
   e.kind = EventKind::kBid;
   for (char special : specials) {
     for (size_t len : {1, 2, 7, 15, 16, 17, 21, 31, 32, 33, 47}) {
-    for (size_t pos = 0; pos < len; ++pos) {
-      std::string s(len, 'x');
-      s[pos] = special;
-      e.bid.extra = s;
-      std::string out;
-      JsonFormatter().AppendEvent(e, &out);
-      const std::string want = ",\"extra\":" + PythonDumps(s) + "}}\n";
-      ASSERT_EQ(out.substr(out.size() - want.size()), want)
-          << "byte " << static_cast<int>(special) << " at " << pos << " of " << len;
-    }
+      for (size_t pos = 0; pos < len; ++pos) {
+        std::string s(len, 'x');
+        s[pos] = special;
+        e.bid.extra = s;
+        std::string out;
+        JsonFormatter().AppendEvent(e, &out);
+        const std::string want = ",\"extra\":" + PythonDumps(s) + "}}\n";
+        ASSERT_EQ(out.substr(out.size() - want.size()), want)
+            << "byte " << static_cast<int>(special) << " at " << pos << " of " << len;
+      }
     }
   }
 }

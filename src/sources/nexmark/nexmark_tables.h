@@ -18,16 +18,15 @@
 namespace sluice::nexmark {
 
 inline constexpr std::array<std::string_view, 11> kFirstNames = {
-    "Peter", "Paul", "Luke", "John", "Saul", "Vicky", "Kate", "Julie", "Sarah", "Deiter",
-    "Walter"};
+    "Peter", "Paul", "Luke", "John", "Saul", "Vicky", "Kate", "Julie", "Sarah", "Deiter", "Walter"};
 inline constexpr std::array<std::string_view, 9> kLastNames = {
     "Shultz", "Abrams", "Spencer", "White", "Bartels", "Walton", "Smith", "Jones", "Noris"};
 inline constexpr std::array<std::string_view, 10> kCities = {
-    "Phoenix", "Los Angeles", "San Francisco", "Boise",   "Portland",
-    "Bend",    "Redmond",     "Seattle",       "Kent",    "Cheyenne"};
+    "Phoenix", "Los Angeles", "San Francisco", "Boise", "Portland",
+    "Bend",    "Redmond",     "Seattle",       "Kent",  "Cheyenne"};
 inline constexpr std::array<std::string_view, 6> kStates = {"AZ", "CA", "ID", "OR", "WA", "WY"};
-inline constexpr std::array<std::string_view, kNumHotChannels> kHotChannels = {
-    "Google", "Facebook", "Baidu", "Apple"};
+inline constexpr std::array<std::string_view, kNumHotChannels> kHotChannels = {"Google", "Facebook",
+                                                                               "Baidu", "Apple"};
 
 // nextString(max, special) of the spec, appended to *out: 3 + nextInt(max - 3) characters, each
 // `special` with probability 1/13 else a lowercase letter; when special is ' ', the appended

@@ -1,0 +1,99 @@
+#include "sources/delta_cdf_source.h"
+
+#include "sources/delta_test_util.h"
+#include "sources/source_factory.h"
+
+namespace sluice::sources {
+namespace {
+
+using testing::Sorted;
+
+class DeltaCdfSourceTest : public testing::DeltaSourceTestBase {
+ protected:
+  std::unique_ptr<Source> Open(std::map<std::string, std::string> options) {
+    options["path"] = table_;
+    auto s = CreateSource("delta_cdf", Ctx(ckpt_, options));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? s.MoveValueUnsafe() : nullptr;
+  }
+  // Rows without _commit_timestamp (the last column).
+  std::vector<std::string> Changes(Source* s, const std::optional<OffsetJson>& start, const OffsetJson& end) {
+    auto b = s->GetBatch(start, end);
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    if (!b.ok()) return {"<error>"};
+    std::vector<std::string> out;
+    for (int64_t r = 0; r < b->num_rows(); ++r) {
+      std::string line;
+      for (size_t c = 0; c + 1 < b->num_columns(); ++c) line += (c ? "|" : "") + b->GetString(r, c).value_or("NULL");
+      EXPECT_TRUE(b->GetString(r, b->num_columns() - 1).has_value());
+      out.push_back(line);
+    }
+    return Sorted(out);
+  }
+  static int64_t Version(const std::optional<OffsetJson>& json) {
+    auto o = DeltaSourceOffset::Parse(json.value_or(""));
+    EXPECT_TRUE(o.ok());
+    return o.ok() ? o->reservoir_version : -1;
+  }
+  void MakeTable() {
+    Append("SELECT 1::BIGINT AS id UNION ALL SELECT 2", false, {{"delta.enableChangeDataFeed", "true"}});  // v0
+    Append("SELECT 3::BIGINT AS id");                                                                     // v1
+    Append("SELECT 9::BIGINT AS id", /*overwrite=*/true);                                                  // v2
+  }
+};
+
+TEST_F(DeltaCdfSourceTest, StreamsChangesCommitByCommit) {
+  MakeTable();
+  auto src = Open({{"startingVersion", "0"}, {"maxFilesPerTrigger", "1"}});
+  ASSERT_NE(src, nullptr);
+  ASSERT_EQ(src->schema().size(), 4u);
+  EXPECT_EQ(src->schema()[1].name, "_change_type");
+  auto o1 = Latest(src.get(), std::nullopt);
+  EXPECT_EQ(Version(o1), 1);
+  EXPECT_NE(o1->find("\"index\":-1"), std::string::npos);
+  EXPECT_EQ(Changes(src.get(), std::nullopt, *o1), (std::vector<std::string>{"1|insert|0", "2|insert|0"}));
+  auto o2 = Latest(src.get(), o1);
+  EXPECT_EQ(Version(o2), 2);
+  EXPECT_EQ(Changes(src.get(), o1, *o2), (std::vector<std::string>{"3|insert|1"}));
+  auto o3 = Latest(src.get(), o2);  // the overwrite: two removed files and one added, one commit
+  EXPECT_EQ(Version(o3), 3);
+  EXPECT_EQ(Changes(src.get(), o2, *o3),
+            (std::vector<std::string>{"1|delete|2", "2|delete|2", "3|delete|2", "9|insert|2"}));
+  EXPECT_EQ(Latest(src.get(), o3), o3);
+
+  // Without a limit everything comes in one batch; a new source over the checkpoint agrees.
+  auto again = Open({{"startingVersion", "0"}});
+  auto all = Latest(again.get(), std::nullopt);
+  EXPECT_EQ(Version(all), 3);
+  EXPECT_EQ(Changes(again.get(), std::nullopt, *o1), Changes(src.get(), std::nullopt, *o1));
+  EXPECT_EQ(Changes(again.get(), std::nullopt, *all).size(), 7u);
+  EXPECT_EQ(Changes(again.get(), o3, *o3).size(), 0u);
+}
+
+TEST_F(DeltaCdfSourceTest, StartingVersionAfterLatestWaitsAndErrorsAreClear) {
+  MakeTable();
+  auto src = Open({{"startingVersion", "3"}});
+  EXPECT_EQ(Latest(src.get(), std::nullopt), std::nullopt);
+  Append("SELECT 10::BIGINT AS id");  // v3
+  auto o = Latest(src.get(), std::nullopt);
+  EXPECT_EQ(Changes(src.get(), std::nullopt, *o), (std::vector<std::string>{"10|insert|3"}));
+
+  auto missing = CreateSource("delta_cdf", Ctx(ckpt_, {{"path", table_}}));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("startingVersion"), std::string::npos);
+  auto bad = CreateSource("delta_cdf", Ctx(ckpt_, {{"path", table_}, {"startingVersion", "-1"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'startingVersion' must be >= 0"), std::string::npos);
+}
+
+TEST_F(DeltaCdfSourceTest, TableWithoutChangeFeedFailsWithReaderError) {
+  Append("SELECT 1::BIGINT AS id");
+  auto src = Open({{"startingVersion", "0"}});
+  auto o = Latest(src.get(), std::nullopt);
+  auto b = src->GetBatch(std::nullopt, *o);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("change data was not recorded"), std::string::npos) << b.status().ToString();
+}
+
+}  // namespace
+}  // namespace sluice::sources

@@ -1,0 +1,127 @@
+// DeltaSource: `FROM STREAM t`, the new commits of a Delta table (Spark's DeltaSource).
+//
+// Where it starts (first LatestOffset of a fresh checkpoint; the choice is persisted in
+// <checkpoint_dir>/delta_start so that a re-run of batch 0 after a crash reads the same files):
+// - no option: the snapshot at the latest version V (all its files, sorted by modificationTime
+//   then path; offsets have isStartingVersion=true), then the commits after V;
+// - startingVersion = N: the commits N, N+1, ... (no snapshot); "latest": the commits after the
+//   latest version;
+// - startingTimestamp = T: the commits from the first commit with timestamp >= T (the commit
+//   after the latest when T is later than every commit).
+//
+// Per commit: the add actions with dataChange=true, in commit-file order. A commit with no add
+// and no dataChange=false file action (an INSERT of zero rows, a metadata-only commit) still
+// moves the offset, so the query runs a batch of zero rows for it. A commit whose file actions
+// all have dataChange=false (OPTIMIZE) is skipped. A commit with a remove with dataChange=true
+// (UPDATE, DELETE, MERGE, OVERWRITE) stops the stream with Spark's "Detected a data update"
+// error, unless skipChangeCommits=true, which skips the whole commit.
+//
+// Schema: the latest table schema when the source is created. A later commit whose schema
+// differs stops the stream (InvalidArgument naming both schemas). On restart the new source
+// takes the then-latest schema; commits before that version are accepted when their schema is
+// read-compatible (every column present with the same type), so an additive change continues
+// after a restart (older files read the new columns as NULL). Other changes keep failing:
+// a new checkpoint is needed.
+//
+// Rate limits: ReadLimit fields when set, else the options maxFilesPerTrigger (default 1000
+// when maxBytesPerTrigger is not set either) and maxBytesPerTrigger (soft: at least one file).
+// all_available ignores both.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "delta/actions.h"
+#include "delta/table.h"
+#include "sources/delta_source_offset.h"
+#include "sources/source.h"
+
+namespace sluice::sources {
+
+struct DeltaSourceOptions {
+  std::string path;                            // table root
+  std::optional<std::string> starting_version; // "latest" or a version number
+  std::optional<int64_t> starting_timestamp_ms;
+  std::optional<int64_t> max_files_per_trigger;  // default 1000 when neither limit is set
+  std::optional<int64_t> max_bytes_per_trigger;
+  bool skip_change_commits = false;
+};
+
+inline constexpr int64_t kDefaultMaxFilesPerTrigger = 1000;
+
+// The persisted starting point (<checkpoint_dir>/delta_start, "v1\n{json}").
+struct DeltaStart {
+  std::string reservoir_id;
+  int64_t version = 0;
+  bool snapshot = false;  // read the snapshot at `version` first
+};
+
+class DeltaSource final : public Source {
+ public:
+  // Opens the table (NotFound when it is not a Delta table) and takes its latest schema.
+  static Result<std::unique_ptr<DeltaSource>> Open(const SourceContext& ctx, DeltaSourceOptions options);
+
+  std::string Description() const override { return "DeltaSource[" + options_.path + "]"; }
+  const engine::Schema& schema() const override { return schema_; }
+  Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,
+                                                 const ReadLimit& limit) override;
+  Status PrepareForAvailableNow() override;
+  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) override;
+  Status Commit(const OffsetJson& end) override;
+  // numFilesOutstanding / numBytesOutstanding after the last offset LatestOffset returned.
+  std::map<std::string, std::string> Metrics(const std::optional<OffsetJson>& latest) const override;
+
+  const std::string& reservoir_id() const { return reservoir_id_; }
+
+ private:
+  // How one commit contributes to the stream.
+  struct VersionChanges {
+    std::vector<delta::AddFile> files;  // dataChange adds, in order
+    bool skipped = false;               // OPTIMIZE-like or skipped change commit
+    Status error;                       // data update / schema change: stops the stream here
+  };
+  // The next unread position.
+  struct Cursor {
+    int64_t version = 0;
+    int64_t next_index = 0;
+    bool snapshot = false;   // inside the starting snapshot of `version`
+    bool delivered = false;  // an offset naming `version` was already returned
+  };
+  struct Limits {
+    std::optional<int64_t> max_files;
+    std::optional<int64_t> max_bytes;
+  };
+
+  DeltaSource(const SourceContext& ctx, DeltaSourceOptions options);
+
+  Result<DeltaStart> LoadOrCreateStart();
+  Result<Cursor> CursorAfter(const std::optional<OffsetJson>& start);
+  Result<DeltaSourceOffset> ParseChecked(const OffsetJson& json) const;
+  Result<std::shared_ptr<const VersionChanges>> Changes(int64_t version);
+  Result<std::shared_ptr<const std::vector<delta::AddFile>>> SnapshotFiles(int64_t version);
+  Result<int64_t> LatestVersion();
+  Limits EffectiveLimits(const ReadLimit& limit) const;
+
+  SourceContext ctx_;
+  DeltaSourceOptions options_;
+  std::unique_ptr<engine::Connection> conn_;
+  std::unique_ptr<delta::DeltaTable> table_;
+  std::string reservoir_id_;
+  engine::Schema schema_;
+  int64_t schema_version_ = 0;  // the version schema_ was taken at
+  std::vector<std::string> partition_columns_;
+  std::optional<DeltaStart> start_;
+  std::optional<int64_t> available_now_version_;
+  std::map<int64_t, std::shared_ptr<const VersionChanges>> changes_cache_;
+  std::map<int64_t, std::shared_ptr<const std::vector<delta::AddFile>>> snapshot_cache_;
+  int64_t outstanding_files_ = 0;
+  int64_t outstanding_bytes_ = 0;
+};
+
+// Spark's message for a commit that changes existing data, for tests and the CDF source.
+std::string DeltaDataUpdateMessage(const std::string& example_path, int64_t version, const std::string& table_path);
+
+}  // namespace sluice::sources

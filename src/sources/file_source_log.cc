@@ -1,0 +1,157 @@
+#include "sources/file_source_log.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+namespace sluice::sources {
+
+namespace {
+bool IsCanonicalId(const std::string& name, int64_t* id) {
+  if (name.empty() || name.size() > 18) return false;
+  if (!std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+  if (name.size() > 1 && name[0] == '0') return false;
+  std::from_chars(name.data(), name.data() + name.size(), *id);
+  return true;
+}
+}  // namespace
+
+std::string FileSourceLog::Serialize(const std::vector<FileEntry>& entries) {
+  std::string out = "v1";
+  for (const auto& e : entries) {
+    nlohmann::ordered_json j;
+    j["path"] = e.path;
+    j["timestamp"] = e.timestamp;
+    j["batchId"] = e.batch_id;
+    out += "\n" + j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  return out;
+}
+
+Result<std::vector<FileEntry>> FileSourceLog::Parse(const std::string& text, const std::string& file) {
+  std::vector<std::string> lines;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+    if (pos == text.size()) break;  // a final "\n" starts no line
+  }
+  if (lines.empty() || lines[0].size() < 2 || lines[0][0] != 'v') {
+    return Status::Corruption("file source log " + file + ": log file is malformed: failed to read the log version");
+  }
+  int64_t version = 0;
+  auto [p, ec] = std::from_chars(lines[0].data() + 1, lines[0].data() + lines[0].size(), version);
+  if (ec != std::errc() || p != lines[0].data() + lines[0].size() || version < 1) {
+    return Status::Corruption("file source log " + file + ": log file is malformed: failed to read the log version");
+  }
+  if (version > 1) {
+    return Status::NotSupported("file source log " + file + ": unsupported log version: the maximum supported log version is v1, but encountered v" +
+                                std::to_string(version) + "; upgrade Sluice");
+  }
+  std::vector<FileEntry> out;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    nlohmann::json j = nlohmann::json::parse(lines[i], nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("path") || !j["path"].is_string() ||
+        !j.contains("timestamp") || !j["timestamp"].is_number_integer() || !j.contains("batchId") ||
+        !j["batchId"].is_number_integer()) {
+      return Status::Corruption("file source log " + file + ": line " + std::to_string(i + 1) +
+                                " is not a file entry: '" + lines[i] + "'");
+    }
+    out.push_back(FileEntry{j["path"].get<std::string>(), j["timestamp"].get<int64_t>(), j["batchId"].get<int64_t>()});
+  }
+  return out;
+}
+
+Status FileSourceLog::Add(int64_t batch_id, const std::vector<FileEntry>& entries) {
+  std::string path = fs::JoinPath(dir_, std::to_string(batch_id));
+  Status st = fs_->CreateIfAbsent(path, Serialize(entries));
+  if (st.IsAlreadyExists()) {
+    return Status::Conflict("file source log entry " + path +
+                            " already exists: another query is using the checkpoint concurrently");
+  }
+  return st.WithContext("writing file source log");
+}
+
+Result<std::vector<FileEntry>> FileSourceLog::Get(int64_t batch_id) {
+  std::string path = fs::JoinPath(dir_, std::to_string(batch_id));
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::string text, fs_->ReadFile(path), "reading file source log");
+  return Parse(text, path);
+}
+
+Result<std::vector<int64_t>> FileSourceLog::ListIds() {
+  auto listing = fs_->List(dir_);
+  if (!listing.ok()) {
+    if (listing.status().IsNotFound()) return std::vector<int64_t>();
+    return listing.status().WithContext("listing file source log");
+  }
+  std::vector<int64_t> ids;
+  for (const auto& f : *listing) {
+    if (f.is_directory) continue;
+    std::string name = fs::BaseName(f.path);
+    if (name.size() > 8 && name.substr(name.size() - 8) == ".compact") {
+      return Status::NotSupported("file source log " + f.path +
+                                  ": compacted file source logs (Spark's N.compact) are not supported");
+    }
+    int64_t id = 0;
+    if (IsCanonicalId(name, &id)) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::string PathToFileUri(const std::string& absolute_path) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out = "file://";
+  for (unsigned char c : absolute_path) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                c == '.' || c == '_' || c == '~' || c == '/' || c == ':' || c == '@' || c == '=' || c == '+' ||
+                c == ',' || c == ';' || c == '!' || c == '$' || c == '&' || c == '\'' || c == '(' || c == ')' ||
+                c == '*';
+    if (keep) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+Result<std::string> FileUriToPath(const std::string& uri) {
+  std::string rest;
+  if (uri.rfind("file://", 0) == 0) {
+    rest = uri.substr(7);
+  } else if (uri.rfind("file:", 0) == 0) {
+    rest = uri.substr(5);
+  } else {
+    return Status::InvalidArgument("not a file URI: '" + uri + "'");
+  }
+  std::string out;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() + 0 && i + 2 <= rest.size() - 1) {
+      auto hex = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+      };
+      int h = hex(rest[i + 1]), l = hex(rest[i + 2]);
+      if (h < 0 || l < 0) return Status::InvalidArgument("bad percent escape in file URI '" + uri + "'");
+      out += static_cast<char>(h * 16 + l);
+      i += 2;
+    } else if (rest[i] == '%') {
+      return Status::InvalidArgument("bad percent escape in file URI '" + uri + "'");
+    } else {
+      out += rest[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace sluice::sources

@@ -1,0 +1,64 @@
+#include "sources/source_util.h"
+
+#include "sources/source_options.h"
+
+namespace sluice::sources {
+
+std::string SqlString(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+std::string SqlIdent(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
+std::string SchemaToText(const engine::Schema& schema) {
+  std::string out;
+  for (const auto& f : schema) out += (out.empty() ? "" : ", ") + f.name + " " + f.type.ToSql();
+  return out;
+}
+
+Result<engine::Batch> EmptyBatch(engine::Connection* conn, const engine::Schema& schema) {
+  if (schema.empty()) return engine::Batch();
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (i) sql += ", ";
+    sql += "CAST(NULL AS " + schema[i].type.ToSql() + ") AS " + SqlIdent(schema[i].name);
+  }
+  sql += " LIMIT 0";
+  return conn->Query(sql);
+}
+
+bool SameSchema(const engine::Schema& a, const engine::Schema& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (ToLower(a[i].name) != ToLower(b[i].name) || !(a[i].type == b[i].type)) return false;
+  }
+  return true;
+}
+
+bool ReadCompatible(const engine::Schema& data, const engine::Schema& reader) {
+  for (const auto& f : data) {
+    bool found = false;
+    for (const auto& r : reader) {
+      if (ToLower(r.name) == ToLower(f.name)) {
+        found = r.type == f.type;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+}  // namespace sluice::sources

@@ -1,0 +1,26 @@
+// Small helpers shared by the sources: SQL quoting and schema-shaped empty batches.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "engine/engine.h"
+
+namespace sluice::sources {
+
+// 'text' with quotes doubled.
+std::string SqlString(std::string_view text);
+// "name" with quotes doubled.
+std::string SqlIdent(std::string_view name);
+// "a BIGINT, b VARCHAR": a schema for messages.
+std::string SchemaToText(const engine::Schema& schema);
+// A batch with `schema`'s columns and no rows.
+Result<engine::Batch> EmptyBatch(engine::Connection* conn, const engine::Schema& schema);
+// True when both schemas have the same column names (case-insensitive) and types, in order.
+bool SameSchema(const engine::Schema& a, const engine::Schema& b);
+// True when every column of `data` exists in `reader` (case-insensitive) with the same type:
+// rows written with `data` can be read with `reader` (new columns read as NULL).
+bool ReadCompatible(const engine::Schema& data, const engine::Schema& reader);
+
+}  // namespace sluice::sources
