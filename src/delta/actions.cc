@@ -92,8 +92,10 @@ std::map<std::string, std::optional<std::string>> OptStringMap(const json& obj, 
   } else if (v->is_array()) {
     // Some engines render map<string,string> as [{"key":..,"value":..}].
     for (const json& kv : *v) {
-      if (!kv.is_object() || !kv.contains("key")) Fail(std::string("bad map entry in '") + key + "'");
-      out[GetString(kv.at("key"), key)] = kv.contains("value") ? MapValue(kv.at("value")) : std::nullopt;
+      if (!kv.is_object() || !kv.contains("key"))
+        Fail(std::string("bad map entry in '") + key + "'");
+      out[GetString(kv.at("key"), key)] =
+          kv.contains("value") ? MapValue(kv.at("value")) : std::nullopt;
     }
   } else {
     Fail(std::string("field '") + key + "' is not an object: " + v->dump());
@@ -124,9 +126,11 @@ std::optional<DeletionVector> OptDv(const json& obj) {
   if (!v->is_object()) Fail("field 'deletionVector' is not an object");
   DeletionVector dv;
   dv.storage_type = GetString(Require(*v, "storageType", "deletionVector"), "storageType");
-  dv.path_or_inline_dv = GetString(Require(*v, "pathOrInlineDv", "deletionVector"), "pathOrInlineDv");
+  dv.path_or_inline_dv =
+      GetString(Require(*v, "pathOrInlineDv", "deletionVector"), "pathOrInlineDv");
   if (auto off = OptInt(*v, "offset")) dv.offset = static_cast<int32_t>(*off);
-  dv.size_in_bytes = static_cast<int32_t>(GetInt(Require(*v, "sizeInBytes", "deletionVector"), "sizeInBytes"));
+  dv.size_in_bytes =
+      static_cast<int32_t>(GetInt(Require(*v, "sizeInBytes", "deletionVector"), "sizeInBytes"));
   dv.cardinality = GetInt(Require(*v, "cardinality", "deletionVector"), "cardinality");
   return dv;
 }
@@ -139,8 +143,10 @@ std::optional<std::string> StatsOf(const json& obj) {
 
 Protocol ParseProtocol(const json& o) {
   Protocol p;
-  p.min_reader_version = static_cast<int32_t>(GetInt(Require(o, "minReaderVersion", "protocol"), "minReaderVersion"));
-  p.min_writer_version = static_cast<int32_t>(GetInt(Require(o, "minWriterVersion", "protocol"), "minWriterVersion"));
+  p.min_reader_version =
+      static_cast<int32_t>(GetInt(Require(o, "minReaderVersion", "protocol"), "minReaderVersion"));
+  p.min_writer_version =
+      static_cast<int32_t>(GetInt(Require(o, "minWriterVersion", "protocol"), "minWriterVersion"));
   p.reader_features = OptStringList(o, "readerFeatures");
   p.writer_features = OptStringList(o, "writerFeatures");
   return p;
@@ -185,8 +191,10 @@ RemoveFile ParseRemove(const json& o) {
   // dataChange is required by the protocol, but the oldest logs (delta 0.1.0) omit it.
   const json* dc = Find(o, "dataChange");
   r.data_change = dc == nullptr ? true : GetBool(*dc, "dataChange");
-  if (const json* e = Find(o, "extendedFileMetadata")) r.extended_file_metadata = GetBool(*e, "extendedFileMetadata");
-  if (Find(o, "partitionValues") != nullptr) r.partition_values = OptStringMap(o, "partitionValues");
+  if (const json* e = Find(o, "extendedFileMetadata"))
+    r.extended_file_metadata = GetBool(*e, "extendedFileMetadata");
+  if (Find(o, "partitionValues") != nullptr)
+    r.partition_values = OptStringMap(o, "partitionValues");
   r.size = OptInt(o, "size");
   r.stats = StatsOf(o);
   r.tags = OptStringMap(o, "tags");
@@ -228,8 +236,10 @@ CommitInfo ParseCommitInfo(const json& o) {
   c.raw_json = o.dump();
   if (!o.is_object()) return c;
   // commitInfo is free-form: tolerate odd types by ignoring them.
-  if (const json* t = Find(o, "timestamp"); t != nullptr && t->is_number()) c.timestamp = t->get<int64_t>();
-  if (const json* op = Find(o, "operation"); op != nullptr && op->is_string()) c.operation = op->get<std::string>();
+  if (const json* t = Find(o, "timestamp"); t != nullptr && t->is_number())
+    c.timestamp = t->get<int64_t>();
+  if (const json* op = Find(o, "operation"); op != nullptr && op->is_string())
+    c.operation = op->get<std::string>();
   if (const json* t = Find(o, "inCommitTimestamp"); t != nullptr && t->is_number()) {
     c.in_commit_timestamp = t->get<int64_t>();
   }
@@ -250,13 +260,20 @@ void ParseObject(const json& obj, std::vector<Action>* out) {
                  key == "cdc" || key == "txn" || key == "domainMetadata";
     if (!known) continue;  // unknown actions are ignored
     if (!v.is_object()) Fail("action '" + key + "' is not an object");
-    if (key == "add") out->push_back(ParseAdd(v));
-    else if (key == "remove") out->push_back(ParseRemove(v));
-    else if (key == "metaData") out->push_back(ParseMetadata(v));
-    else if (key == "protocol") out->push_back(ParseProtocol(v));
-    else if (key == "cdc") out->push_back(ParseCdc(v));
-    else if (key == "txn") out->push_back(ParseTxn(v));
-    else out->push_back(ParseDomain(v));
+    if (key == "add")
+      out->push_back(ParseAdd(v));
+    else if (key == "remove")
+      out->push_back(ParseRemove(v));
+    else if (key == "metaData")
+      out->push_back(ParseMetadata(v));
+    else if (key == "protocol")
+      out->push_back(ParseProtocol(v));
+    else if (key == "cdc")
+      out->push_back(ParseCdc(v));
+    else if (key == "txn")
+      out->push_back(ParseTxn(v));
+    else
+      out->push_back(ParseDomain(v));
   }
 }
 
@@ -419,7 +436,8 @@ Result<std::vector<Action>> ParseCommitFile(std::string_view contents, std::stri
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     auto parsed = ParseActions(line);
     if (!parsed.ok()) {
-      return parsed.status().WithContext(std::string(file_name) + " line " + std::to_string(line_no));
+      return parsed.status().WithContext(std::string(file_name) + " line " +
+                                         std::to_string(line_no));
     }
     for (Action& a : *parsed) out.push_back(std::move(a));
   }

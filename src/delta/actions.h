@@ -62,7 +62,7 @@ struct Metadata {
 };
 
 struct DeletionVector {
-  std::string storage_type;      // "u", "i" or "p"
+  std::string storage_type;  // "u", "i" or "p"
   std::string path_or_inline_dv;
   std::optional<int32_t> offset;
   int32_t size_in_bytes = 0;

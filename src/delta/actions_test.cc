@@ -70,7 +70,8 @@ TEST(ActionsTest, ParsesAllActionKinds) {
 TEST(ActionsTest, IgnoresUnknownActionsAndFields) {
   auto actions = ParseCommitFile(
       "{\"some_new_action\":{\"a\":1}}\n"
-      "{\"add\":{\"path\":\"f\",\"partitionValues\":{},\"size\":1,\"modificationTime\":2,\"dataChange\":true,"
+      "{\"add\":{\"path\":\"f\",\"partitionValues\":{},\"size\":1,\"modificationTime\":2,"
+      "\"dataChange\":true,"
       "\"someNewField\":[1,2]},\"unknownTopLevel\":5}\n\n",
       "x.json");
   ASSERT_TRUE(actions.ok()) << actions.status().ToString();
@@ -79,14 +80,16 @@ TEST(ActionsTest, IgnoresUnknownActionsAndFields) {
 }
 
 TEST(ActionsTest, NonJsonLineIsCorruptionNamingFileAndLine) {
-  auto actions = ParseCommitFile("{\"txn\":{\"appId\":\"a\",\"version\":1}}\nnot json\n", "_delta_log/00000000000000000007.json");
+  auto actions = ParseCommitFile("{\"txn\":{\"appId\":\"a\",\"version\":1}}\nnot json\n",
+                                 "_delta_log/00000000000000000007.json");
   ASSERT_FALSE(actions.ok());
   EXPECT_TRUE(actions.status().IsCorruption());
   EXPECT_THAT(actions.status().message(), HasSubstr("_delta_log/00000000000000000007.json line 2"));
 }
 
 TEST(ActionsTest, MissingRequiredFieldIsCorruption) {
-  auto actions = ParseActions(R"({"add":{"path":"f","partitionValues":{},"modificationTime":2,"dataChange":true}})");
+  auto actions = ParseActions(
+      R"({"add":{"path":"f","partitionValues":{},"modificationTime":2,"dataChange":true}})");
   ASSERT_FALSE(actions.ok());
   EXPECT_TRUE(actions.status().IsCorruption());
   EXPECT_THAT(actions.status().message(), HasSubstr("'size'"));
@@ -136,12 +139,16 @@ TEST(ActionsTest, SerializeRoundTrips) {
   std::vector<Action> actions = {ci, pr, md, add, rm, cdc, txn, dm};
   std::string text = SerializeCommit(actions);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 8);
-  EXPECT_THAT(text, HasSubstr(R"({"add":{"path":"x=A%252FA/part-0.parquet","partitionValues":{"x":"A/A","y":null},)"));
+  EXPECT_THAT(
+      text,
+      HasSubstr(
+          R"({"add":{"path":"x=A%252FA/part-0.parquet","partitionValues":{"x":"A/A","y":null},)"));
   EXPECT_THAT(text, HasSubstr(R"({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})"));
   auto parsed = ParseCommitFile(text, "rt.json");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   ASSERT_EQ(parsed->size(), actions.size());
-  for (size_t i = 1; i < actions.size(); ++i) EXPECT_EQ((*parsed)[i], actions[i]) << ActionName(actions[i]);
+  for (size_t i = 1; i < actions.size(); ++i)
+    EXPECT_EQ((*parsed)[i], actions[i]) << ActionName(actions[i]);
   const auto& ci2 = std::get<CommitInfo>((*parsed)[0]);
   EXPECT_EQ(ci2.timestamp, 1000);
   EXPECT_EQ(ci2.operation, "WRITE");

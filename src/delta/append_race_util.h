@@ -38,8 +38,8 @@ inline void RunAppendProcesses(const std::string& table, int processes, int per_
         auto conn = (*engine)->Connect();
         if (!conn.ok()) _exit(12);
         for (int i = 0; i < per_process && code == 0; ++i) {
-          auto rows = (*conn)->Query("SELECT " + std::to_string(p * 100000 + i) + "::BIGINT AS id, " +
-                                     std::to_string(p) + " AS proc");
+          auto rows = (*conn)->Query("SELECT " + std::to_string(p * 100000 + i) +
+                                     "::BIGINT AS id, " + std::to_string(p) + " AS proc");
           if (!rows.ok()) code = 13;
           if (code == 0) {
             auto r = (*w)->Write(*rows);
@@ -63,7 +63,7 @@ inline void RunAppendProcesses(const std::string& table, int processes, int per_
 }
 
 inline void CheckConcurrentAppends(const std::string& table, int processes, int per_process,
-                            engine::Engine* engine) {
+                                   engine::Engine* engine) {
   const int total = processes * per_process;
   auto reader = DeltaTable::Open(fs::LocalFileSystem(), engine, table);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();

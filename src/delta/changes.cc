@@ -23,31 +23,36 @@ engine::Field MakeField(const char* name, engine::TypeId id) {
 }
 
 Status NotEnabled(Version start, Version end, Version at) {
-  return Status::InvalidArgument("Error getting change data for range [" + start.ToString() + " , " + end.ToString() +
-                                 "] as change data was not recorded for version [" + at.ToString() +
-                                 "]. If you've enabled change data feed on this table, use `DESCRIBE HISTORY` "
-                                 "to see when it was first enabled. Otherwise, to start recording change data, "
-                                 "use `ALTER TABLE table_name SET TBLPROPERTIES "
-                                 "(delta.enableChangeDataFeed=true)`.");
+  return Status::InvalidArgument(
+      "Error getting change data for range [" + start.ToString() + " , " + end.ToString() +
+      "] as change data was not recorded for version [" + at.ToString() +
+      "]. If you've enabled change data feed on this table, use `DESCRIBE HISTORY` "
+      "to see when it was first enabled. Otherwise, to start recording change data, "
+      "use `ALTER TABLE table_name SET TBLPROPERTIES "
+      "(delta.enableChangeDataFeed=true)`.");
 }
 
 }  // namespace
 
-Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn, const LogListing& listing,
-                                  Version start, std::optional<Version> end_opt) {
+Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
+                                  const LogListing& listing, Version start,
+                                  std::optional<Version> end_opt) {
   std::string ctx = "reading changes of " + listing.table_root;
   auto latest = listing.LatestVersion();
   if (!latest) return Status::NotFound("empty Delta log in " + listing.log_dir);
-  if (start.value() < 0) return Status::InvalidArgument("CDC start version must be >= 0, got " + start.ToString());
+  if (start.value() < 0)
+    return Status::InvalidArgument("CDC start version must be >= 0, got " + start.ToString());
   if (start > *latest) {
-    return Status::InvalidArgument("Provided Start version(" + start.ToString() +
-                                   ") for reading change data is invalid. Start version cannot be greater than "
-                                   "the latest version of the table(" + latest->ToString() + ").");
+    return Status::InvalidArgument(
+        "Provided Start version(" + start.ToString() +
+        ") for reading change data is invalid. Start version cannot be greater than "
+        "the latest version of the table(" +
+        latest->ToString() + ").");
   }
   Version end = end_opt.value_or(*latest);
   if (end < start) {
-    return Status::InvalidArgument("CDC range from start " + start.ToString() + " to end " + end.ToString() +
-                                   " was invalid. End cannot be before start.");
+    return Status::InvalidArgument("CDC range from start " + start.ToString() + " to end " +
+                                   end.ToString() + " was invalid. End cannot be before start.");
   }
   if (end > *latest) end = *latest;
 
@@ -57,7 +62,8 @@ Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn, 
   SLUICE_ASSIGN_OR_RETURN_CTX(LogSegment end_seg, BuildLogSegment(listing, end), ctx);
   SLUICE_ASSIGN_OR_RETURN_CTX(auto end_snap, LoadSnapshot(fs, conn, listing, end_seg), ctx);
 
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto timestamps, ListCommitTimestamps(fs, listing, &end_snap->metadata), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto timestamps,
+                              ListCommitTimestamps(fs, listing, &end_snap->metadata), ctx);
   std::map<Version, int64_t> ts_of;
   for (const CommitTimestamp& c : timestamps) ts_of[c.version] = c.timestamp_ms;
 
@@ -68,20 +74,24 @@ Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn, 
     Version version(v);
     auto commit = listing.commits.find(version);
     if (commit == listing.commits.end()) {
-      return Status::NotFound("cannot read change data of version " + version.ToString() + ": commit file " +
-                              fs::JoinPath(listing.log_dir, CommitFileName(version)) + " is missing (log cleaned up)");
+      return Status::NotFound(
+          "cannot read change data of version " + version.ToString() + ": commit file " +
+          fs::JoinPath(listing.log_dir, CommitFileName(version)) + " is missing (log cleaned up)");
     }
     SLUICE_ASSIGN_OR_RETURN(auto actions, ReadCommitActions(fs, commit->second.info.path));
     for (const Action& a : actions) {
       if (const auto* m = std::get_if<Metadata>(&a)) metadata = *m;
       if (const auto* p = std::get_if<Protocol>(&a)) protocol = *p;
     }
-    SLUICE_RETURN_NOT_OK_CTX(CheckReadSupported(protocol, metadata), ctx + " at version " + version.ToString());
-    if (!metadata.ConfigIsTrue("delta.enableChangeDataFeed")) return NotEnabled(start, end, version);
+    SLUICE_RETURN_NOT_OK_CTX(CheckReadSupported(protocol, metadata),
+                             ctx + " at version " + version.ToString());
+    if (!metadata.ConfigIsTrue("delta.enableChangeDataFeed"))
+      return NotEnabled(start, end, version);
     auto ts = ts_of.find(version);
     int64_t commit_ts = ts != ts_of.end() ? ts->second : commit->second.info.mtime_ms;
     std::string version_sql = "CAST(" + std::to_string(v) + " AS BIGINT)";
-    std::string ts_sql = "CAST(" + SqlString(FormatTimestampMicros(commit_ts * 1000)) + " AS TIMESTAMPTZ)";
+    std::string ts_sql =
+        "CAST(" + SqlString(FormatTimestampMicros(commit_ts * 1000)) + " AS TIMESTAMPTZ)";
     bool has_cdc = false;
     for (const Action& a : actions) has_cdc |= std::holds_alternative<AddCdcFile>(a);
     for (const Action& a : actions) {
@@ -107,7 +117,8 @@ Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn, 
       } else {
         continue;
       }
-      SLUICE_ASSIGN_OR_RETURN_CTX(std::string resolved, ResolveLogPath(listing.table_root, path), ctx);
+      SLUICE_ASSIGN_OR_RETURN_CTX(std::string resolved, ResolveLogPath(listing.table_root, path),
+                                  ctx);
       reads.push_back(FileToRead{resolved, pv, {change_type, version_sql, ts_sql}});
     }
   }

@@ -27,7 +27,8 @@ inline constexpr const char* kChangeTypeColumn = "_change_type";
 inline constexpr const char* kCommitVersionColumn = "_commit_version";
 inline constexpr const char* kCommitTimestampColumn = "_commit_timestamp";
 
-Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn, const LogListing& listing,
-                                  Version start, std::optional<Version> end);
+Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
+                                  const LogListing& listing, Version start,
+                                  std::optional<Version> end);
 
 }  // namespace sluice::delta

@@ -39,8 +39,8 @@ Result<int64_t> CheckpointInterval(const Metadata& metadata) {
   char* end = nullptr;
   long long n = std::strtoll(v->c_str(), &end, 10);
   if (end == v->c_str() || *end != '\0' || n <= 0) {
-    return Status::InvalidArgument("table property delta.checkpointInterval must be a positive integer, got '" + *v +
-                                   "'");
+    return Status::InvalidArgument(
+        "table property delta.checkpointInterval must be a positive integer, got '" + *v + "'");
   }
   return static_cast<int64_t>(n);
 }
@@ -57,8 +57,8 @@ bool ShouldCheckpoint(int64_t version, int64_t interval) {
   return version > 0 && interval > 0 && version % interval == 0;
 }
 
-Result<CheckpointInfo> WriteCheckpoint(engine::Connection* conn, fs::FileSystem* fs, const Snapshot& snapshot,
-                                       int64_t now_ms) {
+Result<CheckpointInfo> WriteCheckpoint(engine::Connection* conn, fs::FileSystem* fs,
+                                       const Snapshot& snapshot, int64_t now_ms) {
   const std::string log_dir = fs::JoinPath(snapshot.table_root, "_delta_log");
   const std::string path = fs::JoinPath(log_dir, CheckpointFileName(snapshot.version));
   const std::string ctx = "writing checkpoint " + path;
@@ -114,8 +114,9 @@ Result<CheckpointInfo> WriteCheckpoint(engine::Connection* conn, fs::FileSystem*
   last["size"] = info.num_actions;
   last["sizeInBytes"] = info.size_bytes;
   last["numOfAddFiles"] = info.num_add_files;
-  SLUICE_RETURN_NOT_OK_CTX(fs->AtomicReplace(fs::JoinPath(log_dir, "_last_checkpoint"), last.dump()),
-                           "writing _last_checkpoint of " + snapshot.table_root);
+  SLUICE_RETURN_NOT_OK_CTX(
+      fs->AtomicReplace(fs::JoinPath(log_dir, "_last_checkpoint"), last.dump()),
+      "writing _last_checkpoint of " + snapshot.table_root);
   return info;
 }
 

@@ -54,7 +54,7 @@ Result<int64_t> LogRetentionMs(const Metadata& metadata);
 bool ShouldCheckpoint(int64_t version, int64_t interval);
 
 // Writes the checkpoint of `snapshot` (see above) and updates _last_checkpoint.
-Result<CheckpointInfo> WriteCheckpoint(engine::Connection* conn, fs::FileSystem* fs, const Snapshot& snapshot,
-                                       int64_t now_ms);
+Result<CheckpointInfo> WriteCheckpoint(engine::Connection* conn, fs::FileSystem* fs,
+                                       const Snapshot& snapshot, int64_t now_ms);
 
 }  // namespace sluice::delta

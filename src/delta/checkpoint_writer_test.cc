@@ -11,12 +11,14 @@
 namespace sluice::delta {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::CountingFileSystem;
+using ::testing::HasSubstr;
 
 class CheckpointWriterTest : public testing::WriterTestBase {
  protected:
-  bool LogHas(const std::string& name) { return std::filesystem::exists(table_ + "/_delta_log/" + name); }
+  bool LogHas(const std::string& name) {
+    return std::filesystem::exists(table_ + "/_delta_log/" + name);
+  }
 };
 
 TEST_F(CheckpointWriterTest, EveryTenCommitsAndReaderUsesIt) {
@@ -26,16 +28,18 @@ TEST_F(CheckpointWriterTest, EveryTenCommitsAndReaderUsesIt) {
   for (int i = 0; i < 23; ++i) {
     opts.txn_app_id = "app";
     opts.txn_version = i;
-    auto r = w->Write(Sql("SELECT " + std::to_string(i) + " AS id, " + (i % 3 == 0 ? "NULL::VARCHAR" : "'p" + std::to_string(i % 3) + "'") +
-                          " AS p"),
-                      opts);
+    auto r =
+        w->Write(Sql("SELECT " + std::to_string(i) + " AS id, " +
+                     (i % 3 == 0 ? "NULL::VARCHAR" : "'p" + std::to_string(i % 3) + "'") + " AS p"),
+                 opts);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   EXPECT_TRUE(LogHas(CheckpointFileName(Version(10))));
   EXPECT_TRUE(LogHas(CheckpointFileName(Version(20))));
   EXPECT_FALSE(LogHas(CheckpointFileName(Version(0))));
   EXPECT_FALSE(LogHas(CheckpointFileName(Version(22))));
-  auto last = nlohmann::json::parse(*fs::LocalFileSystem()->ReadFile(table_ + "/_delta_log/_last_checkpoint"));
+  auto last = nlohmann::json::parse(
+      *fs::LocalFileSystem()->ReadFile(table_ + "/_delta_log/_last_checkpoint"));
   EXPECT_EQ(last["version"], 20);
   // protocol + metaData + 1 txn + 21 adds.
   EXPECT_EQ(last["size"], 24);
@@ -43,10 +47,12 @@ TEST_F(CheckpointWriterTest, EveryTenCommitsAndReaderUsesIt) {
 
   // DuckDB reads the checkpoint: one non-null action column per row.
   std::string cp = table_ + "/_delta_log/" + CheckpointFileName(Version(20));
-  auto counts = Sql("SELECT count(add), count(protocol), count(metaData), count(txn), count(remove), "
-                    "count(*) FILTER (WHERE (add IS NOT NULL)::INT + (protocol IS NOT NULL)::INT + "
-                    "(metaData IS NOT NULL)::INT + (txn IS NOT NULL)::INT + (remove IS NOT NULL)::INT <> 1) "
-                    "FROM read_parquet('" + Escape(cp) + "')");
+  auto counts =
+      Sql("SELECT count(add), count(protocol), count(metaData), count(txn), count(remove), "
+          "count(*) FILTER (WHERE (add IS NOT NULL)::INT + (protocol IS NOT NULL)::INT + "
+          "(metaData IS NOT NULL)::INT + (txn IS NOT NULL)::INT + (remove IS NOT NULL)::INT <> 1) "
+          "FROM read_parquet('" +
+          Escape(cp) + "')");
   EXPECT_EQ(testing::Rows(counts), std::vector<std::string>{"21|1|1|1|0|0"});
   auto pv = Sql("SELECT add.partitionValues['p'] FROM read_parquet('" + Escape(cp) +
                 "') WHERE add IS NOT NULL AND add.path LIKE '%HIVE_DEFAULT%' LIMIT 1");
@@ -62,7 +68,8 @@ TEST_F(CheckpointWriterTest, EveryTenCommitsAndReaderUsesIt) {
   ASSERT_TRUE((*snap)->segment.checkpoint.has_value());
   EXPECT_EQ((*snap)->segment.checkpoint->version, Version(20));
   for (const auto& [path, n] : counting->reads()) {
-    EXPECT_THAT(path, ::testing::Not(HasSubstr(CommitFileName(Version(20))))) << "read a commit before the checkpoint";
+    EXPECT_THAT(path, ::testing::Not(HasSubstr(CommitFileName(Version(20)))))
+        << "read a commit before the checkpoint";
     EXPECT_THAT(path, ::testing::Not(HasSubstr(CommitFileName(Version(5)))));
   }
   EXPECT_EQ((*snap)->TxnVersion("app"), std::optional<int64_t>(22));
@@ -116,10 +123,12 @@ TEST_F(CheckpointWriterTest, TombstonesWithinRetentionAndCustomInterval) {
   // Eight days later the tombstone has expired (default retention 1 week): the next
   // checkpoint (v6) leaves it out.
   now += 8LL * 24 * 3600 * 1000;
-  for (int i = 5; i <= 7; ++i) ASSERT_TRUE(w->Write(Sql("SELECT " + std::to_string(i) + " AS id")).ok());
+  for (int i = 5; i <= 7; ++i)
+    ASSERT_TRUE(w->Write(Sql("SELECT " + std::to_string(i) + " AS id")).ok());
   ASSERT_TRUE(LogHas(CheckpointFileName(Version(6))));
   std::string cp6 = table_ + "/_delta_log/" + CheckpointFileName(Version(6));
-  EXPECT_EQ(testing::Rows(Sql("SELECT count(add), count(remove) FROM read_parquet('" + Escape(cp6) + "')")),
+  EXPECT_EQ(testing::Rows(
+                Sql("SELECT count(add), count(remove) FROM read_parquet('" + Escape(cp6) + "')")),
             std::vector<std::string>{"6|0"});
   // Checkpointing a version that already has one keeps the existing file.
   auto twice = w->Checkpoint();
@@ -132,14 +141,16 @@ TEST_F(CheckpointWriterTest, TombstonesWithinRetentionAndCustomInterval) {
   EXPECT_FALSE(fresh->already_existed);
   EXPECT_EQ(fresh->version, 7);
   EXPECT_EQ(fresh->num_add_files, 7);
-  auto last = nlohmann::json::parse(*fs::LocalFileSystem()->ReadFile(table_ + "/_delta_log/_last_checkpoint"));
+  auto last = nlohmann::json::parse(
+      *fs::LocalFileSystem()->ReadFile(table_ + "/_delta_log/_last_checkpoint"));
   EXPECT_EQ(last["version"], 7);
   EXPECT_THAT(ReadRows(), ::testing::ElementsAre("2", "3", "4", "5", "6", "7", "8"));
 }
 
 TEST_F(CheckpointWriterTest, LogCleanupKeepsTheTableReadable) {
   auto w = Writer();
-  for (int i = 0; i < 25; ++i) ASSERT_TRUE(w->Write(Sql("SELECT " + std::to_string(i) + " AS id")).ok());
+  for (int i = 0; i < 25; ++i)
+    ASSERT_TRUE(w->Write(Sql("SELECT " + std::to_string(i) + " AS id")).ok());
   // Nothing is old yet: cleanup deletes nothing.
   auto none = w->CleanupLogs();
   ASSERT_TRUE(none.ok()) << none.status().ToString();
@@ -147,7 +158,9 @@ TEST_F(CheckpointWriterTest, LogCleanupKeepsTheTableReadable) {
   // Commits 0..15 are 40 days old.
   int64_t old = NowMillis() - 40LL * 24 * 3600 * 1000;
   for (int v = 0; v <= 15; ++v) {
-    ASSERT_TRUE(fs::LocalFileSystem()->SetModificationTime(table_ + "/_delta_log/" + CommitFileName(Version(v)), old).ok());
+    ASSERT_TRUE(fs::LocalFileSystem()
+                    ->SetModificationTime(table_ + "/_delta_log/" + CommitFileName(Version(v)), old)
+                    .ok());
   }
   auto cleaned = w->CleanupLogs();
   ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
@@ -171,9 +184,12 @@ TEST_F(CheckpointWriterTest, LogCleanupKeepsTheTableReadable) {
   auto w2 = Writer();
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(w2->Write(Sql("SELECT 1 AS id")).ok());
   for (int v = 0; v < 5; ++v) {
-    ASSERT_TRUE(fs::LocalFileSystem()->SetModificationTime(table_ + "/_delta_log/" + CommitFileName(Version(v)), old).ok());
+    ASSERT_TRUE(fs::LocalFileSystem()
+                    ->SetModificationTime(table_ + "/_delta_log/" + CommitFileName(Version(v)), old)
+                    .ok());
   }
-  auto kept = CleanupExpiredLogs(fs::LocalFileSystem().get(), table_, kDefaultLogRetentionMs, NowMillis());
+  auto kept =
+      CleanupExpiredLogs(fs::LocalFileSystem().get(), table_, kDefaultLogRetentionMs, NowMillis());
   ASSERT_TRUE(kept.ok());
   EXPECT_EQ(kept->files_deleted, 0);
 }

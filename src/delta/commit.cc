@@ -55,7 +55,8 @@ std::optional<Version> Transaction::read_version() const {
   return read_snapshot_->version;
 }
 
-void Transaction::SetOperation(std::string operation, std::map<std::string, std::string> parameters_json) {
+void Transaction::SetOperation(std::string operation,
+                               std::map<std::string, std::string> parameters_json) {
   operation_ = std::move(operation);
   parameters_ = std::move(parameters_json);
 }
@@ -115,20 +116,24 @@ Result<CommitResult> Transaction::Commit() {
   for (const Action& a : actions_) {
     if (const auto* t = std::get_if<SetTransaction>(&a)) {
       if (!app_ids.insert(t->app_id).second) {
-        return Status::InvalidArgument(ctx + ": two txn actions for appId '" + t->app_id + "' in one commit");
+        return Status::InvalidArgument(ctx + ": two txn actions for appId '" + t->app_id +
+                                       "' in one commit");
       }
     }
     if (std::holds_alternative<Metadata>(a)) ++metadata_count;
     if (std::holds_alternative<Protocol>(a)) ++protocol_count;
     if (std::holds_alternative<CommitInfo>(a)) {
-      return Status::InvalidArgument(ctx + ": commitInfo is built by the transaction, do not add one");
+      return Status::InvalidArgument(ctx +
+                                     ": commitInfo is built by the transaction, do not add one");
     }
   }
   if (metadata_count > 1 || protocol_count > 1) {
-    return Status::InvalidArgument(ctx + ": at most one metaData and one protocol action per commit");
+    return Status::InvalidArgument(ctx +
+                                   ": at most one metaData and one protocol action per commit");
   }
   if (!read_snapshot_ && (metadata_count != 1 || protocol_count != 1)) {
-    return Status::InvalidArgument(ctx + ": the first commit of a table needs protocol and metaData actions");
+    return Status::InvalidArgument(
+        ctx + ": the first commit of a table needs protocol and metaData actions");
   }
 
   PendingTransaction pending;
@@ -168,7 +173,8 @@ Result<CommitResult> Transaction::Commit() {
       result.version = version;
       result.attempts = attempt;
       // The commit is durable: a failure to build the new snapshot only leaves it null.
-      auto snap = SnapshotAfter(version, winners, commit, static_cast<int64_t>(contents.size()), now);
+      auto snap =
+          SnapshotAfter(version, winners, commit, static_cast<int64_t>(contents.size()), now);
       if (snap.ok()) result.snapshot = *snap;
       return result;
     }
@@ -182,16 +188,18 @@ Result<CommitResult> Transaction::Commit() {
         return actions.status().WithContext(ctx);
       }
       if (!read_snapshot_ && version == Version(0)) {
-        return Status::Conflict("Delta table " + table_root_ + " was created concurrently (commit 0 exists)");
+        return Status::Conflict("Delta table " + table_root_ +
+                                " was created concurrently (commit 0 exists)");
       }
       SLUICE_RETURN_NOT_OK(CheckConflict(pending, *actions, version, table_root_));
       winners.emplace_back(version, std::move(*actions));
       version = version.Next();
     }
     if (attempt >= max_attempts) {
-      return Status::Conflict("gave up " + ctx + " after " + std::to_string(attempt) +
-                              " attempts: every attempt lost the race to a concurrent commit (last tried version " +
-                              version.Prev().ToString() + ")");
+      return Status::Conflict(
+          "gave up " + ctx + " after " + std::to_string(attempt) +
+          " attempts: every attempt lost the race to a concurrent commit (last tried version " +
+          version.Prev().ToString() + ")");
     }
     std::this_thread::sleep_for(std::chrono::microseconds(Backoff(options_, attempt)));
   }

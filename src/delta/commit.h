@@ -38,7 +38,8 @@ namespace sluice::delta {
 struct CommitOptions {
   // Commit attempts before giving up with Conflict (>= 1).
   int max_attempts = 1000;
-  // Backoff after a lost race: initial * 2^(n-1), capped at max, times a random factor in [0.5, 1.5).
+  // Backoff after a lost race: initial * 2^(n-1), capped at max, times a random factor in
+  // [0.5, 1.5).
   int64_t initial_backoff_ms = 1;
   int64_t max_backoff_ms = 100;
   // fsync the commit file (fs::WriteOptions::sync).

@@ -10,8 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "delta/conflict_checker.h"
 #include "delta/append_race_util.h"
+#include "delta/conflict_checker.h"
 #include "delta/writer_test_util.h"
 #include "fs/fault_injection_file_system.h"
 
@@ -57,7 +57,8 @@ TEST(ConflictCheckerTest, MetadataAndProtocolChangesConflict) {
   EXPECT_TRUE(st.IsConflict());
   EXPECT_THAT(st.message(), HasSubstr("MetadataChanged"));
   EXPECT_THAT(st.message(), HasSubstr("commit 7 (SET TBLPROPERTIES)"));
-  EXPECT_THAT(CheckConflict(ours, {Protocol{}}, Version(7), "/t").message(), HasSubstr("ProtocolChanged"));
+  EXPECT_THAT(CheckConflict(ours, {Protocol{}}, Version(7), "/t").message(),
+              HasSubstr("ProtocolChanged"));
 }
 
 TEST(ConflictCheckerTest, ConcurrentDeleteOfReadOrRemovedFile) {
@@ -78,14 +79,16 @@ TEST(ConflictCheckerTest, AppendIntoReadPartition) {
   PendingTransaction ours;
   ours.read.partitions = {{{"p", "1"}}};
   ours.blind_append = false;
-  Status st = CheckConflict(ours, {Info("WRITE"), Add("p=1/a.parquet", {{"p", "1"}})}, Version(2), "/t");
+  Status st =
+      CheckConflict(ours, {Info("WRITE"), Add("p=1/a.parquet", {{"p", "1"}})}, Version(2), "/t");
   EXPECT_TRUE(st.IsConflict());
   EXPECT_THAT(st.message(), HasSubstr("ConcurrentAppend"));
   EXPECT_THAT(st.message(), HasSubstr("{p=1}"));
   EXPECT_TRUE(CheckConflict(ours, {Add("p=2/a.parquet", {{"p", "2"}})}, Version(2), "/t").ok());
   // Null partitions compare equal to null.
   ours.read.partitions = {{{"p", std::nullopt}}};
-  EXPECT_TRUE(CheckConflict(ours, {Add("x", {{"p", std::nullopt}})}, Version(2), "/t").IsConflict());
+  EXPECT_TRUE(
+      CheckConflict(ours, {Add("x", {{"p", std::nullopt}})}, Version(2), "/t").IsConflict());
   // The same append into a partition we read is fine when we are a blind append.
   ours.blind_append = true;
   ours.read = {};
@@ -105,7 +108,7 @@ class CommitTest : public testing::WriterTestBase {
   // A rewrite of every file of the table (an UPDATE/DELETE by copy-on-write): reads and removes
   // them, adds `rows` as new files.
   Result<std::unique_ptr<Transaction>> Rewrite(DeltaTableWriter* w, const std::string& rows_sql,
-                                                const std::string& op) {
+                                               const std::string& op) {
     SLUICE_ASSIGN_OR_RETURN(auto txn, w->StartTransaction());
     txn->ReadWholeTable();
     for (const AddFile& f : txn->read_snapshot()->files) {
@@ -180,11 +183,13 @@ TEST_F(CommitTest, RacingRewritesInThreadsExactlyOneWins) {
     Status su, sd;
     std::atomic<bool> go{false};
     std::thread a([&] {
-      while (!go) {}
+      while (!go) {
+      }
       su = wu->Commit(update->get()).status();
     });
     std::thread b([&] {
-      while (!go) {}
+      while (!go) {
+      }
       sd = wd->Commit(del->get()).status();
     });
     go = true;

@@ -28,7 +28,7 @@ namespace sluice::delta {
 
 // What a transaction read from its snapshot (its read predicate, coarsely).
 struct ReadSet {
-  bool whole_table = false;                // e.g. an unpartitioned UPDATE, an overwrite
+  bool whole_table = false;                 // e.g. an unpartitioned UPDATE, an overwrite
   std::vector<PartitionValues> partitions;  // partitions read (compared on their values)
   std::set<std::string> files;              // log paths of files read
 
@@ -51,8 +51,8 @@ void SummarizeActions(const std::vector<Action>& actions, PendingTransaction* tx
 // otherwise Conflict naming the kind, the winning version and operation, and the file or
 // partition that clashed, e.g. "ConcurrentDeleteReadException: commit 7 (DELETE) of /t removed
 // file 'part-0...parquet' that this transaction read. Retry the operation.".
-Status CheckConflict(const PendingTransaction& txn, const std::vector<Action>& winner, Version winner_version,
-                     const std::string& table_root);
+Status CheckConflict(const PendingTransaction& txn, const std::vector<Action>& winner,
+                     Version winner_version, const std::string& table_root);
 
 // "{a=1, b=null}" for messages.
 std::string FormatPartition(const PartitionValues& values);

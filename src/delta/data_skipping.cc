@@ -16,14 +16,22 @@ namespace {
 
 const char* OpSql(CompareOp op) {
   switch (op) {
-    case CompareOp::kEq: return "=";
-    case CompareOp::kNe: return "<>";
-    case CompareOp::kLt: return "<";
-    case CompareOp::kLe: return "<=";
-    case CompareOp::kGt: return ">";
-    case CompareOp::kGe: return ">=";
-    case CompareOp::kIsNull: return "IS NULL";
-    case CompareOp::kIsNotNull: return "IS NOT NULL";
+    case CompareOp::kEq:
+      return "=";
+    case CompareOp::kNe:
+      return "<>";
+    case CompareOp::kLt:
+      return "<";
+    case CompareOp::kLe:
+      return "<=";
+    case CompareOp::kGt:
+      return ">";
+    case CompareOp::kGe:
+      return ">=";
+    case CompareOp::kIsNull:
+      return "IS NULL";
+    case CompareOp::kIsNotNull:
+      return "IS NOT NULL";
   }
   return "=";
 }
@@ -31,7 +39,9 @@ const char* OpSql(CompareOp op) {
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
   }
   return true;
 }
@@ -56,20 +66,28 @@ std::optional<Comparable> StatValue(const json* v, const engine::DataType& type)
 }
 
 // Exact evaluation of one predicate on a single (partition) value; nullopt value = NULL.
-bool EvalOnValue(const ColumnPredicate& p, const std::optional<Comparable>& value, const Comparable& lit) {
+bool EvalOnValue(const ColumnPredicate& p, const std::optional<Comparable>& value,
+                 const Comparable& lit) {
   if (p.op == CompareOp::kIsNull) return !value.has_value();
   if (p.op == CompareOp::kIsNotNull) return value.has_value();
   if (!value) return false;  // comparisons with NULL are never true
   auto c = CompareValues(*value, lit);
   if (!c) return true;  // cannot decide: keep
   switch (p.op) {
-    case CompareOp::kEq: return *c == 0;
-    case CompareOp::kNe: return *c != 0;
-    case CompareOp::kLt: return *c < 0;
-    case CompareOp::kLe: return *c <= 0;
-    case CompareOp::kGt: return *c > 0;
-    case CompareOp::kGe: return *c >= 0;
-    default: return true;
+    case CompareOp::kEq:
+      return *c == 0;
+    case CompareOp::kNe:
+      return *c != 0;
+    case CompareOp::kLt:
+      return *c < 0;
+    case CompareOp::kLe:
+      return *c <= 0;
+    case CompareOp::kGt:
+      return *c > 0;
+    case CompareOp::kGe:
+      return *c >= 0;
+    default:
+      return true;
   }
 }
 
@@ -80,7 +98,8 @@ Result<std::string> FilterToSql(const ScanFilter& filter, const engine::Schema& 
   std::string sql;
   for (const ColumnPredicate& p : filter.conjuncts) {
     const engine::Field* f = FindField(schema, p.column);
-    if (f == nullptr) return Status::InvalidArgument("filter column '" + p.column + "' is not in the table schema");
+    if (f == nullptr)
+      return Status::InvalidArgument("filter column '" + p.column + "' is not in the table schema");
     if (!sql.empty()) sql += " AND ";
     std::string col = SqlIdent(f->name);
     if (p.op == CompareOp::kIsNull || p.op == CompareOp::kIsNotNull) {
@@ -100,7 +119,8 @@ Result<std::string> FilterToSql(const ScanFilter& filter, const engine::Schema& 
   return sql;
 }
 
-Result<bool> FileMayMatch(const AddFile& file, const ScanFilter& filter, const engine::Schema& schema,
+Result<bool> FileMayMatch(const AddFile& file, const ScanFilter& filter,
+                          const engine::Schema& schema,
                           const std::vector<std::string>& partition_columns) {
   json stats;
   bool have_stats = false;
@@ -110,16 +130,19 @@ Result<bool> FileMayMatch(const AddFile& file, const ScanFilter& filter, const e
   }
   for (const ColumnPredicate& p : filter.conjuncts) {
     const engine::Field* f = FindField(schema, p.column);
-    if (f == nullptr) return Status::InvalidArgument("filter column '" + p.column + "' is not in the table schema");
+    if (f == nullptr)
+      return Status::InvalidArgument("filter column '" + p.column + "' is not in the table schema");
     bool needs_literal = p.op != CompareOp::kIsNull && p.op != CompareOp::kIsNotNull;
     Comparable lit;
     if (needs_literal) {
       if (!p.literal) return Status::InvalidArgument("filter on '" + p.column + "' has no literal");
-      SLUICE_ASSIGN_OR_RETURN_CTX(lit, ParseComparable(*p.literal, f->type), "filter on '" + p.column + "'");
+      SLUICE_ASSIGN_OR_RETURN_CTX(lit, ParseComparable(*p.literal, f->type),
+                                  "filter on '" + p.column + "'");
       if (std::holds_alternative<std::monostate>(lit)) continue;
     }
-    bool is_partition = std::any_of(partition_columns.begin(), partition_columns.end(),
-                                    [&](const std::string& c) { return EqualsIgnoreCase(c, f->name); });
+    bool is_partition =
+        std::any_of(partition_columns.begin(), partition_columns.end(),
+                    [&](const std::string& c) { return EqualsIgnoreCase(c, f->name); });
     if (is_partition) {
       std::optional<Comparable> value;
       for (const auto& [k, v] : file.partition_values) {
@@ -153,8 +176,10 @@ Result<bool> FileMayMatch(const AddFile& file, const ScanFilter& filter, const e
     if (all_null) return false;  // comparisons with NULL are never true
     const json* mins = StatsField(stats, "minValues");
     const json* maxs = StatsField(stats, "maxValues");
-    std::optional<Comparable> min = mins ? StatValue(StatsField(*mins, f->name), f->type) : std::nullopt;
-    std::optional<Comparable> max = maxs ? StatValue(StatsField(*maxs, f->name), f->type) : std::nullopt;
+    std::optional<Comparable> min =
+        mins ? StatValue(StatsField(*mins, f->name), f->type) : std::nullopt;
+    std::optional<Comparable> max =
+        maxs ? StatValue(StatsField(*maxs, f->name), f->type) : std::nullopt;
     // Timestamps in stats are truncated to milliseconds: widen the max by 1ms.
     if (max && std::holds_alternative<int64_t>(*max) &&
         (f->type.id == engine::TypeId::kTimestampTz || f->type.id == engine::TypeId::kTimestamp)) {

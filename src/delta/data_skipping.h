@@ -20,9 +20,10 @@ namespace sluice::delta {
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe, kIsNull, kIsNotNull };
 
 struct ColumnPredicate {
-  std::string column;                  // top-level column name (case-insensitive match)
+  std::string column;  // top-level column name (case-insensitive match)
   CompareOp op = CompareOp::kEq;
-  std::optional<std::string> literal;  // text of the value, e.g. "42", "abc", "2024-01-01"; unused for IS [NOT] NULL
+  std::optional<std::string>
+      literal;  // text of the value, e.g. "42", "abc", "2024-01-01"; unused for IS [NOT] NULL
 };
 
 // AND of all conjuncts; empty = all rows.
@@ -35,7 +36,8 @@ struct ScanFilter {
 Result<std::string> FilterToSql(const ScanFilter& filter, const engine::Schema& schema);
 
 // False when `file` cannot hold a row matching `filter`.
-Result<bool> FileMayMatch(const AddFile& file, const ScanFilter& filter, const engine::Schema& schema,
+Result<bool> FileMayMatch(const AddFile& file, const ScanFilter& filter,
+                          const engine::Schema& schema,
                           const std::vector<std::string>& partition_columns);
 
 }  // namespace sluice::delta

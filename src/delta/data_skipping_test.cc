@@ -9,12 +9,11 @@ namespace sluice::delta {
 namespace {
 
 engine::Schema TestSchema() {
-  return ParseSchemaString(
-             R"({"type":"struct","fields":[)"
-             R"({"name":"id","type":"long","nullable":true,"metadata":{}},)"
-             R"({"name":"name","type":"string","nullable":true,"metadata":{}},)"
-             R"({"name":"ts","type":"timestamp","nullable":true,"metadata":{}},)"
-             R"({"name":"part","type":"date","nullable":true,"metadata":{}}]})")
+  return ParseSchemaString(R"({"type":"struct","fields":[)"
+                           R"({"name":"id","type":"long","nullable":true,"metadata":{}},)"
+                           R"({"name":"name","type":"string","nullable":true,"metadata":{}},)"
+                           R"({"name":"ts","type":"timestamp","nullable":true,"metadata":{}},)"
+                           R"({"name":"part","type":"date","nullable":true,"metadata":{}}]})")
       ->fields;
 }
 
@@ -84,11 +83,14 @@ TEST(DataSkippingTest, PartitionValues) {
 }
 
 TEST(DataSkippingTest, FilterSql) {
-  auto sql = FilterToSql(ScanFilter{{{"id", CompareOp::kGe, "3"}, {"name", CompareOp::kIsNull, std::nullopt}}},
-                         TestSchema());
+  auto sql = FilterToSql(
+      ScanFilter{{{"id", CompareOp::kGe, "3"}, {"name", CompareOp::kIsNull, std::nullopt}}},
+      TestSchema());
   ASSERT_TRUE(sql.ok());
   EXPECT_EQ(*sql, "(\"id\" >= CAST('3' AS BIGINT)) AND (\"name\" IS NULL)");
-  EXPECT_TRUE(FilterToSql(ScanFilter{{{"nope", CompareOp::kEq, "1"}}}, TestSchema()).status().IsInvalidArgument());
+  EXPECT_TRUE(FilterToSql(ScanFilter{{{"nope", CompareOp::kEq, "1"}}}, TestSchema())
+                  .status()
+                  .IsInvalidArgument());
   EXPECT_EQ(*FilterToSql(ScanFilter{}, TestSchema()), "TRUE");
 }
 

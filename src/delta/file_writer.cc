@@ -12,7 +12,8 @@ namespace sluice::delta {
 namespace {
 
 // The log's text for a partition value rendered by CAST(... AS VARCHAR) in UTC.
-std::optional<std::string> PartitionText(const engine::DataType& type, std::optional<std::string> v) {
+std::optional<std::string> PartitionText(const engine::DataType& type,
+                                         std::optional<std::string> v) {
   if (!v || v->empty()) return std::nullopt;
   if (type.id == engine::TypeId::kTimestampTz) {
     // "2024-01-02 03:04:05.123+00" -> ISO-8601 "2024-01-02T03:04:05.123000Z".
@@ -31,9 +32,11 @@ std::optional<std::string> PartitionText(const engine::DataType& type, std::opti
 
 }  // namespace
 
-Result<AddFile> WriteOneDataFile(engine::Connection* conn, fs::FileSystem* fs, const std::string& table_root,
-                                 const std::string& relative_dir, int file_index, const engine::Batch& batch,
-                                 const engine::Schema& file_schema, const PartitionValues& partition_values,
+Result<AddFile> WriteOneDataFile(engine::Connection* conn, fs::FileSystem* fs,
+                                 const std::string& table_root, const std::string& relative_dir,
+                                 int file_index, const engine::Batch& batch,
+                                 const engine::Schema& file_schema,
+                                 const PartitionValues& partition_values,
                                  const DataFileOptions& options) {
   std::string name = DataFileName(file_index, NewUuid(), options.compression);
   std::string rel = relative_dir.empty() ? name : relative_dir + "/" + name;
@@ -75,7 +78,8 @@ Result<AddFile> WriteOneDataFile(engine::Connection* conn, fs::FileSystem* fs, c
 }
 
 Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSystem* fs,
-                                            const std::string& table_root, const engine::Batch& data,
+                                            const std::string& table_root,
+                                            const engine::Batch& data,
                                             const engine::Schema& table_schema,
                                             const std::vector<std::string>& partition_columns,
                                             const DataFileOptions& options) {
@@ -89,13 +93,13 @@ Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSy
     return st.WithContext("writing data files of Delta table " + table_root);
   };
   int index = 0;
-  auto write_sliced = [&](const engine::Batch& b, const std::string& dir, const engine::Schema& file_schema,
-                          const PartitionValues& pv) -> Status {
+  auto write_sliced = [&](const engine::Batch& b, const std::string& dir,
+                          const engine::Schema& file_schema, const PartitionValues& pv) -> Status {
     int64_t step = options.max_rows_per_file > 0 ? options.max_rows_per_file : b.num_rows();
     for (int64_t off = 0; off < b.num_rows(); off += step) {
       engine::Batch slice = (off == 0 && step >= b.num_rows()) ? b : b.Slice(off, step);
-      SLUICE_ASSIGN_OR_RETURN(AddFile add,
-                              WriteOneDataFile(conn, fs, table_root, dir, index++, slice, file_schema, pv, options));
+      SLUICE_ASSIGN_OR_RETURN(AddFile add, WriteOneDataFile(conn, fs, table_root, dir, index++,
+                                                            slice, file_schema, pv, options));
       adds.push_back(std::move(add));
     }
     return Status::OK();
@@ -144,14 +148,16 @@ Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSy
   for (size_t c = 0; c < partition_columns.size(); ++c) {
     order += (c > 0 ? ", " : "") + std::to_string(c + 1) + " ASC NULLS LAST";
   }
-  auto groups = conn->Query("SELECT " + keys + ", count(*) FROM " + SqlIdent(view) + " GROUP BY ALL ORDER BY " + order);
+  auto groups = conn->Query("SELECT " + keys + ", count(*) FROM " + SqlIdent(view) +
+                            " GROUP BY ALL ORDER BY " + order);
   if (!groups.ok()) return fail(groups.status());
   std::string sort_keys;
   for (const std::string& p : partition_columns) {
     if (!sort_keys.empty()) sort_keys += ", ";
     sort_keys += "CAST(" + SqlIdent(p) + " AS VARCHAR) ASC NULLS LAST";
   }
-  auto sorted = conn->Query("SELECT " + data_cols + " FROM " + SqlIdent(view) + " ORDER BY " + sort_keys);
+  auto sorted =
+      conn->Query("SELECT " + data_cols + " FROM " + SqlIdent(view) + " ORDER BY " + sort_keys);
   if (!sorted.ok()) return fail(sorted.status());
   const size_t count_col = partition_columns.size();
   int64_t offset = 0;

@@ -38,7 +38,8 @@ struct DataFileOptions {
 // Returns the add actions (empty for no rows). Partitioned writes register `data` on `conn`
 // under a temporary name for the duration of the call.
 Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSystem* fs,
-                                            const std::string& table_root, const engine::Batch& data,
+                                            const std::string& table_root,
+                                            const engine::Batch& data,
                                             const engine::Schema& table_schema,
                                             const std::vector<std::string>& partition_columns,
                                             const DataFileOptions& options);
@@ -46,9 +47,11 @@ Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSy
 // Writes `batch` (columns exactly `file_schema`, no partition columns) as one data file at
 // `<table_root>/<relative_dir>/part-...parquet` and returns its add action with
 // `partition_values`. Used by WriteDataFiles.
-Result<AddFile> WriteOneDataFile(engine::Connection* conn, fs::FileSystem* fs, const std::string& table_root,
-                                 const std::string& relative_dir, int file_index, const engine::Batch& batch,
-                                 const engine::Schema& file_schema, const PartitionValues& partition_values,
+Result<AddFile> WriteOneDataFile(engine::Connection* conn, fs::FileSystem* fs,
+                                 const std::string& table_root, const std::string& relative_dir,
+                                 int file_index, const engine::Batch& batch,
+                                 const engine::Schema& file_schema,
+                                 const PartitionValues& partition_values,
                                  const DataFileOptions& options);
 
 }  // namespace sluice::delta

@@ -17,10 +17,10 @@
 namespace sluice::delta {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::CopyFixture;
+using ::testing::ElementsAre;
 using testing::Fixture;
+using ::testing::HasSubstr;
 using testing::Rows;
 using testing::Sorted;
 using testing::TempDir;
@@ -74,13 +74,15 @@ class FixtureTest : public ::testing::Test {
     if (!snap.ok()) return {};
     return ScanRows(t, **snap, cols);
   }
-  std::vector<std::string> ScanRows(DeltaTable* t, const Snapshot& snap, const std::vector<std::string>& cols = {}) {
+  std::vector<std::string> ScanRows(DeltaTable* t, const Snapshot& snap,
+                                    const std::vector<std::string>& cols = {}) {
     auto b = t->Scan(snap);
     EXPECT_TRUE(b.ok()) << b.status().ToString();
     if (!b.ok()) return {};
     return Rows(*b, cols);
   }
-  std::vector<std::string> VersionRows(DeltaTable* t, int64_t v, const std::vector<std::string>& cols = {}) {
+  std::vector<std::string> VersionRows(DeltaTable* t, int64_t v,
+                                       const std::vector<std::string>& cols = {}) {
     auto snap = t->SnapshotAt(Version(v));
     EXPECT_TRUE(snap.ok()) << snap.status().ToString();
     if (!snap.ok()) return {};
@@ -105,23 +107,50 @@ engine::Engine* FixtureTest::engine_ = nullptr;
 // Every fixture directory has a test below; a new fixture without one fails here.
 TEST_F(FixtureTest, EveryFixtureIsCovered) {
   const std::set<std::string> covered = {
-      "golden/125-iterator-bug", "golden/basic-with-inserts-deletes-checkpoint",
-      "golden/basic-with-inserts-overwrite-restore", "golden/basic-with-inserts-updates", "golden/checkpoint",
-      "golden/commit-info-containing-arbitrary-operationParams-types", "golden/corrupted-last-checkpoint-kernel",
-      "golden/data-reader-escaped-chars", "golden/data-reader-partition-values", "golden/data-reader-primitives",
-      "golden/data-skipping-basic-stats-all-types", "golden/delete-re-add-same-file-different-transactions",
-      "golden/deltalog-getChanges", "golden/deltalog-invalid-protocol-version",
-      "golden/dv-partitioned-with-checkpoint", "golden/kernel-basic-with-checkpoint",
-      "golden/kernel-timestamp-INT96", "golden/kernel-timestamp-partition-col-ISO8601",
-      "golden/log-replay-dv-key-cases", "golden/multi-part-checkpoint", "golden/only-checkpoint-files",
-      "golden/snapshot-data0", "golden/snapshot-data2", "golden/snapshot-data2-deleted",
-      "golden/snapshot-repartitioned", "golden/snapshot-vacuumed", "golden/spark-delta-0.1.0",
-      "golden/spark-transaction_log_schema_evolvability", "golden/table-with-columnmapping-mode-name",
-      "golden/time-travel-partition-changes-b", "golden/time-travel-schema-changes-b",
-      "golden/time-travel-start-start20-start40", "golden/v2-checkpoint-json", "golden/versions-not-contiguous",
-      "deltars/cdf-table", "deltars/checkpoints", "deltars/checkpoints_vacuumed", "deltars/delta-0.2.0",
-      "deltars/delta-0.8.0-partitioned", "deltars/simple_table", "deltars/simple_table_features",
-      "deltars/simple_table_with_cdc", "deltars/simple_table_with_checkpoint", "deltars/table-with-dv-small",
+      "golden/125-iterator-bug",
+      "golden/basic-with-inserts-deletes-checkpoint",
+      "golden/basic-with-inserts-overwrite-restore",
+      "golden/basic-with-inserts-updates",
+      "golden/checkpoint",
+      "golden/commit-info-containing-arbitrary-operationParams-types",
+      "golden/corrupted-last-checkpoint-kernel",
+      "golden/data-reader-escaped-chars",
+      "golden/data-reader-partition-values",
+      "golden/data-reader-primitives",
+      "golden/data-skipping-basic-stats-all-types",
+      "golden/delete-re-add-same-file-different-transactions",
+      "golden/deltalog-getChanges",
+      "golden/deltalog-invalid-protocol-version",
+      "golden/dv-partitioned-with-checkpoint",
+      "golden/kernel-basic-with-checkpoint",
+      "golden/kernel-timestamp-INT96",
+      "golden/kernel-timestamp-partition-col-ISO8601",
+      "golden/log-replay-dv-key-cases",
+      "golden/multi-part-checkpoint",
+      "golden/only-checkpoint-files",
+      "golden/snapshot-data0",
+      "golden/snapshot-data2",
+      "golden/snapshot-data2-deleted",
+      "golden/snapshot-repartitioned",
+      "golden/snapshot-vacuumed",
+      "golden/spark-delta-0.1.0",
+      "golden/spark-transaction_log_schema_evolvability",
+      "golden/table-with-columnmapping-mode-name",
+      "golden/time-travel-partition-changes-b",
+      "golden/time-travel-schema-changes-b",
+      "golden/time-travel-start-start20-start40",
+      "golden/v2-checkpoint-json",
+      "golden/versions-not-contiguous",
+      "deltars/cdf-table",
+      "deltars/checkpoints",
+      "deltars/checkpoints_vacuumed",
+      "deltars/delta-0.2.0",
+      "deltars/delta-0.8.0-partitioned",
+      "deltars/simple_table",
+      "deltars/simple_table_features",
+      "deltars/simple_table_with_cdc",
+      "deltars/simple_table_with_checkpoint",
+      "deltars/table-with-dv-small",
       "deltars/table_failed_last_checkpoint_update"};
   int seen = 0;
   for (const char* group : {"golden", "deltars"}) {
@@ -144,7 +173,8 @@ TEST_F(FixtureTest, SnapshotData0) {
   EXPECT_EQ(snap->version, Version(0));
   EXPECT_EQ(snap->files.size(), 2u);
   std::vector<std::string> expected;
-  for (int i = 0; i < 10; ++i) expected.push_back(std::to_string(i) + "|data-0-" + std::to_string(i));
+  for (int i = 0; i < 10; ++i)
+    expected.push_back(std::to_string(i) + "|data-0-" + std::to_string(i));
   EXPECT_EQ(LatestRows(t.get()), Sorted(expected));
   // Live files are exactly the parquet files in the directory.
   std::vector<std::string> on_disk;
@@ -161,7 +191,8 @@ TEST_F(FixtureTest, SnapshotData2) {
   EXPECT_EQ(snap->version, Version(2));
   EXPECT_EQ(snap->tombstones.size(), 4u);
   std::vector<std::string> expected;
-  for (int i = 0; i < 10; ++i) expected.push_back(std::to_string(i) + "|data-2-" + std::to_string(i));
+  for (int i = 0; i < 10; ++i)
+    expected.push_back(std::to_string(i) + "|data-2-" + std::to_string(i));
   EXPECT_EQ(LatestRows(t.get()), Sorted(expected));
 }
 
@@ -216,7 +247,8 @@ TEST_F(FixtureTest, BasicWithInsertsUpdates) {
   auto t = OpenFixture("golden/basic-with-inserts-updates");
   ASSERT_TRUE(t);
   std::vector<std::string> expected;
-  for (int i = 0; i < 100; ++i) expected.push_back(std::to_string(i) + "|" + (i < 50 ? "N/A" : "val=" + std::to_string(i)));
+  for (int i = 0; i < 100; ++i)
+    expected.push_back(std::to_string(i) + "|" + (i < 50 ? "N/A" : "val=" + std::to_string(i)));
   EXPECT_EQ(LatestRows(t.get(), {"id", "str"}), Sorted(expected));
 }
 
@@ -269,16 +301,16 @@ TEST_F(FixtureTest, DataReaderPrimitives) {
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->num_rows(), 11);
   EXPECT_THAT(testing::ColumnNames(*b),
-              ElementsAre("as_int", "as_long", "as_byte", "as_short", "as_boolean", "as_float", "as_double",
-                          "as_string", "as_binary", "as_big_decimal"));
+              ElementsAre("as_int", "as_long", "as_byte", "as_short", "as_boolean", "as_float",
+                          "as_double", "as_string", "as_binary", "as_big_decimal"));
   std::vector<std::string> expected = {"NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL"};
   for (int i = 0; i < 10; ++i) {
     std::string s = std::to_string(i);
-    expected.push_back(s + "|" + s + "|" + s + "|" + s + "|" + (i % 2 == 0 ? "true" : "false") + "|" + s + ".0|" +
-                       s + ".0|" + s + "|" + s);
+    expected.push_back(s + "|" + s + "|" + s + "|" + s + "|" + (i % 2 == 0 ? "true" : "false") +
+                       "|" + s + ".0|" + s + ".0|" + s + "|" + s);
   }
-  EXPECT_EQ(Rows(*b, {"as_int", "as_long", "as_byte", "as_short", "as_boolean", "as_float", "as_double", "as_string",
-                      "as_big_decimal"}),
+  EXPECT_EQ(Rows(*b, {"as_int", "as_long", "as_byte", "as_short", "as_boolean", "as_float",
+                      "as_double", "as_string", "as_big_decimal"}),
             Sorted(expected));
   // binary [i, i]
   auto bin = Rows(*b, {"as_int", "as_binary"});
@@ -292,8 +324,9 @@ TEST_F(FixtureTest, DataReaderPartitionValues) {
   auto b = t->Scan(*snap);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->num_rows(), 3);
-  auto rows = Rows(*b, {"as_int", "as_long", "as_byte", "as_short", "as_boolean", "as_float", "as_double",
-                        "as_string", "as_string_lit_null", "as_date", "as_timestamp", "as_big_decimal", "value"});
+  auto rows = Rows(*b, {"as_int", "as_long", "as_byte", "as_short", "as_boolean", "as_float",
+                        "as_double", "as_string", "as_string_lit_null", "as_date", "as_timestamp",
+                        "as_big_decimal", "value"});
   EXPECT_EQ(rows, Sorted({"0|0|0|0|true|0.0|0.0|0|null|2021-09-08|2021-09-08 11:11:11+00|0|0",
                           "1|1|1|1|false|1.0|1.0|1|null|2021-09-08|2021-09-08 11:11:11+00|1|1",
                           "NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|2"}));
@@ -305,7 +338,8 @@ TEST_F(FixtureTest, DataReaderPartitionValues) {
 TEST_F(FixtureTest, DataReaderEscapedChars) {
   auto t = OpenFixture("golden/data-reader-escaped-chars");
   ASSERT_TRUE(t);
-  EXPECT_EQ(LatestRows(t.get(), {"_1", "_2"}), Sorted({"foo1|bar+%21", "foo2|bar+%22", "foo3|bar+%23"}));
+  EXPECT_EQ(LatestRows(t.get(), {"_1", "_2"}),
+            Sorted({"foo1|bar+%21", "foo2|bar+%22", "foo3|bar+%23"}));
 }
 
 TEST_F(FixtureTest, TimestampInt96) {
@@ -328,7 +362,8 @@ TEST_F(FixtureTest, TimestampPartitionIso8601) {
   // As epoch micros: 1704103200000000 and 1704198600000000.
   auto ts_col = *b->ColumnIndex("ts");
   std::set<int64_t> micros;
-  for (int64_t r = 0; r < b->num_rows(); ++r) micros.insert(*ParseTimestampMicros(*b->GetString(r, ts_col)));
+  for (int64_t r = 0; r < b->num_rows(); ++r)
+    micros.insert(*ParseTimestampMicros(*b->GetString(r, ts_col)));
   EXPECT_EQ(micros, (std::set<int64_t>{1704103200000000, 1704198600000000}));
 }
 
@@ -345,7 +380,10 @@ TEST_F(FixtureTest, TimeTravelByTimestamp) {
     int64_t ts;
     int64_t version;
     size_t rows;
-  } cases[] = {{start, 0, 10}, {start + 10 * 60000, 0, 10}, {start + 20 * 60000, 1, 20}, {start + 40 * 60000, 2, 30}};
+  } cases[] = {{start, 0, 10},
+               {start + 10 * 60000, 0, 10},
+               {start + 20 * 60000, 1, 20},
+               {start + 40 * 60000, 2, 30}};
   for (const Case& c : cases) {
     auto snap = t->SnapshotAtTimestamp(c.ts);
     ASSERT_TRUE(snap.ok()) << snap.status().ToString();
@@ -362,7 +400,8 @@ TEST_F(FixtureTest, TimeTravelByTimestamp) {
   EXPECT_EQ(VersionRows(t.get(), 1, {"id"}), Sorted(Range(0, 19)));
   auto beyond = t->SnapshotAt(Version(3));
   ASSERT_FALSE(beyond.ok());
-  EXPECT_THAT(beyond.status().message(), HasSubstr("Cannot time travel Delta table to version 3. Available versions: [0, 2]"));
+  EXPECT_THAT(beyond.status().message(),
+              HasSubstr("Cannot time travel Delta table to version 3. Available versions: [0, 2]"));
 }
 
 TEST_F(FixtureTest, TimeTravelSchemaChanges) {
@@ -416,19 +455,21 @@ TEST_F(FixtureTest, DataSkippingBasicStatsAllTypes) {
   EXPECT_EQ(count({{"as_string", CompareOp::kEq, "0"}, {"as_date", CompareOp::kEq, "2000-01-01"}}),
             std::make_pair(size_t{1}, int64_t{1}));
   // The generator's JVM was at -08:00: the value is 2000-01-01T08:00:00Z.
-  EXPECT_EQ(count({{"as_timestamp", CompareOp::kEq, "2000-01-01T08:00:00Z"}}), std::make_pair(size_t{1}, int64_t{1}));
+  EXPECT_EQ(count({{"as_timestamp", CompareOp::kEq, "2000-01-01T08:00:00Z"}}),
+            std::make_pair(size_t{1}, int64_t{1}));
   // Pruned by stats: no file is read.
-  for (auto p : std::vector<ColumnPredicate>{{"as_int", CompareOp::kGt, "0"},
-                                             {"as_long", CompareOp::kLt, "0"},
-                                             {"as_byte", CompareOp::kEq, "1"},
-                                             {"as_short", CompareOp::kGe, "1"},
-                                             {"as_float", CompareOp::kGt, "0.5"},
-                                             {"as_double", CompareOp::kLt, "-0.5"},
-                                             {"as_string", CompareOp::kGt, "1"},
-                                             {"as_date", CompareOp::kGt, "2000-01-01"},
-                                             {"as_timestamp", CompareOp::kLt, "2000-01-01T07:00:00Z"},
-                                             {"as_big_decimal", CompareOp::kEq, "1"},
-                                             {"as_int", CompareOp::kIsNull, std::nullopt}}) {
+  for (auto p :
+       std::vector<ColumnPredicate>{{"as_int", CompareOp::kGt, "0"},
+                                    {"as_long", CompareOp::kLt, "0"},
+                                    {"as_byte", CompareOp::kEq, "1"},
+                                    {"as_short", CompareOp::kGe, "1"},
+                                    {"as_float", CompareOp::kGt, "0.5"},
+                                    {"as_double", CompareOp::kLt, "-0.5"},
+                                    {"as_string", CompareOp::kGt, "1"},
+                                    {"as_date", CompareOp::kGt, "2000-01-01"},
+                                    {"as_timestamp", CompareOp::kLt, "2000-01-01T07:00:00Z"},
+                                    {"as_big_decimal", CompareOp::kEq, "1"},
+                                    {"as_int", CompareOp::kIsNull, std::nullopt}}) {
     SCOPED_TRACE(p.column);
     EXPECT_EQ(count({p}), std::make_pair(size_t{0}, int64_t{0}));
   }
@@ -463,7 +504,8 @@ TEST_F(FixtureTest, CommitInfoArbitraryOperationParams) {
   EXPECT_EQ(history->front().commit_info->operation, std::optional<std::string>("OPTIMIZE"));
   auto changes = t->Changes(Version(0), Version(2));
   ASSERT_TRUE(changes.ok()) << changes.status().ToString();
-  EXPECT_EQ(Rows(*changes, {"id", "_change_type", "_commit_version"}), Sorted({"1|insert|0", "2|insert|1"}));
+  EXPECT_EQ(Rows(*changes, {"id", "_change_type", "_commit_version"}),
+            Sorted({"1|insert|0", "2|insert|1"}));
 }
 
 TEST_F(FixtureTest, SparkDelta010) {
@@ -515,8 +557,9 @@ TEST_F(FixtureTest, InvalidProtocolVersion) {
 }
 
 TEST_F(FixtureTest, RefusesDeletionVectors) {
-  for (const char* name : {"golden/log-replay-dv-key-cases", "golden/dv-partitioned-with-checkpoint",
-                           "deltars/table-with-dv-small"}) {
+  for (const char* name :
+       {"golden/log-replay-dv-key-cases", "golden/dv-partitioned-with-checkpoint",
+        "deltars/table-with-dv-small"}) {
     Status st = OpenError(name);
     EXPECT_TRUE(st.IsNotSupported()) << name << ": " << st.ToString();
     EXPECT_THAT(st.message(), HasSubstr("deletionVectors")) << name;
@@ -566,8 +609,9 @@ TEST_F(FixtureTest, RsSimpleTableTimeTravel) {
   struct Case {
     const char* ts;
     int64_t version;
-  } cases[] = {{"2020-05-02T22:47:31-07:00", 1}, {"2020-05-02T23:47:31-07:00", 1}, {"2020-05-03T22:47:31-07:00", 2},
-               {"2020-05-04T22:47:31-07:00", 3}, {"2020-05-05T21:47:31-07:00", 3}, {"2020-05-05T22:47:31-07:00", 4}};
+  } cases[] = {{"2020-05-02T22:47:31-07:00", 1}, {"2020-05-02T23:47:31-07:00", 1},
+               {"2020-05-03T22:47:31-07:00", 2}, {"2020-05-04T22:47:31-07:00", 3},
+               {"2020-05-05T21:47:31-07:00", 3}, {"2020-05-05T22:47:31-07:00", 4}};
   for (const Case& c : cases) {
     auto v = t->VersionAtTimestamp(IsoMillis(c.ts));
     ASSERT_TRUE(v.ok()) << c.ts << ": " << v.status().ToString();
@@ -587,7 +631,8 @@ TEST_F(FixtureTest, RsSimpleTableWithCheckpoint) {
   EXPECT_EQ(latest->version, Version(10));
   EXPECT_EQ(LatestRows(t.get(), {"version"}).size(), 11u);
   // Loading v0 then updating gives the same files as loading latest.
-  LogListing listing = *ListLog(fs::LocalFileSystem().get(), Fixture("deltars/simple_table_with_checkpoint"));
+  LogListing listing =
+      *ListLog(fs::LocalFileSystem().get(), Fixture("deltars/simple_table_with_checkpoint"));
   auto v0 = *t->SnapshotAt(Version(0));
   auto updated = UpdateSnapshot(fs::LocalFileSystem().get(), listing, *v0, Version(10));
   ASSERT_TRUE(updated.ok()) << updated.status().ToString();
@@ -637,7 +682,8 @@ TEST_F(FixtureTest, RsCheckpointsVacuumed) {
   for (const auto& [name, ts] : mtimes) Touch(path, name, IsoMillis(ts));
   // A stray temporary checkpoint must not break anything.
   ASSERT_TRUE(fs::LocalFileSystem()
-                  ->CreateIfAbsent(path + "/_delta_log/00000000000000000000.checkpoint.parquet.tmpXYZ", "junk")
+                  ->CreateIfAbsent(
+                      path + "/_delta_log/00000000000000000000.checkpoint.parquet.tmpXYZ", "junk")
                   .ok());
   auto t = Open(path);
   ASSERT_TRUE(t);
@@ -680,21 +726,30 @@ TEST_F(FixtureTest, RsCdfTable) {
   ASSERT_TRUE(t);
   auto changes = t->Changes(Version(0));
   ASSERT_TRUE(changes.ok()) << changes.status().ToString();
-  EXPECT_THAT(testing::ColumnNames(*changes),
-              ElementsAre("id", "name", "birthday", "_change_type", "_commit_version", "_commit_timestamp"));
-  auto rows = Rows(*changes, {"id", "name", "birthday", "_change_type", "_commit_version", "_commit_timestamp"});
+  EXPECT_THAT(testing::ColumnNames(*changes), ElementsAre("id", "name", "birthday", "_change_type",
+                                                          "_commit_version", "_commit_timestamp"));
+  auto rows = Rows(
+      *changes, {"id", "name", "birthday", "_change_type", "_commit_version", "_commit_timestamp"});
   EXPECT_EQ(rows.size(), 23u);
   EXPECT_EQ(Rows(*changes, {"id", "_change_type", "_commit_version"}),
-            Sorted({"1|insert|0", "2|insert|0", "3|insert|0", "4|insert|0", "5|insert|0", "6|insert|0", "7|insert|0",
-                    "8|insert|0", "9|insert|0", "10|insert|0", "2|update_preimage|1", "2|update_postimage|1",
-                    "3|update_preimage|1", "3|update_postimage|1", "4|update_preimage|1", "4|update_postimage|1",
-                    "5|update_preimage|2", "5|update_postimage|2", "6|update_preimage|2", "6|update_postimage|2",
-                    "7|update_preimage|2", "7|update_postimage|2", "7|delete|3"}));
+            Sorted({"1|insert|0",          "2|insert|0",
+                    "3|insert|0",          "4|insert|0",
+                    "5|insert|0",          "6|insert|0",
+                    "7|insert|0",          "8|insert|0",
+                    "9|insert|0",          "10|insert|0",
+                    "2|update_preimage|1", "2|update_postimage|1",
+                    "3|update_preimage|1", "3|update_postimage|1",
+                    "4|update_preimage|1", "4|update_postimage|1",
+                    "5|update_preimage|2", "5|update_postimage|2",
+                    "6|update_preimage|2", "6|update_postimage|2",
+                    "7|update_preimage|2", "7|update_postimage|2",
+                    "7|delete|3"}));
   EXPECT_THAT(rows, ::testing::Contains(HasSubstr("|insert|0|2023-12-22 17:10:18.828+00")));
   EXPECT_THAT(rows, ::testing::Contains(HasSubstr("|delete|3|2024-01-06 16:44:59.57+00")));
   // Range errors as Spark.
   auto bad_start = t->Changes(Version(5));
-  EXPECT_THAT(bad_start.status().message(), HasSubstr("Start version cannot be greater than the latest version"));
+  EXPECT_THAT(bad_start.status().message(),
+              HasSubstr("Start version cannot be greater than the latest version"));
   auto bad_range = t->Changes(Version(3), Version(1));
   EXPECT_THAT(bad_range.status().message(), HasSubstr("End cannot be before start"));
   // By timestamps: [v1's time, v2's time] covers versions 1..2 (12 update rows).
@@ -749,14 +804,17 @@ TEST_F(FixtureTest, RsDelta080Partitioned) {
   // against the parquet files and their partitionValues in the log).
   EXPECT_EQ(LatestRows(t.get(), {"value"}), Sorted(Range(1, 7)));
   EXPECT_EQ(LatestRows(t.get(), {"year", "month", "day"}),
-            Sorted({"2020|1|1", "2020|2|3", "2020|2|5", "2021|12|20", "2021|12|20", "2021|12|4", "2021|4|5"}));
+            Sorted({"2020|1|1", "2020|2|3", "2020|2|5", "2021|12|20", "2021|12|20", "2021|12|4",
+                    "2021|4|5"}));
   EXPECT_EQ(LatestRows(t.get(), {"value", "year", "month", "day"}),
-            Sorted({"1|2020|1|1", "2|2020|2|3", "3|2020|2|5", "4|2021|4|5", "5|2021|12|4", "6|2021|12|20",
-                    "7|2021|12|20"}));
+            Sorted({"1|2020|1|1", "2|2020|2|3", "3|2020|2|5", "4|2021|4|5", "5|2021|12|4",
+                    "6|2021|12|20", "7|2021|12|20"}));
   // Partition pruning: only the year=2021/month=12 files are read.
   auto snap = *t->Latest();
   std::vector<AddFile> read;
-  auto b = t->Scan(*snap, ScanFilter{{{"year", CompareOp::kEq, "2021"}, {"month", CompareOp::kEq, "12"}}}, &read);
+  auto b = t->Scan(*snap,
+                   ScanFilter{{{"year", CompareOp::kEq, "2021"}, {"month", CompareOp::kEq, "12"}}},
+                   &read);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(read.size(), 2u);
   EXPECT_EQ(Rows(*b, {"value"}), Sorted({"5", "6", "7"}));
@@ -856,7 +914,8 @@ std::string LogOnlyCommit(int64_t v, std::optional<int64_t> ict, bool enable_ict
     actions.push_back(Protocol{});
     Metadata m;
     m.id = "t";
-    m.schema_string = R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
+    m.schema_string =
+        R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
     if (enable_ict) m.configuration["delta.enableInCommitTimestamps"] = "true";
     actions.push_back(m);
   }
@@ -873,7 +932,8 @@ TEST_F(FixtureTest, FileTimesAreMonotonized) {
   auto lfs = fs::LocalFileSystem();
   for (int v = 0; v < 3; ++v) {
     ASSERT_TRUE(lfs->CreateIfAbsent(tmp.path() + "/_delta_log/" + CommitFileName(Version(v)),
-                                    LogOnlyCommit(v, std::nullopt, false)).ok());
+                                    LogOnlyCommit(v, std::nullopt, false))
+                    .ok());
   }
   // v1's file time goes backwards: it becomes ts(v0) + 1 ms.
   Touch(tmp.path(), CommitFileName(Version(0)), 10000);
@@ -896,7 +956,8 @@ TEST_F(FixtureTest, InCommitTimestampsWinOverFileTimes) {
   const int64_t ict[] = {1000, 2000, 3000};
   for (int v = 0; v < 3; ++v) {
     ASSERT_TRUE(lfs->CreateIfAbsent(tmp.path() + "/_delta_log/" + CommitFileName(Version(v)),
-                                    LogOnlyCommit(v, ict[v], true)).ok());
+                                    LogOnlyCommit(v, ict[v], true))
+                    .ok());
     Touch(tmp.path(), CommitFileName(Version(v)), 99999999 - v);  // file times are ignored
   }
   auto t = Open(tmp.path());
@@ -904,7 +965,8 @@ TEST_F(FixtureTest, InCommitTimestampsWinOverFileTimes) {
   EXPECT_EQ((*t->Latest())->timestamp_ms, 3000);
   EXPECT_EQ(*t->VersionAtTimestamp(1999), Version(0));
   EXPECT_EQ(*t->VersionAtTimestamp(2000), Version(1));
-  EXPECT_THAT(t->VersionAtTimestamp(3001).status().message(), HasSubstr("after the latest available version 2"));
+  EXPECT_THAT(t->VersionAtTimestamp(3001).status().message(),
+              HasSubstr("after the latest available version 2"));
 }
 
 // ---------------- snapshot caching ----------------
@@ -923,8 +985,9 @@ TEST_F(FixtureTest, OpenReadsOnlyNewestCheckpointAndLaterCommits) {
     read.insert(p.substr(p.find_last_of('/') + 1));
     EXPECT_EQ(n, 1) << p;
   }
-  EXPECT_EQ(read, (std::set<std::string>{"00000000000000000011.json", "00000000000000000012.json",
-                                         "00000000000000000013.json", "00000000000000000014.json"}));
+  EXPECT_EQ(read,
+            (std::set<std::string>{"00000000000000000011.json", "00000000000000000012.json",
+                                   "00000000000000000013.json", "00000000000000000014.json"}));
   // A second Latest() with nothing new reads nothing.
   counting->Reset();
   ASSERT_TRUE((*t)->Latest().ok());
@@ -943,7 +1006,9 @@ TEST_F(FixtureTest, LatestAppliesOnlyNewCommits) {
   rm.path = snap0->files[0].path;
   rm.deletion_timestamp = 1;
   std::string commit = SerializeCommit({Action(rm)});
-  ASSERT_TRUE(fs::LocalFileSystem()->CreateIfAbsent(path + "/_delta_log/00000000000000000001.json", commit).ok());
+  ASSERT_TRUE(fs::LocalFileSystem()
+                  ->CreateIfAbsent(path + "/_delta_log/00000000000000000001.json", commit)
+                  .ok());
   counting->Reset();
   auto snap1 = (*t)->Latest();
   ASSERT_TRUE(snap1.ok()) << snap1.status().ToString();

@@ -6,8 +6,8 @@
 
 namespace sluice::delta {
 
-Result<CleanupResult> CleanupExpiredLogs(fs::FileSystem* fs, const std::string& table_root, int64_t retention_ms,
-                                         int64_t now_ms) {
+Result<CleanupResult> CleanupExpiredLogs(fs::FileSystem* fs, const std::string& table_root,
+                                         int64_t retention_ms, int64_t now_ms) {
   const std::string ctx = "cleaning up the Delta log of " + table_root;
   SLUICE_ASSIGN_OR_RETURN_CTX(LogListing listing, ListLog(fs, table_root), ctx);
   CleanupResult result;

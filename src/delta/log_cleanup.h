@@ -28,7 +28,7 @@ struct CleanupResult {
 };
 
 // Deletes expired log files of the table at `table_root` (see above).
-Result<CleanupResult> CleanupExpiredLogs(fs::FileSystem* fs, const std::string& table_root, int64_t retention_ms,
-                                         int64_t now_ms);
+Result<CleanupResult> CleanupExpiredLogs(fs::FileSystem* fs, const std::string& table_root,
+                                         int64_t retention_ms, int64_t now_ms);
 
 }  // namespace sluice::delta

@@ -59,7 +59,8 @@ std::optional<LogFileName> ParseLogFileName(std::string_view name) {
   // checkpoint.%010d.%010d.parquet
   constexpr std::string_view kPrefix = "checkpoint.";
   constexpr std::string_view kSuffix = ".parquet";
-  if (rest.size() == kPrefix.size() + 10 + 1 + 10 + kSuffix.size() && rest.substr(0, kPrefix.size()) == kPrefix &&
+  if (rest.size() == kPrefix.size() + 10 + 1 + 10 + kSuffix.size() &&
+      rest.substr(0, kPrefix.size()) == kPrefix &&
       rest.substr(rest.size() - kSuffix.size()) == kSuffix) {
     std::string_view part = rest.substr(kPrefix.size(), 10);
     std::string_view parts = rest.substr(kPrefix.size() + 11, 10);
@@ -74,7 +75,9 @@ std::optional<LogFileName> ParseLogFileName(std::string_view name) {
 }
 
 std::string CommitFileName(Version version) { return Pad(version.value(), 20) + ".json"; }
-std::string CheckpointFileName(Version version) { return Pad(version.value(), 20) + ".checkpoint.parquet"; }
+std::string CheckpointFileName(Version version) {
+  return Pad(version.value(), 20) + ".checkpoint.parquet";
+}
 
 std::optional<Version> LogListing::LatestVersion() const {
   std::optional<Version> latest;
@@ -108,7 +111,8 @@ std::optional<Version> LogListing::EarliestRecreatableVersion() const {
 Result<LogListing> ListLog(fs::FileSystem* fs, const std::string& table_root) {
   LogListing listing;
   listing.table_root = table_root;
-  while (listing.table_root.size() > 1 && listing.table_root.back() == '/') listing.table_root.pop_back();
+  while (listing.table_root.size() > 1 && listing.table_root.back() == '/')
+    listing.table_root.pop_back();
   listing.log_dir = fs::JoinPath(listing.table_root, "_delta_log");
   auto entries = fs->List(listing.log_dir);
   if (!entries.ok()) {
@@ -117,7 +121,8 @@ Result<LogListing> ListLog(fs::FileSystem* fs, const std::string& table_root) {
     }
     return entries.status().WithContext("listing " + listing.log_dir);
   }
-  std::map<Version, std::map<int32_t, std::vector<LogFile>>> parts;  // version -> num_parts -> files
+  std::map<Version, std::map<int32_t, std::vector<LogFile>>>
+      parts;  // version -> num_parts -> files
   for (const fs::FileInfo& info : *entries) {
     if (info.is_directory) continue;
     auto name = ParseLogFileName(Basename(info.path));
@@ -160,8 +165,8 @@ Result<LogSegment> BuildLogSegment(const LogListing& listing, std::optional<Vers
   auto earliest = listing.EarliestRecreatableVersion();
   if (target > *latest || target.value() < 0) {
     return Status::NotFound("Cannot time travel Delta table to version " + target.ToString() +
-                            ". Available versions: [" + (earliest ? earliest->ToString() : "?") + ", " +
-                            latest->ToString() + "].");
+                            ". Available versions: [" + (earliest ? earliest->ToString() : "?") +
+                            ", " + latest->ToString() + "].");
   }
   LogSegment seg;
   seg.version = target;
@@ -175,7 +180,8 @@ Result<LogSegment> BuildLogSegment(const LogListing& listing, std::optional<Vers
   if (!seg.checkpoint && !listing.commits.count(Version(0))) {
     if (earliest && target < *earliest) {
       return Status::NotFound("Cannot time travel Delta table to version " + target.ToString() +
-                              ". Available versions: [" + earliest->ToString() + ", " + latest->ToString() +
+                              ". Available versions: [" + earliest->ToString() + ", " +
+                              latest->ToString() +
                               "]. The log before the earliest checkpoint has been cleaned up.");
     }
     return Status::Corruption("no checkpoint at or before version " + target.ToString() +
@@ -183,7 +189,8 @@ Result<LogSegment> BuildLogSegment(const LogListing& listing, std::optional<Vers
   }
   std::vector<Version> present;
   bool gap = false;
-  for (auto c = listing.commits.lower_bound(Version(start)); c != listing.commits.end() && c->first <= target; ++c) {
+  for (auto c = listing.commits.lower_bound(Version(start));
+       c != listing.commits.end() && c->first <= target; ++c) {
     present.push_back(c->first);
   }
   int64_t expect = start;
@@ -194,7 +201,8 @@ Result<LogSegment> BuildLogSegment(const LogListing& listing, std::optional<Vers
   if (expect != target.value() + 1) gap = true;
   if (gap) {
     return Status::Corruption("versions are not contiguous: " + VersionList(present) + " (need " +
-                              std::to_string(start) + ".." + target.ToString() + ") in " + listing.log_dir);
+                              std::to_string(start) + ".." + target.ToString() + ") in " +
+                              listing.log_dir);
   }
   for (Version v : present) seg.commits.push_back(listing.commits.at(v));
   return seg;

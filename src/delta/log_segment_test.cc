@@ -24,10 +24,13 @@ TEST(LogSegmentTest, ParsesLogFileNames) {
   EXPECT_EQ(part->part, 2);
   EXPECT_EQ(part->num_parts, 3);
   for (const char* ignored :
-       {"00000000000000000000.crc", ".00000000000000000000.json.crc", "00000000000000000000.json.123.tmp",
+       {"00000000000000000000.crc", ".00000000000000000000.json.crc",
+        "00000000000000000000.json.123.tmp",
         "00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-c9c550132b49.json",
-        "00000000000000000000.checkpoint.parquet.tmpXYZ", "00000000000000000000.00000000000000000003.compacted.json",
-        "_last_checkpoint", "0000000000000000001.json", "00000000000000000001.checkpoint.0000000004.0000000003.parquet"}) {
+        "00000000000000000000.checkpoint.parquet.tmpXYZ",
+        "00000000000000000000.00000000000000000003.compacted.json", "_last_checkpoint",
+        "0000000000000000001.json",
+        "00000000000000000001.checkpoint.0000000004.0000000003.parquet"}) {
     EXPECT_FALSE(ParseLogFileName(ignored)) << ignored;
   }
   EXPECT_EQ(CommitFileName(Version(7)), "00000000000000000007.json");
@@ -91,7 +94,9 @@ TEST(LogSegmentTest, CleanedLogLimitsTimeTravel) {
   auto v4 = BuildLogSegment(l, Version(4));
   ASSERT_FALSE(v4.ok());
   EXPECT_TRUE(v4.status().IsNotFound());
-  EXPECT_THAT(v4.status().message(), HasSubstr("Cannot time travel Delta table to version 4. Available versions: [5, 12]"));
+  EXPECT_THAT(
+      v4.status().message(),
+      HasSubstr("Cannot time travel Delta table to version 4. Available versions: [5, 12]"));
   auto v13 = BuildLogSegment(l, Version(13));
   EXPECT_THAT(v13.status().message(), HasSubstr("Available versions: [5, 12]"));
 }
@@ -100,10 +105,11 @@ TEST(LogSegmentTest, ListLogIgnoresJunkAndIncompleteMultiPart) {
   testing::TempDir tmp;
   auto fs = fs::LocalFileSystem();
   std::string log = tmp.path() + "/_delta_log/";
-  for (const char* name : {"00000000000000000000.json", "00000000000000000001.json", "00000000000000000002.json",
-                           "00000000000000000001.checkpoint.0000000001.0000000002.parquet",  // part 2 missing
-                           "00000000000000000000.crc", "_last_checkpoint", ".tmp/00000000000000000003.json",
-                           "00000000000000000003.json.abc.tmp"}) {
+  for (const char* name :
+       {"00000000000000000000.json", "00000000000000000001.json", "00000000000000000002.json",
+        "00000000000000000001.checkpoint.0000000001.0000000002.parquet",  // part 2 missing
+        "00000000000000000000.crc", "_last_checkpoint", ".tmp/00000000000000000003.json",
+        "00000000000000000003.json.abc.tmp"}) {
     ASSERT_TRUE(fs->CreateIfAbsent(log + name, "x").ok()) << name;
   }
   auto listing = ListLog(fs.get(), tmp.path());
@@ -112,7 +118,9 @@ TEST(LogSegmentTest, ListLogIgnoresJunkAndIncompleteMultiPart) {
   EXPECT_TRUE(listing->checkpoints.empty());
   EXPECT_EQ(*listing->LatestVersion(), Version(2));
   // Completing the multi-part checkpoint makes it usable.
-  ASSERT_TRUE(fs->CreateIfAbsent(log + "00000000000000000001.checkpoint.0000000002.0000000002.parquet", "x").ok());
+  ASSERT_TRUE(
+      fs->CreateIfAbsent(log + "00000000000000000001.checkpoint.0000000002.0000000002.parquet", "x")
+          .ok());
   listing = ListLog(fs.get(), tmp.path());
   ASSERT_EQ(listing->checkpoints.size(), 1u);
   EXPECT_EQ(listing->checkpoints.begin()->second.files.size(), 2u);

@@ -25,7 +25,8 @@ Result<std::string> PercentDecode(std::string_view text) {
     }
     int hi = i + 1 < text.size() ? Hex(text[i + 1]) : -1;
     int lo = i + 2 < text.size() ? Hex(text[i + 2]) : -1;
-    if (hi < 0 || lo < 0) return Status::Corruption("bad percent escape in path '" + std::string(text) + "'");
+    if (hi < 0 || lo < 0)
+      return Status::Corruption("bad percent escape in path '" + std::string(text) + "'");
     out += static_cast<char>(hi * 16 + lo);
     i += 2;
   }
@@ -37,11 +38,13 @@ Result<std::string> ResolveLogPath(const std::string& table_root, std::string_vi
   // Absolute URIs: scheme ":" ...
   size_t colon = log_path.find(':');
   size_t slash = log_path.find('/');
-  bool has_scheme = colon != std::string_view::npos && colon > 0 && (slash == std::string_view::npos || colon < slash);
+  bool has_scheme = colon != std::string_view::npos && colon > 0 &&
+                    (slash == std::string_view::npos || colon < slash);
   if (has_scheme) {
     for (size_t i = 0; i < colon; ++i) {
       char c = log_path[i];
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.')) has_scheme = false;
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'))
+        has_scheme = false;
     }
   }
   if (has_scheme) {

@@ -16,10 +16,11 @@ std::string WhyRefused(const std::string& feature) {
   }
   if (feature == "columnMapping") return "column mapping (mode id/name) is not implemented";
   if (feature == "v2Checkpoint") return "V2 (UUID/sidecar) checkpoints are not implemented";
-  if (feature == "typeWidening" || feature == "typeWidening-preview") return "type widening is not implemented";
+  if (feature == "typeWidening" || feature == "typeWidening-preview")
+    return "type widening is not implemented";
   if (feature == "timestampNtz") return "timestamp_ntz columns are not enabled in this reader";
-  if (feature == "variantType" || feature == "variantType-preview" || feature == "variantShredding" ||
-      feature == "variantShredding-preview") {
+  if (feature == "variantType" || feature == "variantType-preview" ||
+      feature == "variantShredding" || feature == "variantShredding-preview") {
     return "the variant type is not implemented";
   }
   if (feature == "catalogManaged" || feature == "catalogOwned-preview") {
@@ -47,9 +48,10 @@ Status CheckReadSupported(const Protocol& protocol, const Metadata& metadata) {
     for (const std::string& f : protocol.reader_features.value_or(std::vector<std::string>{})) {
       features += (features.empty() ? "" : ", ") + f;
     }
-    return Status::NotSupported("Unsupported Delta protocol reader version " + std::to_string(rv) +
-                                " (Sluice reads reader versions 1, 2 and 3 with supported table features)" +
-                                (features.empty() ? "" : "; the table declares reader features [" + features + "]"));
+    return Status::NotSupported(
+        "Unsupported Delta protocol reader version " + std::to_string(rv) +
+        " (Sluice reads reader versions 1, 2 and 3 with supported table features)" +
+        (features.empty() ? "" : "; the table declares reader features [" + features + "]"));
   }
   std::string mode = ColumnMappingMode(metadata);
   if (rv == 3) {
@@ -65,9 +67,10 @@ Status CheckReadSupported(const Protocol& protocol, const Metadata& metadata) {
     }
   }
   if (mode != "none") {
-    return Status::NotSupported("Unsupported Delta reader feature 'columnMapping': column mapping mode '" +
-                                mode + "' is not implemented (reading by display name would return "
-                                "all-null columns)");
+    return Status::NotSupported(
+        "Unsupported Delta reader feature 'columnMapping': column mapping mode '" + mode +
+        "' is not implemented (reading by display name would return "
+        "all-null columns)");
   }
   return Status::OK();
 }

@@ -11,7 +11,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const char* kSchema = R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
+const char* kSchema =
+    R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
 
 Metadata Md(std::map<std::string, std::string> config = {}) {
   Metadata m;
@@ -63,7 +64,8 @@ TEST(ReplayTest, NewestActionPerPathWins) {
 
 TEST(ReplayTest, LatestProtocolMetadataTxnWin) {
   LogReplay r;
-  r.Apply({Protocol{}, Md(), SetTransaction{"app", 5, 1}, SetTransaction{"other", 1, 1}}, Version(0));
+  r.Apply({Protocol{}, Md(), SetTransaction{"app", 5, 1}, SetTransaction{"other", 1, 1}},
+          Version(0));
   Metadata m2 = Md({{"k", "v"}});
   m2.partition_columns = {};
   r.Apply({m2, SetTransaction{"app", 3, 2}}, Version(1));  // txn versions may go down
@@ -118,21 +120,32 @@ TEST(ReplayTest, MissingProtocolOrMetadataIsCorruption) {
 
 TEST(ProtocolCheckTest, AcceptsAndRefuses) {
   EXPECT_TRUE(CheckReadSupported(Protocol{1, 2, {}, {}}, Md()).ok());
-  EXPECT_TRUE(CheckReadSupported(Protocol{2, 5, {}, {}}, Md({{"delta.columnMapping.mode", "none"}})).ok());
-  EXPECT_TRUE(CheckReadSupported(Protocol{3, 7, std::vector<std::string>{}, std::vector<std::string>{}}, Md()).ok());
-  EXPECT_TRUE(CheckReadSupported(Protocol{3, 7, std::vector<std::string>{"vacuumProtocolCheck"}, {}}, Md()).ok());
-  EXPECT_TRUE(CheckReadSupported(Protocol{3, 7, std::vector<std::string>{"columnMapping"}, {}}, Md()).ok());
+  EXPECT_TRUE(
+      CheckReadSupported(Protocol{2, 5, {}, {}}, Md({{"delta.columnMapping.mode", "none"}})).ok());
+  EXPECT_TRUE(CheckReadSupported(
+                  Protocol{3, 7, std::vector<std::string>{}, std::vector<std::string>{}}, Md())
+                  .ok());
+  EXPECT_TRUE(
+      CheckReadSupported(Protocol{3, 7, std::vector<std::string>{"vacuumProtocolCheck"}, {}}, Md())
+          .ok());
+  EXPECT_TRUE(
+      CheckReadSupported(Protocol{3, 7, std::vector<std::string>{"columnMapping"}, {}}, Md()).ok());
 
   auto refused = [](const Protocol& p, const Metadata& m) {
     Status st = CheckReadSupported(p, m);
     EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
     return st.message();
   };
-  EXPECT_THAT(refused(Protocol{99, 7, {}, {}}, Md()), HasSubstr("Unsupported Delta protocol reader version 99"));
-  EXPECT_THAT(refused(Protocol{2, 5, {}, {}}, Md({{"delta.columnMapping.mode", "name"}})), HasSubstr("columnMapping"));
-  EXPECT_THAT(refused(Protocol{2, 5, {}, {}}, Md({{"delta.columnMapping.mode", "id"}})), HasSubstr("'id'"));
-  for (const char* f : {"deletionVectors", "v2Checkpoint", "typeWidening", "timestampNtz", "variantType", "blahabl"}) {
-    EXPECT_THAT(refused(Protocol{3, 7, std::vector<std::string>{f}, {}}, Md()), HasSubstr(std::string("'") + f + "'"));
+  EXPECT_THAT(refused(Protocol{99, 7, {}, {}}, Md()),
+              HasSubstr("Unsupported Delta protocol reader version 99"));
+  EXPECT_THAT(refused(Protocol{2, 5, {}, {}}, Md({{"delta.columnMapping.mode", "name"}})),
+              HasSubstr("columnMapping"));
+  EXPECT_THAT(refused(Protocol{2, 5, {}, {}}, Md({{"delta.columnMapping.mode", "id"}})),
+              HasSubstr("'id'"));
+  for (const char* f : {"deletionVectors", "v2Checkpoint", "typeWidening", "timestampNtz",
+                        "variantType", "blahabl"}) {
+    EXPECT_THAT(refused(Protocol{3, 7, std::vector<std::string>{f}, {}}, Md()),
+                HasSubstr(std::string("'") + f + "'"));
   }
   EXPECT_THAT(refused(Protocol{3, 7, std::vector<std::string>{"columnMapping"}, {}},
                       Md({{"delta.columnMapping.mode", "name"}})),
@@ -140,7 +153,8 @@ TEST(ProtocolCheckTest, AcceptsAndRefuses) {
 }
 
 TEST(TimeTravelTest, VersionAtTimestampRules) {
-  std::vector<CommitTimestamp> commits = {{Version(0), 1000}, {Version(1), 2000}, {Version(2), 3000}};
+  std::vector<CommitTimestamp> commits = {
+      {Version(0), 1000}, {Version(1), 2000}, {Version(2), 3000}};
   EXPECT_EQ(*VersionAtTimestamp(commits, 1000), Version(0));
   EXPECT_EQ(*VersionAtTimestamp(commits, 1999), Version(0));
   EXPECT_EQ(*VersionAtTimestamp(commits, 2000), Version(1));
@@ -153,7 +167,8 @@ TEST(TimeTravelTest, VersionAtTimestampRules) {
 }
 
 TEST(TimeTravelTest, VersionRangeForTimestamps) {
-  std::vector<CommitTimestamp> commits = {{Version(0), 1000}, {Version(1), 2000}, {Version(2), 3000}};
+  std::vector<CommitTimestamp> commits = {
+      {Version(0), 1000}, {Version(1), 2000}, {Version(2), 3000}};
   auto all = *VersionRangeForTimestamps(commits, 0, std::nullopt);
   EXPECT_EQ(all.first, Version(0));
   EXPECT_EQ(all.second, Version(2));

@@ -19,7 +19,8 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-const std::optional<std::string>* FindPartitionValue(const PartitionValues& values, const std::string& column) {
+const std::optional<std::string>* FindPartitionValue(const PartitionValues& values,
+                                                     const std::string& column) {
   auto it = values.find(column);
   if (it != values.end()) return &it->second;
   for (const auto& [k, v] : values) {
@@ -35,7 +36,8 @@ std::string CastNull(const engine::DataType& type) {
 
 }  // namespace
 
-Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec, const std::vector<FileToRead>& files) {
+Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
+                                 const std::vector<FileToRead>& files) {
   std::set<std::string> partition_lower;
   for (const std::string& p : spec.partition_columns) partition_lower.insert(Lower(p));
 
@@ -94,8 +96,8 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
       row += ", " + *expr;
     }
     if (file.extra_values.size() != spec.extra_columns.size()) {
-      return Status::Internal("FileToRead has " + std::to_string(file.extra_values.size()) + " extra values, spec " +
-                              std::to_string(spec.extra_columns.size()));
+      return Status::Internal("FileToRead has " + std::to_string(file.extra_values.size()) +
+                              " extra values, spec " + std::to_string(spec.extra_columns.size()));
     }
     for (const std::string& e : file.extra_values) row += ", " + e;
     row += ")";
@@ -126,15 +128,18 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     for (const std::string& n : spec.extra_from_file) from_file |= Lower(n) == Lower(f.name);
     auto it = file_cols.find(Lower(f.name));
     if (from_file && it != file_cols.end()) {
-      expr = "COALESCE(" + expr + ", CAST(d." + SqlIdent(it->second) + " AS " + f.type.ToSql() + "))";
+      expr =
+          "COALESCE(" + expr + ", CAST(d." + SqlIdent(it->second) + " AS " + f.type.ToSql() + "))";
     }
     add_col(expr, f.name);
   }
-  return "SELECT * FROM (SELECT " + select + " FROM " + source + " d JOIN (VALUES " + values + ") AS __f(" +
-         aliases + ") ON d.__sluice_file = __f.__sluice_path) WHERE " + spec.where_sql;
+  return "SELECT * FROM (SELECT " + select + " FROM " + source + " d JOIN (VALUES " + values +
+         ") AS __f(" + aliases + ") ON d.__sluice_file = __f.__sluice_path) WHERE " +
+         spec.where_sql;
 }
 
-Result<engine::Batch> ReadFiles(engine::Connection* conn, const ReadSpec& spec, const std::vector<FileToRead>& files) {
+Result<engine::Batch> ReadFiles(engine::Connection* conn, const ReadSpec& spec,
+                                const std::vector<FileToRead>& files) {
   SLUICE_ASSIGN_OR_RETURN(std::string sql, BuildReadSql(conn, spec, files));
   return conn->Query(sql);
 }
@@ -154,7 +159,8 @@ namespace {
 Result<std::pair<ReadSpec, std::vector<FileToRead>>> PlanRead(const Snapshot& snapshot,
                                                               const ScanFilter& filter,
                                                               std::vector<AddFile>* files_read) {
-  std::string ctx = "scanning " + snapshot.table_root + " at version " + snapshot.version.ToString();
+  std::string ctx =
+      "scanning " + snapshot.table_root + " at version " + snapshot.version.ToString();
   SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> files, PlanScanFiles(snapshot, filter), ctx);
   ReadSpec spec;
   spec.schema = snapshot.schema.fields;
@@ -182,8 +188,8 @@ Result<std::string> ScanSnapshotSql(engine::Connection* conn, const Snapshot& sn
   return sql;
 }
 
-Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& snapshot, const ScanFilter& filter,
-                                   std::vector<AddFile>* files_read) {
+Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& snapshot,
+                                   const ScanFilter& filter, std::vector<AddFile>* files_read) {
   SLUICE_ASSIGN_OR_RETURN(auto plan, PlanRead(snapshot, filter, files_read));
   auto batch = ReadFiles(conn, plan.first, plan.second);
   if (!batch.ok()) {

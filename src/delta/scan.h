@@ -25,7 +25,7 @@ struct FileToRead {
 };
 
 struct ReadSpec {
-  engine::Schema schema;                    // output columns (table schema order)
+  engine::Schema schema;  // output columns (table schema order)
   std::vector<std::string> partition_columns;
   // Columns appended after the schema columns, valued per file by FileToRead::extra_values.
   std::vector<engine::Field> extra_columns;
@@ -36,10 +36,12 @@ struct ReadSpec {
 };
 
 // The SQL that reads `files` per `spec`. Probes the files' columns with the engine.
-Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec, const std::vector<FileToRead>& files);
+Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
+                                 const std::vector<FileToRead>& files);
 
 // Runs BuildReadSql and returns the rows.
-Result<engine::Batch> ReadFiles(engine::Connection* conn, const ReadSpec& spec, const std::vector<FileToRead>& files);
+Result<engine::Batch> ReadFiles(engine::Connection* conn, const ReadSpec& spec,
+                                const std::vector<FileToRead>& files);
 
 // The live files of `snapshot` that may hold rows matching `filter` (partition and stats
 // pruning), in path order.
@@ -52,7 +54,8 @@ Result<std::string> ScanSnapshotSql(engine::Connection* conn, const Snapshot& sn
 
 // Reads the rows of `snapshot` matching `filter`. When `files_read` is not null it receives
 // the files that were read (after pruning).
-Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& snapshot, const ScanFilter& filter,
+Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& snapshot,
+                                   const ScanFilter& filter,
                                    std::vector<AddFile>* files_read = nullptr);
 
 }  // namespace sluice::delta

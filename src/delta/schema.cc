@@ -44,7 +44,8 @@ DataType ParseType(const json& t, const std::string& path, FieldMetadata* md);
 Field ParseField(const json& f, const std::string& prefix, FieldMetadata* md) {
   if (!f.is_object()) Corrupt("schema field at '" + prefix + "' is not an object");
   auto name_it = f.find("name");
-  if (name_it == f.end() || !name_it->is_string()) Corrupt("schema field under '" + prefix + "' has no name");
+  if (name_it == f.end() || !name_it->is_string())
+    Corrupt("schema field under '" + prefix + "' has no name");
   Field field;
   field.name = name_it->get<std::string>();
   std::string path = JoinPath(prefix, field.name);
@@ -71,7 +72,8 @@ DataType ParseType(const json& t, const std::string& path, FieldMetadata* md) {
   if (kind == "struct") {
     DataType s = Simple(TypeId::kStruct);
     auto fields = t.find("fields");
-    if (fields == t.end() || !fields->is_array()) Corrupt("struct '" + path + "' has no fields array");
+    if (fields == t.end() || !fields->is_array())
+      Corrupt("struct '" + path + "' has no fields array");
     for (const json& f : *fields) s.children.push_back(ParseField(f, path, md));
     return s;
   }
@@ -105,7 +107,8 @@ DataType ParseType(const json& t, const std::string& path, FieldMetadata* md) {
     m.children.push_back(std::move(value));
     return m;
   }
-  throw SchemaError{Status::NotSupported("unsupported Delta type '" + kind + "' for column '" + path + "'")};
+  throw SchemaError{
+      Status::NotSupported("unsupported Delta type '" + kind + "' for column '" + path + "'")};
 }
 
 struct ToJsonError {
@@ -119,7 +122,8 @@ json MetadataFor(const std::string& path, const FieldMetadata& md) {
   if (it == md.end()) return json::object();
   json parsed = json::parse(it->second, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) {
-    throw ToJsonError{Status::InvalidArgument("metadata of field '" + path + "' is not a JSON object")};
+    throw ToJsonError{
+        Status::InvalidArgument("metadata of field '" + path + "' is not a JSON object")};
   }
   return parsed;
 }
@@ -147,7 +151,8 @@ json TypeToJson(const DataType& t, const std::string& path, const FieldMetadata&
       return o;
     }
     case TypeId::kList: {
-      if (t.children.size() != 1) throw ToJsonError{Status::InvalidArgument("list '" + path + "' needs 1 child")};
+      if (t.children.size() != 1)
+        throw ToJsonError{Status::InvalidArgument("list '" + path + "' needs 1 child")};
       json o = json::object();
       o["type"] = "array";
       o["elementType"] = TypeToJson(t.children[0].type, JoinPath(path, "element"), md);
@@ -155,7 +160,8 @@ json TypeToJson(const DataType& t, const std::string& path, const FieldMetadata&
       return o;
     }
     case TypeId::kMap: {
-      if (t.children.size() != 2) throw ToJsonError{Status::InvalidArgument("map '" + path + "' needs 2 children")};
+      if (t.children.size() != 2)
+        throw ToJsonError{Status::InvalidArgument("map '" + path + "' needs 2 children")};
       json o = json::object();
       o["type"] = "map";
       o["keyType"] = TypeToJson(t.children[0].type, JoinPath(path, "key"), md);
@@ -177,8 +183,9 @@ nlohmann::ordered_json Ordered(const json& j) {
   using oj = nlohmann::ordered_json;
   if (j.is_object()) {
     oj out = oj::object();
-    static const char* kOrder[] = {"name", "type", "elementType", "keyType", "valueType", "fields",
-                                   "containsNull", "valueContainsNull", "nullable", "metadata"};
+    static const char* kOrder[] = {"name",      "type",    "elementType",  "keyType",
+                                   "valueType", "fields",  "containsNull", "valueContainsNull",
+                                   "nullable",  "metadata"};
     bool is_schema_node = j.contains("type") || j.contains("name");
     if (is_schema_node) {
       for (const char* k : kOrder) {
@@ -252,19 +259,32 @@ Result<engine::DataType> ParseDeltaPrimitive(std::string_view raw) {
 
 Result<std::string> DeltaPrimitiveName(const engine::DataType& t) {
   switch (t.id) {
-    case TypeId::kVarchar: return std::string("string");
-    case TypeId::kBigInt: return std::string("long");
-    case TypeId::kInteger: return std::string("integer");
-    case TypeId::kSmallInt: return std::string("short");
-    case TypeId::kTinyInt: return std::string("byte");
-    case TypeId::kFloat: return std::string("float");
-    case TypeId::kDouble: return std::string("double");
-    case TypeId::kBoolean: return std::string("boolean");
-    case TypeId::kBlob: return std::string("binary");
-    case TypeId::kDate: return std::string("date");
-    case TypeId::kTimestampTz: return std::string("timestamp");
-    case TypeId::kTimestamp: return std::string("timestamp_ntz");
-    case TypeId::kNull: return std::string("void");
+    case TypeId::kVarchar:
+      return std::string("string");
+    case TypeId::kBigInt:
+      return std::string("long");
+    case TypeId::kInteger:
+      return std::string("integer");
+    case TypeId::kSmallInt:
+      return std::string("short");
+    case TypeId::kTinyInt:
+      return std::string("byte");
+    case TypeId::kFloat:
+      return std::string("float");
+    case TypeId::kDouble:
+      return std::string("double");
+    case TypeId::kBoolean:
+      return std::string("boolean");
+    case TypeId::kBlob:
+      return std::string("binary");
+    case TypeId::kDate:
+      return std::string("date");
+    case TypeId::kTimestampTz:
+      return std::string("timestamp");
+    case TypeId::kTimestamp:
+      return std::string("timestamp_ntz");
+    case TypeId::kNull:
+      return std::string("void");
     case TypeId::kDecimal:
       return "decimal(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + ")";
     default:
@@ -306,7 +326,9 @@ const engine::Field* FindField(const engine::Schema& schema, std::string_view na
   auto eq = [](std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+      if (std::tolower(static_cast<unsigned char>(a[i])) !=
+          std::tolower(static_cast<unsigned char>(b[i])))
+        return false;
     }
     return true;
   };

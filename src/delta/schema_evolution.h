@@ -39,17 +39,18 @@ struct WriteSchemaPlan {
 
 // Plans writing data of `data_schema` into a table of `table_schema`. InvalidArgument (with the
 // column and both types) for a refused change.
-Result<WriteSchemaPlan> PlanWriteSchema(const engine::Schema& table_schema, const engine::Schema& data_schema,
-                                        bool merge_schema);
+Result<WriteSchemaPlan> PlanWriteSchema(const engine::Schema& table_schema,
+                                        const engine::Schema& data_schema, bool merge_schema);
 
 // The schema after ALTER TABLE ADD COLUMNS: `added` appended (forced nullable). InvalidArgument
 // when a column already exists (case-insensitively) or has a type Delta cannot store.
-Result<engine::Schema> AddColumns(const engine::Schema& table_schema, const std::vector<engine::Field>& added);
+Result<engine::Schema> AddColumns(const engine::Schema& table_schema,
+                                  const std::vector<engine::Field>& added);
 
 // Checks that `partition_columns` name distinct top-level primitive columns of `schema`
 // (exact spelling returned in schema case). InvalidArgument otherwise.
-Result<std::vector<std::string>> ResolvePartitionColumns(const engine::Schema& schema,
-                                                         const std::vector<std::string>& partition_columns);
+Result<std::vector<std::string>> ResolvePartitionColumns(
+    const engine::Schema& schema, const std::vector<std::string>& partition_columns);
 
 // Delta's name for a type, for messages ("long", "struct<a:int>", "array<string>").
 std::string DeltaTypeName(const engine::DataType& type);

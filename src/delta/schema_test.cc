@@ -11,10 +11,12 @@ using ::testing::HasSubstr;
 
 TEST(SchemaTest, ParsesAllPrimitiveTypes) {
   const std::pair<const char*, TypeId> cases[] = {
-      {"string", TypeId::kVarchar},   {"long", TypeId::kBigInt},         {"integer", TypeId::kInteger},
-      {"short", TypeId::kSmallInt},   {"byte", TypeId::kTinyInt},        {"float", TypeId::kFloat},
-      {"double", TypeId::kDouble},    {"boolean", TypeId::kBoolean},     {"binary", TypeId::kBlob},
-      {"date", TypeId::kDate},        {"timestamp", TypeId::kTimestampTz}, {"timestamp_ntz", TypeId::kTimestamp},
+      {"string", TypeId::kVarchar},        {"long", TypeId::kBigInt},
+      {"integer", TypeId::kInteger},       {"short", TypeId::kSmallInt},
+      {"byte", TypeId::kTinyInt},          {"float", TypeId::kFloat},
+      {"double", TypeId::kDouble},         {"boolean", TypeId::kBoolean},
+      {"binary", TypeId::kBlob},           {"date", TypeId::kDate},
+      {"timestamp", TypeId::kTimestampTz}, {"timestamp_ntz", TypeId::kTimestamp},
       {"decimal(10,2)", TypeId::kDecimal}, {"void", TypeId::kNull}};
   for (const auto& [name, id] : cases) {
     auto t = ParseDeltaPrimitive(name);
@@ -60,7 +62,8 @@ TEST(SchemaTest, NestedTypesAndMetadataRoundTrip) {
 TEST(SchemaTest, Errors) {
   EXPECT_TRUE(ParseSchemaString("not json").status().IsCorruption());
   EXPECT_TRUE(ParseSchemaString(R"j({"type":"array"})j").status().IsCorruption());
-  auto bad = ParseSchemaString(R"j({"type":"struct","fields":[{"name":"v","type":"variant","nullable":true}]})j");
+  auto bad = ParseSchemaString(
+      R"j({"type":"struct","fields":[{"name":"v","type":"variant","nullable":true}]})j");
   EXPECT_TRUE(bad.status().IsNotSupported());
   EXPECT_THAT(bad.status().message(), HasSubstr("'v'"));
   engine::Schema s = {engine::Field{"h", engine::DataType{TypeId::kHugeInt}, true}};
@@ -68,7 +71,8 @@ TEST(SchemaTest, Errors) {
 }
 
 TEST(SchemaTest, FindFieldIsCaseInsensitive) {
-  auto schema = *ParseSchemaString(R"j({"type":"struct","fields":[{"name":"Year","type":"integer","nullable":true,"metadata":{}}]})j");
+  auto schema = *ParseSchemaString(
+      R"j({"type":"struct","fields":[{"name":"Year","type":"integer","nullable":true,"metadata":{}}]})j");
   ASSERT_NE(FindField(schema.fields, "year"), nullptr);
   EXPECT_EQ(FindField(schema.fields, "year")->name, "Year");
   EXPECT_EQ(FindField(schema.fields, "month"), nullptr);

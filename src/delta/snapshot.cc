@@ -21,7 +21,8 @@ std::optional<int64_t> Snapshot::NumRecordsFromStats() const {
   for (const AddFile& f : files) {
     if (!f.stats) return std::nullopt;
     nlohmann::json j = nlohmann::json::parse(*f.stats, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("numRecords") || !j["numRecords"].is_number()) {
+    if (j.is_discarded() || !j.is_object() || !j.contains("numRecords") ||
+        !j["numRecords"].is_number()) {
       return std::nullopt;
     }
     total += j["numRecords"].get<int64_t>();
@@ -85,7 +86,8 @@ LogReplay LogReplay::FromSnapshot(const Snapshot& base) {
   return r;
 }
 
-Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment, int64_t timestamp_ms) {
+Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment,
+                                   int64_t timestamp_ms) {
   std::string where = table_root + " at version " + segment.version.ToString();
   if (!protocol_) return Status::Corruption("No protocol found in the Delta log of " + where);
   if (!metadata_) return Status::Corruption("No metadata found in the Delta log of " + where);
@@ -98,7 +100,8 @@ Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment, i
   if (metadata_->schema_string.empty()) {
     return Status::Corruption("metaData has no schemaString in the Delta log of " + where);
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(snap.schema, ParseSchemaString(metadata_->schema_string), "schema of " + where);
+  SLUICE_ASSIGN_OR_RETURN_CTX(snap.schema, ParseSchemaString(metadata_->schema_string),
+                              "schema of " + where);
   for (const std::string& p : metadata_->partition_columns) {
     if (FindField(snap.schema.fields, p) == nullptr) {
       return Status::Corruption("partition column '" + p + "' is not in the schema of " + where);
@@ -107,8 +110,8 @@ Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment, i
   for (auto& [key, entry] : files_) {
     if (entry.live && entry.add) {
       if (entry.add->deletion_vector) {
-        return Status::NotSupported("Unsupported Delta reader feature 'deletionVectors': file " + entry.add->path +
-                                    " has a deletion vector (" + where + ")");
+        return Status::NotSupported("Unsupported Delta reader feature 'deletionVectors': file " +
+                                    entry.add->path + " has a deletion vector (" + where + ")");
       }
       snap.files.push_back(*entry.add);
     } else if (entry.remove) {
@@ -131,7 +134,8 @@ Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::str
   return ParseCommitFile(contents, path);
 }
 
-Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn, const Checkpoint& checkpoint) {
+Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn,
+                                                  const Checkpoint& checkpoint) {
   std::string list = "[";
   for (size_t i = 0; i < checkpoint.files.size(); ++i) {
     if (i > 0) list += ", ";
@@ -170,7 +174,8 @@ std::shared_ptr<const Snapshot> Finalize(Snapshot snap) {
 }
 }  // namespace
 
-Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(fs::FileSystem* fs, const LogListing& listing,
+Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(fs::FileSystem* fs,
+                                                       const LogListing& listing,
                                                        const Snapshot& base, Version version) {
   if (version <= base.version) return Status::Internal("UpdateSnapshot needs a newer version");
   LogReplay replay = LogReplay::FromSnapshot(base);
@@ -179,8 +184,8 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(fs::FileSystem* fs, const
   for (Version v = base.version.Next(); v <= version; ++v) {
     auto c = listing.commits.find(v);
     if (c == listing.commits.end()) {
-      return Status::Corruption("versions are not contiguous: commit " + v.ToString() + " is missing in " +
-                                listing.log_dir);
+      return Status::Corruption("versions are not contiguous: commit " + v.ToString() +
+                                " is missing in " + listing.log_dir);
     }
     SLUICE_ASSIGN_OR_RETURN(auto actions, ReadCommitActions(fs, c->second.info.path));
     replay.Apply(actions, v);
@@ -192,7 +197,8 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(fs::FileSystem* fs, const
 }
 
 Result<std::shared_ptr<const Snapshot>> LoadSnapshot(fs::FileSystem* fs, engine::Connection* conn,
-                                                     const LogListing& listing, const LogSegment& segment) {
+                                                     const LogListing& listing,
+                                                     const LogSegment& segment) {
   LogReplay replay;
   if (segment.checkpoint) {
     SLUICE_ASSIGN_OR_RETURN(auto actions, ReadCheckpointActions(conn, *segment.checkpoint));
@@ -204,7 +210,8 @@ Result<std::shared_ptr<const Snapshot>> LoadSnapshot(fs::FileSystem* fs, engine:
   }
   // Timestamp: file mtime of the commit at `version` (or the checkpoint when the commit is gone),
   // or the in-commit timestamp when enabled.
-  SLUICE_ASSIGN_OR_RETURN(Snapshot snap, replay.Finish(listing.table_root, segment, CommitTime(listing, segment)));
+  SLUICE_ASSIGN_OR_RETURN(Snapshot snap,
+                          replay.Finish(listing.table_root, segment, CommitTime(listing, segment)));
   return Finalize(std::move(snap));
 }
 

@@ -33,10 +33,10 @@ struct Snapshot {
   Version version;
   Protocol protocol;
   Metadata metadata;
-  DeltaSchema schema;            // the table schema, in schemaString order (partition cols included)
-  std::vector<AddFile> files;    // live files, sorted by path
-  std::vector<RemoveFile> tombstones;  // sorted by path
-  std::map<std::string, SetTransaction> transactions;  // by appId
+  DeltaSchema schema;          // the table schema, in schemaString order (partition cols included)
+  std::vector<AddFile> files;  // live files, sorted by path
+  std::vector<RemoveFile> tombstones;                     // sorted by path
+  std::map<std::string, SetTransaction> transactions;     // by appId
   std::map<std::string, DomainMetadata> domain_metadata;  // by domain (removed ones dropped)
   std::optional<CommitInfo> commit_info;  // of the commit at `version`, when it was read
   // Commit timestamp of `version` in ms: inCommitTimestamp when in-commit timestamps are
@@ -81,15 +81,18 @@ Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::str
 
 // Reads the actions of a checkpoint (all parts) with the engine. Rows become actions through
 // the same parser as commits (unknown columns ignored; stats_parsed used when stats is absent).
-Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn, const Checkpoint& checkpoint);
+Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn,
+                                                  const Checkpoint& checkpoint);
 
 // The snapshot at `version` > base.version, built by applying commits base.version+1..version
 // to `base` (no checkpoint read). Corruption when a commit in between is missing.
-Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(fs::FileSystem* fs, const LogListing& listing,
+Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(fs::FileSystem* fs,
+                                                       const LogListing& listing,
                                                        const Snapshot& base, Version version);
 
 // Loads the snapshot described by `segment`.
 Result<std::shared_ptr<const Snapshot>> LoadSnapshot(fs::FileSystem* fs, engine::Connection* conn,
-                                                     const LogListing& listing, const LogSegment& segment);
+                                                     const LogListing& listing,
+                                                     const LogSegment& segment);
 
 }  // namespace sluice::delta

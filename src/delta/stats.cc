@@ -25,16 +25,19 @@ size_t Utf8Len(unsigned char lead) {
 // Byte offset after `n` code points (s.size() when shorter).
 size_t PrefixBytes(std::string_view s, size_t n) {
   size_t pos = 0;
-  for (size_t i = 0; i < n && pos < s.size(); ++i) pos += Utf8Len(static_cast<unsigned char>(s[pos]));
+  for (size_t i = 0; i < n && pos < s.size(); ++i)
+    pos += Utf8Len(static_cast<unsigned char>(s[pos]));
   return std::min(pos, s.size());
 }
 
 std::string JsonString(std::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 bool IsInteger(TypeId id) {
-  return id == TypeId::kTinyInt || id == TypeId::kSmallInt || id == TypeId::kInteger || id == TypeId::kBigInt;
+  return id == TypeId::kTinyInt || id == TypeId::kSmallInt || id == TypeId::kInteger ||
+         id == TypeId::kBigInt;
 }
 
 // "2024-01-02 03:04:05.123456+00" (engine rendering in UTC) -> "2024-01-02T03:04:05.123Z".
@@ -60,12 +63,14 @@ std::optional<std::string> IsoMillis(std::string_view text, bool with_zone) {
 }
 
 // The JSON text of a min/max value, or nullopt when Delta keeps no such statistic.
-Result<std::optional<std::string>> StatValue(const engine::DataType& type, const std::string& text, bool is_max) {
+Result<std::optional<std::string>> StatValue(const engine::DataType& type, const std::string& text,
+                                             bool is_max) {
   using R = std::optional<std::string>;
   if (IsInteger(type.id)) {
     char* end = nullptr;
     (void)std::strtoll(text.c_str(), &end, 10);
-    if (end == text.c_str() || *end != '\0') return Status::InvalidArgument("bad integer statistic '" + text + "'");
+    if (end == text.c_str() || *end != '\0')
+      return Status::InvalidArgument("bad integer statistic '" + text + "'");
     return R(text);
   }
   switch (type.id) {
@@ -129,7 +134,8 @@ struct Builder {
   int budget;  // leaves left to index; negative = unlimited
   Status status;
 
-  void Walk(const std::string& label, const engine::Field& field, Node* mins, Node* maxs, Node* nulls) {
+  void Walk(const std::string& label, const engine::Field& field, Node* mins, Node* maxs,
+            Node* nulls) {
     if (field.type.id == TypeId::kStruct) {
       Node cmin, cmax, cnull;
       for (const engine::Field& child : field.type.children) {
@@ -186,8 +192,8 @@ std::optional<std::string> TruncateMaxString(std::string_view s, size_t max_code
   return std::nullopt;
 }
 
-Result<std::string> BuildStatsJson(const engine::Schema& file_schema, const engine::ParquetFileInfo& info,
-                                   int num_indexed_cols) {
+Result<std::string> BuildStatsJson(const engine::Schema& file_schema,
+                                   const engine::ParquetFileInfo& info, int num_indexed_cols) {
   std::map<std::string, const engine::ColumnStats*> by_label;
   for (const engine::ColumnStats& cs : info.stats) by_label[cs.column] = &cs;
   Builder b{by_label, num_indexed_cols < 0 ? -1 : num_indexed_cols, Status::OK()};

@@ -34,12 +34,14 @@ inline constexpr int kDefaultNumIndexedCols = 32;
 // Lower bound of a string truncated to `max_code_points` (the string itself when short enough).
 std::string TruncateMinString(std::string_view s, size_t max_code_points = kStringPrefixLength);
 // Upper bound of a string truncated to `max_code_points`; nullopt when none exists.
-std::optional<std::string> TruncateMaxString(std::string_view s, size_t max_code_points = kStringPrefixLength);
+std::optional<std::string> TruncateMaxString(std::string_view s,
+                                             size_t max_code_points = kStringPrefixLength);
 
 // The stats JSON text for one data file whose columns are `file_schema` (the table schema
 // without partition columns) and whose engine statistics are `info`. InvalidArgument when a
 // statistic does not parse as its column's type.
-Result<std::string> BuildStatsJson(const engine::Schema& file_schema, const engine::ParquetFileInfo& info,
+Result<std::string> BuildStatsJson(const engine::Schema& file_schema,
+                                   const engine::ParquetFileInfo& info,
                                    int num_indexed_cols = kDefaultNumIndexedCols);
 
 }  // namespace sluice::delta

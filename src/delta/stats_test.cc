@@ -99,12 +99,13 @@ TEST(StatsTest, BuildsNestedStats) {
 }
 
 TEST(StatsTest, OnlyTheFirstIndexedColumnsGetStats) {
-  engine::Schema schema = {{"a", T("INTEGER"), true}, {"s", T("STRUCT(x INTEGER, y INTEGER)"), true},
+  engine::Schema schema = {{"a", T("INTEGER"), true},
+                           {"s", T("STRUCT(x INTEGER, y INTEGER)"), true},
                            {"b", T("INTEGER"), true}};
   engine::ParquetFileInfo info;
   info.num_rows = 1;
-  info.stats = {ColumnStats{"a", "1", "1", 0}, ColumnStats{"s.x", "2", "2", 0}, ColumnStats{"s.y", "3", "3", 0},
-                ColumnStats{"b", "4", "4", 0}};
+  info.stats = {ColumnStats{"a", "1", "1", 0}, ColumnStats{"s.x", "2", "2", 0},
+                ColumnStats{"s.y", "3", "3", 0}, ColumnStats{"b", "4", "4", 0}};
   auto j = nlohmann::json::parse(*BuildStatsJson(schema, info, 2));
   EXPECT_EQ(j["minValues"]["a"], 1);
   EXPECT_EQ(j["minValues"]["s"]["x"], 2);
@@ -135,7 +136,8 @@ TEST(WriteUtilTest, HiveEscapingAndLogPaths) {
   EXPECT_EQ(u.size(), 36u);
   EXPECT_EQ(u[14], '4');
   EXPECT_NE(u, NewUuid());
-  EXPECT_THAT(DataFileName(3, u), ::testing::MatchesRegex("part-00003-.*\\.c000\\.snappy\\.parquet"));
+  EXPECT_THAT(DataFileName(3, u),
+              ::testing::MatchesRegex("part-00003-.*\\.c000\\.snappy\\.parquet"));
 }
 
 }  // namespace

@@ -7,15 +7,18 @@
 
 namespace sluice::delta {
 
-DeltaTable::DeltaTable(std::shared_ptr<fs::FileSystem> fs, std::unique_ptr<engine::Connection> conn, std::string path)
+DeltaTable::DeltaTable(std::shared_ptr<fs::FileSystem> fs, std::unique_ptr<engine::Connection> conn,
+                       std::string path)
     : fs_(std::move(fs)), conn_(std::move(conn)), path_(std::move(path)) {}
 
-Result<std::unique_ptr<DeltaTable>> DeltaTable::Open(std::shared_ptr<fs::FileSystem> fs, engine::Engine* engine,
-                                                     std::string path) {
-  if (fs == nullptr || engine == nullptr) return Status::InvalidArgument("DeltaTable::Open needs a file system and an engine");
+Result<std::unique_ptr<DeltaTable>> DeltaTable::Open(std::shared_ptr<fs::FileSystem> fs,
+                                                     engine::Engine* engine, std::string path) {
+  if (fs == nullptr || engine == nullptr)
+    return Status::InvalidArgument("DeltaTable::Open needs a file system and an engine");
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   SLUICE_ASSIGN_OR_RETURN_CTX(auto conn, engine->Connect(), "opening Delta table " + path);
-  std::unique_ptr<DeltaTable> table(new DeltaTable(std::move(fs), std::move(conn), std::move(path)));
+  std::unique_ptr<DeltaTable> table(
+      new DeltaTable(std::move(fs), std::move(conn), std::move(path)));
   SLUICE_RETURN_NOT_OK(table->Latest());
   return table;
 }
@@ -32,7 +35,8 @@ Result<std::shared_ptr<const Snapshot>> DeltaTable::LatestLocked() {
     auto updated = UpdateSnapshot(fs_.get(), listing, *latest_, *latest);
     if (updated.ok()) snap = *updated;
     // A missing commit (e.g. cleaned up behind a newer checkpoint) falls back to a full load.
-    else if (!updated.status().IsCorruption()) return updated.status();
+    else if (!updated.status().IsCorruption())
+      return updated.status();
   }
   if (!snap) {
     SLUICE_ASSIGN_OR_RETURN(snap, SnapshotAtLocked(listing, latest.value_or(Version(0))));
@@ -41,7 +45,8 @@ Result<std::shared_ptr<const Snapshot>> DeltaTable::LatestLocked() {
   return snap;
 }
 
-Result<std::shared_ptr<const Snapshot>> DeltaTable::SnapshotAtLocked(const LogListing& listing, Version version) {
+Result<std::shared_ptr<const Snapshot>> DeltaTable::SnapshotAtLocked(const LogListing& listing,
+                                                                     Version version) {
   SLUICE_ASSIGN_OR_RETURN_CTX(LogSegment segment, BuildLogSegment(listing, version), path_);
   return LoadSnapshot(fs_.get(), conn_.get(), listing, segment);
 }
@@ -55,7 +60,8 @@ Result<std::shared_ptr<const Snapshot>> DeltaTable::SnapshotAt(Version version) 
   std::lock_guard<std::mutex> lock(mu_);
   SLUICE_ASSIGN_OR_RETURN(LogListing listing, ListLocked());
   // The cached latest snapshot serves its own version (versions are immutable).
-  if (latest_ && latest_->version == version && listing.LatestVersion() && *listing.LatestVersion() >= version) {
+  if (latest_ && latest_->version == version && listing.LatestVersion() &&
+      *listing.LatestVersion() >= version) {
     return latest_;
   }
   return SnapshotAtLocked(listing, version);
@@ -65,7 +71,8 @@ Result<Version> DeltaTable::VersionAtTimestamp(int64_t timestamp_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   SLUICE_ASSIGN_OR_RETURN(auto latest, LatestLocked());
   SLUICE_ASSIGN_OR_RETURN(LogListing listing, ListLocked());
-  SLUICE_ASSIGN_OR_RETURN(auto commits, ListCommitTimestamps(fs_.get(), listing, &latest->metadata));
+  SLUICE_ASSIGN_OR_RETURN(auto commits,
+                          ListCommitTimestamps(fs_.get(), listing, &latest->metadata));
   return delta::VersionAtTimestamp(commits, timestamp_ms).WithContext(path_);
 }
 
@@ -95,7 +102,8 @@ Result<std::vector<HistoryEntry>> DeltaTable::History(std::optional<size_t> limi
   std::lock_guard<std::mutex> lock(mu_);
   SLUICE_ASSIGN_OR_RETURN(auto latest, LatestLocked());
   SLUICE_ASSIGN_OR_RETURN(LogListing listing, ListLocked());
-  SLUICE_ASSIGN_OR_RETURN(auto commits, ListCommitTimestamps(fs_.get(), listing, &latest->metadata));
+  SLUICE_ASSIGN_OR_RETURN(auto commits,
+                          ListCommitTimestamps(fs_.get(), listing, &latest->metadata));
   std::vector<HistoryEntry> out;
   for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
     if (limit && out.size() >= *limit) break;
@@ -117,12 +125,15 @@ Result<engine::Batch> DeltaTable::Changes(Version start, std::optional<Version> 
   return ReadChanges(fs_.get(), conn_.get(), listing, start, end);
 }
 
-Result<engine::Batch> DeltaTable::ChangesBetweenTimestamps(int64_t start_ms, std::optional<int64_t> end_ms) {
+Result<engine::Batch> DeltaTable::ChangesBetweenTimestamps(int64_t start_ms,
+                                                           std::optional<int64_t> end_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   SLUICE_ASSIGN_OR_RETURN(auto latest, LatestLocked());
   SLUICE_ASSIGN_OR_RETURN(LogListing listing, ListLocked());
-  SLUICE_ASSIGN_OR_RETURN(auto commits, ListCommitTimestamps(fs_.get(), listing, &latest->metadata));
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto range, VersionRangeForTimestamps(commits, start_ms, end_ms), path_);
+  SLUICE_ASSIGN_OR_RETURN(auto commits,
+                          ListCommitTimestamps(fs_.get(), listing, &latest->metadata));
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto range, VersionRangeForTimestamps(commits, start_ms, end_ms),
+                              path_);
   return ReadChanges(fs_.get(), conn_.get(), listing, range.first, range.second);
 }
 

@@ -33,7 +33,7 @@ namespace sluice::delta {
 
 struct HistoryEntry {
   Version version;
-  int64_t timestamp_ms = 0;  // commit timestamp (time_travel.h rules)
+  int64_t timestamp_ms = 0;               // commit timestamp (time_travel.h rules)
   std::optional<CommitInfo> commit_info;  // nullopt when the commit has none
 };
 
@@ -41,8 +41,8 @@ class DeltaTable {
  public:
   // Opens the table at `path` and loads its latest snapshot. NotFound when `path` holds no
   // Delta log; NotSupported when its protocol is not readable; Corruption for a broken log.
-  static Result<std::unique_ptr<DeltaTable>> Open(std::shared_ptr<fs::FileSystem> fs, engine::Engine* engine,
-                                                  std::string path);
+  static Result<std::unique_ptr<DeltaTable>> Open(std::shared_ptr<fs::FileSystem> fs,
+                                                  engine::Engine* engine, std::string path);
 
   const std::string& path() const { return path_; }
 
@@ -76,16 +76,19 @@ class DeltaTable {
 
   // Change data feed rows between commit timestamps (epoch ms), per
   // VersionRangeForTimestamps.
-  Result<engine::Batch> ChangesBetweenTimestamps(int64_t start_ms, std::optional<int64_t> end_ms = std::nullopt);
+  Result<engine::Batch> ChangesBetweenTimestamps(int64_t start_ms,
+                                                 std::optional<int64_t> end_ms = std::nullopt);
 
   // Monotonized commit timestamps of all recreatable versions.
   Result<std::vector<CommitTimestamp>> CommitTimestamps();
 
  private:
-  DeltaTable(std::shared_ptr<fs::FileSystem> fs, std::unique_ptr<engine::Connection> conn, std::string path);
+  DeltaTable(std::shared_ptr<fs::FileSystem> fs, std::unique_ptr<engine::Connection> conn,
+             std::string path);
   Result<LogListing> ListLocked();
   Result<std::shared_ptr<const Snapshot>> LatestLocked();
-  Result<std::shared_ptr<const Snapshot>> SnapshotAtLocked(const LogListing& listing, Version version);
+  Result<std::shared_ptr<const Snapshot>> SnapshotAtLocked(const LogListing& listing,
+                                                           Version version);
 
   std::shared_ptr<fs::FileSystem> fs_;
   std::unique_ptr<engine::Connection> conn_;

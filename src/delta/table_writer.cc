@@ -29,17 +29,20 @@ Status CheckStorableSchema(const engine::Schema& schema) {
   std::function<Status(const std::string&, const engine::DataType&)> check =
       [&](const std::string& path, const engine::DataType& t) -> Status {
     if (t.id == engine::TypeId::kTimestamp) {
-      return Status::NotSupported("column '" + path +
-                                  "' has type timestamp_ntz (TIMESTAMP without time zone), which needs the Delta "
-                                  "table feature timestampNtz; use TIMESTAMPTZ");
+      return Status::NotSupported(
+          "column '" + path +
+          "' has type timestamp_ntz (TIMESTAMP without time zone), which needs the Delta "
+          "table feature timestampNtz; use TIMESTAMPTZ");
     }
-    for (const engine::Field& c : t.children) SLUICE_RETURN_NOT_OK(check(path + "." + c.name, c.type));
+    for (const engine::Field& c : t.children)
+      SLUICE_RETURN_NOT_OK(check(path + "." + c.name, c.type));
     return Status::OK();
   };
   for (const engine::Field& f : schema) {
     SLUICE_RETURN_NOT_OK(check(f.name, f.type));
     if (f.type.id == engine::TypeId::kNull) {
-      return Status::InvalidArgument("column '" + f.name + "' has no type (an untyped NULL column)");
+      return Status::InvalidArgument("column '" + f.name +
+                                     "' has no type (an untyped NULL column)");
     }
   }
   return SchemaToJson(schema).status();
@@ -50,10 +53,12 @@ Status CheckNewTableConfiguration(const std::map<std::string, std::string>& conf
     std::string lv = v;
     for (char& c : lv) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (k == "delta.columnMapping.mode" && lv != "none") {
-      return Status::NotSupported("Sluice cannot write tables with column mapping (delta.columnMapping.mode=" + v + ")");
+      return Status::NotSupported(
+          "Sluice cannot write tables with column mapping (delta.columnMapping.mode=" + v + ")");
     }
     if (k == "delta.enableDeletionVectors" && lv == "true") {
-      return Status::NotSupported("Sluice cannot write tables with deletion vectors (delta.enableDeletionVectors)");
+      return Status::NotSupported(
+          "Sluice cannot write tables with deletion vectors (delta.enableDeletionVectors)");
     }
     if (k.rfind("delta.constraints.", 0) == 0) {
       return Status::NotSupported("Sluice does not enforce CHECK constraints (" + k + ")");
@@ -91,22 +96,27 @@ Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configura
 }
 
 Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata) {
-  if (protocol.min_writer_version > 7 || protocol.min_writer_version == 5 || protocol.min_writer_version == 6) {
+  if (protocol.min_writer_version > 7 || protocol.min_writer_version == 5 ||
+      protocol.min_writer_version == 6) {
     return Status::NotSupported("Unsupported Delta protocol writer version " +
-                                std::to_string(protocol.min_writer_version) + " (Sluice writes versions 1-4 and 7)");
+                                std::to_string(protocol.min_writer_version) +
+                                " (Sluice writes versions 1-4 and 7)");
   }
   if (protocol.min_writer_version == 7) {
     static const std::set<std::string> kSupported = {"appendOnly", "invariants", "changeDataFeed"};
     for (const std::string& f : protocol.writer_features.value_or(std::vector<std::string>{})) {
-      if (!kSupported.count(f)) return Status::NotSupported("Unsupported Delta writer feature '" + f + "'");
+      if (!kSupported.count(f))
+        return Status::NotSupported("Unsupported Delta writer feature '" + f + "'");
     }
   }
   for (const auto& [k, v] : metadata.configuration) {
     if (k.rfind("delta.constraints.", 0) == 0) {
-      return Status::NotSupported("Sluice does not enforce CHECK constraints (" + k + "); refusing to write");
+      return Status::NotSupported("Sluice does not enforce CHECK constraints (" + k +
+                                  "); refusing to write");
     }
   }
-  for (const char* key : {"delta.generationExpression", "delta.identity.start", "delta.invariants"}) {
+  for (const char* key :
+       {"delta.generationExpression", "delta.identity.start", "delta.invariants"}) {
     if (metadata.schema_string.find(key) != std::string::npos) {
       return Status::NotSupported(std::string("Sluice does not enforce column metadata '") + key +
                                   "' (generated/identity columns, invariants); refusing to write");
@@ -115,18 +125,24 @@ Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata) {
   return Status::OK();
 }
 
-DeltaTableWriter::DeltaTableWriter(std::shared_ptr<fs::FileSystem> fs, std::unique_ptr<engine::Connection> conn,
-                                   std::string path, TableWriterOptions options)
-    : fs_(std::move(fs)), conn_(std::move(conn)), path_(std::move(path)), options_(std::move(options)) {}
+DeltaTableWriter::DeltaTableWriter(std::shared_ptr<fs::FileSystem> fs,
+                                   std::unique_ptr<engine::Connection> conn, std::string path,
+                                   TableWriterOptions options)
+    : fs_(std::move(fs)),
+      conn_(std::move(conn)),
+      path_(std::move(path)),
+      options_(std::move(options)) {}
 
 Result<std::unique_ptr<DeltaTableWriter>> DeltaTableWriter::Open(std::shared_ptr<fs::FileSystem> fs,
-                                                                 engine::Engine* engine, std::string path,
+                                                                 engine::Engine* engine,
+                                                                 std::string path,
                                                                  TableWriterOptions options) {
   if (fs == nullptr || engine == nullptr) {
     return Status::InvalidArgument("DeltaTableWriter::Open needs a file system and an engine");
   }
   while (path.size() > 1 && path.back() == '/') path.pop_back();
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto conn, engine->Connect(), "opening Delta table " + path + " for writing");
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto conn, engine->Connect(),
+                              "opening Delta table " + path + " for writing");
   return std::unique_ptr<DeltaTableWriter>(
       new DeltaTableWriter(std::move(fs), std::move(conn), std::move(path), std::move(options)));
 }
@@ -176,14 +192,18 @@ Result<std::shared_ptr<const Snapshot>> DeltaTableWriter::RefreshLocked() {
   return latest_;
 }
 
-Result<Version> DeltaTableWriter::CreateTable(const engine::Schema& schema, const CreateTableOptions& options) {
+Result<Version> DeltaTableWriter::CreateTable(const engine::Schema& schema,
+                                              const CreateTableOptions& options) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string ctx = "creating Delta table " + path_;
   SLUICE_ASSIGN_OR_RETURN(auto snap, RefreshLocked());
-  if (snap) return Status::AlreadyExists(ctx + ": the table already exists (version " + snap->version.ToString() + ")");
+  if (snap)
+    return Status::AlreadyExists(ctx + ": the table already exists (version " +
+                                 snap->version.ToString() + ")");
   SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema), ctx);
   SLUICE_RETURN_NOT_OK_CTX(CheckNewTableConfiguration(options.configuration), ctx);
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto parts, ResolvePartitionColumns(schema, options.partition_columns), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto parts,
+                              ResolvePartitionColumns(schema, options.partition_columns), ctx);
   Metadata md;
   md.id = NewUuid();
   md.name = options.name;
@@ -195,20 +215,23 @@ Result<Version> DeltaTableWriter::CreateTable(const engine::Schema& schema, cons
   Transaction txn(fs_, path_, nullptr, options_.commit);
   txn.Add(ProtocolForNewTable(options.configuration));
   txn.Add(md);
-  txn.SetOperation(options.operation, {{"isManaged", "\"false\""},
-                                       {"description", options.description ? JsonText(*options.description) : "null"},
-                                       {"partitionBy", JsonText(JsonArrayText(parts))},
-                                       {"properties", JsonText(nlohmann::json(options.configuration).dump())}});
+  txn.SetOperation(options.operation,
+                   {{"isManaged", "\"false\""},
+                    {"description", options.description ? JsonText(*options.description) : "null"},
+                    {"partitionBy", JsonText(JsonArrayText(parts))},
+                    {"properties", JsonText(nlohmann::json(options.configuration).dump())}});
   SLUICE_ASSIGN_OR_RETURN(CommitResult r, CommitLocked(&txn));
   return r.version;
 }
 
-Result<WriteResult> DeltaTableWriter::Write(const engine::Batch& data, const WriteOptions& options) {
+Result<WriteResult> DeltaTableWriter::Write(const engine::Batch& data,
+                                            const WriteOptions& options) {
   std::lock_guard<std::mutex> lock(mu_);
   return WriteLocked(data, options);
 }
 
-Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data, const WriteOptions& options) {
+Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
+                                                  const WriteOptions& options) {
   const std::string ctx = "writing to Delta table " + path_;
   WriteResult result;
   if (options.txn_app_id.has_value() != options.txn_version.has_value()) {
@@ -223,7 +246,8 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data, con
     }
   }
   if (snap && options.mode == SaveMode::kErrorIfExists) {
-    return Status::AlreadyExists(ctx + ": the table already exists (version " + snap->version.ToString() + ")");
+    return Status::AlreadyExists(ctx + ": the table already exists (version " +
+                                 snap->version.ToString() + ")");
   }
 
   // The table schema and partitioning this write uses.
@@ -235,7 +259,8 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data, con
     SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(data.schema()), ctx);
     SLUICE_RETURN_NOT_OK_CTX(CheckNewTableConfiguration(options.configuration), ctx);
     table_schema = data.schema();
-    SLUICE_ASSIGN_OR_RETURN_CTX(partition_columns, ResolvePartitionColumns(table_schema, options.partition_by), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(partition_columns,
+                                ResolvePartitionColumns(table_schema, options.partition_by), ctx);
     metadata.id = NewUuid();
     metadata.partition_columns = partition_columns;
     metadata.configuration = options.configuration;
@@ -246,21 +271,26 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data, con
     table_schema = snap->schema.fields;
     partition_columns = snap->metadata.partition_columns;
     if (!options.partition_by.empty()) {
-      SLUICE_ASSIGN_OR_RETURN_CTX(auto wanted, ResolvePartitionColumns(table_schema, options.partition_by), ctx);
+      SLUICE_ASSIGN_OR_RETURN_CTX(auto wanted,
+                                  ResolvePartitionColumns(table_schema, options.partition_by), ctx);
       if (wanted != partition_columns) {
-        return Status::InvalidArgument(ctx + ": partition columns " + JsonArrayText(options.partition_by) +
-                                       " do not match the table's " + JsonArrayText(partition_columns));
+        return Status::InvalidArgument(
+            ctx + ": partition columns " + JsonArrayText(options.partition_by) +
+            " do not match the table's " + JsonArrayText(partition_columns));
       }
     }
     if (options.mode == SaveMode::kOverwrite && snap->metadata.ConfigIsTrue("delta.appendOnly")) {
-      return Status::InvalidArgument(ctx + ": the table is append-only (delta.appendOnly=true); overwrite refused");
+      return Status::InvalidArgument(
+          ctx + ": the table is append-only (delta.appendOnly=true); overwrite refused");
     }
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(WriteSchemaPlan plan, PlanWriteSchema(table_schema, data.schema(), options.merge_schema),
+  SLUICE_ASSIGN_OR_RETURN_CTX(WriteSchemaPlan plan,
+                              PlanWriteSchema(table_schema, data.schema(), options.merge_schema),
                               ctx);
   if (plan.schema_changed) SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(plan.table_schema), ctx);
   FieldMetadata field_metadata = snap ? snap->schema.metadata : FieldMetadata{};
-  SLUICE_ASSIGN_OR_RETURN_CTX(metadata.schema_string, SchemaToJson(plan.table_schema, field_metadata), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(metadata.schema_string,
+                              SchemaToJson(plan.table_schema, field_metadata), ctx);
 
   // NOT NULL checks and the projection to the table schema, before any file is written.
   SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, ConformLocked(data, plan), ctx);
@@ -268,9 +298,11 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data, con
   DataFileOptions file_options;
   file_options.compression = options_.compression;
   file_options.max_rows_per_file = options.max_rows_per_file;
-  if (auto n = metadata.Config("delta.dataSkippingNumIndexedCols")) file_options.num_indexed_cols = std::atoi(n->c_str());
-  SLUICE_ASSIGN_OR_RETURN(std::vector<AddFile> adds, WriteDataFiles(conn_.get(), fs_.get(), path_, rows,
-                                                                    plan.table_schema, partition_columns, file_options));
+  if (auto n = metadata.Config("delta.dataSkippingNumIndexedCols"))
+    file_options.num_indexed_cols = std::atoi(n->c_str());
+  SLUICE_ASSIGN_OR_RETURN(std::vector<AddFile> adds,
+                          WriteDataFiles(conn_.get(), fs_.get(), path_, rows, plan.table_schema,
+                                         partition_columns, file_options));
 
   Transaction txn(fs_, path_, snap, options_.commit);
   if (new_table) txn.Add(ProtocolForNewTable(options.configuration));
@@ -294,8 +326,8 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data, con
   std::map<std::string, std::string> params;
   if (options.operation == "WRITE") {
     params["mode"] = JsonText(options.mode == SaveMode::kOverwrite ? "Overwrite"
-                              : options.mode == SaveMode::kAppend ? "Append"
-                                                                  : "ErrorIfExists");
+                              : options.mode == SaveMode::kAppend  ? "Append"
+                                                                   : "ErrorIfExists");
     params["partitionBy"] = JsonText(JsonArrayText(partition_columns));
   }
   for (const auto& [k, v] : options.operation_parameters) params[k] = JsonText(v);
@@ -310,7 +342,8 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data, con
   return result;
 }
 
-Result<engine::Batch> DeltaTableWriter::ConformLocked(const engine::Batch& data, const WriteSchemaPlan& plan) {
+Result<engine::Batch> DeltaTableWriter::ConformLocked(const engine::Batch& data,
+                                                      const WriteSchemaPlan& plan) {
   if (plan.not_null_columns.empty() && plan.identity) return data;
   engine::Batch rows = data;
   const std::string view = "__sluice_delta_in_" + NewUuid().substr(0, 8);
@@ -330,14 +363,16 @@ Result<engine::Batch> DeltaTableWriter::ConformLocked(const engine::Batch& data,
     for (size_t i = 0; i < plan.not_null_columns.size(); ++i) {
       SLUICE_ASSIGN_OR_RETURN(auto n, counts.GetInt64(0, i));
       if (n.value_or(0) > 0) {
-        return Status::InvalidArgument("NOT NULL constraint violated for column '" + plan.not_null_columns[i] +
-                                       "': " + std::to_string(*n) + " null value(s); nothing was written");
+        return Status::InvalidArgument("NOT NULL constraint violated for column '" +
+                                       plan.not_null_columns[i] + "': " + std::to_string(*n) +
+                                       " null value(s); nothing was written");
       }
     }
   }
   if (!plan.identity) {
     std::string sql = "SELECT ";
-    for (size_t i = 0; i < plan.projection.size(); ++i) sql += (i > 0 ? ", " : "") + plan.projection[i];
+    for (size_t i = 0; i < plan.projection.size(); ++i)
+      sql += (i > 0 ? ", " : "") + plan.projection[i];
     SLUICE_ASSIGN_OR_RETURN(rows, conn_->Query(sql + " FROM " + SqlIdent(view)));
   }
   return rows;
@@ -349,7 +384,8 @@ Result<Version> DeltaTableWriter::AddColumns(const std::vector<engine::Field>& c
   SLUICE_ASSIGN_OR_RETURN(auto snap, RefreshLocked());
   if (!snap) return Status::NotFound(ctx + ": no Delta table at " + path_);
   SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
-  SLUICE_ASSIGN_OR_RETURN_CTX(engine::Schema schema, delta::AddColumns(snap->schema.fields, columns), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(engine::Schema schema,
+                              delta::AddColumns(snap->schema.fields, columns), ctx);
   SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema), ctx);
   Metadata md = snap->metadata;
   SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema, snap->schema.metadata), ctx);
@@ -357,14 +393,16 @@ Result<Version> DeltaTableWriter::AddColumns(const std::vector<engine::Field>& c
   txn.Add(md);
   nlohmann::json cols = nlohmann::json::array();
   for (const engine::Field& f : columns) {
-    cols.push_back({{"column", {{"name", f.name}, {"type", DeltaTypeName(f.type)}, {"nullable", true}}}});
+    cols.push_back(
+        {{"column", {{"name", f.name}, {"type", DeltaTypeName(f.type)}, {"nullable", true}}}});
   }
   txn.SetOperation("ADD COLUMNS", {{"columns", JsonText(cols.dump())}});
   SLUICE_ASSIGN_OR_RETURN(CommitResult r, CommitLocked(&txn));
   return r.version;
 }
 
-Result<Version> DeltaTableWriter::SetProperties(const std::map<std::string, std::string>& properties) {
+Result<Version> DeltaTableWriter::SetProperties(
+    const std::map<std::string, std::string>& properties) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string ctx = "ALTER TABLE SET TBLPROPERTIES on Delta table " + path_;
   SLUICE_ASSIGN_OR_RETURN(auto snap, RefreshLocked());
@@ -378,11 +416,13 @@ Result<Version> DeltaTableWriter::SetProperties(const std::map<std::string, std:
   }
   Transaction txn(fs_, path_, snap, options_.commit);
   Protocol needed = ProtocolForNewTable(md.configuration);
-  if (needed.min_writer_version > snap->protocol.min_writer_version && snap->protocol.min_writer_version < 7) {
+  if (needed.min_writer_version > snap->protocol.min_writer_version &&
+      snap->protocol.min_writer_version < 7) {
     Protocol upgraded = snap->protocol;
     upgraded.min_writer_version = needed.min_writer_version;
     txn.Add(upgraded);
-  } else if (snap->protocol.min_writer_version == 7 && md.ConfigIsTrue("delta.enableChangeDataFeed")) {
+  } else if (snap->protocol.min_writer_version == 7 &&
+             md.ConfigIsTrue("delta.enableChangeDataFeed")) {
     Protocol upgraded = snap->protocol;
     auto features = upgraded.writer_features.value_or(std::vector<std::string>{});
     if (std::find(features.begin(), features.end(), "changeDataFeed") == features.end()) {
@@ -392,7 +432,8 @@ Result<Version> DeltaTableWriter::SetProperties(const std::map<std::string, std:
     }
   }
   txn.Add(md);
-  txn.SetOperation("SET TBLPROPERTIES", {{"properties", JsonText(nlohmann::json(properties).dump())}});
+  txn.SetOperation("SET TBLPROPERTIES",
+                   {{"properties", JsonText(nlohmann::json(properties).dump())}});
   SLUICE_ASSIGN_OR_RETURN(CommitResult r, CommitLocked(&txn));
   return r.version;
 }
@@ -405,20 +446,23 @@ Result<std::unique_ptr<Transaction>> DeltaTableWriter::StartTransaction() {
   return std::make_unique<Transaction>(fs_, path_, snap, options_.commit);
 }
 
-Result<std::vector<AddFile>> DeltaTableWriter::WriteFiles(const Transaction& txn, const engine::Batch& data) {
+Result<std::vector<AddFile>> DeltaTableWriter::WriteFiles(const Transaction& txn,
+                                                          const engine::Batch& data) {
   std::lock_guard<std::mutex> lock(mu_);
   const Snapshot* snap = txn.read_snapshot().get();
-  if (snap == nullptr) return Status::InvalidArgument("WriteFiles needs a transaction on an existing table");
+  if (snap == nullptr)
+    return Status::InvalidArgument("WriteFiles needs a transaction on an existing table");
   const std::string ctx = "writing data files for a transaction on Delta table " + path_;
-  SLUICE_ASSIGN_OR_RETURN_CTX(WriteSchemaPlan plan, PlanWriteSchema(snap->schema.fields, data.schema(), false), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(WriteSchemaPlan plan,
+                              PlanWriteSchema(snap->schema.fields, data.schema(), false), ctx);
   SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, ConformLocked(data, plan), ctx);
   DataFileOptions file_options;
   file_options.compression = options_.compression;
   if (auto n = snap->metadata.Config("delta.dataSkippingNumIndexedCols")) {
     file_options.num_indexed_cols = std::atoi(n->c_str());
   }
-  return WriteDataFiles(conn_.get(), fs_.get(), path_, rows, snap->schema.fields, snap->metadata.partition_columns,
-                        file_options);
+  return WriteDataFiles(conn_.get(), fs_.get(), path_, rows, snap->schema.fields,
+                        snap->metadata.partition_columns, file_options);
 }
 
 Result<CommitResult> DeltaTableWriter::Commit(Transaction* txn) {
@@ -465,7 +509,8 @@ void DeltaTableWriter::PostCommitLocked(const CommitResult& result) {
   if (!retention.ok()) return;
   auto cleaned = CleanupExpiredLogs(fs_.get(), path_, *retention, Now());
   if (!cleaned.ok()) {
-    SLUICE_LOG(kWarning) << "Delta log cleanup of " << path_ << " failed: " << cleaned.status().ToString();
+    SLUICE_LOG(kWarning) << "Delta log cleanup of " << path_
+                         << " failed: " << cleaned.status().ToString();
   }
 }
 

@@ -103,8 +103,9 @@ struct TableWriterOptions {
 class DeltaTableWriter {
  public:
   // Opens a writer for the table at `path` (which need not exist yet).
-  static Result<std::unique_ptr<DeltaTableWriter>> Open(std::shared_ptr<fs::FileSystem> fs, engine::Engine* engine,
-                                                        std::string path, TableWriterOptions options = {});
+  static Result<std::unique_ptr<DeltaTableWriter>> Open(std::shared_ptr<fs::FileSystem> fs,
+                                                        engine::Engine* engine, std::string path,
+                                                        TableWriterOptions options = {});
 
   const std::string& path() const { return path_; }
 
@@ -140,8 +141,8 @@ class DeltaTableWriter {
   Result<CleanupResult> CleanupLogs();
 
  private:
-  DeltaTableWriter(std::shared_ptr<fs::FileSystem> fs, std::unique_ptr<engine::Connection> conn, std::string path,
-                   TableWriterOptions options);
+  DeltaTableWriter(std::shared_ptr<fs::FileSystem> fs, std::unique_ptr<engine::Connection> conn,
+                   std::string path, TableWriterOptions options);
   Result<std::shared_ptr<const Snapshot>> RefreshLocked();
   Result<CommitResult> CommitLocked(Transaction* txn);
   void PostCommitLocked(const CommitResult& result);

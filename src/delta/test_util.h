@@ -18,7 +18,9 @@
 
 namespace sluice::delta::testing {
 
-inline std::string FixturesDir() { return std::string(SLUICE_SOURCE_DIR) + "/../shared/fixtures/delta"; }
+inline std::string FixturesDir() {
+  return std::string(SLUICE_SOURCE_DIR) + "/../shared/fixtures/delta";
+}
 inline std::string Fixture(const std::string& rel) { return FixturesDir() + "/" + rel; }
 
 // A fresh temporary directory, removed with its contents on destruction.
@@ -49,8 +51,9 @@ inline std::string CopyFixture(const std::string& rel, const TempDir& dir) {
   sfs::path dst = sfs::path(dir.path()) / src.filename();
   sfs::copy(src, dst, sfs::copy_options::recursive);
   for (auto& e : sfs::recursive_directory_iterator(dst)) {
-    sfs::permissions(e.path(), sfs::perms::owner_write | sfs::perms::owner_read |
-                                   (e.is_directory() ? sfs::perms::owner_exec : sfs::perms::none),
+    sfs::permissions(e.path(),
+                     sfs::perms::owner_write | sfs::perms::owner_read |
+                         (e.is_directory() ? sfs::perms::owner_exec : sfs::perms::none),
                      sfs::perm_options::add);
   }
   sfs::permissions(dst, sfs::perms::owner_all, sfs::perm_options::add);
@@ -58,7 +61,8 @@ inline std::string CopyFixture(const std::string& rel, const TempDir& dir) {
 }
 
 // Every row as "v1|v2|..." (NULL for null), in the batch's column order, sorted.
-inline std::vector<std::string> Rows(const engine::Batch& batch, const std::vector<std::string>& columns = {}) {
+inline std::vector<std::string> Rows(const engine::Batch& batch,
+                                     const std::vector<std::string>& columns = {}) {
   std::vector<size_t> idx;
   if (columns.empty()) {
     for (size_t c = 0; c < batch.num_columns(); ++c) idx.push_back(c);
@@ -98,10 +102,12 @@ inline std::vector<std::string> ColumnNames(const engine::Batch& batch) {
 class CountingFileSystem : public fs::FileSystem {
  public:
   explicit CountingFileSystem(std::shared_ptr<fs::FileSystem> base) : base_(std::move(base)) {}
-  Status CreateIfAbsent(const std::string& p, std::string_view d, const fs::WriteOptions& o) override {
+  Status CreateIfAbsent(const std::string& p, std::string_view d,
+                        const fs::WriteOptions& o) override {
     return base_->CreateIfAbsent(p, d, o);
   }
-  Status AtomicReplace(const std::string& p, std::string_view d, const fs::WriteOptions& o) override {
+  Status AtomicReplace(const std::string& p, std::string_view d,
+                       const fs::WriteOptions& o) override {
     return base_->AtomicReplace(p, d, o);
   }
   Result<std::string> ReadFile(const std::string& p) override {
@@ -114,14 +120,20 @@ class CountingFileSystem : public fs::FileSystem {
   Result<std::vector<fs::FileInfo>> List(const std::string& d, std::string_view prefix) override {
     return base_->List(d, prefix);
   }
-  Result<std::vector<fs::FileInfo>> ListRecursive(const std::string& d) override { return base_->ListRecursive(d); }
+  Result<std::vector<fs::FileInfo>> ListRecursive(const std::string& d) override {
+    return base_->ListRecursive(d);
+  }
   Result<fs::FileInfo> Stat(const std::string& p) override { return base_->Stat(p); }
   Result<bool> Exists(const std::string& p) override { return base_->Exists(p); }
   Status DeleteFile(const std::string& p) override { return base_->DeleteFile(p); }
   Status DeleteRecursive(const std::string& d) override { return base_->DeleteRecursive(d); }
   Status CreateDirectories(const std::string& d) override { return base_->CreateDirectories(d); }
-  Status RenameNoReplace(const std::string& f, const std::string& t) override { return base_->RenameNoReplace(f, t); }
-  Status SetModificationTime(const std::string& p, int64_t m) override { return base_->SetModificationTime(p, m); }
+  Status RenameNoReplace(const std::string& f, const std::string& t) override {
+    return base_->RenameNoReplace(f, t);
+  }
+  Status SetModificationTime(const std::string& p, int64_t m) override {
+    return base_->SetModificationTime(p, m);
+  }
 
   std::map<std::string, int> reads() const {
     std::lock_guard<std::mutex> l(mu_);

@@ -28,19 +28,21 @@ struct CommitTimestamp {
 
 // Timestamps of versions [EarliestRecreatableVersion, LatestVersion], ascending.
 // `latest_metadata` decides whether in-commit timestamps are used (null: file times).
-Result<std::vector<CommitTimestamp>> ListCommitTimestamps(fs::FileSystem* fs, const LogListing& listing,
+Result<std::vector<CommitTimestamp>> ListCommitTimestamps(fs::FileSystem* fs,
+                                                          const LogListing& listing,
                                                           const Metadata* latest_metadata);
 
 // The version for TIMESTAMP AS OF `timestamp_ms`. NotFound with
 // "The provided timestamp <t> ms (<iso>) is before the earliest available version <v>. ..." or
 // "... is after the latest available version <v>. ...".
-Result<Version> VersionAtTimestamp(const std::vector<CommitTimestamp>& commits, int64_t timestamp_ms);
+Result<Version> VersionAtTimestamp(const std::vector<CommitTimestamp>& commits,
+                                   int64_t timestamp_ms);
 
 // The versions [start, end] of a change-data-feed read by timestamps (Spark's
 // startingTimestamp/endingTimestamp): start = the first commit with ts >= start_ms, end = the
 // last commit with ts <= end_ms (latest when nullopt). NotFound when start_ms is after the
 // latest commit or end_ms before the earliest; InvalidArgument when the range is empty.
-Result<std::pair<Version, Version>> VersionRangeForTimestamps(const std::vector<CommitTimestamp>& commits,
-                                                              int64_t start_ms, std::optional<int64_t> end_ms);
+Result<std::pair<Version, Version>> VersionRangeForTimestamps(
+    const std::vector<CommitTimestamp>& commits, int64_t start_ms, std::optional<int64_t> end_ms);
 
 }  // namespace sluice::delta

@@ -77,8 +77,9 @@ std::string Trim(std::string_view s) {
 }
 
 bool IsNumeric(TypeId id) {
-  return id == TypeId::kTinyInt || id == TypeId::kSmallInt || id == TypeId::kInteger || id == TypeId::kBigInt ||
-         id == TypeId::kHugeInt || id == TypeId::kFloat || id == TypeId::kDouble || id == TypeId::kDecimal;
+  return id == TypeId::kTinyInt || id == TypeId::kSmallInt || id == TypeId::kInteger ||
+         id == TypeId::kBigInt || id == TypeId::kHugeInt || id == TypeId::kFloat ||
+         id == TypeId::kDouble || id == TypeId::kDecimal;
 }
 
 }  // namespace
@@ -95,7 +96,9 @@ Result<int32_t> ParseDateDays(std::string_view text) {
 
 Result<int64_t> ParseTimestampMicros(std::string_view text) {
   std::string s = Trim(text);
-  auto bad = [&]() { return Status::InvalidArgument("invalid timestamp '" + std::string(text) + "'"); };
+  auto bad = [&]() {
+    return Status::InvalidArgument("invalid timestamp '" + std::string(text) + "'");
+  };
   size_t pos = 0;
   int64_t days = 0;
   if (!ParseDatePart(s, &pos, &days)) return bad();
@@ -159,9 +162,10 @@ std::string FormatTimestampMicros(int64_t micros) {
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04lld-%02u-%02u %02lld:%02lld:%02lld.%06lld+00", static_cast<long long>(y), m, d,
-                static_cast<long long>(rem / 3600), static_cast<long long>((rem / 60) % 60),
-                static_cast<long long>(rem % 60), static_cast<long long>(us));
+  std::snprintf(buf, sizeof(buf), "%04lld-%02u-%02u %02lld:%02lld:%02lld.%06lld+00",
+                static_cast<long long>(y), m, d, static_cast<long long>(rem / 3600),
+                static_cast<long long>((rem / 60) % 60), static_cast<long long>(rem % 60),
+                static_cast<long long>(us));
   return buf;
 }
 
@@ -191,7 +195,8 @@ std::string SqlIdent(std::string_view s) {
   return out + "\"";
 }
 
-Result<std::string> PartitionValueSql(const std::optional<std::string>& value, const engine::DataType& type) {
+Result<std::string> PartitionValueSql(const std::optional<std::string>& value,
+                                      const engine::DataType& type) {
   std::string type_sql = type.ToSql();
   if (type.id == TypeId::kNull) return std::string("NULL");  // void column
   if (!value.has_value() || value->empty()) return "CAST(NULL AS " + type_sql + ")";
@@ -216,7 +221,8 @@ Result<std::string> PartitionValueSql(const std::optional<std::string>& value, c
     }
     case TypeId::kBoolean: {
       std::string t = Trim(v);
-      if (t != "true" && t != "false") return Status::InvalidArgument("invalid boolean '" + v + "'");
+      if (t != "true" && t != "false")
+        return Status::InvalidArgument("invalid boolean '" + v + "'");
       return t;
     }
     default:
@@ -225,8 +231,8 @@ Result<std::string> PartitionValueSql(const std::optional<std::string>& value, c
         std::string t = Trim(v);
         bool ok = !t.empty();
         for (char c : t) {
-          if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.' || c == 'e' ||
-                c == 'E')) {
+          if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.' ||
+                c == 'e' || c == 'E')) {
             ok = false;
           }
         }

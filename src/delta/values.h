@@ -35,7 +35,8 @@ std::string SqlIdent(std::string_view s);
 // A SQL expression of type `type` for a partition value from the log, e.g.
 // CAST('2021-09-08 11:11:11.000000+00' AS TIMESTAMPTZ) or CAST(NULL AS INTEGER).
 // InvalidArgument (naming the value) when the text does not parse as the type.
-Result<std::string> PartitionValueSql(const std::optional<std::string>& value, const engine::DataType& type);
+Result<std::string> PartitionValueSql(const std::optional<std::string>& value,
+                                      const engine::DataType& type);
 
 // A value that orders like the column type, for data skipping. monostate = cannot compare.
 using Comparable = std::variant<std::monostate, long double, std::string, int64_t, bool>;

@@ -35,7 +35,8 @@ TEST(ValuesTest, TimestampEncodings) {
 TEST(ValuesTest, PartitionValueSql) {
   EXPECT_EQ(*PartitionValueSql(std::nullopt, T(TypeId::kInteger)), "CAST(NULL AS INTEGER)");
   EXPECT_EQ(*PartitionValueSql(std::string(""), T(TypeId::kVarchar)), "CAST(NULL AS VARCHAR)");
-  EXPECT_EQ(*PartitionValueSql(std::string("null"), T(TypeId::kVarchar)), "'null'");  // a string, not NULL
+  EXPECT_EQ(*PartitionValueSql(std::string("null"), T(TypeId::kVarchar)),
+            "'null'");  // a string, not NULL
   EXPECT_EQ(*PartitionValueSql(std::string("it's"), T(TypeId::kVarchar)), "'it''s'");
   EXPECT_EQ(*PartitionValueSql(std::string("2021-09-08 11:11:11"), T(TypeId::kTimestampTz)),
             "CAST('2021-09-08 11:11:11.000000+00' AS TIMESTAMP WITH TIME ZONE)");
@@ -47,11 +48,16 @@ TEST(ValuesTest, PartitionValueSql) {
 }
 
 TEST(ValuesTest, Comparables) {
-  EXPECT_EQ(CompareValues(*ParseComparable("10", T(TypeId::kInteger)), *ParseComparable("9", T(TypeId::kInteger))), 1);
-  EXPECT_EQ(CompareValues(*ParseComparable("10", T(TypeId::kVarchar)), *ParseComparable("9", T(TypeId::kVarchar))), -1);
-  EXPECT_EQ(CompareValues(*ParseComparable("2000-01-01T08:00:00Z", T(TypeId::kTimestampTz)),
-                          *ParseComparable("2000-01-01T00:00:00.000-08:00", T(TypeId::kTimestampTz))),
-            0);
+  EXPECT_EQ(CompareValues(*ParseComparable("10", T(TypeId::kInteger)),
+                          *ParseComparable("9", T(TypeId::kInteger))),
+            1);
+  EXPECT_EQ(CompareValues(*ParseComparable("10", T(TypeId::kVarchar)),
+                          *ParseComparable("9", T(TypeId::kVarchar))),
+            -1);
+  EXPECT_EQ(
+      CompareValues(*ParseComparable("2000-01-01T08:00:00Z", T(TypeId::kTimestampTz)),
+                    *ParseComparable("2000-01-01T00:00:00.000-08:00", T(TypeId::kTimestampTz))),
+      0);
   EXPECT_FALSE(CompareValues(Comparable(std::string("a")), Comparable(true)).has_value());
 }
 
@@ -63,7 +69,8 @@ TEST(PathsTest, DecodesExactlyOnce) {
   EXPECT_EQ(*ResolveLogPath("/t", "file:/data/f.parquet"), "/data/f.parquet");
   EXPECT_EQ(*ResolveLogPath("/t", "file:///data/a%20b.parquet"), "/data/a b.parquet");
   EXPECT_EQ(*ResolveLogPath("/t", "s3://bucket/k%3Dv/f.parquet"), "s3://bucket/k=v/f.parquet");
-  EXPECT_EQ(*ResolveLogPath("/t", "as_timestamp=2021-09-08%2011%253A11%253A11/f"), "/t/as_timestamp=2021-09-08 11%3A11%3A11/f");
+  EXPECT_EQ(*ResolveLogPath("/t", "as_timestamp=2021-09-08%2011%253A11%253A11/f"),
+            "/t/as_timestamp=2021-09-08 11%3A11%3A11/f");
 }
 
 }  // namespace

@@ -17,8 +17,13 @@ std::mt19937_64& Rng() {
   pid_t pid = ::getpid();
   if (seeded_for != pid) {
     std::random_device rd;
-    std::seed_seq seq{rd(), rd(), rd(), rd(), static_cast<unsigned>(pid),
-                      static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count())};
+    std::seed_seq seq{
+        rd(),
+        rd(),
+        rd(),
+        rd(),
+        static_cast<unsigned>(pid),
+        static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count())};
     rng.seed(seq);
     seeded_for = pid;
   }
@@ -43,7 +48,8 @@ std::string NewUuid() {
   char buf[37];
   std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
                 static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
-                static_cast<unsigned>(lo >> 48), static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
+                static_cast<unsigned>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
   return buf;
 }
 
@@ -54,8 +60,20 @@ std::string EscapePartitionValue(std::string_view value) {
     unsigned char c = static_cast<unsigned char>(ch);
     bool escape = (c >= 0x01 && c <= 0x1F) || c == 0x7F;
     switch (c) {
-      case '"': case '#': case '%': case '\'': case '*': case '/': case ':': case '=':
-      case '?': case '\\': case '{': case '[': case ']': case '^':
+      case '"':
+      case '#':
+      case '%':
+      case '\'':
+      case '*':
+      case '/':
+      case ':':
+      case '=':
+      case '?':
+      case '\\':
+      case '{':
+      case '[':
+      case ']':
+      case '^':
         escape = true;
         break;
       default:
@@ -70,7 +88,8 @@ std::string EscapePartitionValue(std::string_view value) {
   return out;
 }
 
-std::string PartitionDirectory(const std::vector<std::string>& partition_columns, const PartitionValues& values) {
+std::string PartitionDirectory(const std::vector<std::string>& partition_columns,
+                               const PartitionValues& values) {
   std::string dir;
   for (const std::string& col : partition_columns) {
     if (!dir.empty()) dir += '/';
@@ -87,10 +106,26 @@ std::string EncodeLogPath(std::string_view relative_path) {
   out.reserve(relative_path.size());
   for (char ch : relative_path) {
     unsigned char c = static_cast<unsigned char>(ch);
-    bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80;
+    bool keep =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80;
     switch (c) {
-      case '-': case '_': case '.': case '!': case '~': case '*': case '\'': case '(': case ')':
-      case '/': case ':': case '@': case '&': case '=': case '+': case '$': case ',':
+      case '-':
+      case '_':
+      case '.':
+      case '!':
+      case '~':
+      case '*':
+      case '\'':
+      case '(':
+      case ')':
+      case '/':
+      case ':':
+      case '@':
+      case '&':
+      case '=':
+      case '+':
+      case '$':
+      case ',':
         keep = true;
         break;
       default:
@@ -113,7 +148,8 @@ std::string DataFileName(int index, std::string_view uuid, std::string_view comp
 }
 
 int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 

@@ -33,7 +33,8 @@ std::string EscapePartitionValue(std::string_view value);
 
 // The directory of one partition, relative to the table root: "a=1/b=x%3Dy" (columns in
 // `partition_columns` order; values looked up in `values`, missing or null -> default partition).
-std::string PartitionDirectory(const std::vector<std::string>& partition_columns, const PartitionValues& values);
+std::string PartitionDirectory(const std::vector<std::string>& partition_columns,
+                               const PartitionValues& values);
 
 // URI-encodes a relative storage path for the log: every byte outside the RFC 2396 path
 // characters (A-Z a-z 0-9 - _ . ! ~ * ' ( ) / : @ & = + $ ,) and outside non-ASCII is %XX.

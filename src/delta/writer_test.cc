@@ -41,9 +41,10 @@ TEST_F(WriterTest, CreateAppendAndReadEveryVersion) {
   EXPECT_EQ(md["id"].get<std::string>().size(), 36u);
   EXPECT_EQ(md["format"]["provider"], "parquet");
   EXPECT_TRUE(md.contains("createdTime"));
-  EXPECT_EQ(md["schemaString"],
-            R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},)"
-            R"({"name":"s","type":"string","nullable":true,"metadata":{}}]})");
+  EXPECT_EQ(
+      md["schemaString"],
+      R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},)"
+      R"({"name":"s","type":"string","nullable":true,"metadata":{}}]})");
   auto c1 = CommitLines(1);
   ASSERT_EQ(c1.size(), 2u);
   const auto& ci = c1[0]["commitInfo"];
@@ -54,8 +55,8 @@ TEST_F(WriterTest, CreateAppendAndReadEveryVersion) {
   EXPECT_EQ(ci["operationMetrics"]["numFiles"], "1");
   EXPECT_EQ(ci["operationMetrics"]["numOutputRows"], "2");
   const auto& add = c1[1]["add"];
-  EXPECT_THAT(add["path"].get<std::string>(), ::testing::MatchesRegex(
-                                                  "part-00000-[0-9a-f-]{36}\\.c000\\.snappy\\.parquet"));
+  EXPECT_THAT(add["path"].get<std::string>(),
+              ::testing::MatchesRegex("part-00000-[0-9a-f-]{36}\\.c000\\.snappy\\.parquet"));
   EXPECT_EQ(add["dataChange"], true);
   EXPECT_EQ(add["partitionValues"], nlohmann::json::object());
   int64_t now = NowMillis();
@@ -224,9 +225,10 @@ TEST_F(WriterTest, PartitionsWithNullsAndSpecialCharacters) {
 }
 
 TEST_F(WriterTest, TimestampAndDatePartitions) {
-  engine::Batch data = Sql(
-      "SELECT 1 AS id, DATE '2024-03-01' AS d, TIMESTAMPTZ '2024-03-01 10:11:12.5+00' AS ts, true AS flag, "
-      "1.25::DECIMAL(5,2) AS dec");
+  engine::Batch data =
+      Sql("SELECT 1 AS id, DATE '2024-03-01' AS d, TIMESTAMPTZ '2024-03-01 10:11:12.5+00' AS ts, "
+          "true AS flag, "
+          "1.25::DECIMAL(5,2) AS dec");
   WriteOptions opts;
   opts.partition_by = {"d", "ts", "flag", "dec"};
   auto w = Writer();
@@ -306,7 +308,8 @@ TEST_F(WriterTest, SchemaChecksBeforeAnyFileIsWritten) {
   EXPECT_EQ(c0[0]["commitInfo"]["operation"], "CREATE TABLE");
   EXPECT_EQ(w->CreateTable(schema).status().code(), StatusCode::kAlreadyExists);
 
-  auto expect_refused = [&](const std::string& sql, const std::vector<std::string>& parts, bool merge = false) {
+  auto expect_refused = [&](const std::string& sql, const std::vector<std::string>& parts,
+                            bool merge = false) {
     WriteOptions o;
     o.merge_schema = merge;
     auto r = w->Write(Sql(sql), o);
@@ -351,7 +354,8 @@ TEST_F(WriterTest, SchemaChecksBeforeAnyFileIsWritten) {
   EXPECT_THAT(ReadRows(), ElementsAre("7|x|NULL|NULL", "8|NULL|NULL|NULL", "9|y|1.5|NULL"));
   WriteOptions ow;
   ow.mode = SaveMode::kOverwrite;
-  EXPECT_THAT(w->Write(Sql("SELECT 1::BIGINT AS id"), ow).status().message(), HasSubstr("append-only"));
+  EXPECT_THAT(w->Write(Sql("SELECT 1::BIGINT AS id"), ow).status().message(),
+              HasSubstr("append-only"));
   ValidateLog();
 }
 
@@ -412,7 +416,8 @@ TEST_F(WriterTest, ProtocolForChangeDataFeed) {
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[1]["protocol"]["minWriterVersion"], 4);
   // Unsupported settings are refused.
-  EXPECT_TRUE(w2->SetProperties({{"delta.enableDeletionVectors", "true"}}).status().IsNotSupported());
+  EXPECT_TRUE(
+      w2->SetProperties({{"delta.enableDeletionVectors", "true"}}).status().IsNotSupported());
 }
 
 TEST_F(WriterTest, TimestampNtzAndBadPartitionColumnsRefused) {
@@ -422,7 +427,8 @@ TEST_F(WriterTest, TimestampNtzAndBadPartitionColumnsRefused) {
   EXPECT_THAT(r.status().message(), HasSubstr("timestamp_ntz"));
   WriteOptions o;
   o.partition_by = {"missing"};
-  EXPECT_THAT(w->Write(Sql("SELECT 1 AS id, 2 AS x"), o).status().message(), HasSubstr("'missing'"));
+  EXPECT_THAT(w->Write(Sql("SELECT 1 AS id, 2 AS x"), o).status().message(),
+              HasSubstr("'missing'"));
   o.partition_by = {"id"};
   EXPECT_THAT(w->Write(Sql("SELECT 1 AS id"), o).status().message(), HasSubstr("every column"));
   EXPECT_TRUE(DataFiles().empty());

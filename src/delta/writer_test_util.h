@@ -44,8 +44,8 @@ class WriterTestBase : public ::testing::Test {
     return b.ok() ? *b : engine::Batch();
   }
 
-  std::unique_ptr<DeltaTableWriter> Writer(std::shared_ptr<fs::FileSystem> fs = fs::LocalFileSystem(),
-                                           TableWriterOptions options = {}) {
+  std::unique_ptr<DeltaTableWriter> Writer(
+      std::shared_ptr<fs::FileSystem> fs = fs::LocalFileSystem(), TableWriterOptions options = {}) {
     options.commit.sync = false;
     auto w = DeltaTableWriter::Open(std::move(fs), engine_, table_, options);
     EXPECT_TRUE(w.ok()) << w.status().ToString();
@@ -59,7 +59,8 @@ class WriterTestBase : public ::testing::Test {
   }
 
   // Rows of the table at `version` (latest when negative), via the reader.
-  std::vector<std::string> ReadRows(int64_t version = -1, const std::vector<std::string>& cols = {}) {
+  std::vector<std::string> ReadRows(int64_t version = -1,
+                                    const std::vector<std::string>& cols = {}) {
     auto t = Reader();
     if (!t) return {"<no table>"};
     auto snap = version < 0 ? t->Latest() : t->SnapshotAt(Version(version));
@@ -72,7 +73,8 @@ class WriterTestBase : public ::testing::Test {
 
   // Parsed lines of commit `version`.
   std::vector<nlohmann::json> CommitLines(int64_t version) {
-    auto text = fs::LocalFileSystem()->ReadFile(table_ + "/_delta_log/" + CommitFileName(Version(version)));
+    auto text =
+        fs::LocalFileSystem()->ReadFile(table_ + "/_delta_log/" + CommitFileName(Version(version)));
     EXPECT_TRUE(text.ok()) << text.status().ToString();
     std::vector<nlohmann::json> out;
     if (!text.ok()) return out;

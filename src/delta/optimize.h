@@ -1,0 +1,35 @@
+// OPTIMIZE t [WHERE partition_predicate]: bin-packing compaction (Delta's OptimizeExecutor).
+//
+// Per partition, the live files smaller than `target_file_size` (optionally only in partitions
+// where the predicate holds) are sorted by size and packed greedily into bins of at most
+// `target_file_size` bytes (a file that does not fit starts a new bin); bins with a single file
+// are left alone. Each bin's rows are read (partition values from the log) and written as one
+// new file. The commit (operation "OPTIMIZE") removes the bins' files and adds the new ones,
+// both with dataChange=false, so streaming readers and the change data feed skip it and the
+// rows are unchanged. Nothing to compact: no commit.
+// operationParameters {predicate, zOrderBy: "[]"}; operationMetrics numAddedFiles,
+// numRemovedFiles, numAddedBytes, numRemovedBytes, numBatches, totalConsideredFiles,
+// totalFilesSkipped, minFileSize, maxFileSize (of the added files).
+// Errors: InvalidArgument when the predicate references a non-partition column (Spark's
+// "Predicate references non-partition column"). Conflicts: a concurrent remove of a compacted
+// file fails the commit (files are recorded as read); concurrent appends do not conflict.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "delta/dml_util.h"
+
+namespace sluice::delta {
+
+struct OptimizeOptions {
+  std::optional<std::string> partition_predicate;  // SQL over partition columns
+  int64_t target_file_size = 128LL * 1024 * 1024;   // bytes (Spark's maxFileSize)
+};
+
+Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimize = {},
+                           const DmlOptions& options = {});
+
+}  // namespace sluice::delta
