@@ -1,0 +1,114 @@
+// Tests of DeltaSink: txn idempotency, append/complete, commitInfo, update refused.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "delta/table.h"
+#include "engine/test_util.h"
+#include "fs/test_util.h"
+#include "sinks/delta_sink.h"
+#include "sinks/memory_sink.h"
+
+namespace sluice::sinks {
+namespace {
+
+class DeltaSinkTest : public engine::testing::EngineTest {
+ protected:
+  std::unique_ptr<DeltaSink> Open(const std::string& query_id = "q-1") {
+    DeltaSinkOptions o;
+    o.path = dir_.Join("t");
+    o.query_id = query_id;
+    o.writer.commit.sync = false;
+    auto s = DeltaSink::Open(fs::LocalFileSystem(), engine_.get(), o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? s.MoveValueUnsafe() : nullptr;
+  }
+  std::vector<std::string> TableRows() {
+    auto t = delta::DeltaTable::Open(fs::LocalFileSystem(), engine_.get(), dir_.Join("t"));
+    EXPECT_TRUE(t.ok());
+    auto snap = (*t)->Latest();
+    EXPECT_TRUE(snap.ok());
+    auto b = (*t)->Scan(**snap);
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    std::vector<std::string> out;
+    for (int64_t r = 0; r < b->num_rows(); ++r) out.push_back(RowToString(*b, r));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  int64_t NumCommits() {
+    auto l = fs::LocalFileSystem()->List(dir_.Join("t/_delta_log"));
+    int64_t n = 0;
+    if (!l.ok()) return 0;
+    for (const auto& f : *l) n += f.path.ends_with(".json") ? 1 : 0;
+    return n;
+  }
+  fs::ScopedTempDir dir_;
+};
+
+TEST_F(DeltaSinkTest, AppendIsIdempotentPerBatchId) {
+  auto sink = Open();
+  ASSERT_NE(sink, nullptr);
+  EXPECT_EQ(sink->Description(), "DeltaSink[" + dir_.Join("t") + "]");
+  ASSERT_TRUE(sink->AddBatch(BatchId(0), Q("SELECT 1 AS a UNION ALL SELECT 2"), OutputMode::kAppend).ok());
+  ASSERT_TRUE(sink->AddBatch(BatchId(1), Q("SELECT 3 AS a"), OutputMode::kAppend).ok());
+  EXPECT_EQ(sink->LastNumOutputRows(), 1);
+  // Re-run of batch 1 by a new sink object (a restarted process): nothing written.
+  auto again = Open();
+  ASSERT_TRUE(again->AddBatch(BatchId(1), Q("SELECT 3 AS a"), OutputMode::kAppend).ok());
+  EXPECT_EQ(again->LastNumOutputRows(), 0);
+  EXPECT_EQ(again->Metrics().at("skipped"), "true");
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"1", "2", "3"}));
+  EXPECT_EQ(NumCommits(), 2);
+  // A new checkpoint = a new query id: batch 0 of it is written.
+  auto other = Open("q-2");
+  ASSERT_TRUE(other->AddBatch(BatchId(0), Q("SELECT 4 AS a"), OutputMode::kAppend).ok());
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"1", "2", "3", "4"}));
+}
+
+TEST_F(DeltaSinkTest, CommitCarriesTxnAndStreamingUpdate) {
+  auto sink = Open("qid");
+  ASSERT_TRUE(sink->AddBatch(BatchId(0), Q("SELECT 1 AS a"), OutputMode::kAppend).ok());
+  auto text = fs::LocalFileSystem()->ReadFile(dir_.Join("t/_delta_log/00000000000000000000.json"));
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  bool saw_txn = false, saw_info = false;
+  std::istringstream in(*text);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (j.contains("txn")) {
+      saw_txn = true;
+      EXPECT_EQ(j["txn"]["appId"], "qid");
+      EXPECT_EQ(j["txn"]["version"], 0);
+    }
+    if (j.contains("commitInfo")) {
+      saw_info = true;
+      EXPECT_EQ(j["commitInfo"]["operation"], "STREAMING UPDATE");
+      EXPECT_EQ(j["commitInfo"]["operationParameters"]["outputMode"], "Append");
+      EXPECT_EQ(j["commitInfo"]["operationParameters"]["queryId"], "qid");
+      EXPECT_EQ(j["commitInfo"]["operationParameters"]["epochId"], "0");
+    }
+  }
+  EXPECT_TRUE(saw_txn);
+  EXPECT_TRUE(saw_info);
+}
+
+TEST_F(DeltaSinkTest, CompleteOverwrites) {
+  auto sink = Open();
+  ASSERT_TRUE(sink->AddBatch(BatchId(0), Q("SELECT 'a' AS k, 1 AS n"), OutputMode::kComplete).ok());
+  ASSERT_TRUE(sink->AddBatch(BatchId(1), Q("SELECT 'a' AS k, 2 AS n UNION ALL SELECT 'b', 1"),
+                             OutputMode::kComplete).ok());
+  ASSERT_TRUE(sink->AddBatch(BatchId(1), Q("SELECT 'zzz' AS k, 9 AS n"), OutputMode::kComplete).ok());
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"a,2", "b,1"}));
+}
+
+TEST_F(DeltaSinkTest, UpdateModeAndBadOptionsRefused) {
+  auto sink = Open();
+  Status st = sink->AddBatch(BatchId(0), Q("SELECT 1 AS a"), OutputMode::kUpdate);
+  EXPECT_TRUE(st.IsNotSupported());
+  EXPECT_NE(st.message().find("Update"), std::string::npos);
+  EXPECT_FALSE(DeltaSink::SupportsOutputMode(OutputMode::kUpdate));
+  DeltaSinkOptions o;
+  o.path = dir_.Join("t");
+  EXPECT_TRUE(DeltaSink::Open(fs::LocalFileSystem(), engine_.get(), o).status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace sluice::sinks

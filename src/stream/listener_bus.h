@@ -1,0 +1,84 @@
+// StreamingQueryListener and the bus that delivers its events (Spark's StreamingQueryListener +
+// StreamingQueryListenerBus): onQueryStarted, onQueryProgress, onQueryIdle, onQueryTerminated.
+//
+// Events are queued by the query thread and delivered on the bus's own thread, in the order they
+// were posted, so a slow listener never slows a query (the queue grows instead). For one query,
+// Started comes first and Terminated last.
+//
+// A listener that throws is logged and skipped for that event; the bus keeps running.
+// Ownership: the bus shares ownership of its listeners. Thread safety: every method of
+// ListenerBus is thread-safe; a listener's callbacks run on the bus thread only, one at a time.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "stream/progress.h"
+
+namespace sluice::stream {
+
+struct QueryStartedEvent {
+  std::string id, run_id;
+  std::optional<std::string> name;
+  std::string timestamp;  // FormatUtcTimestampMs of the start
+};
+struct QueryProgressEvent {
+  StreamingQueryProgress progress;
+};
+struct QueryIdleEvent {
+  std::string id, run_id;
+  std::string timestamp;
+};
+struct QueryTerminatedEvent {
+  std::string id, run_id;
+  std::optional<std::string> exception;  // the error message; nullopt after a clean stop
+};
+
+class StreamingQueryListener {
+ public:
+  virtual ~StreamingQueryListener() = default;
+  virtual void OnQueryStarted(const QueryStartedEvent& event) { (void)event; }
+  virtual void OnQueryProgress(const QueryProgressEvent& event) { (void)event; }
+  virtual void OnQueryIdle(const QueryIdleEvent& event) { (void)event; }
+  virtual void OnQueryTerminated(const QueryTerminatedEvent& event) { (void)event; }
+};
+
+class ListenerBus {
+ public:
+  using Event = std::variant<QueryStartedEvent, QueryProgressEvent, QueryIdleEvent,
+                             QueryTerminatedEvent>;
+
+  ListenerBus();
+  // Delivers what is queued, then stops the thread.
+  ~ListenerBus();
+  ListenerBus(const ListenerBus&) = delete;
+  ListenerBus& operator=(const ListenerBus&) = delete;
+
+  void AddListener(std::shared_ptr<StreamingQueryListener> listener);
+  void RemoveListener(const StreamingQueryListener* listener);
+  // Queues `event` for every listener registered when it is delivered. Never blocks on listeners.
+  void Post(Event event);
+  // Waits until every event posted so far has been delivered; false on timeout.
+  bool WaitUntilEmpty(int64_t timeout_ms);
+
+ private:
+  void Run();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Event> queue_;                                       // guarded by mu_
+  std::vector<std::shared_ptr<StreamingQueryListener>> listeners_;  // guarded by mu_
+  int64_t posted_ = 0, delivered_ = 0;                            // guarded by mu_
+  bool stop_ = false;                                             // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace sluice::stream

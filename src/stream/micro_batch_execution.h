@@ -1,0 +1,240 @@
+// MicroBatchExecution: Spark's micro-batch loop (docs/micro-batch-loop.md; the rules are
+// spark-streaming-semantics.md §1-§5, §8, §9).
+//
+// Per batch N: latestOffset per source (with the read limit) -> offsets/<N> (durable) ->
+// MaybeCrash("after_offsets_write") -> GetBatch per source -> plan (state N -> N+1) ->
+// MaybeCrash("after_state_commit") -> observe -> sink.AddBatch(N) -> MaybeCrash("after_sink_write")
+// -> commits/<N> -> MaybeCrash("after_commit_write") -> source.Commit -> purge -> progress.
+// A trigger that finds no new data constructs no batch and uses no id.
+//
+// Start() does everything that can be refused synchronously (trigger, checkpoint metadata and
+// lock, sources and their identities, restart decision, plan and sink), then runs the loop on
+// its own thread. On restart, a batch whose offsets/<N> has no commits/<N> is re-run with
+// exactly its recorded offsets, watermark and timestamp, and the sink sees the same id.
+//
+// Ownership: the execution owns its sources and plan, shares the sink, the file system, the
+// clock and the listener bus; `engine` must outlive it.
+// Thread safety: every public method may be called from any thread (the loop runs on the query
+// thread; accessors read state under a mutex).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/ids.h"
+#include "common/result.h"
+#include "engine/engine.h"
+#include "fs/file_system.h"
+#include "sinks/sink.h"
+#include "sources/source.h"
+#include "stream/checkpoint_lock.h"
+#include "stream/commit_log.h"
+#include "stream/incremental_plan.h"
+#include "stream/listener_bus.h"
+#include "stream/offset_seq_log.h"
+#include "stream/progress.h"
+#include "stream/restart_plan.h"
+#include "stream/trigger.h"
+#include "stream/watermark_tracker.h"
+
+namespace sluice::stream {
+
+// The crash points of a batch, in the order a batch reaches them (FileSystem::MaybeCrash; also
+// SET sluice.test.crashAt and SLUICE_CRASH_AT).
+inline constexpr const char* kCrashAfterOffsetsWrite = "after_offsets_write";
+inline constexpr const char* kCrashAfterStateCommit = "after_state_commit";
+inline constexpr const char* kCrashAfterSinkWrite = "after_sink_write";
+inline constexpr const char* kCrashAfterCommitWrite = "after_commit_write";
+
+// One streaming source of the query (source i = sources/<i>).
+struct SourceSpec {
+  // Creates the source; gets fs, engine, clock, <root>/sources/<i> and `options`.
+  std::function<Result<std::unique_ptr<sources::Source>>(const sources::SourceContext&)> factory;
+  std::map<std::string, std::string> options;
+  // maxFilesPerTrigger / maxBytesPerTrigger / maxOffsetsPerTrigger for this source.
+  sources::ReadLimit read_limit;
+  // What the checkpoint records to detect a changed source (sources/identity); empty: the
+  // source's Description().
+  std::string identity;
+};
+
+// What a sink factory gets: the sink must be bound to this query (the Delta sink's txn appId is
+// the query id).
+struct SinkContext {
+  std::string query_id, run_id, checkpoint_root;
+  std::shared_ptr<fs::FileSystem> fs;
+  engine::Engine* engine = nullptr;
+};
+using SinkFactory = std::function<Result<std::shared_ptr<sinks::Sink>>(const SinkContext&)>;
+// A factory that always returns `sink` (tests; the MemorySink).
+SinkFactory FixedSink(std::shared_ptr<sinks::Sink> sink);
+
+// observe(name, exprs): aggregate SQL expressions evaluated over each batch's output rows (as
+// `SELECT <exprs> FROM <output>`), reported in progress observedMetrics[name].
+struct Observation {
+  std::string name;
+  std::vector<std::string> exprs;  // e.g. {"count(*) AS rows", "max(id) AS max_id"}
+};
+
+struct ExecutionOptions {
+  std::string checkpoint_root;                 // required
+  std::optional<std::string> query_name;       // progress "name"
+  Trigger trigger;                             // Default
+  sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
+  engine::Engine* engine = nullptr;            // required; outlives the execution
+  std::shared_ptr<fs::FileSystem> fs;          // null: the local file system
+  // null: the system clock. Trigger slots, batch timestamps and the idle backoff wait on it (a
+  // ManualClock without auto-advance blocks idle waits until the test advances it).
+  std::shared_ptr<Clock> clock;
+  std::shared_ptr<ListenerBus> listener_bus;   // null: no listeners
+  // The persisted conf of a fresh checkpoint, and the keys the user set explicitly (restart_plan.h).
+  ConfMap session_conf = DefaultPersistedConf();
+  std::set<std::string> explicit_conf_keys;
+  int64_t min_batches_to_retain = kDefaultMinBatchesToRetain;
+  bool sync = true;  // fsync offsets/commits (tests may turn it off)
+  // SET sluice.test.crashAt: wraps `fs` in a FaultInjectingFileSystem armed at this point, so the
+  // first batch reaching it stops dead ("injected crash at <point>"), as a killed process would.
+  std::optional<std::string> test_crash_at;
+  // Idle trigger polling (default trigger): the first wait, doubled per idle trigger up to max.
+  int64_t idle_backoff_initial_ms = kPollingDelayMs;
+  int64_t idle_backoff_max_ms = 100;
+  // Idle progress is reported at most this often (Spark's noDataProgressEventInterval).
+  int64_t no_data_progress_interval_ms = 10000;
+  std::vector<Observation> observations;
+};
+
+// What the query is doing (Spark's StreamingQueryStatus).
+struct QueryStatus {
+  std::string message;  // "Initializing", "Waiting for data to arrive", "Processing new data", "Stopped"
+  bool is_data_available = false;
+  bool is_trigger_active = false;
+};
+
+class MicroBatchExecution {
+ public:
+  // Refuses: Continuous trigger (NotSupported with advice), missing engine/root/sink, a
+  // checkpoint held by another query (Conflict naming the holder), a changed number or identity
+  // of sources or a changed persisted conf (InvalidArgument saying a new checkpoint is needed),
+  // and whatever the sources, plan and sink refuse. On success the query thread is running.
+  static Result<std::unique_ptr<MicroBatchExecution>> Start(ExecutionOptions options,
+                                                            std::vector<SourceSpec> sources,
+                                                            std::unique_ptr<IncrementalPlan> plan,
+                                                            SinkFactory sink_factory);
+  // Stops (at a batch boundary) and joins.
+  ~MicroBatchExecution();
+  MicroBatchExecution(const MicroBatchExecution&) = delete;
+  MicroBatchExecution& operator=(const MicroBatchExecution&) = delete;
+
+  const std::string& id() const { return query_id_; }
+  const std::string& run_id() const { return run_id_; }
+  const std::optional<std::string>& name() const { return options_.query_name; }
+  // How the run started (fresh, re-run of an uncommitted batch, next batch).
+  const RestartPlan& restart_plan() const { return restart_; }
+
+  bool IsActive() const;
+  QueryStatus CurrentStatus() const;  // Spark's StreamingQuery.status
+  // Asks the loop to stop at the next batch boundary, waits for it and releases the checkpoint.
+  // OK also when the query already ended (its error stays in Exception()).
+  Status Stop();
+  // Blocks until the query ends; its error, if it failed.
+  Status AwaitTermination();
+  // As above with a timeout: true when it ended, false on timeout; the error if it failed.
+  Result<bool> AwaitTermination(int64_t timeout_ms);
+  // Blocks until a trigger that started after this call found no new data (everything available
+  // then is processed), or the query ended (its error, if any).
+  Status ProcessAllAvailable();
+  // The error that ended the query, with context (query, batch id, source).
+  std::optional<Status> Exception() const;
+
+  std::optional<StreamingQueryProgress> LastProgress() const;
+  // The last 100 progresses, oldest first.
+  std::vector<StreamingQueryProgress> RecentProgress() const;
+  // The id the next constructed batch gets.
+  BatchId NextBatchId() const;
+  // The global watermark the next batch runs with.
+  int64_t CurrentWatermarkMs() const;
+  // The file system the query writes through (the FaultInjectingFileSystem with test_crash_at).
+  const std::shared_ptr<fs::FileSystem>& file_system() const { return fs_; }
+
+  static constexpr size_t kMaxRecentProgress = 100;
+
+ private:
+  struct SourceState {
+    std::unique_ptr<sources::Source> source;
+    sources::ReadLimit limit;
+    std::optional<std::string> start;   // committed offset (start of the next batch)
+    std::optional<std::string> latest;  // last LatestOffset result (progress latestOffset)
+  };
+  struct BatchTimings;
+
+  explicit MicroBatchExecution(ExecutionOptions options);
+  Status Open(std::vector<SourceSpec> sources, std::unique_ptr<IncrementalPlan> plan,
+                        SinkFactory sink_factory);
+  void RunQueryThread();
+  // One trigger: true to continue.
+  Result<bool> RunTrigger();
+  Status RunBatch(BatchId id, const std::vector<std::optional<std::string>>& ends,
+                            int64_t watermark_ms, int64_t timestamp_ms, bool no_data_batch,
+                            int64_t trigger_start_ms, BatchTimings* timings);
+  Result<engine::Batch> EmptyBatch(const engine::Schema& schema);
+  Result<std::map<std::string, nlohmann::ordered_json>> Observe(const engine::Batch& rows);
+  void ReportIdle(int64_t trigger_start_ms);
+  void AddProgress(StreamingQueryProgress p, bool post_event = true);
+  void SetStatus(std::string message, bool data_available, bool trigger_active);
+  void IdleSleep();
+  void Post(ListenerBus::Event event);
+
+  ExecutionOptions options_;
+  std::shared_ptr<fs::FileSystem> fs_;
+  std::shared_ptr<Clock> clock_;
+  std::string query_id_, run_id_;
+  int64_t start_time_ms_ = 0;
+  std::unique_ptr<CheckpointLock> lock_;
+  std::unique_ptr<OffsetSeqLog> offsets_;
+  std::unique_ptr<CommitLog> commits_;
+  RestartPlan restart_;
+  std::vector<SourceState> sources_;
+  std::unique_ptr<IncrementalPlan> plan_;
+  std::shared_ptr<sinks::Sink> sink_;
+  std::unique_ptr<engine::Connection> conn_;  // empty batches, observe
+  std::optional<WatermarkTracker> watermarks_;
+  std::unique_ptr<TriggerExecutor> executor_;
+  bool single_batch_ = false;        // Once, or AvailableNow fallen back
+  bool available_now_ = false;
+  sources::ReadLimit forced_limit_;  // all_available for Once
+
+  // Query-thread state.
+  bool pending_rerun_ = false;
+  bool last_batch_wants_no_data_ = false;
+  int64_t previous_watermark_ms_ = 0;
+  int64_t last_trigger_start_ms_ = -1;
+  int64_t last_idle_progress_ms_ = -1;
+  int64_t idle_backoff_ms_ = 0;
+  std::atomic<bool> stop_{false};
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  BatchId next_batch_id_{0};                   // mu_
+  int64_t watermark_ms_ = 0;                   // mu_
+  QueryStatus status_;                         // mu_
+  std::deque<StreamingQueryProgress> recent_;  // mu_
+  std::optional<Status> exception_;  // mu_
+  bool terminated_ = false;                    // mu_
+  int64_t trigger_seq_ = 0;                    // mu_: triggers started
+  int64_t last_idle_trigger_seq_ = 0;          // mu_: the latest trigger that found no data
+  std::thread thread_;
+};
+
+}  // namespace sluice::stream
