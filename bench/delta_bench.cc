@@ -42,7 +42,8 @@ void Check(const Status& s, const char* what) {
 }
 
 std::string TempRoot(const std::string& name) {
-  std::string dir = (std::filesystem::temp_directory_path() / ("sluice-delta-bench-" + name)).string();
+  std::string dir =
+      (std::filesystem::temp_directory_path() / ("sluice-delta-bench-" + name)).string();
   return dir;
 }
 
@@ -50,10 +51,13 @@ std::string TempRoot(const std::string& name) {
 constexpr int64_t kRows = 1000000;
 std::string TenColumnsSql(int64_t rows) {
   return "SELECT i AS id, i * 0.5 AS price, 'user_' || (i % 1000) AS name, "
-         "TIMESTAMPTZ '2024-01-01 00:00:00+00' + INTERVAL (i) SECOND AS ts, (i % 7)::INTEGER AS kind, "
-         "DATE '2024-01-01' + (i % 365)::INTEGER AS day, (i % 10000 / 100)::DECIMAL(10,2) AS amount, "
+         "TIMESTAMPTZ '2024-01-01 00:00:00+00' + INTERVAL (i) SECOND AS ts, (i % 7)::INTEGER AS "
+         "kind, "
+         "DATE '2024-01-01' + (i % 365)::INTEGER AS day, (i % 10000 / 100)::DECIMAL(10,2) AS "
+         "amount, "
          "i % 2 = 0 AS flag, (i % 100)::SMALLINT AS bucket, 'item-' || (i * 7919 % 100003) AS item "
-         "FROM range(" + std::to_string(rows) + ") t(i)";
+         "FROM range(" +
+         std::to_string(rows) + ") t(i)";
 }
 
 struct Env {
@@ -77,7 +81,9 @@ void BM_DuckDbCopyToParquet(benchmark::State& state) {
   int n = 0;
   for (auto _ : state) {
     std::string path = dir + "/f" + std::to_string(n++) + ".parquet";
-    Check(env.conn->Execute("COPY bench_rows TO '" + path + "' (FORMAT parquet, COMPRESSION 'snappy')"), "copy");
+    Check(env.conn->Execute("COPY bench_rows TO '" + path +
+                            "' (FORMAT parquet, COMPRESSION 'snappy')"),
+          "copy");
   }
   state.SetItemsProcessed(state.iterations() * kRows);
   std::filesystem::remove_all(dir);
@@ -89,7 +95,8 @@ void BM_DeltaAppend(benchmark::State& state) {
   Env env;
   std::string dir = TempRoot("append");
   std::filesystem::remove_all(dir);
-  auto writer = Check(DeltaTableWriter::Open(fs::LocalFileSystem(), env.engine.get(), dir), "writer");
+  auto writer =
+      Check(DeltaTableWriter::Open(fs::LocalFileSystem(), env.engine.get(), dir), "writer");
   for (auto _ : state) Check(writer->Write(env.rows).status(), "append");
   state.SetItemsProcessed(state.iterations() * kRows);
   std::filesystem::remove_all(dir);
@@ -103,7 +110,8 @@ void BM_AppendToCopyRatio(benchmark::State& state) {
   std::string dir = TempRoot("ratio");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir + "/copy");
-  auto writer = Check(DeltaTableWriter::Open(fs::LocalFileSystem(), env.engine.get(), dir + "/table"), "writer");
+  auto writer = Check(
+      DeltaTableWriter::Open(fs::LocalFileSystem(), env.engine.get(), dir + "/table"), "writer");
   double copy_s = 0, delta_s = 0;
   int n = 0;
   for (auto _ : state) {
@@ -129,16 +137,20 @@ BENCHMARK(BM_AppendToCopyRatio)->Unit(benchmark::kMillisecond)->UseRealTime()->I
 // Built once and kept in the temp directory (the build itself takes a while).
 constexpr int kCommits = 10000;
 std::string HistoryTable(engine::Engine* engine, int64_t checkpoint_interval) {
-  std::string dir = TempRoot("history-" + std::to_string(kCommits) + "-" + std::to_string(checkpoint_interval));
+  std::string dir =
+      TempRoot("history-" + std::to_string(kCommits) + "-" + std::to_string(checkpoint_interval));
   if (std::filesystem::exists(dir + "/_COMPLETE")) return dir;
   std::filesystem::remove_all(dir);
   TableWriterOptions options;
   options.commit.sync = false;
-  auto writer = Check(DeltaTableWriter::Open(fs::LocalFileSystem(), engine, dir, options), "writer");
+  auto writer =
+      Check(DeltaTableWriter::Open(fs::LocalFileSystem(), engine, dir, options), "writer");
   auto conn = Check(engine->Connect(), "connect");
   WriteOptions create;
   create.configuration = {{"delta.checkpointInterval", std::to_string(checkpoint_interval)}};
-  Check(writer->Write(Check(conn->Query("SELECT 0::BIGINT AS id, 'a' AS s"), "rows"), create).status(), "create");
+  Check(writer->Write(Check(conn->Query("SELECT 0::BIGINT AS id, 'a' AS s"), "rows"), create)
+            .status(),
+        "create");
   // Each further commit adds one (small, empty-bodied) file entry with stats and a txn, through
   // the real commit and checkpoint path; the data files themselves are not needed to open.
   for (int v = 1; v < kCommits; ++v) {
@@ -168,7 +180,8 @@ void BM_OpenTable10kCommits(benchmark::State& state) {
     auto table = Check(DeltaTable::Open(fs::LocalFileSystem(), engine.get(), dir), "open table");
     auto snap = Check(table->Latest(), "latest");
     benchmark::DoNotOptimize(snap->files.size());
-    if (snap->version.value() != kCommits - 1 || snap->files.size() != static_cast<size_t>(kCommits)) {
+    if (snap->version.value() != kCommits - 1 ||
+        snap->files.size() != static_cast<size_t>(kCommits)) {
       std::fprintf(stderr, "unexpected table state: version %lld, %zu files\n",
                    static_cast<long long>(snap->version.value()), snap->files.size());
       std::abort();

@@ -83,7 +83,8 @@ void BM_FilterOneRowTable(benchmark::State& state) {
   Env env;
   Check(env.conn->Execute("CREATE TABLE t AS SELECT 1 AS x, 'a' AS s"), "table");
   Check(env.conn->Execute("CREATE TEMP VIEW tv AS SELECT * FROM t"), "view");
-  const char* sql = state.range(0) == 0 ? "SELECT s FROM t WHERE x > 0" : "SELECT s FROM tv WHERE x > 0";
+  const char* sql =
+      state.range(0) == 0 ? "SELECT s FROM t WHERE x > 0" : "SELECT s FROM tv WHERE x > 0";
   for (auto _ : state) {
     Batch b = Check(env.conn->Query(sql), "query");
     benchmark::DoNotOptimize(b);

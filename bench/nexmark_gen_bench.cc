@@ -3,8 +3,8 @@
 //   nexmark_gen_bench --benchmark_min_time=2s
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -81,11 +81,11 @@ void BM_GenerateBatchArrowStrings(benchmark::State& state) {
     k += size;
     offsets.clear();
     bytes.clear();
-    for (const auto* c : {&batch.persons.name, &batch.persons.email_address,
-                          &batch.persons.credit_card, &batch.persons.city, &batch.persons.state,
-                          &batch.persons.extra, &batch.auctions.item_name,
-                          &batch.auctions.description, &batch.auctions.extra,
-                          &batch.bids.channel, &batch.bids.url, &batch.bids.extra}) {
+    for (const auto* c :
+         {&batch.persons.name, &batch.persons.email_address, &batch.persons.credit_card,
+          &batch.persons.city, &batch.persons.state, &batch.persons.extra,
+          &batch.auctions.item_name, &batch.auctions.description, &batch.auctions.extra,
+          &batch.bids.channel, &batch.bids.url, &batch.bids.extra}) {
       Materialize(*c, &offsets, &bytes);
     }
     total_bytes += static_cast<int64_t>(bytes.size());

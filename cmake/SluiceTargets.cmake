@@ -29,5 +29,7 @@ function(sluice_test name)
     SLUICE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     SLUICE_BINARY_DIR="${PROJECT_BINARY_DIR}")
   set(labels unit ${ARG_LABELS})
+  # The list must reach gtest_discover_tests as one value: escape its separators.
+  string(REPLACE ";" "\\;" labels "${labels}")
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${labels}")
 endfunction()

@@ -11,7 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   librocksdb-dev librdkafka-dev kcat
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libcpp-httplib-dev
-  libreadline-dev libssl-dev zlib1g-dev
+  libedit-dev libssl-dev zlib1g-dev
   clang-format
 )
 

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define SLUICE_CHECK(cond)                                                             \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-      std::abort();                                                                    \
-    }                                                                                  \
+#define SLUICE_CHECK(cond)                                                          \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                 \
+    }                                                                               \
   } while (false)
 
 #ifdef NDEBUG

@@ -21,7 +21,10 @@ class StrongId {
   constexpr int64_t value() const { return value_; }
   constexpr StrongId Next() const { return StrongId(value_ + 1); }
   constexpr StrongId Prev() const { return StrongId(value_ - 1); }
-  constexpr StrongId& operator++() { ++value_; return *this; }
+  constexpr StrongId& operator++() {
+    ++value_;
+    return *this;
+  }
 
   constexpr auto operator<=>(const StrongId&) const = default;
 

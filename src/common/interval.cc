@@ -51,8 +51,8 @@ int64_t UnitMicros(const std::string& unit) {
 
 Result<Duration> ParseDuration(std::string_view text) {
   auto error = [&](std::string_view what) {
-    return Status::InvalidArgument("invalid interval '" + std::string(text) + "': " +
-                                   std::string(what));
+    return Status::InvalidArgument("invalid interval '" + std::string(text) +
+                                   "': " + std::string(what));
   };
   std::string s = Lower(text);
   for (char& c : s) {

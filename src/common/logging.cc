@@ -24,11 +24,16 @@ std::atomic<int>& Level() {
 
 const char* LevelName(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "DEBUG";
-    case LogLevel::kInfo: return "INFO";
-    case LogLevel::kWarning: return "WARN";
-    case LogLevel::kError: return "ERROR";
-    case LogLevel::kOff: return "OFF";
+    case LogLevel::kDebug:
+      return "DEBUG";
+    case LogLevel::kInfo:
+      return "INFO";
+    case LogLevel::kWarning:
+      return "WARN";
+    case LogLevel::kError:
+      return "ERROR";
+    case LogLevel::kOff:
+      return "OFF";
   }
   return "?";
 }
@@ -39,12 +44,18 @@ void SetLogLevel(LogLevel level) { Level().store(static_cast<int>(level)); }
 LogLevel GetLogLevel() { return static_cast<LogLevel>(Level().load(std::memory_order_relaxed)); }
 
 bool ParseLogLevel(std::string_view text, LogLevel* out) {
-  if (text == "debug") *out = LogLevel::kDebug;
-  else if (text == "info") *out = LogLevel::kInfo;
-  else if (text == "warning" || text == "warn") *out = LogLevel::kWarning;
-  else if (text == "error") *out = LogLevel::kError;
-  else if (text == "off") *out = LogLevel::kOff;
-  else return false;
+  if (text == "debug")
+    *out = LogLevel::kDebug;
+  else if (text == "info")
+    *out = LogLevel::kInfo;
+  else if (text == "warning" || text == "warn")
+    *out = LogLevel::kWarning;
+  else if (text == "error")
+    *out = LogLevel::kError;
+  else if (text == "off")
+    *out = LogLevel::kOff;
+  else
+    return false;
   return true;
 }
 

@@ -32,7 +32,7 @@ class LogMessage {
 
 }  // namespace sluice
 
-#define SLUICE_LOG(level)                                                         \
-  if (::sluice::LogLevel::level < ::sluice::GetLogLevel()) {                      \
-  } else                                                                          \
+#define SLUICE_LOG(level)                                    \
+  if (::sluice::LogLevel::level < ::sluice::GetLogLevel()) { \
+  } else                                                     \
     ::sluice::internal::LogMessage(::sluice::LogLevel::level, __FILE__, __LINE__).stream()

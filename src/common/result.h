@@ -23,13 +23,12 @@ class [[nodiscard]] Result {
   Result(Status status)  // NOLINT(google-explicit-constructor)
       : repr_(status.ok() ? Status::Internal("Result constructed from an OK Status")
                           : std::move(status)) {}
-  Result(const T& value) : repr_(value) {}  // NOLINT(google-explicit-constructor)
+  Result(const T& value) : repr_(value) {}        // NOLINT(google-explicit-constructor)
   Result(T&& value) : repr_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  template <typename U,
-            typename = std::enable_if_t<std::is_convertible_v<U&&, T> &&
-                                        !std::is_same_v<std::decay_t<U>, T> &&
-                                        !std::is_same_v<std::decay_t<U>, Status> &&
-                                        !std::is_same_v<std::decay_t<U>, Result<T>>>>
+  template <typename U, typename = std::enable_if_t<std::is_convertible_v<U&&, T> &&
+                                                    !std::is_same_v<std::decay_t<U>, T> &&
+                                                    !std::is_same_v<std::decay_t<U>, Status> &&
+                                                    !std::is_same_v<std::decay_t<U>, Result<T>>>>
   Result(U&& value) : repr_(T(std::forward<U>(value))) {}  // NOLINT
 
   bool ok() const { return std::holds_alternative<T>(repr_); }
@@ -37,9 +36,18 @@ class [[nodiscard]] Result {
   // OK when holding a value.
   Status status() const { return ok() ? Status::OK() : std::get<Status>(repr_); }
 
-  const T& ValueOrDie() const& { CheckOk(); return std::get<T>(repr_); }
-  T& ValueOrDie() & { CheckOk(); return std::get<T>(repr_); }
-  T ValueOrDie() && { CheckOk(); return std::move(std::get<T>(repr_)); }
+  const T& ValueOrDie() const& {
+    CheckOk();
+    return std::get<T>(repr_);
+  }
+  T& ValueOrDie() & {
+    CheckOk();
+    return std::get<T>(repr_);
+  }
+  T ValueOrDie() && {
+    CheckOk();
+    return std::move(std::get<T>(repr_));
+  }
   // Moves the value out; the Result is then unspecified.
   T MoveValueUnsafe() { return std::move(std::get<T>(repr_)); }
 

@@ -6,16 +6,26 @@ namespace sluice {
 
 std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalidArgument: return "Invalid argument";
-    case StatusCode::kNotFound: return "Not found";
-    case StatusCode::kAlreadyExists: return "Already exists";
-    case StatusCode::kIOError: return "IO error";
-    case StatusCode::kCorruption: return "Corruption";
-    case StatusCode::kConflict: return "Conflict";
-    case StatusCode::kNotSupported: return "Not supported";
-    case StatusCode::kCancelled: return "Cancelled";
-    case StatusCode::kInternal: return "Internal error";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalidArgument:
+      return "Invalid argument";
+    case StatusCode::kNotFound:
+      return "Not found";
+    case StatusCode::kAlreadyExists:
+      return "Already exists";
+    case StatusCode::kIOError:
+      return "IO error";
+    case StatusCode::kCorruption:
+      return "Corruption";
+    case StatusCode::kConflict:
+      return "Conflict";
+    case StatusCode::kNotSupported:
+      return "Not supported";
+    case StatusCode::kCancelled:
+      return "Cancelled";
+    case StatusCode::kInternal:
+      return "Internal error";
   }
   return "Unknown";
 }

@@ -43,13 +43,19 @@ class [[nodiscard]] Status {
   ~Status() = default;
 
   static Status OK() { return Status(); }
-  static Status InvalidArgument(std::string msg) { return {StatusCode::kInvalidArgument, std::move(msg)}; }
+  static Status InvalidArgument(std::string msg) {
+    return {StatusCode::kInvalidArgument, std::move(msg)};
+  }
   static Status NotFound(std::string msg) { return {StatusCode::kNotFound, std::move(msg)}; }
-  static Status AlreadyExists(std::string msg) { return {StatusCode::kAlreadyExists, std::move(msg)}; }
+  static Status AlreadyExists(std::string msg) {
+    return {StatusCode::kAlreadyExists, std::move(msg)};
+  }
   static Status IOError(std::string msg) { return {StatusCode::kIOError, std::move(msg)}; }
   static Status Corruption(std::string msg) { return {StatusCode::kCorruption, std::move(msg)}; }
   static Status Conflict(std::string msg) { return {StatusCode::kConflict, std::move(msg)}; }
-  static Status NotSupported(std::string msg) { return {StatusCode::kNotSupported, std::move(msg)}; }
+  static Status NotSupported(std::string msg) {
+    return {StatusCode::kNotSupported, std::move(msg)};
+  }
   static Status Cancelled(std::string msg) { return {StatusCode::kCancelled, std::move(msg)}; }
   static Status Internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
 
@@ -103,10 +109,10 @@ class [[nodiscard]] Status {
   } while (false)
 
 // Like SLUICE_RETURN_NOT_OK, adding context (any expression convertible to string_view).
-#define SLUICE_RETURN_NOT_OK_CTX(expr, context)                              \
-  do {                                                                       \
-    ::sluice::Status _sluice_st = ::sluice::ToStatus(expr);                  \
-    if (!_sluice_st.ok()) return _sluice_st.WithContext(context);            \
+#define SLUICE_RETURN_NOT_OK_CTX(expr, context)                   \
+  do {                                                            \
+    ::sluice::Status _sluice_st = ::sluice::ToStatus(expr);       \
+    if (!_sluice_st.ok()) return _sluice_st.WithContext(context); \
   } while (false)
 
 namespace sluice {

@@ -25,8 +25,8 @@ Batch MakeBatch(duckdb::shared_ptr<duckdb::DatabaseInstance> db,
                 std::unique_ptr<duckdb::ColumnDataCollection> collection,
                 std::vector<std::string> names) {
   if (!collection || collection->ColumnCount() == 0) return Batch();
-  return Batch(std::make_shared<const BatchData>(std::move(db), std::move(collection),
-                                                 std::move(names)));
+  return Batch(
+      std::make_shared<const BatchData>(std::move(db), std::move(collection), std::move(names)));
 }
 
 namespace {
@@ -54,8 +54,8 @@ std::unique_ptr<duckdb::ColumnDataCollection> NewCollection(const BatchData& lik
 template <typename T>
 Result<std::optional<T>> CastCell(const std::shared_ptr<const BatchData>& data, int64_t row,
                                   size_t col, const duckdb::LogicalType& target) {
-  SLUICE_DCHECK(data != nullptr && row >= 0 && row < static_cast<int64_t>(data->collection->Count()) &&
-                col < data->types.size());
+  SLUICE_DCHECK(data != nullptr && row >= 0 &&
+                row < static_cast<int64_t>(data->collection->Count()) && col < data->types.size());
   return internal::CatchAll([&]() -> Result<std::optional<T>> {
     duckdb::Value value = CellValue(*data, row, col);
     if (value.IsNull()) return std::optional<T>();
@@ -180,7 +180,8 @@ Result<Batch> Batch::Concat(const std::vector<Batch>& batches) {
   }
   if (first == nullptr) return Batch();
   for (const Batch& b : batches) {
-    if (b.num_columns() != first->num_columns() || (b.data_ && b.data_->types != first->data_->types)) {
+    if (b.num_columns() != first->num_columns() ||
+        (b.data_ && b.data_->types != first->data_->types)) {
       std::string a, c;
       for (const Field& f : first->schema()) a += (a.empty() ? "" : ", ") + f.type.ToSql();
       for (const Field& f : b.schema()) c += (c.empty() ? "" : ", ") + f.type.ToSql();

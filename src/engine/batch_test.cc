@@ -24,21 +24,55 @@ TEST(BatchDefaultTest, EmptyBatchHasNoColumnsAndNoRows) {
 // GetString renders exactly what DuckDB's CAST(v AS VARCHAR) renders, for every type.
 TEST_F(BatchTest, GetStringMatchesCastToVarchar) {
   const std::vector<std::string> exprs = {
-      "0.1::DOUBLE", "1e20::DOUBLE", "1.5e-7::DOUBLE", "(-0.0)::DOUBLE", "'nan'::DOUBLE",
-      "'-inf'::DOUBLE", "123456789.125::DOUBLE", "0.1::FLOAT", "3.4e38::FLOAT", "1e-3::FLOAT",
-      "123.45::DECIMAL(10,2)", "(-0.5)::DECIMAL(4,3)", "12345678901234567890.1234567890::DECIMAL(38,10)",
-      "(-128)::TINYINT", "32767::SMALLINT", "(-2147483648)::INTEGER", "9223372036854775807::BIGINT",
-      "(-170141183460469231731687303715884105727)::HUGEINT", "TRUE", "FALSE",
-      "DATE '2024-02-29'", "DATE '0044-03-15 (BC)'", "'infinity'::DATE",
-      "TIME '12:34:56.789'", "TIMESTAMP '2024-01-02 03:04:05.123456'",
-      "TIMESTAMP '2024-01-02 03:04:05'", "'-infinity'::TIMESTAMP",
-      "TIMESTAMPTZ '2024-01-02 03:04:05.5+02'", "TIMESTAMP_NS '2024-01-02 03:04:05.123456789'",
-      "INTERVAL '1 year 2 months 3 days 04:05:06.7'", "INTERVAL '-90 minutes'",
-      "'6ba7b810-9dad-11d1-80b4-00c04fd430c8'::UUID", "'\\xAA\\x00abc'::BLOB", "''::BLOB",
-      "'it''s ü'", "''", "[1, 2, NULL]", "['a', NULL, 'b c', '']", "[]::INTEGER[]",
-      "[[1], [2, 3]]", "{'a': 1, 'b': 'x'}", "{'s': {'t': [1.5]}}", "MAP {'k': 1, 'j': NULL}",
-      "MAP {1: [2]}", "'{\"a\": [1, 2]}'::JSON", "18446744073709551615::UBIGINT",
-      "[{'x': DATE '2020-01-01'}]", "['hello', 'wo''rld']::VARCHAR[]", "ARRAY_VALUE(1.5, 2)",
+      "0.1::DOUBLE",
+      "1e20::DOUBLE",
+      "1.5e-7::DOUBLE",
+      "(-0.0)::DOUBLE",
+      "'nan'::DOUBLE",
+      "'-inf'::DOUBLE",
+      "123456789.125::DOUBLE",
+      "0.1::FLOAT",
+      "3.4e38::FLOAT",
+      "1e-3::FLOAT",
+      "123.45::DECIMAL(10,2)",
+      "(-0.5)::DECIMAL(4,3)",
+      "12345678901234567890.1234567890::DECIMAL(38,10)",
+      "(-128)::TINYINT",
+      "32767::SMALLINT",
+      "(-2147483648)::INTEGER",
+      "9223372036854775807::BIGINT",
+      "(-170141183460469231731687303715884105727)::HUGEINT",
+      "TRUE",
+      "FALSE",
+      "DATE '2024-02-29'",
+      "DATE '0044-03-15 (BC)'",
+      "'infinity'::DATE",
+      "TIME '12:34:56.789'",
+      "TIMESTAMP '2024-01-02 03:04:05.123456'",
+      "TIMESTAMP '2024-01-02 03:04:05'",
+      "'-infinity'::TIMESTAMP",
+      "TIMESTAMPTZ '2024-01-02 03:04:05.5+02'",
+      "TIMESTAMP_NS '2024-01-02 03:04:05.123456789'",
+      "INTERVAL '1 year 2 months 3 days 04:05:06.7'",
+      "INTERVAL '-90 minutes'",
+      "'6ba7b810-9dad-11d1-80b4-00c04fd430c8'::UUID",
+      "'\\xAA\\x00abc'::BLOB",
+      "''::BLOB",
+      "'it''s ü'",
+      "''",
+      "[1, 2, NULL]",
+      "['a', NULL, 'b c', '']",
+      "[]::INTEGER[]",
+      "[[1], [2, 3]]",
+      "{'a': 1, 'b': 'x'}",
+      "{'s': {'t': [1.5]}}",
+      "MAP {'k': 1, 'j': NULL}",
+      "MAP {1: [2]}",
+      "'{\"a\": [1, 2]}'::JSON",
+      "18446744073709551615::UBIGINT",
+      "[{'x': DATE '2020-01-01'}]",
+      "['hello', 'wo''rld']::VARCHAR[]",
+      "ARRAY_VALUE(1.5, 2)",
   };
   for (const std::string& e : exprs) {
     Batch b = Q("SELECT " + e + " AS v, CAST(" + e + " AS VARCHAR) AS s");
@@ -90,8 +124,9 @@ TEST_F(BatchTest, NullCells) {
 }
 
 TEST_F(BatchTest, TypedGetters) {
-  Batch b = Q("SELECT 42 AS i, '17' AS s, 2.5 AS d, 'abc' AS bad, true AS t, 'false' AS f, "
-              "1e300 AS huge");
+  Batch b =
+      Q("SELECT 42 AS i, '17' AS s, 2.5 AS d, 'abc' AS bad, true AS t, 'false' AS f, "
+        "1e300 AS huge");
   EXPECT_EQ(**b.GetInt64(0, 0), 42);
   EXPECT_EQ(**b.GetInt64(0, 1), 17);
   EXPECT_DOUBLE_EQ(**b.GetDouble(0, 2), 2.5);
@@ -139,7 +174,7 @@ TEST_F(BatchTest, Slice) {
   ASSERT_TRUE(conn_->RegisterBatch("s", s).ok());
   EXPECT_EQ(Scalar("SELECT sum(i) FROM s"), std::to_string((2000 + 2999) * 1000 / 2));
 
-  EXPECT_EQ(b.Slice(4990, 100).num_rows(), 10);          // clamped
+  EXPECT_EQ(b.Slice(4990, 100).num_rows(), 10);  // clamped
   EXPECT_EQ(**b.Slice(4990, 100).GetInt64(9, 0), 4999);
   Batch none = b.Slice(6000, 5);
   EXPECT_EQ(none.num_rows(), 0);

@@ -80,15 +80,12 @@ Status Connection::RegisterBatch(const std::string& name, const Batch& batch) {
   if (!batch.data()) {
     return Status::InvalidArgument("RegisterBatch: batch '" + name + "' has no columns");
   }
-  return internal::CatchAll([&]() -> Status {
-    return state_->CreateBatchView(name, batch.data());
-  });
+  return internal::CatchAll(
+      [&]() -> Status { return state_->CreateBatchView(name, batch.data()); });
 }
 
 Status Connection::UnregisterBatch(const std::string& name) {
-  return internal::CatchAll([&]() -> Status {
-    return state_->DropBatchView(name);
-  });
+  return internal::CatchAll([&]() -> Status { return state_->DropBatchView(name); });
 }
 
 void Connection::Interrupt() {

@@ -24,7 +24,8 @@ TEST_F(ConnectionTest, QueryReturnsRows) {
 }
 
 TEST_F(ConnectionTest, MultipleStatementsReturnTheLast) {
-  Batch b = Q("CREATE TABLE t(i INTEGER); INSERT INTO t VALUES (1), (2); SELECT sum(i) AS s FROM t");
+  Batch b =
+      Q("CREATE TABLE t(i INTEGER); INSERT INTO t VALUES (1), (2); SELECT sum(i) AS s FROM t");
   ASSERT_EQ(b.num_rows(), 1);
   EXPECT_EQ(b.schema()[0].name, "s");
   EXPECT_EQ(**b.GetInt64(0, 0), 3);
@@ -98,8 +99,9 @@ TEST_F(ConnectionTest, JsonAndParquetFunctionsAreAvailable) {
 }
 
 TEST_F(ConnectionTest, RegisterBatchAndSelectSomeColumns) {
-  Batch b = Q("SELECT i AS a, i * 2 AS b, 'row' || i AS c, [i] AS d, {'x': i} AS e "
-              "FROM range(10000) t(i)");
+  Batch b =
+      Q("SELECT i AS a, i * 2 AS b, 'row' || i AS c, [i] AS d, {'x': i} AS e "
+        "FROM range(10000) t(i)");
   ASSERT_TRUE(conn_->RegisterBatch("v", b).ok());
   // Only some columns, in another order, with a filter and an aggregate.
   EXPECT_EQ(Scalar("SELECT sum(b) FROM v WHERE a >= 5000"),
@@ -199,8 +201,9 @@ TEST(EngineOptionsTest, OptionsAreApplied) {
   ASSERT_TRUE(engine.ok()) << engine.status().ToString();
   auto conn = (*engine)->Connect();
   ASSERT_TRUE(conn.ok());
-  auto r = (*conn)->Query("SELECT current_setting('threads'), current_setting('memory_limit'), "
-                          "current_setting('temp_directory')");
+  auto r = (*conn)->Query(
+      "SELECT current_setting('threads'), current_setting('memory_limit'), "
+      "current_setting('temp_directory')");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r->GetString(0, 0), "2");
   EXPECT_NE(r->GetString(0, 1)->find("MiB"), std::string::npos) << *r->GetString(0, 1);

@@ -1,7 +1,7 @@
 // Engine: opens the embedded DuckDB database and hands out connections.
+#include "engine/engine.h"
 #include "duckdb/main/extension_helper.hpp"
 #include "engine/duckdb_convert.h"
-#include "engine/engine.h"
 
 namespace sluice::engine {
 namespace {
@@ -46,7 +46,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       duckdb::Connection conn(*state->db);
       auto r = conn.Query("SET GLOBAL TimeZone = " + internal::QuoteLiteral(options.time_zone));
       if (r->HasError()) {
-        return internal::StatusFromError(r->GetErrorObject()).WithContext("EngineOptions.time_zone");
+        return internal::StatusFromError(r->GetErrorObject())
+            .WithContext("EngineOptions.time_zone");
       }
     }
     return std::unique_ptr<Engine>(new Engine(std::move(state)));

@@ -21,7 +21,7 @@
 namespace sluice::engine {
 
 namespace internal {
-struct BatchData;       // holds DuckDB's materialized rows (defined in batch.cc)
+struct BatchData;  // holds DuckDB's materialized rows (defined in batch.cc)
 struct EngineState;
 struct ConnectionState;
 }  // namespace internal

@@ -97,8 +97,7 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
     std::string sql = "SELECT count(*)";
     for (const StatLeaf& leaf : leaves) {
       if (leaf.ordered) {
-        sql += ", CAST(min(" + leaf.expr + ") AS VARCHAR), CAST(max(" + leaf.expr +
-               ") AS VARCHAR)";
+        sql += ", CAST(min(" + leaf.expr + ") AS VARCHAR), CAST(max(" + leaf.expr + ") AS VARCHAR)";
       }
       sql += ", count(*) - count(" + leaf.expr + ")";
     }

@@ -19,16 +19,16 @@ std::map<std::string, ColumnStats> ByColumn(const ParquetFileInfo& info) {
 
 TEST_F(ParquetTest, RoundTripWithStats) {
   testing::TempDir dir;
-  Batch b = Q(
-      "SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE i END AS i, "
-      "'s' || lpad(i::VARCHAR, 3, '0') AS s, "
-      "TIMESTAMP '2024-01-01 00:00:00' + INTERVAL (i) MINUTE AS ts, "
-      "TIMESTAMPTZ '2024-01-01 00:00:00+00' + INTERVAL (i) SECOND AS tstz, "
-      "(i / 4)::DECIMAL(10,2) AS d, i / 8 AS dbl, "
-      "{'a': i, 'b': {'c': CASE WHEN i = 5 THEN NULL ELSE 'c' || i END}} AS st, "
-      "CASE WHEN i < 2 THEN NULL ELSE [i, i + 1] END AS l, "
-      "MAP {'k': i} AS m, NULL::VARCHAR AS nothing, DATE '2024-03-01' + i::INTEGER AS dt "
-      "FROM range(1, 101) t(i)");
+  Batch b =
+      Q("SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE i END AS i, "
+        "'s' || lpad(i::VARCHAR, 3, '0') AS s, "
+        "TIMESTAMP '2024-01-01 00:00:00' + INTERVAL (i) MINUTE AS ts, "
+        "TIMESTAMPTZ '2024-01-01 00:00:00+00' + INTERVAL (i) SECOND AS tstz, "
+        "(i / 4)::DECIMAL(10,2) AS d, i / 8 AS dbl, "
+        "{'a': i, 'b': {'c': CASE WHEN i = 5 THEN NULL ELSE 'c' || i END}} AS st, "
+        "CASE WHEN i < 2 THEN NULL ELSE [i, i + 1] END AS l, "
+        "MAP {'k': i} AS m, NULL::VARCHAR AS nothing, DATE '2024-03-01' + i::INTEGER AS dt "
+        "FROM range(1, 101) t(i)");
   ASSERT_EQ(b.num_rows(), 100);
   const std::string path = dir.File("a.parquet");
   auto info = conn_->WriteParquet(b, path);
@@ -111,7 +111,8 @@ TEST_F(ParquetTest, OverwriteCompressionAndRowGroups) {
 TEST_F(ParquetTest, ReadSeveralFilesAndErrors) {
   testing::TempDir dir;
   ASSERT_TRUE(conn_->WriteParquet(Q("SELECT i FROM range(10) t(i)"), dir.File("1.parquet")).ok());
-  ASSERT_TRUE(conn_->WriteParquet(Q("SELECT i FROM range(10, 15) t(i)"), dir.File("2.parquet")).ok());
+  ASSERT_TRUE(
+      conn_->WriteParquet(Q("SELECT i FROM range(10, 15) t(i)"), dir.File("2.parquet")).ok());
   auto both = conn_->ReadParquet({dir.File("1.parquet"), dir.File("2.parquet")});
   ASSERT_TRUE(both.ok()) << both.status().ToString();
   EXPECT_EQ(both->num_rows(), 15);

@@ -11,24 +11,42 @@ namespace {
 
 const char* ScalarSql(TypeId id) {
   switch (id) {
-    case TypeId::kNull: return "NULL";
-    case TypeId::kBoolean: return "BOOLEAN";
-    case TypeId::kTinyInt: return "TINYINT";
-    case TypeId::kSmallInt: return "SMALLINT";
-    case TypeId::kInteger: return "INTEGER";
-    case TypeId::kBigInt: return "BIGINT";
-    case TypeId::kHugeInt: return "HUGEINT";
-    case TypeId::kFloat: return "FLOAT";
-    case TypeId::kDouble: return "DOUBLE";
-    case TypeId::kVarchar: return "VARCHAR";
-    case TypeId::kBlob: return "BLOB";
-    case TypeId::kDate: return "DATE";
-    case TypeId::kTime: return "TIME";
-    case TypeId::kTimestamp: return "TIMESTAMP";
-    case TypeId::kTimestampTz: return "TIMESTAMP WITH TIME ZONE";
-    case TypeId::kInterval: return "INTERVAL";
-    case TypeId::kUuid: return "UUID";
-    default: return nullptr;
+    case TypeId::kNull:
+      return "NULL";
+    case TypeId::kBoolean:
+      return "BOOLEAN";
+    case TypeId::kTinyInt:
+      return "TINYINT";
+    case TypeId::kSmallInt:
+      return "SMALLINT";
+    case TypeId::kInteger:
+      return "INTEGER";
+    case TypeId::kBigInt:
+      return "BIGINT";
+    case TypeId::kHugeInt:
+      return "HUGEINT";
+    case TypeId::kFloat:
+      return "FLOAT";
+    case TypeId::kDouble:
+      return "DOUBLE";
+    case TypeId::kVarchar:
+      return "VARCHAR";
+    case TypeId::kBlob:
+      return "BLOB";
+    case TypeId::kDate:
+      return "DATE";
+    case TypeId::kTime:
+      return "TIME";
+    case TypeId::kTimestamp:
+      return "TIMESTAMP";
+    case TypeId::kTimestampTz:
+      return "TIMESTAMP WITH TIME ZONE";
+    case TypeId::kInterval:
+      return "INTERVAL";
+    case TypeId::kUuid:
+      return "UUID";
+    default:
+      return nullptr;
   }
 }
 
@@ -123,15 +141,33 @@ DataType FromLogicalType(const duckdb::LogicalType& type) {
   using duckdb::LogicalTypeId;
   DataType out;
   switch (type.id()) {
-    case LogicalTypeId::SQLNULL: out.id = TypeId::kNull; break;
-    case LogicalTypeId::BOOLEAN: out.id = TypeId::kBoolean; break;
-    case LogicalTypeId::TINYINT: out.id = TypeId::kTinyInt; break;
-    case LogicalTypeId::SMALLINT: out.id = TypeId::kSmallInt; break;
-    case LogicalTypeId::INTEGER: out.id = TypeId::kInteger; break;
-    case LogicalTypeId::BIGINT: out.id = TypeId::kBigInt; break;
-    case LogicalTypeId::HUGEINT: out.id = TypeId::kHugeInt; break;
-    case LogicalTypeId::FLOAT: out.id = TypeId::kFloat; break;
-    case LogicalTypeId::DOUBLE: out.id = TypeId::kDouble; break;
+    case LogicalTypeId::SQLNULL:
+      out.id = TypeId::kNull;
+      break;
+    case LogicalTypeId::BOOLEAN:
+      out.id = TypeId::kBoolean;
+      break;
+    case LogicalTypeId::TINYINT:
+      out.id = TypeId::kTinyInt;
+      break;
+    case LogicalTypeId::SMALLINT:
+      out.id = TypeId::kSmallInt;
+      break;
+    case LogicalTypeId::INTEGER:
+      out.id = TypeId::kInteger;
+      break;
+    case LogicalTypeId::BIGINT:
+      out.id = TypeId::kBigInt;
+      break;
+    case LogicalTypeId::HUGEINT:
+      out.id = TypeId::kHugeInt;
+      break;
+    case LogicalTypeId::FLOAT:
+      out.id = TypeId::kFloat;
+      break;
+    case LogicalTypeId::DOUBLE:
+      out.id = TypeId::kDouble;
+      break;
     case LogicalTypeId::DECIMAL: {
       uint8_t width = 0, scale = 0;
       type.GetDecimalProperties(width, scale);
@@ -149,13 +185,27 @@ DataType FromLogicalType(const duckdb::LogicalType& type) {
         out.id = TypeId::kVarchar;
       }
       break;
-    case LogicalTypeId::BLOB: out.id = TypeId::kBlob; break;
-    case LogicalTypeId::DATE: out.id = TypeId::kDate; break;
-    case LogicalTypeId::TIME: out.id = TypeId::kTime; break;
-    case LogicalTypeId::TIMESTAMP: out.id = TypeId::kTimestamp; break;
-    case LogicalTypeId::TIMESTAMP_TZ: out.id = TypeId::kTimestampTz; break;
-    case LogicalTypeId::INTERVAL: out.id = TypeId::kInterval; break;
-    case LogicalTypeId::UUID: out.id = TypeId::kUuid; break;
+    case LogicalTypeId::BLOB:
+      out.id = TypeId::kBlob;
+      break;
+    case LogicalTypeId::DATE:
+      out.id = TypeId::kDate;
+      break;
+    case LogicalTypeId::TIME:
+      out.id = TypeId::kTime;
+      break;
+    case LogicalTypeId::TIMESTAMP:
+      out.id = TypeId::kTimestamp;
+      break;
+    case LogicalTypeId::TIMESTAMP_TZ:
+      out.id = TypeId::kTimestampTz;
+      break;
+    case LogicalTypeId::INTERVAL:
+      out.id = TypeId::kInterval;
+      break;
+    case LogicalTypeId::UUID:
+      out.id = TypeId::kUuid;
+      break;
     case LogicalTypeId::STRUCT:
       out.id = TypeId::kStruct;
       for (auto& child : duckdb::StructType::GetChildTypes(type)) {
@@ -184,28 +234,45 @@ DataType FromLogicalType(const duckdb::LogicalType& type) {
 Result<duckdb::LogicalType> ToLogicalType(const DataType& type) {
   using duckdb::LogicalType;
   switch (type.id) {
-    case TypeId::kNull: return LogicalType(duckdb::LogicalTypeId::SQLNULL);
-    case TypeId::kBoolean: return LogicalType(LogicalType::BOOLEAN);
-    case TypeId::kTinyInt: return LogicalType(LogicalType::TINYINT);
-    case TypeId::kSmallInt: return LogicalType(LogicalType::SMALLINT);
-    case TypeId::kInteger: return LogicalType(LogicalType::INTEGER);
-    case TypeId::kBigInt: return LogicalType(LogicalType::BIGINT);
-    case TypeId::kHugeInt: return LogicalType(LogicalType::HUGEINT);
-    case TypeId::kFloat: return LogicalType(LogicalType::FLOAT);
-    case TypeId::kDouble: return LogicalType(LogicalType::DOUBLE);
+    case TypeId::kNull:
+      return LogicalType(duckdb::LogicalTypeId::SQLNULL);
+    case TypeId::kBoolean:
+      return LogicalType(LogicalType::BOOLEAN);
+    case TypeId::kTinyInt:
+      return LogicalType(LogicalType::TINYINT);
+    case TypeId::kSmallInt:
+      return LogicalType(LogicalType::SMALLINT);
+    case TypeId::kInteger:
+      return LogicalType(LogicalType::INTEGER);
+    case TypeId::kBigInt:
+      return LogicalType(LogicalType::BIGINT);
+    case TypeId::kHugeInt:
+      return LogicalType(LogicalType::HUGEINT);
+    case TypeId::kFloat:
+      return LogicalType(LogicalType::FLOAT);
+    case TypeId::kDouble:
+      return LogicalType(LogicalType::DOUBLE);
     case TypeId::kDecimal:
       if (type.precision < 1 || type.precision > 38 || type.scale > type.precision) {
         return Status::InvalidArgument("invalid decimal type " + type.ToSql());
       }
       return LogicalType::DECIMAL(type.precision, type.scale);
-    case TypeId::kVarchar: return LogicalType(LogicalType::VARCHAR);
-    case TypeId::kBlob: return LogicalType(LogicalType::BLOB);
-    case TypeId::kDate: return LogicalType(LogicalType::DATE);
-    case TypeId::kTime: return LogicalType(LogicalType::TIME);
-    case TypeId::kTimestamp: return LogicalType(LogicalType::TIMESTAMP);
-    case TypeId::kTimestampTz: return LogicalType(LogicalType::TIMESTAMP_TZ);
-    case TypeId::kInterval: return LogicalType(LogicalType::INTERVAL);
-    case TypeId::kUuid: return LogicalType(LogicalType::UUID);
+    case TypeId::kVarchar:
+      return LogicalType(LogicalType::VARCHAR);
+    case TypeId::kBlob:
+      return LogicalType(LogicalType::BLOB);
+    case TypeId::kDate:
+      return LogicalType(LogicalType::DATE);
+    case TypeId::kTime:
+      return LogicalType(LogicalType::TIME);
+    case TypeId::kTimestamp:
+      return LogicalType(LogicalType::TIMESTAMP);
+    case TypeId::kTimestampTz:
+      return LogicalType(LogicalType::TIMESTAMP_TZ);
+    case TypeId::kInterval:
+      return LogicalType(LogicalType::INTERVAL);
+    case TypeId::kUuid:
+      return LogicalType(LogicalType::UUID);
     case TypeId::kStruct: {
       duckdb::child_list_t<LogicalType> children;
       for (const Field& f : type.children) {

@@ -14,16 +14,16 @@ namespace sluice::engine {
 struct Field;
 
 enum class TypeId : uint8_t {
-  kNull,         // the type of an untyped NULL literal
+  kNull,  // the type of an untyped NULL literal
   kBoolean,
-  kTinyInt,      // int8
-  kSmallInt,     // int16
-  kInteger,      // int32
-  kBigInt,       // int64
-  kHugeInt,      // int128
+  kTinyInt,   // int8
+  kSmallInt,  // int16
+  kInteger,   // int32
+  kBigInt,    // int64
+  kHugeInt,   // int128
   kFloat,
   kDouble,
-  kDecimal,      // precision, scale
+  kDecimal,  // precision, scale
   kVarchar,
   kBlob,
   kDate,
@@ -32,10 +32,10 @@ enum class TypeId : uint8_t {
   kTimestampTz,  // microseconds, UTC instant (Delta/Spark timestamp)
   kInterval,
   kUuid,
-  kStruct,       // children: named fields
-  kList,         // children[0]: element (name "element")
-  kMap,          // children[0]: key (name "key"), children[1]: value (name "value")
-  kOther,        // any other DuckDB type; sql holds its text
+  kStruct,  // children: named fields
+  kList,    // children[0]: element (name "element")
+  kMap,     // children[0]: key (name "key"), children[1]: value (name "value")
+  kOther,   // any other DuckDB type; sql holds its text
 };
 
 struct DataType {

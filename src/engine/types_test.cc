@@ -103,7 +103,8 @@ TEST(DataTypeTest, OtherTypesKeepTheirText) {
 }
 
 TEST(DataTypeTest, FromSqlRejectsUnknownOrBrokenText) {
-  for (const char* bad : {"FOOBAR", "", "DECIMAL(", "STRUCT(a)", "MAP(INTEGER)", "INTEGER[", "NOTATYPE[]"}) {
+  for (const char* bad :
+       {"FOOBAR", "", "DECIMAL(", "STRUCT(a)", "MAP(INTEGER)", "INTEGER[", "NOTATYPE[]"}) {
     auto r = DataType::FromSql(bad);
     EXPECT_FALSE(r.ok()) << "'" << bad << "' parsed as " << (r.ok() ? r->ToSql() : "");
     if (!r.ok()) {
@@ -134,19 +135,32 @@ using SchemaFromQueryTest = testing::EngineTest;
 
 // The schema of a query result matches DuckDB's typeof() of each value, through FromSql.
 TEST_F(SchemaFromQueryTest, ResultTypesMatchTypeof) {
-  const char* exprs[] = {
-      "42", "42::BIGINT", "1.5::DOUBLE", "1.5::FLOAT", "123.45::DECIMAL(10,2)", "'x'",
-      "'\\x01'::BLOB", "DATE '2024-01-01'", "TIME '01:02:03'", "TIMESTAMP '2024-01-01'",
-      "TIMESTAMPTZ '2024-01-01 00:00:00+00'", "INTERVAL 1 DAY", "uuid()", "[1, 2]",
-      "{'a': 1, 'b': [1.5]}", "MAP {'k': 1}", "170141183460469231731687303715884105727::HUGEINT",
-      "TRUE", "1::UTINYINT"};
+  const char* exprs[] = {"42",
+                         "42::BIGINT",
+                         "1.5::DOUBLE",
+                         "1.5::FLOAT",
+                         "123.45::DECIMAL(10,2)",
+                         "'x'",
+                         "'\\x01'::BLOB",
+                         "DATE '2024-01-01'",
+                         "TIME '01:02:03'",
+                         "TIMESTAMP '2024-01-01'",
+                         "TIMESTAMPTZ '2024-01-01 00:00:00+00'",
+                         "INTERVAL 1 DAY",
+                         "uuid()",
+                         "[1, 2]",
+                         "{'a': 1, 'b': [1.5]}",
+                         "MAP {'k': 1}",
+                         "170141183460469231731687303715884105727::HUGEINT",
+                         "TRUE",
+                         "1::UTINYINT"};
   for (const char* e : exprs) {
     Batch b = Q(std::string("SELECT ") + e + " AS v, typeof(" + e + ") AS t");
     ASSERT_EQ(b.num_rows(), 1) << e;
     auto want = DataType::FromSql(*b.GetString(0, 1));
     ASSERT_TRUE(want.ok()) << e << ": " << want.status().ToString();
-    EXPECT_EQ(b.schema()[0].type, *want) << e << ": got " << b.schema()[0].type.ToSql()
-                                         << " want " << *b.GetString(0, 1);
+    EXPECT_EQ(b.schema()[0].type, *want)
+        << e << ": got " << b.schema()[0].type.ToSql() << " want " << *b.GetString(0, 1);
     EXPECT_EQ(b.schema()[0].name, "v");
   }
 }

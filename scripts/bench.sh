@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# `make bench`: runs every benchmark program built under <build>/bench and prints their figures.
+# bench/RESULTS.md records figures with the command and machine they came from.
+set -euo pipefail
+BUILD="${1:-build/bench}"
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr)"
+for bin in "${BUILD}"/bench/*_bench; do
+  [[ -x "${bin}" ]] || continue
+  echo "== ${bin}"
+  "${bin}" --benchmark_min_time=0.5
+done

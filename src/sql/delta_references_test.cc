@@ -1,0 +1,65 @@
+#include "sql/delta_references.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice::sql {
+namespace {
+
+bool IsTable(const std::string& name) { return name == "t" || name == "events"; }
+
+RewrittenQuery Rewrite(std::string_view sql) {
+  auto r = RewriteDeltaReferences(sql, IsTable);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : RewrittenQuery{};
+}
+
+TEST(DeltaReferencesTest, PlainNamesStayAndAreReported) {
+  auto q =
+      Rewrite("SELECT t.a, x FROM t JOIN other o ON t.a = o.a WHERE t.b IN (SELECT b FROM events)");
+  EXPECT_EQ(q.sql,
+            "SELECT t.a, x FROM t JOIN other o ON t.a = o.a WHERE t.b IN (SELECT b FROM events)");
+  ASSERT_EQ(q.references.size(), 2u);
+  EXPECT_EQ(q.references[0].view_name, "t");
+  EXPECT_EQ(q.references[1].view_name, "events");
+}
+
+TEST(DeltaReferencesTest, FunctionCallsAndQualifiedNamesAreNotTables) {
+  auto q = Rewrite("SELECT t(1), s.t, 'events' FROM other");
+  EXPECT_TRUE(q.references.empty());
+}
+
+TEST(DeltaReferencesTest, TimeTravel) {
+  auto q = Rewrite("SELECT * FROM t VERSION AS OF 3 WHERE a > 1");
+  EXPECT_EQ(q.sql, "SELECT * FROM \"t@v3\" AS \"t\" WHERE a > 1");
+  ASSERT_EQ(q.references.size(), 1u);
+  EXPECT_EQ(q.references[0].kind, DeltaReference::Kind::kVersion);
+  EXPECT_EQ(q.references[0].version, 3);
+  auto aliased = Rewrite("SELECT * FROM t TIMESTAMP AS OF '2026-01-01' x");
+  EXPECT_EQ(aliased.sql, "SELECT * FROM \"t@2026-01-01\" x");
+  EXPECT_EQ(aliased.references[0].timestamp, "2026-01-01");
+  EXPECT_FALSE(RewriteDeltaReferences("SELECT * FROM t VERSION AS OF 'x'", IsTable).ok());
+}
+
+TEST(DeltaReferencesTest, PathsChangesAndDescribe) {
+  auto q = Rewrite(
+      "SELECT * FROM delta.`/data/silver` VERSION AS OF 2 JOIN table_changes('t', 0, 5) c ON true");
+  EXPECT_EQ(
+      q.sql,
+      "SELECT * FROM \"delta:/data/silver@v2\" AS \"silver\" JOIN \"changes:t:0:5\" c ON true");
+  ASSERT_EQ(q.references.size(), 2u);
+  EXPECT_TRUE(q.references[0].table.is_path);
+  EXPECT_EQ(q.references[1].kind, DeltaReference::Kind::kChanges);
+  EXPECT_EQ(q.references[1].changes_start, "0");
+  EXPECT_EQ(q.references[1].changes_end, "5");
+  auto ts = Rewrite("SELECT * FROM table_changes('t', '2026-01-01 00:00:00')");
+  EXPECT_TRUE(ts.references[0].changes_by_timestamp);
+  EXPECT_FALSE(
+      RewriteDeltaReferences("SELECT * FROM table_changes('t', 0, '2026-01-01')", IsTable).ok());
+  EXPECT_FALSE(RewriteDeltaReferences("SELECT * FROM table_changes(t, 0)", IsTable).ok());
+  auto d = Rewrite("SELECT version FROM (DESCRIBE HISTORY t) ORDER BY 1");
+  EXPECT_EQ(d.sql, "SELECT version FROM \"history:t\" ORDER BY 1");
+  EXPECT_EQ(d.references[0].kind, DeltaReference::Kind::kHistory);
+}
+
+}  // namespace
+}  // namespace sluice::sql

@@ -1,0 +1,285 @@
+#include "sql/session.h"
+
+#include <cctype>
+#include <utility>
+
+#include "fs/file_system.h"
+#include "sql/delta_references.h"
+#include "sql/literal_rows.h"
+#include "sql/table_statement_parser.h"
+
+namespace sluice::sql {
+namespace {
+
+bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+// A tiny cursor over a statement for the few statements Sluice parses itself.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view s) : s_(s) {}
+
+  void SkipSpace() {
+    while (pos_ < s_.size() && IsSpace(s_[pos_])) ++pos_;
+  }
+  // Consumes `word` (case-insensitive) when it is next, followed by a non-identifier char.
+  bool Keyword(std::string_view word) {
+    SkipSpace();
+    if (s_.size() - pos_ < word.size()) return false;
+    for (size_t i = 0; i < word.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(s_[pos_ + i])) != word[i]) return false;
+    }
+    size_t end = pos_ + word.size();
+    if (end < s_.size() &&
+        (std::isalnum(static_cast<unsigned char>(s_[end])) || s_[end] == '_' || s_[end] == '.')) {
+      return false;
+    }
+    pos_ = end;
+    return true;
+  }
+  // A dotted identifier: [A-Za-z_][A-Za-z0-9_.]*
+  std::string_view DottedName() {
+    SkipSpace();
+    size_t start = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '_' || s_[pos_] == '.')) {
+      ++pos_;
+    }
+    return s_.substr(start, pos_ - start);
+  }
+  bool Char(char c) {
+    SkipSpace();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  std::string_view Rest() {
+    SkipSpace();
+    std::string_view rest = s_.substr(pos_);
+    while (!rest.empty() && (IsSpace(rest.back()) || rest.back() == ';')) rest.remove_suffix(1);
+    return rest;
+  }
+
+ private:
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+// Parses a SQL literal as SET takes it: 'string' ('' escapes), a number, true/false, or a bare
+// word. Returns the value's text.
+Result<std::string> ParseLiteral(std::string_view text) {
+  if (text.empty()) return Status::InvalidArgument("SET needs a value");
+  if (text.front() == '\'') {
+    std::string out;
+    size_t i = 1;
+    for (; i < text.size(); ++i) {
+      if (text[i] == '\'') {
+        if (i + 1 < text.size() && text[i + 1] == '\'') {
+          out += '\'';
+          ++i;
+          continue;
+        }
+        break;
+      }
+      out += text[i];
+    }
+    if (i != text.size() - 1) {
+      return Status::InvalidArgument("SET value is not a single literal: " + std::string(text));
+    }
+    return out;
+  }
+  for (char c : text) {
+    if (IsSpace(c)) {
+      return Status::InvalidArgument("SET value is not a single literal: " + std::string(text));
+    }
+  }
+  return std::string(text);
+}
+
+// Epoch milliseconds of a timestamp string ('2026-01-01 10:00:00', ISO-8601 with a zone), read
+// in UTC when it has no zone.
+Result<int64_t> TimestampToMillis(engine::Connection* conn, const std::string& text) {
+  Result<engine::Batch> r =
+      conn->Query("SELECT epoch_ms(CAST(" + QuoteLiteral(text) + " AS TIMESTAMPTZ))");
+  if (!r.ok()) {
+    return Status::InvalidArgument("'" + text + "' is not a timestamp: " + r.status().message());
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> ms, r->GetInt64(0, 0));
+  if (!ms) return Status::InvalidArgument("'" + text + "' is not a timestamp");
+  return *ms;
+}
+
+}  // namespace
+
+Session::Session(std::string warehouse, std::unique_ptr<engine::Engine> engine,
+                 std::unique_ptr<engine::Connection> connection)
+    : warehouse_(std::move(warehouse)),
+      engine_(std::move(engine)),
+      connection_(std::move(connection)),
+      catalog_(std::make_unique<TableCatalog>(fs::LocalFileSystem(), warehouse_)),
+      executor_(std::make_unique<TableStatementExecutor>(
+          fs::LocalFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_)) {}
+
+Session::~Session() {
+  executor_.reset();
+  connection_.reset();
+  engine_.reset();
+}
+
+void Session::ResetCatalog() {
+  tables_.clear();
+  catalog_ = std::make_unique<TableCatalog>(fs::LocalFileSystem(), warehouse_);
+  executor_ = std::make_unique<TableStatementExecutor>(
+      fs::LocalFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_);
+}
+
+Result<delta::DeltaTable*> Session::TableAt(const std::string& path) {
+  auto it = tables_.find(path);
+  if (it != tables_.end()) return it->second.get();
+  SLUICE_ASSIGN_OR_RETURN(auto table,
+                          delta::DeltaTable::Open(fs::LocalFileSystem(), engine_.get(), path));
+  delta::DeltaTable* raw = table.get();
+  tables_[path] = std::move(table);
+  return raw;
+}
+
+Result<std::string> Session::PrepareDeltaViews(std::string_view statement) {
+  for (const std::string& view : temp_views_) {
+    SLUICE_RETURN_NOT_OK(connection_->Execute("DROP VIEW IF EXISTS " + QuoteIdentifier(view)));
+  }
+  temp_views_.clear();
+  for (const std::string& batch : temp_batches_) {
+    SLUICE_RETURN_NOT_OK(connection_->UnregisterBatch(batch));
+  }
+  temp_batches_.clear();
+  SLUICE_ASSIGN_OR_RETURN(RewrittenQuery query,
+                          RewriteDeltaReferences(statement, [this](const std::string& name) {
+                            Result<bool> exists = catalog_->Exists(TableName{name, false});
+                            return exists.ok() && *exists;
+                          }));
+  for (const DeltaReference& ref : query.references) {
+    const std::string display =
+        ref.table.is_path ? "delta.`" + ref.table.name + "`" : ref.table.name;
+    SLUICE_ASSIGN_OR_RETURN(std::string path, catalog_->Resolve(ref.table));
+    SLUICE_ASSIGN_OR_RETURN(bool exists,
+                            fs::LocalFileSystem()->Exists(fs::JoinPath(path, "_delta_log")));
+    if (!exists) {
+      return Status::NotFound(ref.table.is_path ? display + " is not a Delta table"
+                                                : "table " + display +
+                                                      " does not exist in warehouse " + warehouse_);
+    }
+    if (ref.kind == DeltaReference::Kind::kHistory || ref.kind == DeltaReference::Kind::kDetail) {
+      DescribeStatement describe;
+      describe.kind = ref.kind == DeltaReference::Kind::kHistory ? DescribeStatement::Kind::kHistory
+                                                                 : DescribeStatement::Kind::kDetail;
+      describe.table = ref.table;
+      SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, executor_->Execute(describe));
+      SLUICE_RETURN_NOT_OK(connection_->RegisterBatch(ref.view_name, rows));
+      temp_batches_.push_back(ref.view_name);
+      continue;
+    }
+    SLUICE_ASSIGN_OR_RETURN(delta::DeltaTable * table, TableAt(path));
+    if (ref.kind == DeltaReference::Kind::kChanges) {
+      Result<engine::Batch> changes = Status::Internal("unset");
+      if (ref.changes_by_timestamp) {
+        SLUICE_ASSIGN_OR_RETURN(int64_t start,
+                                TimestampToMillis(connection_.get(), ref.changes_start));
+        std::optional<int64_t> end;
+        if (ref.changes_end) {
+          SLUICE_ASSIGN_OR_RETURN(end, TimestampToMillis(connection_.get(), *ref.changes_end));
+        }
+        changes = table->ChangesBetweenTimestamps(start, end);
+      } else {
+        std::optional<Version> end;
+        if (ref.changes_end) end = Version(std::stoll(*ref.changes_end));
+        changes = table->Changes(Version(std::stoll(ref.changes_start)), end);
+      }
+      if (!changes.ok()) return changes.status().WithContext("table_changes('" + display + "')");
+      SLUICE_RETURN_NOT_OK(connection_->RegisterBatch(ref.view_name, *changes));
+      temp_batches_.push_back(ref.view_name);
+      continue;
+    }
+    std::shared_ptr<const delta::Snapshot> snapshot;
+    if (ref.kind == DeltaReference::Kind::kVersion) {
+      SLUICE_ASSIGN_OR_RETURN_CTX(snapshot, table->SnapshotAt(Version(*ref.version)), display);
+    } else if (ref.kind == DeltaReference::Kind::kTimestamp) {
+      SLUICE_ASSIGN_OR_RETURN(int64_t ms, TimestampToMillis(connection_.get(), *ref.timestamp));
+      SLUICE_ASSIGN_OR_RETURN_CTX(snapshot, table->SnapshotAtTimestamp(ms), display);
+    } else {
+      SLUICE_ASSIGN_OR_RETURN_CTX(snapshot, table->Latest(), display);
+    }
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string scan, table->ScanSql(*snapshot), display);
+    SLUICE_RETURN_NOT_OK(connection_->Execute("CREATE OR REPLACE TEMP VIEW " +
+                                              QuoteIdentifier(ref.view_name) + " AS " + scan));
+    temp_views_.push_back(ref.view_name);
+  }
+  return query.sql;
+}
+
+Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
+  if (options.warehouse.empty()) return Status::InvalidArgument("the warehouse path is empty");
+  SLUICE_RETURN_NOT_OK_CTX(fs::LocalFileSystem()->CreateDirectories(options.warehouse),
+                           "creating the warehouse directory");
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
+                          engine::Engine::Open(options.engine));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> connection, engine->Connect());
+  auto session = std::unique_ptr<Session>(
+      new Session(options.warehouse, std::move(engine), std::move(connection)));
+  SLUICE_RETURN_NOT_OK(session->settings_.Set("warehouse", options.warehouse));
+  return session;
+}
+
+Status Session::MaybeHandleSetting(std::string_view statement, bool* handled) {
+  *handled = false;
+  Cursor cursor(statement);
+  bool is_set = cursor.Keyword("set");
+  bool is_reset = !is_set && cursor.Keyword("reset");
+  if (!is_set && !is_reset) return Status::OK();
+  std::string_view name = cursor.DottedName();
+  std::string lower_name(name);
+  for (char& c : lower_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower_name.rfind("sluice.", 0) != 0) return Status::OK();  // a DuckDB setting
+  *handled = true;
+  if (is_reset) {
+    if (!cursor.Rest().empty()) {
+      return Status::InvalidArgument("RESET takes only a setting name: " + std::string(statement));
+    }
+    return settings_.Reset(name);
+  }
+  if (!cursor.Char('=') && !cursor.Keyword("to")) {
+    return Status::InvalidArgument("expected '=' after SET " + std::string(name));
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string value, ParseLiteral(cursor.Rest()));
+  SLUICE_RETURN_NOT_OK(settings_.Set(name, value));
+  if (lower_name == "sluice.warehouse") {
+    if (value.empty()) return Status::InvalidArgument("sluice.warehouse cannot be empty");
+    SLUICE_RETURN_NOT_OK_CTX(fs::LocalFileSystem()->CreateDirectories(value),
+                             "creating the warehouse directory");
+    warehouse_ = value;
+    ResetCatalog();
+  }
+  return Status::OK();
+}
+
+Result<engine::Batch> Session::Execute(std::string_view statement) {
+  bool handled = false;
+  SLUICE_RETURN_NOT_OK(MaybeHandleSetting(statement, &handled));
+  if (handled) return engine::Batch();
+  SLUICE_ASSIGN_OR_RETURN(std::optional<TableStatement> table_statement,
+                          ParseTableStatement(statement));
+  // Queries inside table statements (AS SELECT, INSERT ... SELECT, MERGE ... USING) read Delta
+  // tables through the same views as plain queries.
+  SLUICE_ASSIGN_OR_RETURN(std::string sql, PrepareDeltaViews(statement));
+  if (table_statement) {
+    if (sql != statement) {
+      SLUICE_ASSIGN_OR_RETURN(table_statement, ParseTableStatement(sql));
+    }
+    Result<engine::Batch> result = executor_->Execute(*table_statement);
+    tables_.clear();  // a write may have changed what cached readers hold
+    return result;
+  }
+  return connection_->Query(sql);
+}
+
+}  // namespace sluice::sql

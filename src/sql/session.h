@@ -1,0 +1,73 @@
+// Session: runs Sluice SQL statements against one warehouse.
+//
+// A Session owns an engine (src/engine), the session's settings and the warehouse's table
+// catalog. It recognises the statements Sluice handles itself (`SET/RESET sluice.<name>`, the
+// Delta table statements of docs/sql.md) and hands every other statement to the engine, where
+// Delta tables of the warehouse are readable by name (docs/sql-frontend.md).
+//
+// Thread safety: a Session is used by one thread at a time.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "delta/table.h"
+#include "engine/engine.h"
+#include "sql/settings.h"
+#include "sql/table_catalog.h"
+#include "sql/table_statement_executor.h"
+
+namespace sluice::sql {
+
+struct SessionOptions {
+  // Directory where table names resolve; created when missing. Relative paths resolve against
+  // the process's working directory.
+  std::string warehouse = "warehouse";
+  engine::EngineOptions engine;
+};
+
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> Open(const SessionOptions& options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs one statement (no trailing ';' needed) and returns its rows; statements without rows
+  // give an empty batch. The error message is meant for users: it says what failed and where.
+  Result<engine::Batch> Execute(std::string_view statement);
+
+  const Settings& settings() const { return settings_; }
+  const std::string& warehouse() const { return warehouse_; }
+
+ private:
+  Session(std::string warehouse, std::unique_ptr<engine::Engine> engine,
+          std::unique_ptr<engine::Connection> connection);
+
+  // Makes each Delta table that `statement` reads a view on the connection (delta_references.h)
+  // and returns the statement rewritten to use them. Views made for earlier statements are
+  // dropped first, so a dropped or replaced table is never read through a stale view.
+  Result<std::string> PrepareDeltaViews(std::string_view statement);
+  // The cached reader of the table at `path` (snapshots are refreshed on each use).
+  Result<delta::DeltaTable*> TableAt(const std::string& path);
+  void ResetCatalog();
+
+  // Handles SET/RESET of sluice.* settings. Returns true in *handled when it was one.
+  Status MaybeHandleSetting(std::string_view statement, bool* handled);
+
+  std::string warehouse_;
+  Settings settings_;
+  std::unique_ptr<engine::Engine> engine_;  // outlives connection_
+  std::unique_ptr<engine::Connection> connection_;
+  std::unique_ptr<TableCatalog> catalog_;
+  std::unique_ptr<TableStatementExecutor> executor_;
+  std::map<std::string, std::unique_ptr<delta::DeltaTable>> tables_;  // by path
+  std::vector<std::string> temp_views_;    // views PrepareDeltaViews created
+  std::vector<std::string> temp_batches_;  // batches PrepareDeltaViews registered
+};
+
+}  // namespace sluice::sql

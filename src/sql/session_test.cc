@@ -1,0 +1,76 @@
+#include "sql/session.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+namespace sluice::sql {
+namespace {
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sluice_session_test_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    SessionOptions options;
+    options.warehouse = dir_ + "/wh";
+    auto session = Session::Open(options);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    session_ = std::move(session).ValueOrDie();
+  }
+  void TearDown() override {
+    session_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  std::string dir_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(SessionTest, CreatesWarehouseAndRunsQueries) {
+  EXPECT_TRUE(std::filesystem::is_directory(dir_ + "/wh"));
+  auto rows = session_->Execute("SELECT 42 AS answer");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->num_rows(), 1);
+  EXPECT_EQ(rows->schema()[0].name, "answer");
+  EXPECT_EQ(*rows->GetString(0, 0), "42");
+}
+
+TEST_F(SessionTest, SetAndResetSluiceSettings) {
+  ASSERT_TRUE(session_->Execute("SET sluice.multipleWatermarkPolicy = 'max'").ok());
+  EXPECT_EQ(*session_->settings().Get("multipleWatermarkPolicy"), "max");
+  ASSERT_TRUE(session_->Execute("set SLUICE.noDataBatches TO false;").ok());
+  EXPECT_FALSE(session_->settings().GetBoolean("noDataBatches"));
+  ASSERT_TRUE(session_->Execute("RESET sluice.noDataBatches").ok());
+  EXPECT_TRUE(session_->settings().GetBoolean("noDataBatches"));
+  ASSERT_TRUE(session_->Execute("SET sluice.warehouse = '" + dir_ + "/other'").ok());
+  EXPECT_EQ(session_->warehouse(), dir_ + "/other");
+  EXPECT_TRUE(std::filesystem::is_directory(dir_ + "/other"));
+}
+
+TEST_F(SessionTest, BadSettingsAreClearErrors) {
+  auto r = session_->Execute("SET sluice.bogus = 1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("sluice.bogus"), std::string::npos);
+  EXPECT_FALSE(session_->Execute("SET sluice.noDataBatches = 'maybe'").ok());
+  EXPECT_FALSE(session_->Execute("SET sluice.noDataBatches").ok());
+  EXPECT_FALSE(session_->Execute("SET sluice.warehouse = 'a' 'b'").ok());
+}
+
+TEST_F(SessionTest, DuckDbSettingsPassThrough) {
+  EXPECT_TRUE(session_->Execute("SET threads = 1").ok());
+}
+
+TEST_F(SessionTest, ErrorsNameTheProblem) {
+  auto missing = session_->Execute("SELECT * FROM no_such_table");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no_such_table"), std::string::npos);
+  auto bad = session_->Execute("SELEC 1");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("syntax error"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::sql

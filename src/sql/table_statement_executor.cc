@@ -1,0 +1,554 @@
+#include "sql/table_statement_executor.h"
+
+#include <cctype>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "delta/dml_delete.h"
+#include "delta/dml_merge.h"
+#include "delta/dml_update.h"
+#include "delta/optimize.h"
+#include "delta/restore.h"
+#include "delta/schema.h"
+#include "delta/table.h"
+#include "delta/table_writer.h"
+#include "delta/vacuum.h"
+#include "sql/literal_rows.h"
+
+namespace sluice::sql {
+namespace {
+
+std::string Lower(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+constexpr const char* kInsertSource = "__sluice_insert_source";
+
+// SQL's TIMESTAMP is Spark's and Delta's `timestamp`: an instant, which the engine holds as
+// TIMESTAMPTZ (values without a zone are read in the session zone, UTC). DuckDB's zone-less
+// TIMESTAMP would be Delta's timestamp_ntz, a table feature Sluice does not write.
+// Returns true when something changed.
+bool PromoteTimestamps(engine::DataType* type) {
+  bool changed = false;
+  if (type->id == engine::TypeId::kTimestamp) {
+    type->id = engine::TypeId::kTimestampTz;
+    changed = true;
+  }
+  for (engine::Field& child : type->children) changed |= PromoteTimestamps(&child.type);
+  return changed;
+}
+
+// `data` with zone-less timestamps cast to TIMESTAMPTZ (see PromoteTimestamps).
+Result<engine::Batch> WithDeltaTypes(engine::Connection* conn, const engine::Batch& data) {
+  bool any = false;
+  std::string select;
+  for (size_t i = 0; i < data.num_columns(); ++i) {
+    engine::DataType type = data.schema()[i].type;
+    bool changed = PromoteTimestamps(&type);
+    any |= changed;
+    if (i) select += ", ";
+    std::string column = QuoteIdentifier(data.schema()[i].name);
+    select += changed ? "CAST(" + column + " AS " + type.ToSql() + ") AS " + column : column;
+  }
+  if (!any) return data;
+  SLUICE_RETURN_NOT_OK(conn->RegisterBatch(kInsertSource, data));
+  Result<engine::Batch> out =
+      conn->Query("SELECT " + select + " FROM " + QuoteIdentifier(kInsertSource));
+  SLUICE_RETURN_NOT_OK(conn->UnregisterBatch(kInsertSource));
+  return out;
+}
+
+// The rows of `data` as the table's columns: by position, by name, or into a column list;
+// columns the statement does not give are NULL. Each value is CAST to the table's type.
+Result<engine::Batch> AlignToTable(engine::Connection* conn, const engine::Batch& data,
+                                   const engine::Schema& table, const InsertStatement& s,
+                                   const std::string& display) {
+  std::map<std::string, size_t> source_index;  // lower-cased target column -> data column
+  if (s.by_name) {
+    std::map<std::string, size_t> table_cols;
+    for (size_t i = 0; i < table.size(); ++i) table_cols[Lower(table[i].name)] = i;
+    for (size_t c = 0; c < data.num_columns(); ++c) {
+      std::string name = Lower(data.schema()[c].name);
+      if (table_cols.count(name) == 0) {
+        return Status::InvalidArgument("INSERT INTO " + display + " BY NAME: the query's column '" +
+                                       data.schema()[c].name + "' is not a column of the table");
+      }
+      if (!source_index.emplace(name, c).second) {
+        return Status::InvalidArgument("INSERT INTO " + display + " BY NAME: column '" +
+                                       data.schema()[c].name + "' is given twice");
+      }
+    }
+  } else if (!s.columns.empty()) {
+    if (s.columns.size() != data.num_columns()) {
+      return Status::InvalidArgument(
+          "INSERT INTO " + display + " names " + std::to_string(s.columns.size()) +
+          " columns but the query gives " + std::to_string(data.num_columns()));
+    }
+    std::set<std::string> known;
+    for (const auto& f : table) known.insert(Lower(f.name));
+    for (size_t c = 0; c < s.columns.size(); ++c) {
+      std::string name = Lower(s.columns[c]);
+      if (known.count(name) == 0) {
+        return Status::InvalidArgument("INSERT INTO " + display + ": '" + s.columns[c] +
+                                       "' is not a column of the table");
+      }
+      if (!source_index.emplace(name, c).second) {
+        return Status::InvalidArgument("INSERT INTO " + display + ": column '" + s.columns[c] +
+                                       "' is named twice");
+      }
+    }
+  } else {
+    if (data.num_columns() != table.size()) {
+      return Status::InvalidArgument(
+          "INSERT INTO " + display + ": the table has " + std::to_string(table.size()) +
+          " columns but the query gives " + std::to_string(data.num_columns()) +
+          " (name the columns, or use INSERT INTO ... BY NAME)");
+    }
+    for (size_t i = 0; i < table.size(); ++i) source_index[Lower(table[i].name)] = i;
+  }
+  std::string select;
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (i) select += ", ";
+    auto it = source_index.find(Lower(table[i].name));
+    std::string value =
+        it == source_index.end() ? "NULL" : QuoteIdentifier(data.schema()[it->second].name);
+    select +=
+        "CAST(" + value + " AS " + table[i].type.ToSql() + ") AS " + QuoteIdentifier(table[i].name);
+  }
+  SLUICE_RETURN_NOT_OK(conn->RegisterBatch(kInsertSource, data));
+  Result<engine::Batch> aligned =
+      conn->Query("SELECT " + select + " FROM " + QuoteIdentifier(kInsertSource));
+  Status unregister = conn->UnregisterBatch(kInsertSource);
+  if (!aligned.ok()) return aligned.status().WithContext("INSERT INTO " + display);
+  SLUICE_RETURN_NOT_OK(unregister);
+  return aligned;
+}
+
+// A query that selects the same column twice (SELECT 1, 1) gives duplicate names, which a
+// table cannot hold.
+Status CheckDistinctColumnNames(const engine::Batch& data, const std::string& display) {
+  std::set<std::string> seen;
+  for (const auto& f : data.schema()) {
+    if (!seen.insert(Lower(f.name)).second) {
+      return Status::InvalidArgument("CREATE TABLE " + display + " AS: the query returns column '" +
+                                     f.name + "' twice; give the columns distinct names");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string DisplayName(const TableName& table) {
+  return table.is_path ? "delta.`" + table.name + "`" : table.name;
+}
+
+TableStatementExecutor::TableStatementExecutor(std::shared_ptr<fs::FileSystem> fs,
+                                               engine::Engine* engine, engine::Connection* conn,
+                                               TableCatalog* catalog, const Settings* settings)
+    : fs_(std::move(fs)), engine_(engine), conn_(conn), catalog_(catalog), settings_(settings) {}
+
+Result<engine::Batch> TableStatementExecutor::Execute(const TableStatement& statement) {
+  return std::visit([this](const auto& s) { return Run(s); }, statement);
+}
+
+Result<std::string> TableStatementExecutor::ExistingTablePath(const TableName& table) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, catalog_->Resolve(table));
+  SLUICE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(fs::JoinPath(path, "_delta_log")));
+  if (!exists) {
+    if (table.is_path) return Status::NotFound(DisplayName(table) + " is not a Delta table");
+    return Status::NotFound("table " + table.name + " does not exist in warehouse " +
+                            catalog_->warehouse());
+  }
+  return path;
+}
+
+Result<engine::Batch> TableStatementExecutor::AffectedRows(int64_t n) {
+  return LiteralRows(conn_, {{"num_affected_rows", "BIGINT"}}, {{std::to_string(n)}});
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s) {
+  const std::string display = DisplayName(s.table);
+  std::string path;
+  if (s.location && !s.table.is_path) {
+    path = *s.location;
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(path, catalog_->Resolve(s.table));
+  }
+  SLUICE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(fs::JoinPath(path, "_delta_log")));
+  if (exists) {
+    if (s.if_not_exists) return engine::Batch();
+    if (s.or_replace) {
+      return Status::NotSupported("CREATE OR REPLACE TABLE " + display +
+                                  ": replacing an existing table is not supported yet; use "
+                                  "INSERT OVERWRITE, or DROP TABLE and CREATE TABLE");
+    }
+    return Status::AlreadyExists("table " + display + " already exists");
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto writer, delta::DeltaTableWriter::Open(fs_, engine_, path));
+  if (s.as_query) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, conn_->Query(*s.as_query),
+                                "CREATE TABLE " + display + " AS");
+    SLUICE_RETURN_NOT_OK(CheckDistinctColumnNames(rows, display));
+    SLUICE_ASSIGN_OR_RETURN(rows, WithDeltaTypes(conn_, rows));
+    delta::WriteOptions options;
+    options.mode = delta::SaveMode::kErrorIfExists;
+    options.partition_by = s.partitioned_by;
+    options.configuration = s.properties;
+    options.operation = "CREATE TABLE AS SELECT";
+    SLUICE_RETURN_NOT_OK(
+        writer->Write(rows, options).status().WithContext("CREATE TABLE " + display));
+  } else {
+    engine::Schema schema;
+    std::set<std::string> names;
+    for (const ColumnDefinition& c : s.columns) {
+      if (!names.insert(Lower(c.name)).second) {
+        return Status::InvalidArgument("CREATE TABLE " + display + ": column '" + c.name +
+                                       "' is defined twice");
+      }
+      Result<engine::DataType> type = engine::DataType::FromSql(c.type_sql);
+      if (!type.ok()) {
+        return Status::InvalidArgument("CREATE TABLE " + display + ": column '" + c.name +
+                                       "' has an unknown type '" + c.type_sql + "'");
+      }
+      engine::DataType delta_type = *type;
+      PromoteTimestamps(&delta_type);
+      schema.push_back(engine::Field{c.name, delta_type, !c.not_null});
+    }
+    for (const std::string& p : s.partitioned_by) {
+      if (names.count(Lower(p)) == 0) {
+        return Status::InvalidArgument("CREATE TABLE " + display + ": partition column '" + p +
+                                       "' is not a column of the table");
+      }
+    }
+    delta::CreateTableOptions options;
+    options.partition_columns = s.partitioned_by;
+    options.configuration = s.properties;
+    SLUICE_RETURN_NOT_OK(
+        writer->CreateTable(schema, options).status().WithContext("CREATE TABLE " + display));
+  }
+  if (s.location && !s.table.is_path) {
+    SLUICE_RETURN_NOT_OK(catalog_->RegisterLocation(s.table.name, *s.location));
+  }
+  return engine::Batch();
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const InsertStatement& s) {
+  const std::string display = DisplayName(s.table);
+  SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
+  SLUICE_ASSIGN_OR_RETURN(auto writer, delta::DeltaTableWriter::Open(fs_, engine_, path));
+  SLUICE_ASSIGN_OR_RETURN(auto snapshot, writer->Latest());
+  if (snapshot == nullptr) return Status::NotFound("table " + display + " does not exist");
+  SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, conn_->Query(s.query), "INSERT INTO " + display);
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch aligned,
+                          AlignToTable(conn_, rows, snapshot->schema.fields, s, display));
+  delta::WriteOptions options;
+  options.mode = s.overwrite ? delta::SaveMode::kOverwrite : delta::SaveMode::kAppend;
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::WriteResult written, writer->Write(aligned, options),
+                              (s.overwrite ? "INSERT OVERWRITE " : "INSERT INTO ") + display);
+  return AffectedRows(written.num_rows);
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const DropTableStatement& s) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, catalog_->Resolve(s.table));
+  SLUICE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(fs::JoinPath(path, "_delta_log")));
+  if (!exists) {
+    if (s.if_exists) return engine::Batch();
+    return Status::NotFound("table " + DisplayName(s.table) + " does not exist in warehouse " +
+                            catalog_->warehouse());
+  }
+  if (s.table.is_path) {
+    return Status::NotSupported("DROP TABLE " + DisplayName(s.table) +
+                                ": a path table is not in the catalog; delete its directory");
+  }
+  // A table created with LOCATION is external, as in Spark: DROP forgets it, the data stays.
+  std::string managed_path = fs::JoinPath(catalog_->warehouse(), NormalizeTableName(s.table.name));
+  if (path != managed_path) {
+    SLUICE_RETURN_NOT_OK(catalog_->UnregisterLocation(s.table.name));
+    return engine::Batch();
+  }
+  SLUICE_RETURN_NOT_OK(fs_->DeleteRecursive(path));
+  return engine::Batch();
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const DescribeStatement& s) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
+  SLUICE_ASSIGN_OR_RETURN(auto table, delta::DeltaTable::Open(fs_, engine_, path));
+  switch (s.kind) {
+    case DescribeStatement::Kind::kTable: {
+      SLUICE_ASSIGN_OR_RETURN(auto snapshot, table->Latest());
+      std::vector<std::vector<std::optional<std::string>>> rows;
+      for (const engine::Field& f : snapshot->schema.fields) {
+        rows.push_back({f.name, f.type.ToSql(), std::nullopt});
+      }
+      if (!snapshot->metadata.partition_columns.empty()) {
+        rows.push_back({"# Partition Information", std::string(), std::nullopt});
+        rows.push_back({"# col_name", "data_type", std::string("comment")});
+        for (const std::string& p : snapshot->metadata.partition_columns) {
+          std::string type;
+          for (const auto& f : snapshot->schema.fields) {
+            if (f.name == p) type = f.type.ToSql();
+          }
+          rows.push_back({p, type, std::nullopt});
+        }
+      }
+      return LiteralRows(conn_, {{"col_name"}, {"data_type"}, {"comment"}}, rows);
+    }
+    case DescribeStatement::Kind::kHistory: {
+      std::optional<size_t> limit;
+      if (s.limit) limit = static_cast<size_t>(*s.limit);
+      SLUICE_ASSIGN_OR_RETURN(auto history, table->History(limit));
+      std::vector<std::vector<std::optional<std::string>>> rows;
+      for (const delta::HistoryEntry& h : history) {
+        std::optional<std::string> operation, info;
+        if (h.commit_info) {
+          operation = h.commit_info->operation;
+          info = h.commit_info->raw_json;
+        }
+        rows.push_back(
+            {std::to_string(h.version.value()), std::to_string(h.timestamp_ms), operation, info});
+      }
+      SLUICE_RETURN_NOT_OK(conn_->Execute("SET TimeZone = 'UTC'"));
+      SLUICE_ASSIGN_OR_RETURN(engine::Batch raw, LiteralRows(conn_,
+                                                             {{"version", "BIGINT"},
+                                                              {"timestamp_ms", "BIGINT"},
+                                                              {"operation"},
+                                                              {"commit_info", "JSON"}},
+                                                             rows));
+      SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("__sluice_history", raw));
+      Result<engine::Batch> out = conn_->Query(
+          "SELECT version, make_timestamp(timestamp_ms * 1000) AS timestamp, operation, "
+          "commit_info->'operationParameters' AS operationParameters, "
+          "commit_info->'operationMetrics' AS operationMetrics, "
+          "commit_info->>'engineInfo' AS engineInfo, "
+          "CAST(commit_info->>'isBlindAppend' AS BOOLEAN) AS isBlindAppend "
+          "FROM __sluice_history ORDER BY version DESC");
+      SLUICE_RETURN_NOT_OK(conn_->UnregisterBatch("__sluice_history"));
+      return out;
+    }
+    case DescribeStatement::Kind::kDetail: {
+      SLUICE_ASSIGN_OR_RETURN(auto snapshot, table->Latest());
+      int64_t size = 0;
+      for (const auto& f : snapshot->files) size += f.size;
+      std::string partitions = "[";
+      for (size_t i = 0; i < snapshot->metadata.partition_columns.size(); ++i) {
+        if (i) partitions += ", ";
+        partitions += snapshot->metadata.partition_columns[i];
+      }
+      partitions += "]";
+      std::string properties = "{";
+      bool first = true;
+      for (const auto& [k, v] : snapshot->metadata.configuration) {
+        if (!first) properties += ", ";
+        first = false;
+        properties += k + "=" + v;
+      }
+      properties += "}";
+      return LiteralRows(
+          conn_,
+          {{"format"},
+           {"id"},
+           {"name"},
+           {"location"},
+           {"version", "BIGINT"},
+           {"partitionColumns"},
+           {"numFiles", "BIGINT"},
+           {"sizeInBytes", "BIGINT"},
+           {"properties"},
+           {"minReaderVersion", "INTEGER"},
+           {"minWriterVersion", "INTEGER"}},
+          {{std::string("delta"), snapshot->metadata.id,
+            s.table.is_path ? std::nullopt : std::optional<std::string>(s.table.name), path,
+            std::to_string(snapshot->version.value()), partitions,
+            std::to_string(snapshot->files.size()), std::to_string(size), properties,
+            std::to_string(snapshot->protocol.min_reader_version),
+            std::to_string(snapshot->protocol.min_writer_version)}});
+    }
+  }
+  return Status::Internal("unknown DESCRIBE kind");
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const AlterTableAddColumnsStatement& s) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
+  std::vector<engine::Field> fields;
+  for (const ColumnDefinition& c : s.columns) {
+    Result<engine::DataType> type = engine::DataType::FromSql(c.type_sql);
+    if (!type.ok()) {
+      return Status::InvalidArgument("ALTER TABLE " + DisplayName(s.table) + ": column '" + c.name +
+                                     "' has an unknown type '" + c.type_sql + "'");
+    }
+    engine::DataType delta_type = *type;
+    PromoteTimestamps(&delta_type);
+    fields.push_back(engine::Field{c.name, delta_type, !c.not_null});
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto writer, delta::DeltaTableWriter::Open(fs_, engine_, path));
+  SLUICE_RETURN_NOT_OK(
+      writer->AddColumns(fields).status().WithContext("ALTER TABLE " + DisplayName(s.table)));
+  return engine::Batch();
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const AlterTableSetPropertiesStatement& s) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
+  SLUICE_ASSIGN_OR_RETURN(auto writer, delta::DeltaTableWriter::Open(fs_, engine_, path));
+  SLUICE_RETURN_NOT_OK(writer->SetProperties(s.properties)
+                           .status()
+                           .WithContext("ALTER TABLE " + DisplayName(s.table)));
+  return engine::Batch();
+}
+
+namespace {
+
+// The metrics row of a DML commit: num_affected_rows plus the operation's own counts, as
+// Databricks SQL returns them.
+Result<engine::Batch> MetricsRow(engine::Connection* conn, const delta::DmlResult& result,
+                                 const std::vector<std::pair<std::string, std::string>>& columns) {
+  std::vector<LiteralColumn> cols;
+  std::vector<std::optional<std::string>> row;
+  for (const auto& [name, metric] : columns) {
+    cols.push_back({name, "BIGINT"});
+    auto it = result.metrics.find(metric);
+    row.push_back(std::to_string(it == result.metrics.end() ? 0 : it->second));
+  }
+  return LiteralRows(conn, cols, {row});
+}
+
+}  // namespace
+
+Result<delta::DmlTable> TableStatementExecutor::OpenDml(
+    const TableName& table, std::unique_ptr<delta::DeltaTableWriter>* writer) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(table));
+  SLUICE_ASSIGN_OR_RETURN(*writer, delta::DeltaTableWriter::Open(fs_, engine_, path));
+  return delta::DmlTable{writer->get(), fs_, engine_, conn_};
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const UpdateStatement& s) {
+  std::unique_ptr<delta::DeltaTableWriter> writer;
+  SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.table, &writer));
+  delta::Assignments assignments;
+  for (const Assignment& a : s.assignments) assignments.emplace_back(a.column, a.expression);
+  delta::DmlOptions options;
+  if (s.alias) options.target_alias = *s.alias;
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result,
+                              delta::UpdateRows(table, assignments, s.where, options),
+                              "UPDATE " + DisplayName(s.table));
+  return MetricsRow(conn_, result, {{"num_affected_rows", "numUpdatedRows"}});
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const DeleteStatement& s) {
+  std::unique_ptr<delta::DeltaTableWriter> writer;
+  SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.table, &writer));
+  delta::DmlOptions options;
+  if (s.alias) options.target_alias = *s.alias;
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result, delta::DeleteRows(table, s.where, options),
+                              "DELETE FROM " + DisplayName(s.table));
+  return MetricsRow(conn_, result, {{"num_affected_rows", "numDeletedRows"}});
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const MergeStatement& s) {
+  std::unique_ptr<delta::DeltaTableWriter> writer;
+  SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.target, &writer));
+  delta::MergeSpec spec;
+  spec.source_sql = s.source;
+  spec.source_alias = s.source_alias.value_or("source");
+  spec.target_alias = s.target_alias.value_or(s.target.is_path ? "target" : s.target.name);
+  spec.on = s.on;
+  for (const MergeClause& c : s.clauses) {
+    delta::MergeClause clause;
+    clause.kind = c.match == MergeMatch::kMatched ? delta::MergeClauseKind::kMatched
+                  : c.match == MergeMatch::kNotMatchedByTarget
+                      ? delta::MergeClauseKind::kNotMatched
+                      : delta::MergeClauseKind::kNotMatchedBySource;
+    clause.condition = c.condition;
+    switch (c.action) {
+      case MergeAction::kUpdate:
+        clause.action = delta::MergeActionKind::kUpdate;
+        for (const Assignment& a : c.assignments)
+          clause.assignments.emplace_back(a.column, a.expression);
+        break;
+      case MergeAction::kUpdateStar:
+        clause.action = delta::MergeActionKind::kUpdateAll;
+        break;
+      case MergeAction::kDelete:
+        clause.action = delta::MergeActionKind::kDelete;
+        break;
+      case MergeAction::kInsert:
+        clause.action = delta::MergeActionKind::kInsert;
+        if (c.insert_columns.empty()) {
+          return Status::InvalidArgument("MERGE INTO " + DisplayName(s.target) +
+                                         ": WHEN NOT MATCHED THEN INSERT needs a column list, "
+                                         "e.g. INSERT (id, v) VALUES (s.id, s.v), or INSERT *");
+        }
+        for (size_t i = 0; i < c.insert_columns.size(); ++i) {
+          clause.assignments.emplace_back(c.insert_columns[i], c.insert_values[i]);
+        }
+        break;
+      case MergeAction::kInsertStar:
+        clause.action = delta::MergeActionKind::kInsertAll;
+        break;
+    }
+    spec.clauses.push_back(std::move(clause));
+  }
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result, delta::MergeInto(table, spec),
+                              "MERGE INTO " + DisplayName(s.target));
+  return MetricsRow(conn_, result,
+                    {{"num_affected_rows", "numOutputRows"},
+                     {"num_updated_rows", "numTargetRowsUpdated"},
+                     {"num_deleted_rows", "numTargetRowsDeleted"},
+                     {"num_inserted_rows", "numTargetRowsInserted"}});
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const VacuumStatement& s) {
+  std::unique_ptr<delta::DeltaTableWriter> writer;
+  SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.table, &writer));
+  delta::VacuumOptions options;
+  options.retain_hours = s.retain_hours;
+  options.dry_run = s.dry_run;
+  options.retention_duration_check = settings_->GetBoolean("delta.retentionDurationCheck");
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::VacuumResult result, delta::Vacuum(table, options),
+                              "VACUUM " + DisplayName(s.table));
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  for (const std::string& f : result.files) rows.push_back({f});
+  if (!s.dry_run) {
+    SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
+    rows = {{path}};
+  }
+  return LiteralRows(conn_, {{"path"}}, rows);
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const OptimizeStatement& s) {
+  std::unique_ptr<delta::DeltaTableWriter> writer;
+  SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.table, &writer));
+  delta::OptimizeOptions options;
+  options.partition_predicate = s.where;
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result, delta::Optimize(table, options),
+                              "OPTIMIZE " + DisplayName(s.table));
+  return MetricsRow(
+      conn_, result,
+      {{"num_files_added", "numAddedFiles"}, {"num_files_removed", "numRemovedFiles"}});
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const RestoreStatement& s) {
+  std::unique_ptr<delta::DeltaTableWriter> writer;
+  SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.table, &writer));
+  delta::RestoreTarget target;
+  if (s.version) target.version = Version(*s.version);
+  if (s.timestamp) {
+    Result<engine::Batch> ms =
+        conn_->Query("SELECT epoch_ms(CAST(" + QuoteLiteral(*s.timestamp) + " AS TIMESTAMPTZ))");
+    if (!ms.ok()) return Status::InvalidArgument("'" + *s.timestamp + "' is not a timestamp");
+    SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> value, ms->GetInt64(0, 0));
+    target.timestamp_ms = value.value_or(0);
+  }
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result, delta::RestoreTable(table, target),
+                              "RESTORE " + DisplayName(s.table));
+  return MetricsRow(
+      conn_, result,
+      {{"num_restored_files", "numRestoredFiles"}, {"num_removed_files", "numRemovedFiles"}});
+}
+
+}  // namespace sluice::sql

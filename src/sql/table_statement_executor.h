@@ -1,0 +1,62 @@
+// Executes the Delta table statements of docs/sql.md (parsed by table_statement_parser.h) with
+// the Delta reader and writer. Queries inside them (AS SELECT, INSERT ... SELECT/VALUES) run in
+// the engine, where Delta tables are readable by name (TableResolver in session.cc).
+//
+// Ownership: borrows everything; the Session that owns it outlives it.
+// Thread safety: used by the Session's thread only.
+#pragma once
+
+#include <memory>
+
+#include "common/result.h"
+#include "delta/dml_util.h"
+#include "delta/table_writer.h"
+#include "engine/engine.h"
+#include "fs/file_system.h"
+#include "sql/settings.h"
+#include "sql/table_catalog.h"
+#include "sql/table_statements.h"
+
+namespace sluice::sql {
+
+class TableStatementExecutor {
+ public:
+  TableStatementExecutor(std::shared_ptr<fs::FileSystem> fs, engine::Engine* engine,
+                         engine::Connection* conn, TableCatalog* catalog, const Settings* settings);
+
+  // Runs `statement`; returns its rows (DESCRIBE ...) or a one-row summary such as
+  // num_affected_rows for writes, like Databricks SQL.
+  Result<engine::Batch> Execute(const TableStatement& statement);
+
+ private:
+  Result<engine::Batch> Run(const CreateTableStatement& s);
+  Result<engine::Batch> Run(const InsertStatement& s);
+  Result<engine::Batch> Run(const DropTableStatement& s);
+  Result<engine::Batch> Run(const DescribeStatement& s);
+  Result<engine::Batch> Run(const AlterTableAddColumnsStatement& s);
+  Result<engine::Batch> Run(const AlterTableSetPropertiesStatement& s);
+  Result<engine::Batch> Run(const UpdateStatement& s);
+  Result<engine::Batch> Run(const DeleteStatement& s);
+  Result<engine::Batch> Run(const MergeStatement& s);
+  Result<engine::Batch> Run(const VacuumStatement& s);
+  Result<engine::Batch> Run(const OptimizeStatement& s);
+  Result<engine::Batch> Run(const RestoreStatement& s);
+
+  // The table's path, NotFound ("table t does not exist in warehouse W") when it has no log.
+  Result<std::string> ExistingTablePath(const TableName& table);
+  Result<engine::Batch> AffectedRows(int64_t n);
+  // A writer on an existing table and the DML handle over it (the writer is kept in *writer).
+  Result<delta::DmlTable> OpenDml(const TableName& table,
+                                  std::unique_ptr<delta::DeltaTableWriter>* writer);
+
+  std::shared_ptr<fs::FileSystem> fs_;
+  engine::Engine* engine_;
+  engine::Connection* conn_;
+  TableCatalog* catalog_;
+  const Settings* settings_;
+};
+
+// "t" or "delta.`/path`", for messages.
+std::string DisplayName(const TableName& table);
+
+}  // namespace sluice::sql

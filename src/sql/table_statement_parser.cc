@@ -1,0 +1,589 @@
+#include "sql/table_statement_parser.h"
+
+#include <cstdlib>
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+#include "sql/tokenizer.h"
+
+namespace sluice::sql {
+namespace {
+
+class Parser {
+ public:
+  Parser(std::string_view sql, std::vector<Token> tokens) : sql_(sql), tokens_(std::move(tokens)) {}
+
+  Result<std::optional<TableStatement>> Parse() {
+    if (Peek().IsKeyword("create")) return ParseCreate();
+    if (Peek().IsKeyword("insert")) return Wrap(ParseInsert());
+    if (Peek().IsKeyword("update")) return Wrap(ParseUpdate());
+    if (Peek().IsKeyword("delete")) return Wrap(ParseDelete());
+    if (Peek().IsKeyword("merge")) return Wrap(ParseMerge());
+    if (Peek().IsKeyword("alter") && Peek(1).IsKeyword("table")) return ParseAlter();
+    if (Peek().IsKeyword("describe") || Peek().IsKeyword("desc")) return ParseDescribe();
+    if (Peek().IsKeyword("vacuum")) return Wrap(ParseVacuum());
+    if (Peek().IsKeyword("optimize")) return Wrap(ParseOptimize());
+    if (Peek().IsKeyword("restore")) return Wrap(ParseRestore());
+    if (Peek().IsKeyword("drop") && Peek(1).IsKeyword("table")) return Wrap(ParseDrop());
+    return std::optional<TableStatement>();
+  }
+
+ private:
+  template <typename T>
+  static Result<std::optional<TableStatement>> Wrap(Result<T> r) {
+    if (!r.ok()) return r.status();
+    return std::optional<TableStatement>(TableStatement(std::move(r).ValueOrDie()));
+  }
+
+  const Token& Peek(size_t ahead = 0) const {
+    size_t i = pos_ + ahead;
+    return i < tokens_.size() ? tokens_[i] : tokens_.back();
+  }
+  const Token& Next() {
+    const Token& t = Peek();
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+    return t;
+  }
+  bool AtEnd() const {
+    return Peek().kind == TokenKind::kEnd ||
+           (Peek().IsSymbol(";") && Peek(1).kind == TokenKind::kEnd);
+  }
+  bool Keyword(std::string_view k) {
+    if (!Peek().IsKeyword(k)) return false;
+    Next();
+    return true;
+  }
+  bool Keywords(std::initializer_list<std::string_view> ks) {
+    size_t i = 0;
+    for (std::string_view k : ks) {
+      if (!Peek(i).IsKeyword(k)) return false;
+      ++i;
+    }
+    for (size_t k = 0; k < i; ++k) Next();
+    return true;
+  }
+  bool Symbol(std::string_view s) {
+    if (!Peek().IsSymbol(s)) return false;
+    Next();
+    return true;
+  }
+
+  std::string Describe(const Token& t) const {
+    if (t.kind == TokenKind::kEnd) return "the end of the statement";
+    return "'" + std::string(sql_.substr(t.begin, t.end - t.begin)) + "'";
+  }
+  Status Error(const std::string& expected) const {
+    return Status::InvalidArgument("syntax error at " + DescribePosition(sql_, Peek().begin) +
+                                   ": expected " + expected + ", found " + Describe(Peek()));
+  }
+  Status ExpectKeyword(std::string_view k) {
+    if (Keyword(k)) return Status::OK();
+    std::string upper(k);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return Error(upper);
+  }
+  Status ExpectSymbol(std::string_view s) {
+    if (Symbol(s)) return Status::OK();
+    return Error("'" + std::string(s) + "'");
+  }
+  Status ExpectEnd() {
+    Symbol(";");
+    if (Peek().kind != TokenKind::kEnd) return Error("the end of the statement");
+    return Status::OK();
+  }
+
+  Result<std::string> Identifier() {
+    const Token& t = Peek();
+    if (t.kind == TokenKind::kWord || t.kind == TokenKind::kQuotedIdent ||
+        t.kind == TokenKind::kBacktick) {
+      Next();
+      return t.text;
+    }
+    return Error("a name");
+  }
+
+  // name | schema.name | delta.`path` | "quoted"
+  Result<TableName> ParseTableName() {
+    if (Peek().IsKeyword("delta") && Peek(1).IsSymbol(".") &&
+        Peek(2).kind == TokenKind::kBacktick) {
+      Next();
+      Next();
+      TableName t{Next().text, true};
+      if (t.name.empty()) return Status::InvalidArgument("delta.`` needs a path");
+      return t;
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::string name, Identifier());
+    while (Peek().IsSymbol(".")) {
+      Next();
+      SLUICE_ASSIGN_OR_RETURN(std::string part, Identifier());
+      name += "." + part;
+    }
+    return TableName{name, false};
+  }
+
+  // Words that end an optional alias.
+  static bool IsClauseKeyword(const Token& t) {
+    for (const char* k :
+         {"set",     "where",     "using",       "on",       "when",          "values",
+          "select",  "by",        "partitioned", "location", "tblproperties", "as",
+          "retain",  "dry",       "with",        "from",     "limit",         "to",
+          "version", "timestamp", "zorder"}) {
+      if (t.IsKeyword(k)) return true;
+    }
+    return false;
+  }
+
+  std::optional<std::string> OptionalAlias() {
+    if (Keyword("as")) {
+      Result<std::string> a = Identifier();
+      return a.ok() ? std::optional<std::string>(*a) : std::nullopt;
+    }
+    const Token& t = Peek();
+    if ((t.kind == TokenKind::kWord && !IsClauseKeyword(t)) || t.kind == TokenKind::kQuotedIdent) {
+      Next();
+      return t.text;
+    }
+    return std::nullopt;
+  }
+
+  // Source text from the current token up to (not including) the first token at parenthesis
+  // depth 0 that is a stop keyword/symbol, or the end. Empty text is an error naming `what`.
+  Result<std::string> TextUntil(std::initializer_list<std::string_view> stop_keywords,
+                                std::initializer_list<std::string_view> stop_symbols,
+                                const std::string& what) {
+    size_t start = Peek().begin;
+    size_t end = start;
+    int depth = 0;
+    while (!AtEnd()) {
+      const Token& t = Peek();
+      if (depth == 0) {
+        bool stop = false;
+        for (auto k : stop_keywords) stop = stop || t.IsKeyword(k);
+        for (auto s : stop_symbols) stop = stop || t.IsSymbol(s);
+        if (stop) break;
+      }
+      // CASE ... END nests like parentheses: its WHEN must not end a MERGE clause.
+      if (t.IsSymbol("(") || t.IsSymbol("[") || t.IsKeyword("case")) ++depth;
+      if (t.IsSymbol(")") || t.IsSymbol("]") || (t.IsKeyword("end") && depth > 0)) {
+        if (depth == 0) break;
+        --depth;
+      }
+      end = t.end;
+      Next();
+    }
+    if (end == start) return Error(what);
+    return std::string(sql_.substr(start, end - start));
+  }
+
+  Result<std::vector<std::string>> NameList() {
+    SLUICE_RETURN_NOT_OK(ExpectSymbol("("));
+    std::vector<std::string> names;
+    do {
+      SLUICE_ASSIGN_OR_RETURN(std::string n, Identifier());
+      names.push_back(std::move(n));
+    } while (Symbol(","));
+    SLUICE_RETURN_NOT_OK(ExpectSymbol(")"));
+    return names;
+  }
+
+  Result<std::string> StringLiteral(const std::string& what) {
+    if (Peek().kind != TokenKind::kString) return Error(what);
+    return Next().text;
+  }
+
+  Result<std::vector<ColumnDefinition>> ColumnDefinitions() {
+    SLUICE_RETURN_NOT_OK(ExpectSymbol("("));
+    std::vector<ColumnDefinition> columns;
+    do {
+      ColumnDefinition c;
+      SLUICE_ASSIGN_OR_RETURN(c.name, Identifier());
+      SLUICE_ASSIGN_OR_RETURN(c.type_sql, TextUntil({"not", "null", "comment"}, {","}, "a type"));
+      for (;;) {
+        if (Keywords({"not", "null"})) {
+          c.not_null = true;
+        } else if (Keyword("null")) {
+          c.not_null = false;
+        } else if (Keyword("comment")) {
+          SLUICE_ASSIGN_OR_RETURN(std::string comment, StringLiteral("a comment string"));
+          c.comment = std::move(comment);
+        } else {
+          break;
+        }
+      }
+      columns.push_back(std::move(c));
+    } while (Symbol(","));
+    SLUICE_RETURN_NOT_OK(ExpectSymbol(")"));
+    return columns;
+  }
+
+  // ('key' = 'value', key.part = 10, ...)
+  Result<Properties> PropertyList() {
+    SLUICE_RETURN_NOT_OK(ExpectSymbol("("));
+    Properties props;
+    do {
+      std::string key;
+      if (Peek().kind == TokenKind::kString) {
+        key = Next().text;
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(key, Identifier());
+        while (Symbol(".")) {
+          SLUICE_ASSIGN_OR_RETURN(std::string part, Identifier());
+          key += "." + part;
+        }
+      }
+      SLUICE_RETURN_NOT_OK(ExpectSymbol("="));
+      const Token& v = Peek();
+      if (v.kind == TokenKind::kString || v.kind == TokenKind::kNumber ||
+          v.kind == TokenKind::kWord) {
+        props[key] = Next().text;
+      } else {
+        return Error("a property value");
+      }
+    } while (Symbol(","));
+    SLUICE_RETURN_NOT_OK(ExpectSymbol(")"));
+    return props;
+  }
+
+  // The rest of the statement as text (a query), without a trailing ';'.
+  Result<std::string> RestAsQuery(const std::string& what) { return TextUntil({}, {";"}, what); }
+
+  Result<std::optional<TableStatement>> ParseCreate() {
+    Next();  // CREATE
+    CreateTableStatement s;
+    if (Keywords({"or", "replace"})) s.or_replace = true;
+    if (!Peek().IsKeyword("table"))
+      return std::optional<TableStatement>();  // VIEW, MACRO, TEMP ...
+    Next();
+    if (Keywords({"if", "not", "exists"})) s.if_not_exists = true;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    if (Peek().IsSymbol("(")) {
+      SLUICE_ASSIGN_OR_RETURN(s.columns, ColumnDefinitions());
+    }
+    for (;;) {
+      if (Keywords({"using"})) {
+        SLUICE_ASSIGN_OR_RETURN(std::string format, Identifier());
+        if (format != "delta" && format != "DELTA" && format != "Delta") {
+          return Status::NotSupported("tables are Delta tables: USING " + format +
+                                      " is not supported (omit USING or write USING DELTA)");
+        }
+      } else if (Keywords({"partitioned", "by"})) {
+        SLUICE_ASSIGN_OR_RETURN(s.partitioned_by, NameList());
+      } else if (Keyword("location")) {
+        SLUICE_ASSIGN_OR_RETURN(std::string location, StringLiteral("a location string"));
+        s.location = std::move(location);
+      } else if (Keyword("comment")) {
+        SLUICE_RETURN_NOT_OK(StringLiteral("a comment string").status());
+      } else if (Keyword("tblproperties")) {
+        SLUICE_ASSIGN_OR_RETURN(s.properties, PropertyList());
+      } else {
+        break;
+      }
+    }
+    if (Keyword("as")) {
+      SLUICE_ASSIGN_OR_RETURN(std::string q, RestAsQuery("a query after AS"));
+      s.as_query = std::move(q);
+    } else if (s.columns.empty()) {
+      return Error("a column list or AS <query>");
+    }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return std::optional<TableStatement>(std::move(s));
+  }
+
+  Result<InsertStatement> ParseInsert() {
+    Next();  // INSERT
+    InsertStatement s;
+    if (Keyword("overwrite")) {
+      s.overwrite = true;
+    } else {
+      SLUICE_RETURN_NOT_OK(ExpectKeyword("into"));
+    }
+    Keyword("table");
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    if (Keywords({"by", "name"})) s.by_name = true;
+    if (Peek().IsSymbol("(") && !Peek(1).IsKeyword("select") && !Peek(1).IsKeyword("with") &&
+        !Peek(1).IsKeyword("values")) {
+      SLUICE_ASSIGN_OR_RETURN(s.columns, NameList());
+    }
+    if (!(Peek().IsKeyword("values") || Peek().IsKeyword("select") || Peek().IsKeyword("with") ||
+          Peek().IsKeyword("from") || Peek().IsSymbol("(") || Peek().IsKeyword("table"))) {
+      return Error("VALUES or a query");
+    }
+    SLUICE_ASSIGN_OR_RETURN(s.query, RestAsQuery("VALUES or a query"));
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<std::vector<Assignment>> Assignments(std::initializer_list<std::string_view> stops) {
+    std::vector<Assignment> out;
+    do {
+      Assignment a;
+      SLUICE_ASSIGN_OR_RETURN(a.column, Identifier());
+      // target.col = ... : keep the last part as the column.
+      while (Symbol(".")) {
+        SLUICE_ASSIGN_OR_RETURN(a.column, Identifier());
+      }
+      SLUICE_RETURN_NOT_OK(ExpectSymbol("="));
+      SLUICE_ASSIGN_OR_RETURN(a.expression, TextUntil(stops, {","}, "an expression"));
+      out.push_back(std::move(a));
+    } while (Symbol(","));
+    return out;
+  }
+
+  Result<UpdateStatement> ParseUpdate() {
+    Next();  // UPDATE
+    UpdateStatement s;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    s.alias = OptionalAlias();
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("set"));
+    SLUICE_ASSIGN_OR_RETURN(s.assignments, Assignments({"where"}));
+    if (Keyword("where")) {
+      SLUICE_ASSIGN_OR_RETURN(std::string w, RestAsQuery("a condition after WHERE"));
+      s.where = std::move(w);
+    }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<DeleteStatement> ParseDelete() {
+    Next();  // DELETE
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("from"));
+    DeleteStatement s;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    s.alias = OptionalAlias();
+    if (Keyword("where")) {
+      SLUICE_ASSIGN_OR_RETURN(std::string w, RestAsQuery("a condition after WHERE"));
+      s.where = std::move(w);
+    }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<MergeStatement> ParseMerge() {
+    Next();  // MERGE
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("into"));
+    MergeStatement s;
+    SLUICE_ASSIGN_OR_RETURN(s.target, ParseTableName());
+    s.target_alias = OptionalAlias();
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("using"));
+    if (Peek().IsSymbol("(")) {
+      size_t start = Peek().begin;
+      Next();
+      SLUICE_RETURN_NOT_OK(TextUntil({}, {}, "a query").status());
+      size_t end = Peek().end;
+      SLUICE_RETURN_NOT_OK(ExpectSymbol(")"));
+      s.source = std::string(sql_.substr(start, end - start));
+    } else {
+      size_t start = Peek().begin;
+      SLUICE_RETURN_NOT_OK(ParseTableName().status());
+      s.source = std::string(sql_.substr(start, tokens_[pos_ - 1].end - start));
+    }
+    s.source_alias = OptionalAlias();
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("on"));
+    SLUICE_ASSIGN_OR_RETURN(s.on, TextUntil({"when"}, {}, "a merge condition after ON"));
+    while (Keyword("when")) {
+      MergeClause c;
+      if (Keyword("matched")) {
+        c.match = MergeMatch::kMatched;
+      } else if (Keywords({"not", "matched"})) {
+        c.match = MergeMatch::kNotMatchedByTarget;
+        if (Keywords({"by", "source"})) {
+          c.match = MergeMatch::kNotMatchedBySource;
+        } else {
+          Keywords({"by", "target"});
+        }
+      } else {
+        return Error("MATCHED or NOT MATCHED");
+      }
+      if (Keyword("and")) {
+        SLUICE_ASSIGN_OR_RETURN(std::string cond, TextUntil({"then"}, {}, "a condition"));
+        c.condition = std::move(cond);
+      }
+      SLUICE_RETURN_NOT_OK(ExpectKeyword("then"));
+      if (Keyword("update")) {
+        SLUICE_RETURN_NOT_OK(ExpectKeyword("set"));
+        if (Symbol("*")) {
+          c.action = MergeAction::kUpdateStar;
+        } else {
+          c.action = MergeAction::kUpdate;
+          SLUICE_ASSIGN_OR_RETURN(c.assignments, Assignments({"when"}));
+        }
+      } else if (Keyword("delete")) {
+        c.action = MergeAction::kDelete;
+      } else if (Keyword("insert")) {
+        if (Symbol("*")) {
+          c.action = MergeAction::kInsertStar;
+        } else {
+          c.action = MergeAction::kInsert;
+          if (Peek().IsSymbol("(")) {
+            SLUICE_ASSIGN_OR_RETURN(c.insert_columns, NameList());
+          }
+          SLUICE_RETURN_NOT_OK(ExpectKeyword("values"));
+          SLUICE_RETURN_NOT_OK(ExpectSymbol("("));
+          do {
+            SLUICE_ASSIGN_OR_RETURN(std::string v, TextUntil({}, {","}, "a value"));
+            c.insert_values.push_back(std::move(v));
+          } while (Symbol(","));
+          SLUICE_RETURN_NOT_OK(ExpectSymbol(")"));
+          if (!c.insert_columns.empty() && c.insert_columns.size() != c.insert_values.size()) {
+            return Status::InvalidArgument(
+                "MERGE INSERT names " + std::to_string(c.insert_columns.size()) +
+                " columns but gives " + std::to_string(c.insert_values.size()) + " values");
+          }
+        }
+      } else {
+        return Error("UPDATE, DELETE or INSERT");
+      }
+      if (c.match == MergeMatch::kNotMatchedByTarget &&
+          (c.action != MergeAction::kInsert && c.action != MergeAction::kInsertStar)) {
+        return Status::InvalidArgument("WHEN NOT MATCHED [BY TARGET] can only INSERT");
+      }
+      if (c.match != MergeMatch::kNotMatchedByTarget &&
+          (c.action == MergeAction::kInsert || c.action == MergeAction::kInsertStar)) {
+        return Status::InvalidArgument("INSERT is only allowed in WHEN NOT MATCHED [BY TARGET]");
+      }
+      if (c.match == MergeMatch::kNotMatchedBySource && c.action == MergeAction::kUpdateStar) {
+        return Status::InvalidArgument("WHEN NOT MATCHED BY SOURCE cannot UPDATE SET *");
+      }
+      s.clauses.push_back(std::move(c));
+    }
+    if (s.clauses.empty()) return Error("WHEN");
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<std::optional<TableStatement>> ParseAlter() {
+    Next();  // ALTER
+    Next();  // TABLE
+    SLUICE_ASSIGN_OR_RETURN(TableName table, ParseTableName());
+    if (Keywords({"add", "columns"})) {
+      AlterTableAddColumnsStatement s;
+      s.table = std::move(table);
+      SLUICE_ASSIGN_OR_RETURN(s.columns, ColumnDefinitions());
+      SLUICE_RETURN_NOT_OK(ExpectEnd());
+      return std::optional<TableStatement>(std::move(s));
+    }
+    if (Keywords({"add", "column"})) {
+      AlterTableAddColumnsStatement s;
+      s.table = std::move(table);
+      ColumnDefinition c;
+      SLUICE_ASSIGN_OR_RETURN(c.name, Identifier());
+      SLUICE_ASSIGN_OR_RETURN(c.type_sql, TextUntil({"not", "comment"}, {";"}, "a type"));
+      if (Keywords({"not", "null"})) c.not_null = true;
+      s.columns.push_back(std::move(c));
+      SLUICE_RETURN_NOT_OK(ExpectEnd());
+      return std::optional<TableStatement>(std::move(s));
+    }
+    if (Keywords({"set", "tblproperties"})) {
+      AlterTableSetPropertiesStatement s;
+      s.table = std::move(table);
+      SLUICE_ASSIGN_OR_RETURN(s.properties, PropertyList());
+      SLUICE_RETURN_NOT_OK(ExpectEnd());
+      return std::optional<TableStatement>(std::move(s));
+    }
+    return Status::NotSupported(
+        "ALTER TABLE supports ADD COLUMNS (...) and SET TBLPROPERTIES (...); other schema "
+        "changes are not supported at " +
+        DescribePosition(sql_, Peek().begin));
+  }
+
+  Result<std::optional<TableStatement>> ParseDescribe() {
+    Next();  // DESCRIBE
+    DescribeStatement s;
+    if (Keyword("history")) {
+      s.kind = DescribeStatement::Kind::kHistory;
+    } else if (Keyword("detail")) {
+      s.kind = DescribeStatement::Kind::kDetail;
+    } else {
+      Keyword("table");
+      // DESCRIBE <query> belongs to the engine.
+      if (Peek().IsKeyword("select") || Peek().IsKeyword("with") || Peek().IsKeyword("from") ||
+          Peek().IsSymbol("(")) {
+        return std::optional<TableStatement>();
+      }
+    }
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    if (s.kind == DescribeStatement::Kind::kHistory && Keyword("limit")) {
+      if (Peek().kind != TokenKind::kNumber) return Error("a number after LIMIT");
+      s.limit = std::strtoll(Next().text.c_str(), nullptr, 10);
+    }
+    if (s.kind == DescribeStatement::Kind::kTable && !AtEnd()) {
+      return std::optional<TableStatement>();  // DESCRIBE t WHERE ... etc: leave to the engine
+    }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return std::optional<TableStatement>(std::move(s));
+  }
+
+  Result<VacuumStatement> ParseVacuum() {
+    Next();  // VACUUM
+    VacuumStatement s;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    if (Keyword("retain")) {
+      if (Peek().kind != TokenKind::kNumber) return Error("a number of hours after RETAIN");
+      s.retain_hours = std::strtod(Next().text.c_str(), nullptr);
+      SLUICE_RETURN_NOT_OK(ExpectKeyword("hours"));
+    }
+    if (Keywords({"dry", "run"})) s.dry_run = true;
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<OptimizeStatement> ParseOptimize() {
+    Next();  // OPTIMIZE
+    OptimizeStatement s;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    if (Keyword("where")) {
+      SLUICE_ASSIGN_OR_RETURN(std::string w, TextUntil({"zorder"}, {";"}, "a partition predicate"));
+      s.where = std::move(w);
+    }
+    if (Peek().IsKeyword("zorder")) {
+      return Status::NotSupported(
+          "OPTIMIZE ... ZORDER BY is not supported; OPTIMIZE compacts files");
+    }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<RestoreStatement> ParseRestore() {
+    Next();  // RESTORE
+    Keyword("table");
+    RestoreStatement s;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    Keyword("to");
+    if (Keywords({"version", "as", "of"})) {
+      if (Peek().kind != TokenKind::kNumber) return Error("a version number");
+      s.version = std::strtoll(Next().text.c_str(), nullptr, 10);
+    } else if (Keywords({"timestamp", "as", "of"})) {
+      SLUICE_ASSIGN_OR_RETURN(std::string ts, StringLiteral("a timestamp string"));
+      s.timestamp = std::move(ts);
+    } else {
+      return Error("VERSION AS OF or TIMESTAMP AS OF");
+    }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<DropTableStatement> ParseDrop() {
+    Next();  // DROP
+    Next();  // TABLE
+    DropTableStatement s;
+    if (Keywords({"if", "exists"})) s.if_exists = true;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  std::string_view sql_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+Result<std::optional<TableStatement>> ParseTableStatement(std::string_view sql) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(sql));
+  Parser parser(sql, std::move(tokens));
+  return parser.Parse();
+}
+
+}  // namespace sluice::sql

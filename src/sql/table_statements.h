@@ -1,0 +1,135 @@
+// The syntax trees of the Delta table statements of docs/sql.md ("Tables"). Clauses that are
+// expressions or queries are kept as the original SQL text, to be run by the engine.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace sluice::sql {
+
+// A table as written: a name resolved in the warehouse, or delta.`/path` (Spark's form).
+struct TableName {
+  std::string name;  // the name, or the path when is_path
+  bool is_path = false;
+
+  bool operator==(const TableName&) const = default;
+};
+
+struct ColumnDefinition {
+  std::string name;
+  std::string type_sql;  // the type as written, e.g. "DECIMAL(10, 2)", "STRUCT(a INT)"
+  bool not_null = false;
+  std::optional<std::string> comment;
+};
+
+using Properties = std::map<std::string, std::string>;
+
+struct CreateTableStatement {
+  bool or_replace = false;
+  bool if_not_exists = false;
+  TableName table;
+  std::vector<ColumnDefinition> columns;  // empty for CREATE TABLE ... AS SELECT
+  std::vector<std::string> partitioned_by;
+  std::optional<std::string> location;
+  Properties properties;                // TBLPROPERTIES
+  std::optional<std::string> as_query;  // CREATE TABLE ... AS <query>
+};
+
+struct InsertStatement {
+  TableName table;
+  bool overwrite = false;            // INSERT OVERWRITE [TABLE]
+  bool by_name = false;              // INSERT INTO t BY NAME
+  std::vector<std::string> columns;  // INSERT INTO t (a, b) ...
+  std::string query;                 // VALUES (...) or SELECT ... as written
+};
+
+struct Assignment {
+  std::string column;
+  std::string expression;
+};
+
+struct UpdateStatement {
+  TableName table;
+  std::optional<std::string> alias;
+  std::vector<Assignment> assignments;
+  std::optional<std::string> where;
+};
+
+struct DeleteStatement {
+  TableName table;
+  std::optional<std::string> alias;
+  std::optional<std::string> where;
+};
+
+enum class MergeMatch { kMatched, kNotMatchedByTarget, kNotMatchedBySource };
+enum class MergeAction { kUpdate, kUpdateStar, kDelete, kInsert, kInsertStar };
+
+struct MergeClause {
+  MergeMatch match = MergeMatch::kMatched;
+  std::optional<std::string> condition;  // WHEN ... AND <condition>
+  MergeAction action = MergeAction::kUpdate;
+  std::vector<Assignment> assignments;      // UPDATE SET
+  std::vector<std::string> insert_columns;  // INSERT (cols)
+  std::vector<std::string> insert_values;   // VALUES (exprs)
+};
+
+struct MergeStatement {
+  TableName target;
+  std::optional<std::string> target_alias;
+  std::string source;  // a table name or "(query)" as written
+  std::optional<std::string> source_alias;
+  std::string on;
+  std::vector<MergeClause> clauses;
+};
+
+struct AlterTableAddColumnsStatement {
+  TableName table;
+  std::vector<ColumnDefinition> columns;
+};
+
+struct AlterTableSetPropertiesStatement {
+  TableName table;
+  Properties properties;
+};
+
+struct DescribeStatement {
+  enum class Kind { kTable, kHistory, kDetail };
+  Kind kind = Kind::kTable;
+  TableName table;
+  std::optional<int64_t> limit;  // DESCRIBE HISTORY t LIMIT n
+};
+
+struct VacuumStatement {
+  TableName table;
+  std::optional<double> retain_hours;
+  bool dry_run = false;
+};
+
+struct OptimizeStatement {
+  TableName table;
+  std::optional<std::string> where;
+};
+
+struct RestoreStatement {
+  TableName table;
+  std::optional<int64_t> version;
+  std::optional<std::string> timestamp;
+};
+
+struct DropTableStatement {
+  TableName table;
+  bool if_exists = false;
+};
+
+using TableStatement =
+    std::variant<CreateTableStatement, InsertStatement, UpdateStatement, DeleteStatement,
+                 MergeStatement, AlterTableAddColumnsStatement, AlterTableSetPropertiesStatement,
+                 DescribeStatement, VacuumStatement, OptimizeStatement, RestoreStatement,
+                 DropTableStatement>;
+
+}  // namespace sluice::sql

@@ -1,0 +1,45 @@
+// A SQL tokenizer for the statements Sluice parses itself (docs/sql-frontend.md). It does not
+// understand DuckDB's whole grammar: it cuts text into tokens with their byte offsets so that
+// Sluice's parsers can recognise their clauses and hand the rest, as the original text, to the
+// engine.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace sluice::sql {
+
+enum class TokenKind {
+  kWord,         // identifier or keyword: [A-Za-z_][A-Za-z0-9_$]*
+  kQuotedIdent,  // "name" ("" escapes); text holds the unquoted name
+  kBacktick,     // `path or name` (Spark's form); text holds the content
+  kString,       // 'text' ('' escapes) or $tag$text$tag$; text holds the unquoted value
+  kNumber,       // 12, 1.5, 1e3, .5
+  kSymbol,       // punctuation and operators: ( ) , . ; = < > <= >= <> != + - * / % || :: => etc.
+  kEnd,          // after the last token
+};
+
+struct Token {
+  TokenKind kind = TokenKind::kEnd;
+  std::string text;  // see TokenKind
+  size_t begin = 0;  // byte offset of the token's first character in the source
+  size_t end = 0;    // one past its last character
+
+  // True for a kWord equal to `keyword` ignoring case.
+  bool IsKeyword(std::string_view keyword) const;
+  bool IsSymbol(std::string_view symbol) const {
+    return kind == TokenKind::kSymbol && text == symbol;
+  }
+};
+
+// Tokenizes `sql`; comments and whitespace are skipped. The last token is kEnd. InvalidArgument
+// for an unterminated string, identifier or comment, naming the line and column.
+Result<std::vector<Token>> Tokenize(std::string_view sql);
+
+// "line L, column C" of a byte offset, for error messages.
+std::string DescribePosition(std::string_view sql, size_t offset);
+
+}  // namespace sluice::sql
