@@ -495,8 +495,12 @@ Result<engine::Batch> TableStatementExecutor::Run(const MergeStatement& s) {
   }
   SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result, delta::MergeInto(table, spec),
                               "MERGE INTO " + DisplayName(s.target));
+  // num_affected_rows counts every target row the MERGE changed, as Databricks SQL reports it.
+  result.metrics["__affected"] = result.metrics["numTargetRowsUpdated"] +
+                                 result.metrics["numTargetRowsDeleted"] +
+                                 result.metrics["numTargetRowsInserted"];
   return MetricsRow(conn_, result,
-                    {{"num_affected_rows", "numOutputRows"},
+                    {{"num_affected_rows", "__affected"},
                      {"num_updated_rows", "numTargetRowsUpdated"},
                      {"num_deleted_rows", "numTargetRowsDeleted"},
                      {"num_inserted_rows", "numTargetRowsInserted"}});
