@@ -37,8 +37,8 @@ double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void RunMerge(const DmlTable& table, engine::Connection* conn, const char* name, const std::string& source_sql,
-              bool with_delete) {
+void RunMerge(const DmlTable& table, engine::Connection* conn, const char* name,
+              const std::string& source_sql, bool with_delete) {
   MergeSpec spec;
   spec.source_batch = Check(conn->Query(source_sql), "source");
   spec.on = "t.id = s.id";
@@ -59,22 +59,26 @@ void RunMerge(const DmlTable& table, engine::Connection* conn, const char* name,
   auto start = std::chrono::steady_clock::now();
   DmlResult r = Check(MergeInto(table, spec), name);
   double secs = Seconds(start);
-  std::printf("%-26s %8.2f s  files rewritten %3zu  files added %3zu  updated %6lld  deleted %6lld  inserted %6lld\n",
-              name, secs, r.removed_files.size(), r.added_files.size(),
-              static_cast<long long>(r.metrics["numTargetRowsUpdated"]),
-              static_cast<long long>(r.metrics["numTargetRowsDeleted"]),
-              static_cast<long long>(r.metrics["numTargetRowsInserted"]));
+  std::printf(
+      "%-26s %8.2f s  files rewritten %3zu  files added %3zu  updated %6lld  deleted %6lld  "
+      "inserted %6lld\n",
+      name, secs, r.removed_files.size(), r.added_files.size(),
+      static_cast<long long>(r.metrics["numTargetRowsUpdated"]),
+      static_cast<long long>(r.metrics["numTargetRowsDeleted"]),
+      static_cast<long long>(r.metrics["numTargetRowsInserted"]));
   std::fflush(stdout);
 }
 
 int Main(int argc, char** argv) {
-  std::string dir = argc > 1 ? argv[1] : (std::filesystem::temp_directory_path() / "sluice-merge-bench").string();
+  std::string dir =
+      argc > 1 ? argv[1] : (std::filesystem::temp_directory_path() / "sluice-merge-bench").string();
   std::filesystem::remove_all(dir);
   auto engine = Check(engine::Engine::Open(), "engine");
   auto conn = Check(engine->Connect(), "connect");
   TableWriterOptions wo;
   wo.commit.sync = false;
-  auto writer = Check(DeltaTableWriter::Open(fs::LocalFileSystem(), engine.get(), dir, wo), "writer");
+  auto writer =
+      Check(DeltaTableWriter::Open(fs::LocalFileSystem(), engine.get(), dir, wo), "writer");
 
   auto start = std::chrono::steady_clock::now();
   engine::Batch rows = Check(conn->Query("SELECT range AS id, range * 3 AS v, 'row-' || range AS s "
@@ -84,8 +88,9 @@ int Main(int argc, char** argv) {
   opts.max_rows_per_file = 100000;
   WriteResult w = Check(writer->Write(rows, opts), "write");
   rows = engine::Batch();
-  std::printf("table: %lld rows in %lld files (%.1f MB), written in %.2f s\n", static_cast<long long>(w.num_rows),
-              static_cast<long long>(w.num_files), static_cast<double>(w.num_bytes) / 1e6, Seconds(start));
+  std::printf("table: %lld rows in %lld files (%.1f MB), written in %.2f s\n",
+              static_cast<long long>(w.num_rows), static_cast<long long>(w.num_files),
+              static_cast<double>(w.num_bytes) / 1e6, Seconds(start));
 
   DmlTable table{writer.get(), fs::LocalFileSystem(), engine.get(), conn.get()};
   RunMerge(table, conn.get(), "clustered upsert",

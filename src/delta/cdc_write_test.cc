@@ -30,8 +30,8 @@ TEST_F(CdcWriteTest, UpdateDeleteMergeWriteChangeRows) {
   MakeCdfTable();
   ASSERT_TRUE(UpdateRows(Table(), {{"s", "'x'"}}, std::string("id < 2")).ok());
   EXPECT_THAT(ChangeRows(1, 1, kCols),
-              ElementsAre("0|v0|0|update_preimage|1", "0|x|0|update_postimage|1", "1|v1|1|update_preimage|1",
-                          "1|x|1|update_postimage|1"));
+              ElementsAre("0|v0|0|update_preimage|1", "0|x|0|update_postimage|1",
+                          "1|v1|1|update_preimage|1", "1|x|1|update_postimage|1"));
   EXPECT_EQ(CountActions(1, "cdc"), 1);
   EXPECT_EQ(Metric(1, "numAddedChangeFiles"), "1");
   for (const auto& line : CommitLines(1)) {
@@ -63,8 +63,8 @@ TEST_F(CdcWriteTest, UpdateDeleteMergeWriteChangeRows) {
   auto r = MergeInto(Table(), spec);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_THAT(ChangeRows(3, 3, kCols),
-              ElementsAre("100|i|9|insert|3", "6|merged|0|update_postimage|3", "6|v6|0|update_preimage|3",
-                          "7|v7|1|delete|3"));
+              ElementsAre("100|i|9|insert|3", "6|merged|0|update_postimage|3",
+                          "6|v6|0|update_preimage|3", "7|v7|1|delete|3"));
 
   // An unconditional DELETE writes no cdc files: the reader derives deletes from removes.
   ASSERT_TRUE(DeleteRows(Table(), std::nullopt).ok());
@@ -74,16 +74,16 @@ TEST_F(CdcWriteTest, UpdateDeleteMergeWriteChangeRows) {
   for (const auto& row : all) EXPECT_THAT(row, HasSubstr("|delete"));
 
   // The table content after each version equals the change log applied to the start.
-  EXPECT_THAT(ReadRows(3, {"id", "s"}),
-              ElementsAre("0|x", "100|i", "1|x", "2|v2", "3|v3", "4|v4", "6|merged", "8|v8", "9|v9"));
+  EXPECT_THAT(ReadRows(3, {"id", "s"}), ElementsAre("0|x", "100|i", "1|x", "2|v2", "3|v3", "4|v4",
+                                                    "6|merged", "8|v8", "9|v9"));
 }
 
 TEST_F(CdcWriteTest, PartitionedTableCdcFilesArePartitioned) {
   MakeCdfTable({"p"});
   ASSERT_TRUE(UpdateRows(Table(), {{"s", "s || '!'"}}, std::string("id IN (1, 2)")).ok());
   EXPECT_THAT(ChangeRows(1, 1, kCols),
-              ElementsAre("1|v1!|1|update_postimage|1", "1|v1|1|update_preimage|1", "2|v2!|0|update_postimage|1",
-                          "2|v2|0|update_preimage|1"));
+              ElementsAre("1|v1!|1|update_postimage|1", "1|v1|1|update_preimage|1",
+                          "2|v2!|0|update_postimage|1", "2|v2|0|update_preimage|1"));
   int cdc = 0;
   for (const auto& line : CommitLines(1)) {
     if (!line.contains("cdc")) continue;
@@ -125,7 +125,8 @@ TEST_F(CdcWriteTest, ConcurrentUpdateAndDeleteOnSameFileConflict) {
   EXPECT_THAT(u.status().ToString(), HasSubstr("ConcurrentDelete"));
   EXPECT_EQ(ValidateLog(), 1);
   EXPECT_EQ(ReadRows(), Expected("SELECT range, 0 FROM range(10) WHERE range <> 3"));
-  EXPECT_EQ(DataFiles().size(), 2u);  // the original and the delete's rewrite; the update's file is gone
+  EXPECT_EQ(DataFiles().size(),
+            2u);  // the original and the delete's rewrite; the update's file is gone
 }
 
 }  // namespace

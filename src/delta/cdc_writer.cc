@@ -9,20 +9,24 @@ bool ChangeDataFeedEnabled(const Snapshot& snapshot) {
   return snapshot.metadata.ConfigIsTrue("delta.enableChangeDataFeed");
 }
 
-Result<std::vector<AddCdcFile>> WriteCdcFiles(engine::Connection* conn, fs::FileSystem* fs, const Snapshot& snapshot,
+Result<std::vector<AddCdcFile>> WriteCdcFiles(engine::Connection* conn, fs::FileSystem* fs,
+                                              const Snapshot& snapshot,
                                               const engine::Batch& changes) {
   std::vector<AddCdcFile> out;
   if (changes.num_rows() == 0) return out;
   const engine::Schema& schema = changes.schema();
-  if (schema.size() != snapshot.schema.fields.size() + 1 || schema.back().name != kChangeTypeColumn) {
-    return Status::InvalidArgument("change rows must have the table columns followed by _change_type");
+  if (schema.size() != snapshot.schema.fields.size() + 1 ||
+      schema.back().name != kChangeTypeColumn) {
+    return Status::InvalidArgument(
+        "change rows must have the table columns followed by _change_type");
   }
   DataFileOptions options;
   options.data_change = false;
   options.num_indexed_cols = 0;
   const std::string root = snapshot.table_root + "/" + kChangeDataDir;
   SLUICE_ASSIGN_OR_RETURN(std::vector<AddFile> files,
-                          WriteDataFiles(conn, fs, root, changes, schema, snapshot.metadata.partition_columns, options));
+                          WriteDataFiles(conn, fs, root, changes, schema,
+                                         snapshot.metadata.partition_columns, options));
   for (const AddFile& f : files) {
     AddCdcFile cdc;
     cdc.path = std::string(kChangeDataDir) + "/" + f.path;

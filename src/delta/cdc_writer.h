@@ -27,7 +27,8 @@ bool ChangeDataFeedEnabled(const Snapshot& snapshot);
 // Writes `changes` (the table columns of `snapshot` in schema order, then `_change_type`) as
 // cdc files and returns their actions (paths relative to the table root, "_change_data/...").
 // No rows: no files.
-Result<std::vector<AddCdcFile>> WriteCdcFiles(engine::Connection* conn, fs::FileSystem* fs, const Snapshot& snapshot,
+Result<std::vector<AddCdcFile>> WriteCdcFiles(engine::Connection* conn, fs::FileSystem* fs,
+                                              const Snapshot& snapshot,
                                               const engine::Batch& changes);
 
 }  // namespace sluice::delta

@@ -13,7 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string Str(const std::optional<std::string>& s) { return s ? SqlString(*s) : "CAST(NULL AS VARCHAR)"; }
+std::string Str(const std::optional<std::string>& s) {
+  return s ? SqlString(*s) : "CAST(NULL AS VARCHAR)";
+}
 
 std::string TsMillis(std::optional<int64_t> ms) {
   if (!ms) return "CAST(NULL AS TIMESTAMPTZ)";
@@ -75,12 +77,14 @@ std::string TypeOf(const json& t) {
     std::string s = "struct<";
     bool first = true;
     for (const json& f : t.value("fields", json::array())) {
-      s += (first ? "" : ",") + f.value("name", "") + ":" + TypeOf(f.contains("type") ? f["type"] : json());
+      s += (first ? "" : ",") + f.value("name", "") + ":" +
+           TypeOf(f.contains("type") ? f["type"] : json());
       first = false;
     }
     return s + ">";
   }
-  if (kind == "array") return "array<" + TypeOf(t.contains("elementType") ? t["elementType"] : json()) + ">";
+  if (kind == "array")
+    return "array<" + TypeOf(t.contains("elementType") ? t["elementType"] : json()) + ">";
   if (kind == "map") {
     return "map<" + TypeOf(t.contains("keyType") ? t["keyType"] : json()) + "," +
            TypeOf(t.contains("valueType") ? t["valueType"] : json()) + ">";
@@ -96,18 +100,25 @@ std::string SparkTypeName(const std::string& type_json) {
   return TypeOf(t);
 }
 
-Result<engine::Batch> DescribeHistory(DeltaTable* table, engine::Connection* conn, std::optional<size_t> limit) {
+Result<engine::Batch> DescribeHistory(DeltaTable* table, engine::Connection* conn,
+                                      std::optional<size_t> limit) {
   const std::string ctx = "DESCRIBE HISTORY of Delta table " + table->path();
   SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<HistoryEntry> history, table->History(limit), ctx);
   const std::string cols =
-      "version, timestamp, userId, userName, operation, operationParameters, job, notebook, clusterId, readVersion, "
+      "version, timestamp, userId, userName, operation, operationParameters, job, notebook, "
+      "clusterId, readVersion, "
       "isolationLevel, isBlindAppend, operationMetrics, userMetadata, engineInfo";
   std::string values;
   // A typed first row keeps the column types whatever the data; it is filtered out.
-  values = "(CAST(-1 AS BIGINT), CAST(NULL AS TIMESTAMPTZ), CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), "
-           "CAST(NULL AS VARCHAR), " + NullMap() + ", CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), "
-           "CAST(NULL AS VARCHAR), CAST(NULL AS BIGINT), CAST(NULL AS VARCHAR), CAST(NULL AS BOOLEAN), " +
-           NullMap() + ", CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR))";
+  values =
+      "(CAST(-1 AS BIGINT), CAST(NULL AS TIMESTAMPTZ), CAST(NULL AS VARCHAR), CAST(NULL AS "
+      "VARCHAR), "
+      "CAST(NULL AS VARCHAR), " +
+      NullMap() +
+      ", CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), "
+      "CAST(NULL AS VARCHAR), CAST(NULL AS BIGINT), CAST(NULL AS VARCHAR), CAST(NULL AS "
+      "BOOLEAN), " +
+      NullMap() + ", CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR))";
   for (const HistoryEntry& e : history) {
     json ci = json::object();
     if (e.commit_info) {
@@ -117,17 +128,23 @@ Result<engine::Batch> DescribeHistory(DeltaTable* table, engine::Connection* con
     const bool has = e.commit_info.has_value();
     std::string row = "(" + std::to_string(e.version.value()) + ", " + TsMillis(e.timestamp_ms);
     for (const char* k : {"userId", "userName", "operation"}) row += ", " + Str(TextField(ci, k));
-    row += ", " + (has && ci.contains("operationParameters") ? MapSql(ObjectPairs(ci["operationParameters"])) : NullMap());
+    row += ", " + (has && ci.contains("operationParameters")
+                       ? MapSql(ObjectPairs(ci["operationParameters"]))
+                       : NullMap());
     for (const char* k : {"job", "notebook", "clusterId"}) row += ", " + Str(TextField(ci, k));
     auto rv = ci.find("readVersion");
     row += ", " + (rv != ci.end() && rv->is_number_integer() ? std::to_string(rv->get<int64_t>())
                                                              : std::string("NULL"));
     row += ", " + Str(TextField(ci, "isolationLevel"));
     auto ba = ci.find("isBlindAppend");
-    row += ", " + (ba != ci.end() && ba->is_boolean() ? std::string(ba->get<bool>() ? "TRUE" : "FALSE")
-                                                      : std::string("NULL"));
-    row += ", " + (has && ci.contains("operationMetrics") ? MapSql(ObjectPairs(ci["operationMetrics"])) : NullMap());
-    row += ", " + Str(TextField(ci, "userMetadata")) + ", " + Str(TextField(ci, "engineInfo")) + ")";
+    row +=
+        ", " + (ba != ci.end() && ba->is_boolean() ? std::string(ba->get<bool>() ? "TRUE" : "FALSE")
+                                                   : std::string("NULL"));
+    row +=
+        ", " + (has && ci.contains("operationMetrics") ? MapSql(ObjectPairs(ci["operationMetrics"]))
+                                                       : NullMap());
+    row +=
+        ", " + Str(TextField(ci, "userMetadata")) + ", " + Str(TextField(ci, "engineInfo")) + ")";
     values += ", " + row;
   }
   auto b = conn->Query("SELECT * FROM (VALUES " + values + ") AS h(" + cols +
@@ -154,16 +171,19 @@ Result<engine::Batch> DescribeDetail(DeltaTable* table, engine::Connection* conn
       if (!dup) features.push_back(f);
     }
   }
-  std::string sql = "SELECT 'delta' AS format, " + SqlString(snap->metadata.id) + " AS id, " +
-                    Str(snap->metadata.name) + " AS name, " + Str(snap->metadata.description) + " AS description, " +
-                    SqlString(table->path()) + " AS location, " + TsMillis(snap->metadata.created_time) +
-                    " AS createdAt, " + TsMillis(snap->timestamp_ms) + " AS lastModified, " +
-                    VarcharList(snap->metadata.partition_columns) + " AS partitionColumns, " + VarcharList({}) +
-                    " AS clusteringColumns, CAST(" + std::to_string(snap->files.size()) + " AS BIGINT) AS numFiles, " +
-                    "CAST(" + std::to_string(size) + " AS BIGINT) AS sizeInBytes, " + MapSql(props) +
-                    " AS properties, CAST(" + std::to_string(snap->protocol.min_reader_version) +
-                    " AS INTEGER) AS minReaderVersion, CAST(" + std::to_string(snap->protocol.min_writer_version) +
-                    " AS INTEGER) AS minWriterVersion, " + VarcharList(features) + " AS tableFeatures";
+  std::string sql =
+      "SELECT 'delta' AS format, " + SqlString(snap->metadata.id) + " AS id, " +
+      Str(snap->metadata.name) + " AS name, " + Str(snap->metadata.description) +
+      " AS description, " + SqlString(table->path()) + " AS location, " +
+      TsMillis(snap->metadata.created_time) + " AS createdAt, " + TsMillis(snap->timestamp_ms) +
+      " AS lastModified, " + VarcharList(snap->metadata.partition_columns) +
+      " AS partitionColumns, " + VarcharList({}) + " AS clusteringColumns, CAST(" +
+      std::to_string(snap->files.size()) + " AS BIGINT) AS numFiles, " + "CAST(" +
+      std::to_string(size) + " AS BIGINT) AS sizeInBytes, " + MapSql(props) +
+      " AS properties, CAST(" + std::to_string(snap->protocol.min_reader_version) +
+      " AS INTEGER) AS minReaderVersion, CAST(" +
+      std::to_string(snap->protocol.min_writer_version) + " AS INTEGER) AS minWriterVersion, " +
+      VarcharList(features) + " AS tableFeatures";
   auto b = conn->Query(sql);
   if (!b.ok()) return b.status().WithContext(ctx);
   return b;
@@ -182,7 +202,8 @@ Result<engine::Batch> DescribeColumns(DeltaTable* table, engine::Connection* con
     std::string name = f.value("name", "");
     std::string type = TypeOf(f.contains("type") ? f["type"] : json());
     std::optional<std::string> comment;
-    if (f.contains("metadata") && f["metadata"].is_object()) comment = TextField(f["metadata"], "comment");
+    if (f.contains("metadata") && f["metadata"].is_object())
+      comment = TextField(f["metadata"], "comment");
     types[name] = type;
     rows.push_back({name, {type, comment}});
   }
@@ -200,8 +221,8 @@ Result<engine::Batch> DescribeColumns(DeltaTable* table, engine::Connection* con
   }
   std::string values = "(-1, CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR))";
   for (size_t i = 0; i < rows.size(); ++i) {
-    values += ", (" + std::to_string(i) + ", " + SqlString(rows[i].first) + ", " + SqlString(rows[i].second.first) +
-              ", " + Str(rows[i].second.second) + ")";
+    values += ", (" + std::to_string(i) + ", " + SqlString(rows[i].first) + ", " +
+              SqlString(rows[i].second.first) + ", " + Str(rows[i].second.second) + ")";
   }
   auto b = conn->Query("SELECT col_name, data_type, comment FROM (VALUES " + values +
                        ") AS d(i, col_name, data_type, comment) WHERE i >= 0 ORDER BY i");

@@ -37,8 +37,9 @@ Result<DmlResult> DeleteRows(const DmlTable& table, const std::optional<std::str
   std::map<std::string, std::string> params;
   params["predicate"] = JsonString(IsBlank(condition) ? "[]" : "[" + JsonString(*condition) + "]");
 
-  std::map<std::string, int64_t> m{{"numRemovedFiles", 0}, {"numAddedFiles", 0},       {"numDeletedRows", 0},
-                                   {"numCopiedRows", 0},   {"numAddedChangeFiles", 0}, {"numRemovedBytes", 0},
+  std::map<std::string, int64_t> m{{"numRemovedFiles", 0},     {"numAddedFiles", 0},
+                                   {"numDeletedRows", 0},      {"numCopiedRows", 0},
+                                   {"numAddedChangeFiles", 0}, {"numRemovedBytes", 0},
                                    {"numAddedBytes", 0}};
 
   // Whole files removed without rewriting (all rows deleted).
@@ -52,7 +53,8 @@ Result<DmlResult> DeleteRows(const DmlTable& table, const std::optional<std::str
         m["numDeletedRows"] += *n;
       } else {
         SLUICE_ASSIGN_OR_RETURN(std::string sql, CandidateReadSql(table.conn, snap, {f}));
-        SLUICE_ASSIGN_OR_RETURN(engine::Batch c, QueryCtx(table.conn, "SELECT count(*) FROM (" + sql + ")", ctx));
+        SLUICE_ASSIGN_OR_RETURN(engine::Batch c,
+                                QueryCtx(table.conn, "SELECT count(*) FROM (" + sql + ")", ctx));
         SLUICE_ASSIGN_OR_RETURN(auto cnt, c.GetInt64(0, 0));
         m["numDeletedRows"] += cnt.value_or(0);
       }
@@ -73,9 +75,9 @@ Result<DmlResult> DeleteRows(const DmlTable& table, const std::optional<std::str
 
   // A condition on partition columns only removes whole files.
   if (!snap.metadata.partition_columns.empty()) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(auto whole, EvaluateOnPartitions(table.conn, snap, candidates, *condition,
-                                                                 options.target_alias),
-                                ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(
+        auto whole,
+        EvaluateOnPartitions(table.conn, snap, candidates, *condition, options.target_alias), ctx);
     if (whole) {
       std::vector<AddFile> drop;
       for (size_t i = 0; i < candidates.size(); ++i) {
@@ -89,30 +91,38 @@ Result<DmlResult> DeleteRows(const DmlTable& table, const std::optional<std::str
   // Which candidate files hold rows to delete?
   std::set<std::string> touched_paths;
   if (!candidates.empty()) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(std::string read_sql, CandidateReadSql(table.conn, snap, candidates), ctx);
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch hits,
-                            QueryCtx(table.conn,
-                                     "SELECT " + alias + "." + kFileColumn + ", count(*) FROM (" + read_sql + ") AS " +
-                                         alias + " WHERE " + cond + " GROUP BY 1",
-                                     ctx));
-    for (int64_t r = 0; r < hits.num_rows(); ++r) touched_paths.insert(hits.GetString(r, 0).value_or(""));
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string read_sql,
+                                CandidateReadSql(table.conn, snap, candidates), ctx);
+    SLUICE_ASSIGN_OR_RETURN(
+        engine::Batch hits,
+        QueryCtx(table.conn,
+                 "SELECT " + alias + "." + kFileColumn + ", count(*) FROM (" + read_sql + ") AS " +
+                     alias + " WHERE " + cond + " GROUP BY 1",
+                 ctx));
+    for (int64_t r = 0; r < hits.num_rows(); ++r)
+      touched_paths.insert(hits.GetString(r, 0).value_or(""));
   }
   if (touched_paths.empty()) return CommitDml(table, txn.get(), options, "DELETE", params, m);
   std::vector<AddFile> touched;
   for (const AddFile& f : candidates) {
     if (touched_paths.count(f.path)) touched.push_back(f);
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(table.conn, snap, touched), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(table.conn, snap, touched),
+                              ctx);
   const std::string from = " FROM (" + touched_sql + ") AS " + alias;
   const std::string cols = ColumnList(snap.schema.fields, alias);
 
-  SLUICE_ASSIGN_OR_RETURN(engine::Batch kept,
-                          QueryCtx(table.conn, "SELECT " + cols + from + " WHERE NOT COALESCE(" + cond + ", FALSE)", ctx));
-  SLUICE_ASSIGN_OR_RETURN(engine::Batch deleted, QueryCtx(table.conn,
-                                                          "SELECT " + cols + ", 'delete' AS " + kChangeTypeColumn +
-                                                              from + " WHERE COALESCE(" + cond + ", FALSE)",
-                                                          ctx));
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds, WriteRowsInFiles(table, *txn, kept, RowsPerFile(touched)), ctx);
+  SLUICE_ASSIGN_OR_RETURN(
+      engine::Batch kept,
+      QueryCtx(table.conn, "SELECT " + cols + from + " WHERE NOT COALESCE(" + cond + ", FALSE)",
+               ctx));
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch deleted,
+                          QueryCtx(table.conn,
+                                   "SELECT " + cols + ", 'delete' AS " + kChangeTypeColumn + from +
+                                       " WHERE COALESCE(" + cond + ", FALSE)",
+                                   ctx));
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds,
+                              WriteRowsInFiles(table, *txn, kept, RowsPerFile(touched)), ctx);
   if (ChangeDataFeedEnabled(snap)) {
     auto cdc = WriteCdcFiles(table.conn, table.fs.get(), snap, deleted);
     if (!cdc.ok()) return cdc.status().WithContext(ctx);

@@ -31,7 +31,8 @@ class ViewGuard {
  public:
   explicit ViewGuard(engine::Connection* conn) : conn_(conn) {}
   ~ViewGuard() {
-    for (const char* v : {kSrcView, kTgtView, kResultView, kInsertView}) (void)conn_->UnregisterBatch(v);
+    for (const char* v : {kSrcView, kTgtView, kResultView, kInsertView})
+      (void)conn_->UnregisterBatch(v);
   }
 
  private:
@@ -44,14 +45,18 @@ bool IsQueryText(std::string_view sql) {
   std::string head;
   while (i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i]))) head += sql[i++];
   head = Lower(head);
-  return head == "select" || head == "with" || head == "values" || head == "from" || head == "table";
+  return head == "select" || head == "with" || head == "values" || head == "from" ||
+         head == "table";
 }
 
 const char* KindName(MergeClauseKind k) {
   switch (k) {
-    case MergeClauseKind::kMatched: return "WHEN MATCHED";
-    case MergeClauseKind::kNotMatched: return "WHEN NOT MATCHED";
-    case MergeClauseKind::kNotMatchedBySource: return "WHEN NOT MATCHED BY SOURCE";
+    case MergeClauseKind::kMatched:
+      return "WHEN MATCHED";
+    case MergeClauseKind::kNotMatched:
+      return "WHEN NOT MATCHED";
+    case MergeClauseKind::kNotMatchedBySource:
+      return "WHEN NOT MATCHED BY SOURCE";
   }
   return "";
 }
@@ -59,7 +64,7 @@ const char* KindName(MergeClauseKind k) {
 // A clause resolved to SQL: its condition and, per target column, its value expression.
 struct ResolvedClause {
   const MergeClause* clause;
-  std::string condition;                    // "TRUE" when unconditional
+  std::string condition;  // "TRUE" when unconditional
   bool is_delete = false;
   std::map<std::string, std::string> values;  // target column -> SQL (already cast)
 };
@@ -75,8 +80,8 @@ std::string ActionCase(const std::vector<ResolvedClause>& clauses) {
 }
 
 // CASE <action> WHEN k THEN <value of column in clause k> ... ELSE <otherwise> END.
-std::string ValueCase(const std::string& action, const std::vector<ResolvedClause>& clauses, const std::string& column,
-                      const std::string& otherwise) {
+std::string ValueCase(const std::string& action, const std::vector<ResolvedClause>& clauses,
+                      const std::string& column, const std::string& otherwise) {
   std::string s;
   for (size_t k = 0; k < clauses.size(); ++k) {
     auto it = clauses[k].values.find(column);
@@ -93,11 +98,21 @@ std::string ClausesJson(const std::vector<ResolvedClause>& clauses) {
     nlohmann::json o;
     if (c.clause->condition) o["predicate"] = *c.clause->condition;
     switch (c.clause->action) {
-      case MergeActionKind::kUpdate: o["actionType"] = "update"; break;
-      case MergeActionKind::kUpdateAll: o["actionType"] = "update"; break;
-      case MergeActionKind::kDelete: o["actionType"] = "delete"; break;
-      case MergeActionKind::kInsert: o["actionType"] = "insert"; break;
-      case MergeActionKind::kInsertAll: o["actionType"] = "insert"; break;
+      case MergeActionKind::kUpdate:
+        o["actionType"] = "update";
+        break;
+      case MergeActionKind::kUpdateAll:
+        o["actionType"] = "update";
+        break;
+      case MergeActionKind::kDelete:
+        o["actionType"] = "delete";
+        break;
+      case MergeActionKind::kInsert:
+        o["actionType"] = "insert";
+        break;
+      case MergeActionKind::kInsertAll:
+        o["actionType"] = "insert";
+        break;
     }
     arr.push_back(o);
   }
@@ -120,7 +135,8 @@ bool OrderableForPruning(engine::TypeId id) {
 }
 
 std::string StripIdent(std::string s) {
-  if (s.size() >= 2 && (s.front() == '"' || s.front() == '`') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '`') && s.back() == s.front())
+    s = s.substr(1, s.size() - 2);
   return s;
 }
 
@@ -142,9 +158,10 @@ Result<MergePlan> ResolveClauses(const MergeSpec& spec, const engine::Schema& ta
   for (const auto& [kind, list] : by_kind) {
     for (size_t i = 0; i + 1 < list.size(); ++i) {
       if (!list[i]->condition) {
-        return Status::InvalidArgument(std::string("when there are more than one ") + KindName(kind) +
-                                       " clauses in a MERGE statement, only the last " + KindName(kind) +
-                                       " clause can omit the condition");
+        return Status::InvalidArgument(std::string("when there are more than one ") +
+                                       KindName(kind) +
+                                       " clauses in a MERGE statement, only the last " +
+                                       KindName(kind) + " clause can omit the condition");
       }
     }
   }
@@ -158,7 +175,8 @@ Result<MergePlan> ResolveClauses(const MergeSpec& spec, const engine::Schema& ta
     ResolvedClause r;
     r.clause = &c;
     r.condition = c.condition ? "COALESCE((" + *c.condition + "), FALSE)" : "TRUE";
-    const bool insert = c.action == MergeActionKind::kInsert || c.action == MergeActionKind::kInsertAll;
+    const bool insert =
+        c.action == MergeActionKind::kInsert || c.action == MergeActionKind::kInsertAll;
     if ((c.kind == MergeClauseKind::kNotMatched) != insert) {
       return Status::InvalidArgument(std::string(KindName(c.kind)) + " clauses cannot " +
                                      (insert ? "INSERT" : "UPDATE or DELETE"));
@@ -173,13 +191,16 @@ Result<MergePlan> ResolveClauses(const MergeSpec& spec, const engine::Schema& ta
       case MergeActionKind::kUpdate:
       case MergeActionKind::kInsert:
         if (c.assignments.empty()) {
-          return Status::InvalidArgument(std::string(KindName(c.kind)) + " clause has no assignments");
+          return Status::InvalidArgument(std::string(KindName(c.kind)) +
+                                         " clause has no assignments");
         }
         for (const auto& [col, expr] : c.assignments) {
-          SLUICE_ASSIGN_OR_RETURN(const engine::Field* f, ResolveColumn(target, col, spec.target_alias));
+          SLUICE_ASSIGN_OR_RETURN(const engine::Field* f,
+                                  ResolveColumn(target, col, spec.target_alias));
           if (r.values.count(f->name)) {
-            return Status::InvalidArgument("column '" + f->name + "' is assigned more than once in a " +
-                                           KindName(c.kind) + " clause");
+            return Status::InvalidArgument("column '" + f->name +
+                                           "' is assigned more than once in a " + KindName(c.kind) +
+                                           " clause");
           }
           r.values[f->name] = "CAST((" + expr + ") AS " + f->type.ToSql() + ")";
         }
@@ -190,18 +211,26 @@ Result<MergePlan> ResolveClauses(const MergeSpec& spec, const engine::Schema& ta
           const engine::Field* s = find_source(f.name);
           if (!s) {
             std::string cols;
-            for (const engine::Field& g : source) cols += (cols.empty() ? "" : ", ") + spec.source_alias + "." + g.name;
-            return Status::InvalidArgument("cannot resolve " + spec.target_alias + "." + f.name + " in " +
-                                           (insert ? "INSERT *" : "UPDATE SET *") + " given columns " + cols);
+            for (const engine::Field& g : source)
+              cols += (cols.empty() ? "" : ", ") + spec.source_alias + "." + g.name;
+            return Status::InvalidArgument("cannot resolve " + spec.target_alias + "." + f.name +
+                                           " in " + (insert ? "INSERT *" : "UPDATE SET *") +
+                                           " given columns " + cols);
           }
           r.values[f.name] = "CAST(" + sa + "." + SqlIdent(s->name) + " AS " + f.type.ToSql() + ")";
         }
         break;
     }
     switch (c.kind) {
-      case MergeClauseKind::kMatched: plan.matched.push_back(std::move(r)); break;
-      case MergeClauseKind::kNotMatched: plan.not_matched.push_back(std::move(r)); break;
-      case MergeClauseKind::kNotMatchedBySource: plan.by_source.push_back(std::move(r)); break;
+      case MergeClauseKind::kMatched:
+        plan.matched.push_back(std::move(r));
+        break;
+      case MergeClauseKind::kNotMatched:
+        plan.not_matched.push_back(std::move(r));
+        break;
+      case MergeClauseKind::kNotMatchedBySource:
+        plan.by_source.push_back(std::move(r));
+        break;
     }
   }
   (void)ta;
@@ -210,10 +239,11 @@ Result<MergePlan> ResolveClauses(const MergeSpec& spec, const engine::Schema& ta
 
 // Candidate pruning: `t.col op literal` conjuncts plus [min, max] of the source side of each
 // `t.col = s.col` conjunct. Sets *no_match when some equi-key has no non-null source value.
-Result<ScanFilter> MergePruningFilter(engine::Connection* conn, const MergeSpec& spec, const engine::Schema& target,
-                                      bool* no_match) {
+Result<ScanFilter> MergePruningFilter(engine::Connection* conn, const MergeSpec& spec,
+                                      const engine::Schema& target, bool* no_match) {
   *no_match = false;
-  ScanFilter filter = ExtractPruningFilter(spec.on, target, spec.target_alias, /*require_qualifier=*/true);
+  ScanFilter filter =
+      ExtractPruningFilter(spec.on, target, spec.target_alias, /*require_qualifier=*/true);
   auto parts = SplitTopLevelAnd(spec.on);
   if (!parts) return filter;
   static const std::regex kEqui(
@@ -222,7 +252,8 @@ Result<ScanFilter> MergePruningFilter(engine::Connection* conn, const MergeSpec&
   for (const std::string& p : *parts) {
     std::smatch m;
     if (!std::regex_match(p, m, kEqui)) continue;
-    std::string q1 = StripIdent(m[1]), c1 = StripIdent(m[2]), q2 = StripIdent(m[3]), c2 = StripIdent(m[4]);
+    std::string q1 = StripIdent(m[1]), c1 = StripIdent(m[2]), q2 = StripIdent(m[3]),
+                c2 = StripIdent(m[4]);
     std::string tcol, scol;
     if (Lower(q1) == Lower(spec.target_alias) && Lower(q2) == Lower(spec.source_alias)) {
       tcol = c1;
@@ -255,15 +286,19 @@ Result<ScanFilter> MergePruningFilter(engine::Connection* conn, const MergeSpec&
 
 }  // namespace
 
-Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const DmlOptions& options) {
+Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
+                            const DmlOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, table.writer->StartTransaction());
   const Snapshot& snap = *txn->read_snapshot();
   const std::string ctx = DmlContext("MERGE", snap);
   const engine::Schema& schema = snap.schema.fields;
   engine::Connection* conn = table.conn;
-  if (spec.on.empty()) return Status::InvalidArgument("MERGE needs an ON condition").WithContext(ctx);
-  if (spec.target_alias.empty() || spec.source_alias.empty() || Lower(spec.target_alias) == Lower(spec.source_alias)) {
-    return Status::InvalidArgument("MERGE needs two distinct aliases for target and source").WithContext(ctx);
+  if (spec.on.empty())
+    return Status::InvalidArgument("MERGE needs an ON condition").WithContext(ctx);
+  if (spec.target_alias.empty() || spec.source_alias.empty() ||
+      Lower(spec.target_alias) == Lower(spec.source_alias)) {
+    return Status::InvalidArgument("MERGE needs two distinct aliases for target and source")
+        .WithContext(ctx);
   }
   const std::string ta = SqlIdent(spec.target_alias);
   const std::string sa = SqlIdent(spec.source_alias);
@@ -291,11 +326,12 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const 
       {"notMatchedPredicates", ClausesJson(plan.not_matched)},
       {"notMatchedBySourcePredicates", ClausesJson(plan.by_source)}};
   std::map<std::string, int64_t> m;
-  for (const char* k : {"numTargetRowsInserted", "numTargetRowsUpdated", "numTargetRowsMatchedUpdated",
-                        "numTargetRowsNotMatchedBySourceUpdated", "numTargetRowsDeleted",
-                        "numTargetRowsMatchedDeleted", "numTargetRowsNotMatchedBySourceDeleted",
-                        "numTargetRowsCopied", "numOutputRows", "numTargetFilesAdded", "numTargetFilesRemoved",
-                        "numTargetChangeFilesAdded", "numTargetBytesAdded", "numTargetBytesRemoved"}) {
+  for (const char* k :
+       {"numTargetRowsInserted", "numTargetRowsUpdated", "numTargetRowsMatchedUpdated",
+        "numTargetRowsNotMatchedBySourceUpdated", "numTargetRowsDeleted",
+        "numTargetRowsMatchedDeleted", "numTargetRowsNotMatchedBySourceDeleted",
+        "numTargetRowsCopied", "numOutputRows", "numTargetFilesAdded", "numTargetFilesRemoved",
+        "numTargetChangeFilesAdded", "numTargetBytesAdded", "numTargetBytesRemoved"}) {
     m[k] = 0;
   }
   m["numSourceRows"] = source.num_rows();
@@ -307,7 +343,8 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const 
     txn->ReadWholeTable();
   } else {
     bool no_match = false;
-    SLUICE_ASSIGN_OR_RETURN_CTX(ScanFilter filter, MergePruningFilter(conn, spec, schema, &no_match), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(ScanFilter filter,
+                                MergePruningFilter(conn, spec, schema, &no_match), ctx);
     if (!no_match) {
       SLUICE_ASSIGN_OR_RETURN_CTX(candidates, PlanScanFiles(snap, filter), ctx);
     }
@@ -324,16 +361,19 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const 
   if (!candidates.empty() && (!plan.matched.empty() || !plan.by_source.empty())) {
     std::string q;
     if (!plan.matched.empty()) {
-      q = "SELECT DISTINCT " + ta + "." + file_col + " FROM (" + candidate_sql + ") AS " + ta + " JOIN " + kSrcView +
-          " AS " + sa + " ON " + on + " WHERE (" + matched_case + ") <> 0";
+      q = "SELECT DISTINCT " + ta + "." + file_col + " FROM (" + candidate_sql + ") AS " + ta +
+          " JOIN " + kSrcView + " AS " + sa + " ON " + on + " WHERE (" + matched_case + ") <> 0";
     }
     if (!plan.by_source.empty()) {
       if (!q.empty()) q += " UNION ";
-      q += "SELECT " + ta + "." + file_col + " FROM (" + candidate_sql + ") AS " + ta + " WHERE (" + by_source_case +
-           ") <> 0 AND NOT EXISTS (SELECT 1 FROM " + kSrcView + " AS " + sa + " WHERE " + on + ")";
+      q += "SELECT " + ta + "." + file_col + " FROM (" + candidate_sql + ") AS " + ta + " WHERE (" +
+           by_source_case + ") <> 0 AND NOT EXISTS (SELECT 1 FROM " + kSrcView + " AS " + sa +
+           " WHERE " + on + ")";
     }
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch hits, QueryCtx(conn, q, ctx + ": finding the files to rewrite"));
-    for (int64_t r = 0; r < hits.num_rows(); ++r) touched_paths.insert(hits.GetString(r, 0).value_or(""));
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch hits,
+                            QueryCtx(conn, q, ctx + ": finding the files to rewrite"));
+    for (int64_t r = 0; r < hits.num_rows(); ++r)
+      touched_paths.insert(hits.GetString(r, 0).value_or(""));
   }
 
   // Inserted rows: source rows matching no target row.
@@ -342,17 +382,20 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const 
     std::string cols;
     for (const engine::Field& f : schema) {
       if (!cols.empty()) cols += ", ";
-      cols += ValueCase("__sluice_a", plan.not_matched, f.name, "CAST(NULL AS " + f.type.ToSql() + ")") + " AS " +
-              SqlIdent(f.name);
+      cols += ValueCase("__sluice_a", plan.not_matched, f.name,
+                        "CAST(NULL AS " + f.type.ToSql() + ")") +
+              " AS " + SqlIdent(f.name);
     }
-    std::string inner = "SELECT " + sa + ".*, (" + insert_case + ") AS __sluice_a FROM " + kSrcView + " AS " + sa;
+    std::string inner =
+        "SELECT " + sa + ".*, (" + insert_case + ") AS __sluice_a FROM " + kSrcView + " AS " + sa;
     if (!candidates.empty()) {
-      inner += " WHERE NOT EXISTS (SELECT 1 FROM (" + candidate_sql + ") AS " + ta + " WHERE " + on + ")";
+      inner += " WHERE NOT EXISTS (SELECT 1 FROM (" + candidate_sql + ") AS " + ta + " WHERE " +
+               on + ")";
     }
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch ins,
-                            QueryCtx(conn,
-                                     "SELECT " + cols + " FROM (" + inner + ") AS " + sa + " WHERE __sluice_a <> 0",
-                                     ctx + ": computing inserted rows"));
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch ins, QueryCtx(conn,
+                                                        "SELECT " + cols + " FROM (" + inner +
+                                                            ") AS " + sa + " WHERE __sluice_a <> 0",
+                                                        ctx + ": computing inserted rows"));
     SLUICE_RETURN_NOT_OK_CTX(conn->RegisterBatch(kInsertView, ins), ctx);
     inserted = ins;
     m["numTargetRowsInserted"] = ins.num_rows();
@@ -374,10 +417,12 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const 
     new_cols += "__sluice_n" + std::to_string(i) + " AS " + SqlIdent(schema[i].name);
   }
   if (!touched.empty()) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(conn, snap, touched), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(conn, snap, touched),
+                                ctx);
     SLUICE_ASSIGN_OR_RETURN(
         engine::Batch tgt,
-        QueryCtx(conn, "SELECT *, row_number() OVER () AS __sluice_rid FROM (" + touched_sql + ")", ctx));
+        QueryCtx(conn, "SELECT *, row_number() OVER () AS __sluice_rid FROM (" + touched_sql + ")",
+                 ctx));
     SLUICE_RETURN_NOT_OK_CTX(conn->RegisterBatch(kTgtView, tgt), ctx);
     const std::string tgt_from = std::string(kTgtView) + " AS " + ta;
 
@@ -389,17 +434,20 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const 
       SLUICE_ASSIGN_OR_RETURN(
           engine::Batch dup,
           QueryCtx(conn,
-                   "SELECT count(*) FROM (SELECT " + ta + ".__sluice_rid FROM " + tgt_from + " JOIN " + kSrcView +
-                       " AS " + sa + " ON " + on + " WHERE (" + matched_case +
+                   "SELECT count(*) FROM (SELECT " + ta + ".__sluice_rid FROM " + tgt_from +
+                       " JOIN " + kSrcView + " AS " + sa + " ON " + on + " WHERE (" + matched_case +
                        ") <> 0 GROUP BY 1 HAVING count(*) > 1)",
                    ctx));
       SLUICE_ASSIGN_OR_RETURN(auto n, dup.GetInt64(0, 0));
       if (n.value_or(0) > 0) {
         return Status::InvalidArgument(
                    std::string(kMergeMultipleMatchMessage) +
-                   " in the Delta table in possibly conflicting ways. By SQL semantics of Merge, when multiple "
-                   "source rows match on the same target row, the result may be ambiguous as it is unclear which "
-                   "source row should be used to update or delete the matching target row. You can preprocess "
+                   " in the Delta table in possibly conflicting ways. By SQL semantics of Merge, "
+                   "when multiple "
+                   "source rows match on the same target row, the result may be ambiguous as it is "
+                   "unclear which "
+                   "source row should be used to update or delete the matching target row. You can "
+                   "preprocess "
                    "the source table to eliminate the possibility of multiple matches. (" +
                    std::to_string(*n) + " target rows matched more than once)")
             .WithContext(ctx);
@@ -410,40 +458,51 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const 
     for (size_t i = 0; i < schema.size(); ++i) {
       const std::string old = ta + "." + SqlIdent(schema[i].name);
       const std::string v = "__sluice_v" + std::to_string(i);
-      m_vals += ", " + ValueCase("(" + matched_case + ")", plan.matched, schema[i].name, old) + " AS " + v;
-      out_vals += ", CASE WHEN __m.__rid IS NOT NULL THEN __m." + v + " WHEN __hit.__rid IS NOT NULL THEN " + old +
-                  " ELSE " + ValueCase("(" + by_source_case + ")", plan.by_source, schema[i].name, old) +
+      m_vals += ", " + ValueCase("(" + matched_case + ")", plan.matched, schema[i].name, old) +
+                " AS " + v;
+      out_vals += ", CASE WHEN __m.__rid IS NOT NULL THEN __m." + v +
+                  " WHEN __hit.__rid IS NOT NULL THEN " + old + " ELSE " +
+                  ValueCase("(" + by_source_case + ")", plan.by_source, schema[i].name, old) +
                   " END AS __sluice_n" + std::to_string(i);
     }
     std::string matched_kind = "CASE __m.__a";
     for (size_t k = 0; k < plan.matched.size(); ++k) {
-      matched_kind += " WHEN " + std::to_string(k + 1) + " THEN '" + (plan.matched[k].is_delete ? "md" : "mu") + "'";
+      matched_kind += " WHEN " + std::to_string(k + 1) + " THEN '" +
+                      (plan.matched[k].is_delete ? "md" : "mu") + "'";
     }
     matched_kind = plan.matched.empty() ? std::string("'keep'") : matched_kind + " ELSE 'keep' END";
     std::string source_kind = "CASE (" + by_source_case + ")";
     for (size_t k = 0; k < plan.by_source.size(); ++k) {
-      source_kind += " WHEN " + std::to_string(k + 1) + " THEN '" + (plan.by_source[k].is_delete ? "nd" : "nu") + "'";
+      source_kind += " WHEN " + std::to_string(k + 1) + " THEN '" +
+                     (plan.by_source[k].is_delete ? "nd" : "nu") + "'";
     }
     source_kind = plan.by_source.empty() ? std::string("'keep'") : source_kind + " ELSE 'keep' END";
-    kind_case = "CASE WHEN __m.__rid IS NOT NULL THEN " + matched_kind + " WHEN __hit.__rid IS NOT NULL THEN 'keep' ELSE " +
-                source_kind + " END AS __sluice_kind";
+    kind_case = "CASE WHEN __m.__rid IS NOT NULL THEN " + matched_kind +
+                " WHEN __hit.__rid IS NOT NULL THEN 'keep' ELSE " + source_kind +
+                " END AS __sluice_kind";
 
     const std::string r_sql =
-        "WITH __m_all AS (SELECT " + ta + ".__sluice_rid AS __rid, (" + matched_case + ") AS __a" + m_vals + " FROM " +
-        tgt_from + " JOIN " + kSrcView + " AS " + sa + " ON " + on +
-        "), __m AS (SELECT * FROM __m_all WHERE __a <> 0 QUALIFY row_number() OVER (PARTITION BY __rid) = 1), "
+        "WITH __m_all AS (SELECT " + ta + ".__sluice_rid AS __rid, (" + matched_case + ") AS __a" +
+        m_vals + " FROM " + tgt_from + " JOIN " + kSrcView + " AS " + sa + " ON " + on +
+        "), __m AS (SELECT * FROM __m_all WHERE __a <> 0 QUALIFY row_number() OVER (PARTITION BY "
+        "__rid) = 1), "
         "__hit AS (SELECT DISTINCT __rid FROM __m_all) SELECT " +
-        ColumnList(schema, ta) + ", " + kind_case + out_vals + " FROM " + tgt_from + " LEFT JOIN __m ON " + ta +
-        ".__sluice_rid = __m.__rid LEFT JOIN __hit ON " + ta + ".__sluice_rid = __hit.__rid ORDER BY " + ta +
+        ColumnList(schema, ta) + ", " + kind_case + out_vals + " FROM " + tgt_from +
+        " LEFT JOIN __m ON " + ta + ".__sluice_rid = __m.__rid LEFT JOIN __hit ON " + ta +
+        ".__sluice_rid = __hit.__rid ORDER BY " + ta +
         ".__sluice_rid";  // keep the files' row order (and so their clustering) in the rewrite
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch r, QueryCtx(conn, r_sql, ctx + ": applying the MERGE clauses"));
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch r,
+                            QueryCtx(conn, r_sql, ctx + ": applying the MERGE clauses"));
     SLUICE_RETURN_NOT_OK_CTX(conn->RegisterBatch(kResultView, r), ctx);
     SLUICE_ASSIGN_OR_RETURN(
         engine::Batch counts,
         QueryCtx(conn,
-                 std::string("SELECT count(*) FILTER (WHERE __sluice_kind = 'mu'), count(*) FILTER (WHERE "
-                             "__sluice_kind = 'nu'), count(*) FILTER (WHERE __sluice_kind = 'md'), count(*) FILTER "
-                             "(WHERE __sluice_kind = 'nd'), count(*) FILTER (WHERE __sluice_kind = 'keep') FROM ") +
+                 std::string(
+                     "SELECT count(*) FILTER (WHERE __sluice_kind = 'mu'), count(*) FILTER (WHERE "
+                     "__sluice_kind = 'nu'), count(*) FILTER (WHERE __sluice_kind = 'md'), "
+                     "count(*) FILTER "
+                     "(WHERE __sluice_kind = 'nd'), count(*) FILTER (WHERE __sluice_kind = 'keep') "
+                     "FROM ") +
                      kResultView,
                  ctx));
     int64_t c[5];
@@ -463,26 +522,31 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const 
   // Output rows: surviving rows of the touched files + inserted rows.
   std::vector<std::string> out_parts;
   if (!touched.empty()) {
-    out_parts.push_back("SELECT " + new_cols + " FROM " + kResultView + " WHERE __sluice_kind NOT IN ('md', 'nd')");
+    out_parts.push_back("SELECT " + new_cols + " FROM " + kResultView +
+                        " WHERE __sluice_kind NOT IN ('md', 'nd')");
   }
   if (inserted) out_parts.push_back(std::string("SELECT * FROM ") + kInsertView);
   std::string out_sql;
   for (const std::string& p : out_parts) out_sql += (out_sql.empty() ? "" : " UNION ALL ") + p;
   SLUICE_ASSIGN_OR_RETURN(engine::Batch out, QueryCtx(conn, out_sql, ctx));
   m["numOutputRows"] = out.num_rows();
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds, WriteRowsInFiles(table, *txn, out, RowsPerFile(touched)), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds,
+                              WriteRowsInFiles(table, *txn, out, RowsPerFile(touched)), ctx);
 
   if (ChangeDataFeedEnabled(snap)) {
     std::vector<std::string> cdc_parts;
     if (!touched.empty()) {
       const std::string cols = ColumnList(schema);
       const std::string from = std::string(" FROM ") + kResultView;
-      cdc_parts.push_back("SELECT " + cols + ", 'update_preimage'" + ct + from + " WHERE __sluice_kind IN ('mu', 'nu')");
+      cdc_parts.push_back("SELECT " + cols + ", 'update_preimage'" + ct + from +
+                          " WHERE __sluice_kind IN ('mu', 'nu')");
       cdc_parts.push_back("SELECT " + new_cols + ", 'update_postimage'" + ct + from +
                           " WHERE __sluice_kind IN ('mu', 'nu')");
-      cdc_parts.push_back("SELECT " + cols + ", 'delete'" + ct + from + " WHERE __sluice_kind IN ('md', 'nd')");
+      cdc_parts.push_back("SELECT " + cols + ", 'delete'" + ct + from +
+                          " WHERE __sluice_kind IN ('md', 'nd')");
     }
-    if (inserted) cdc_parts.push_back(std::string("SELECT *, 'insert'") + ct + " FROM " + kInsertView);
+    if (inserted)
+      cdc_parts.push_back(std::string("SELECT *, 'insert'") + ct + " FROM " + kInsertView);
     std::string cdc_sql;
     for (const std::string& p : cdc_parts) cdc_sql += (cdc_sql.empty() ? "" : " UNION ALL ") + p;
     SLUICE_ASSIGN_OR_RETURN(engine::Batch changes, QueryCtx(conn, cdc_sql, ctx));

@@ -63,10 +63,12 @@ struct MergeSpec {
 };
 
 // `options.target_alias` is ignored (spec.target_alias is used).
-Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec, const DmlOptions& options = {});
+Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
+                            const DmlOptions& options = {});
 
 // The start of the multiple-match error message.
 inline constexpr char kMergeMultipleMatchMessage[] =
-    "Cannot perform Merge as multiple source rows matched and attempted to modify the same target row";
+    "Cannot perform Merge as multiple source rows matched and attempted to modify the same target "
+    "row";
 
 }  // namespace sluice::delta

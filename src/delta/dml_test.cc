@@ -20,11 +20,13 @@ class DmlTest : public testing::DmlTestBase {
   // Four files of 25 rows each: ids 0..99, file k holds ids 25k..25k+24.
   void MakeFourFiles() {
     for (int k = 0; k < 4; ++k) {
-      Append("SELECT range AS id, 'v' || range AS s, range % 3 AS g FROM range(" + std::to_string(25 * k) + ", " +
-             std::to_string(25 * k + 25) + ")");
+      Append("SELECT range AS id, 'v' || range AS s, range % 3 AS g FROM range(" +
+             std::to_string(25 * k) + ", " + std::to_string(25 * k + 25) + ")");
     }
   }
-  std::string Base() { return "SELECT range AS id, 'v' || range AS s, range % 3 AS g FROM range(100)"; }
+  std::string Base() {
+    return "SELECT range AS id, 'v' || range AS s, range % 3 AS g FROM range(100)";
+  }
 };
 
 TEST_F(DmlTest, DeleteRewritesOnlyTouchedFiles) {
@@ -37,12 +39,14 @@ TEST_F(DmlTest, DeleteRewritesOnlyTouchedFiles) {
   EXPECT_EQ(*r->version, Version(4));
   EXPECT_EQ(r->removed_files.size(), 1u);  // only the file with ids 25..49
   EXPECT_EQ(r->added_files.size(), 1u);
-  EXPECT_EQ(ReadRows(), Expected("SELECT * FROM (" + Base() + ") WHERE NOT (id >= 30 AND id < 40 AND g = 1)"));
+  EXPECT_EQ(ReadRows(),
+            Expected("SELECT * FROM (" + Base() + ") WHERE NOT (id >= 30 AND id < 40 AND g = 1)"));
   EXPECT_EQ(Metric(4, "numDeletedRows"), "3");  // 31, 34, 37
   EXPECT_EQ(Metric(4, "numCopiedRows"), "22");
   EXPECT_EQ(Metric(4, "numRemovedFiles"), "1");
   EXPECT_EQ(CommitInfo(4)["operation"], "DELETE");
-  EXPECT_EQ(CommitInfo(4)["operationParameters"]["predicate"], "[\"id >= 30 AND id < 40 AND g = 1\"]");
+  EXPECT_EQ(CommitInfo(4)["operationParameters"]["predicate"],
+            "[\"id >= 30 AND id < 40 AND g = 1\"]");
   EXPECT_EQ(CountActions(4, "remove"), 1);
   ValidateLog();
 }
@@ -96,12 +100,14 @@ TEST_F(DmlTest, PartitionDeleteDropsWholeFiles) {
 
 TEST_F(DmlTest, UpdateRewritesOnlyTouchedFiles) {
   MakeFourFiles();
-  auto r = UpdateRows(Table(), {{"s", "upper(s) || '!'"}, {"g", "g + 10"}}, std::string("id BETWEEN 60 AND 64"));
+  auto r = UpdateRows(Table(), {{"s", "upper(s) || '!'"}, {"g", "g + 10"}},
+                      std::string("id BETWEEN 60 AND 64"));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->removed_files.size(), 1u);
-  EXPECT_EQ(ReadRows(), Expected("SELECT id, CASE WHEN id BETWEEN 60 AND 64 THEN upper(s) || '!' ELSE s END, "
-                                 "CASE WHEN id BETWEEN 60 AND 64 THEN g + 10 ELSE g END FROM (" +
-                                 Base() + ")"));
+  EXPECT_EQ(ReadRows(),
+            Expected("SELECT id, CASE WHEN id BETWEEN 60 AND 64 THEN upper(s) || '!' ELSE s END, "
+                     "CASE WHEN id BETWEEN 60 AND 64 THEN g + 10 ELSE g END FROM (" +
+                     Base() + ")"));
   EXPECT_EQ(Metric(4, "numUpdatedRows"), "5");
   EXPECT_EQ(Metric(4, "numCopiedRows"), "20");
   EXPECT_EQ(CommitInfo(4)["operation"], "UPDATE");
@@ -139,7 +145,8 @@ TEST_F(DmlTest, UpdatePartitionColumnMovesRows) {
   Append(Base(), o);
   auto r = UpdateRows(Table(), {{"g", "5"}}, std::string("id < 3"));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(ReadRows(), Expected("SELECT id, s, CASE WHEN id < 3 THEN 5 ELSE g END FROM (" + Base() + ")"));
+  EXPECT_EQ(ReadRows(),
+            Expected("SELECT id, s, CASE WHEN id < 3 THEN 5 ELSE g END FROM (" + Base() + ")"));
   auto t = Reader();
   auto s = t->Latest();
   ASSERT_TRUE(s.ok());

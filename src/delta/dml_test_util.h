@@ -24,7 +24,9 @@ class DmlTestBase : public WriterTestBase {
     dml_conn_ = c.MoveValueUnsafe();
   }
 
-  DmlTable Table() { return DmlTable{writer_.get(), fs::LocalFileSystem(), engine_, dml_conn_.get()}; }
+  DmlTable Table() {
+    return DmlTable{writer_.get(), fs::LocalFileSystem(), engine_, dml_conn_.get()};
+  }
 
   // Appends the rows of `select` (one commit).
   void Append(const std::string& select, WriteOptions options = {}) {
@@ -67,7 +69,8 @@ class DmlTestBase : public WriterTestBase {
   }
 
   // Change rows of versions [start, end] (columns + _change_type), sorted.
-  std::vector<std::string> ChangeRows(int64_t start, int64_t end, const std::vector<std::string>& cols) {
+  std::vector<std::string> ChangeRows(int64_t start, int64_t end,
+                                      const std::vector<std::string>& cols) {
     auto t = Reader();
     if (!t) return {"<no table>"};
     auto b = t->Changes(Version(start), Version(end));

@@ -22,27 +22,32 @@ bool IsBlank(const std::optional<std::string>& s) {
 }  // namespace
 
 Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignments,
-                             const std::optional<std::string>& condition, const DmlOptions& options) {
+                             const std::optional<std::string>& condition,
+                             const DmlOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, table.writer->StartTransaction());
   const Snapshot& snap = *txn->read_snapshot();
   const std::string ctx = DmlContext("UPDATE", snap);
-  if (assignments.empty()) return Status::InvalidArgument("UPDATE needs at least one assignment").WithContext(ctx);
+  if (assignments.empty())
+    return Status::InvalidArgument("UPDATE needs at least one assignment").WithContext(ctx);
   const engine::Schema& schema = snap.schema.fields;
   const std::string alias = SqlIdent(TargetAlias(options.target_alias));
 
   std::map<std::string, std::string> new_value;  // column name -> expression
   for (const auto& [col, expr] : assignments) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(const engine::Field* f, ResolveColumn(schema, col, options.target_alias), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(const engine::Field* f,
+                                ResolveColumn(schema, col, options.target_alias), ctx);
     if (!new_value.emplace(f->name, expr).second) {
-      return Status::InvalidArgument("column '" + f->name + "' is assigned more than once").WithContext(ctx);
+      return Status::InvalidArgument("column '" + f->name + "' is assigned more than once")
+          .WithContext(ctx);
     }
   }
   const bool has_cond = !IsBlank(condition);
   const std::string cond = has_cond ? "COALESCE((" + *condition + "), FALSE)" : "TRUE";
   std::map<std::string, std::string> params;
   params["predicate"] = JsonString(has_cond ? "[" + JsonString(*condition) + "]" : "[]");
-  std::map<std::string, int64_t> m{{"numRemovedFiles", 0}, {"numAddedFiles", 0},       {"numUpdatedRows", 0},
-                                   {"numCopiedRows", 0},   {"numAddedChangeFiles", 0}, {"numRemovedBytes", 0},
+  std::map<std::string, int64_t> m{{"numRemovedFiles", 0},     {"numAddedFiles", 0},
+                                   {"numUpdatedRows", 0},      {"numCopiedRows", 0},
+                                   {"numAddedChangeFiles", 0}, {"numRemovedBytes", 0},
                                    {"numAddedBytes", 0}};
 
   std::vector<AddFile> candidates;
@@ -57,19 +62,23 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
 
   std::set<std::string> touched_paths;
   if (!candidates.empty()) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(std::string read_sql, CandidateReadSql(table.conn, snap, candidates), ctx);
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch hits, QueryCtx(table.conn,
-                                                         "SELECT DISTINCT " + alias + "." + kFileColumn + " FROM (" +
-                                                             read_sql + ") AS " + alias + " WHERE " + cond,
-                                                         ctx));
-    for (int64_t r = 0; r < hits.num_rows(); ++r) touched_paths.insert(hits.GetString(r, 0).value_or(""));
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string read_sql,
+                                CandidateReadSql(table.conn, snap, candidates), ctx);
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch hits,
+                            QueryCtx(table.conn,
+                                     "SELECT DISTINCT " + alias + "." + kFileColumn + " FROM (" +
+                                         read_sql + ") AS " + alias + " WHERE " + cond,
+                                     ctx));
+    for (int64_t r = 0; r < hits.num_rows(); ++r)
+      touched_paths.insert(hits.GetString(r, 0).value_or(""));
   }
   if (touched_paths.empty()) return CommitDml(table, txn.get(), options, "UPDATE", params, m);
   std::vector<AddFile> touched;
   for (const AddFile& f : candidates) {
     if (touched_paths.count(f.path)) touched.push_back(f);
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(table.conn, snap, touched), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(table.conn, snap, touched),
+                              ctx);
   const std::string from = " FROM (" + touched_sql + ") AS " + alias;
 
   // New values: each assigned column is CASE WHEN cond THEN CAST(expr) ELSE old END.
@@ -86,23 +95,28 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
       post_cols += old;
     } else {
       const std::string casted = "CAST((" + it->second + ") AS " + f.type.ToSql() + ")";
-      out_cols += "CASE WHEN " + cond + " THEN " + casted + " ELSE " + old + " END AS " + SqlIdent(f.name);
+      out_cols +=
+          "CASE WHEN " + cond + " THEN " + casted + " ELSE " + old + " END AS " + SqlIdent(f.name);
       post_cols += casted + " AS " + SqlIdent(f.name);
     }
   }
-  SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, QueryCtx(table.conn, "SELECT " + out_cols + from, ctx));
-  SLUICE_ASSIGN_OR_RETURN(engine::Batch counts,
-                          QueryCtx(table.conn, "SELECT count(*) FILTER (WHERE " + cond + "), count(*)" + from, ctx));
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch rows,
+                          QueryCtx(table.conn, "SELECT " + out_cols + from, ctx));
+  SLUICE_ASSIGN_OR_RETURN(
+      engine::Batch counts,
+      QueryCtx(table.conn, "SELECT count(*) FILTER (WHERE " + cond + "), count(*)" + from, ctx));
   SLUICE_ASSIGN_OR_RETURN(auto updated, counts.GetInt64(0, 0));
   SLUICE_ASSIGN_OR_RETURN(auto total, counts.GetInt64(0, 1));
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds, WriteRowsInFiles(table, *txn, rows, RowsPerFile(touched)), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds,
+                              WriteRowsInFiles(table, *txn, rows, RowsPerFile(touched)), ctx);
   if (ChangeDataFeedEnabled(snap)) {
     const std::string ct = std::string(" AS ") + kChangeTypeColumn;
     SLUICE_ASSIGN_OR_RETURN(
         engine::Batch changes,
         QueryCtx(table.conn,
-                 "SELECT " + ColumnList(schema, alias) + ", 'update_preimage'" + ct + from + " WHERE " + cond +
-                     " UNION ALL SELECT " + post_cols + ", 'update_postimage'" + ct + from + " WHERE " + cond,
+                 "SELECT " + ColumnList(schema, alias) + ", 'update_preimage'" + ct + from +
+                     " WHERE " + cond + " UNION ALL SELECT " + post_cols + ", 'update_postimage'" +
+                     ct + from + " WHERE " + cond,
                  ctx));
     auto cdc = WriteCdcFiles(table.conn, table.fs.get(), snap, changes);
     if (!cdc.ok()) return cdc.status().WithContext(ctx);

@@ -28,6 +28,7 @@ namespace sluice::delta {
 using Assignments = std::vector<std::pair<std::string, std::string>>;
 
 Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignments,
-                             const std::optional<std::string>& condition, const DmlOptions& options = {});
+                             const std::optional<std::string>& condition,
+                             const DmlOptions& options = {});
 
 }  // namespace sluice::delta

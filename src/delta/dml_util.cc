@@ -79,7 +79,8 @@ std::optional<std::vector<Tok>> Tokenize(std::string_view s) {
       out.push_back({TokKind::kString, text});
       i = j + 1;
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-               (c == '-' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])) &&
+               (c == '-' && i + 1 < s.size() &&
+                std::isdigit(static_cast<unsigned char>(s[i + 1])) &&
                 (out.empty() || out.back().kind == TokKind::kOp))) {
       size_t j = i + 1;
       while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
@@ -188,10 +189,11 @@ std::optional<CompareOp> ParseOp(const std::string& op, bool flip) {
 }
 
 // Reads a possibly qualified column reference at toks[*i]; returns its name.
-std::optional<std::string> ReadColumnRef(const std::vector<Tok>& toks, size_t* i, std::string_view alias,
-                                         bool require_qualifier) {
+std::optional<std::string> ReadColumnRef(const std::vector<Tok>& toks, size_t* i,
+                                         std::string_view alias, bool require_qualifier) {
   auto is_ident = [&](size_t k) {
-    return k < toks.size() && (toks[k].kind == TokKind::kIdent || toks[k].kind == TokKind::kQuotedIdent);
+    return k < toks.size() &&
+           (toks[k].kind == TokKind::kIdent || toks[k].kind == TokKind::kQuotedIdent);
   };
   if (!is_ident(*i)) return std::nullopt;
   if (*i + 1 < toks.size() && toks[*i + 1].kind == TokKind::kDot && is_ident(*i + 2)) {
@@ -258,13 +260,14 @@ std::optional<ColumnPredicate> ParseConjunct(std::string_view text, const engine
 
 }  // namespace
 
-ScanFilter ExtractPruningFilter(std::string_view condition, const engine::Schema& schema, std::string_view alias,
-                                bool require_qualifier) {
+ScanFilter ExtractPruningFilter(std::string_view condition, const engine::Schema& schema,
+                                std::string_view alias, bool require_qualifier) {
   ScanFilter filter;
   auto parts = SplitConjunctsImpl(condition);
   if (!parts) return filter;
   for (const std::string& p : *parts) {
-    if (auto pred = ParseConjunct(p, schema, alias, require_qualifier)) filter.conjuncts.push_back(*pred);
+    if (auto pred = ParseConjunct(p, schema, alias, require_qualifier))
+      filter.conjuncts.push_back(*pred);
   }
   return filter;
 }
@@ -301,7 +304,9 @@ std::string ColumnList(const engine::Schema& schema, std::string_view qualifier)
   return out;
 }
 
-std::string TargetAlias(std::string_view alias) { return alias.empty() ? "__target" : std::string(alias); }
+std::string TargetAlias(std::string_view alias) {
+  return alias.empty() ? "__target" : std::string(alias);
+}
 
 Result<const engine::Field*> ResolveColumn(const engine::Schema& schema, std::string_view name,
                                            std::string_view alias) {
@@ -309,8 +314,8 @@ Result<const engine::Field*> ResolveColumn(const engine::Schema& schema, std::st
   // Strip surrounding spaces.
   while (!n.empty() && std::isspace(static_cast<unsigned char>(n.front()))) n.erase(n.begin());
   while (!n.empty() && std::isspace(static_cast<unsigned char>(n.back()))) n.pop_back();
-  if (!alias.empty() && n.size() > alias.size() + 1 && Lower(n.substr(0, alias.size())) == Lower(alias) &&
-      n[alias.size()] == '.') {
+  if (!alias.empty() && n.size() > alias.size() + 1 &&
+      Lower(n.substr(0, alias.size())) == Lower(alias) && n[alias.size()] == '.') {
     n = n.substr(alias.size() + 1);
   }
   if (n.size() >= 2 && (n.front() == '"' || n.front() == '`') && n.back() == n.front()) {
@@ -320,16 +325,15 @@ Result<const engine::Field*> ResolveColumn(const engine::Schema& schema, std::st
   if (!f) {
     std::string cols;
     for (const engine::Field& g : schema) cols += (cols.empty() ? "" : ", ") + g.name;
-    return Status::InvalidArgument("cannot resolve column '" + std::string(name) + "' in the target table (columns: " +
-                                   cols + ")");
+    return Status::InvalidArgument("cannot resolve column '" + std::string(name) +
+                                   "' in the target table (columns: " + cols + ")");
   }
   return f;
 }
 
-Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(engine::Connection* conn, const Snapshot& snapshot,
-                                                             const std::vector<AddFile>& files,
-                                                             std::string_view predicate, std::string_view alias,
-                                                             std::string* bind_error) {
+Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(
+    engine::Connection* conn, const Snapshot& snapshot, const std::vector<AddFile>& files,
+    std::string_view predicate, std::string_view alias, std::string* bind_error) {
   const auto& parts = snapshot.metadata.partition_columns;
   if (parts.empty()) {
     if (bind_error) *bind_error = "the table has no partition columns";
@@ -365,14 +369,16 @@ Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(engine::Connection
   };
   SLUICE_ASSIGN_OR_RETURN(values, row_for(-1, nullptr));
   for (size_t k = 0; k < files.size(); ++k) {
-    SLUICE_ASSIGN_OR_RETURN(std::string row, row_for(static_cast<int64_t>(k), &files[k].partition_values));
+    SLUICE_ASSIGN_OR_RETURN(std::string row,
+                            row_for(static_cast<int64_t>(k), &files[k].partition_values));
     values += ", " + row;
   }
   std::string cols = "__sluice_idx";
   for (const engine::Field* f : fields) cols += ", " + SqlIdent(f->name);
   std::string a = SqlIdent(TargetAlias(alias));
-  std::string sql = "SELECT __sluice_idx, COALESCE((" + std::string(predicate) + "), FALSE) FROM (VALUES " + values +
-                    ") AS " + a + "(" + cols + ") WHERE __sluice_idx >= 0 ORDER BY __sluice_idx";
+  std::string sql = "SELECT __sluice_idx, COALESCE((" + std::string(predicate) +
+                    "), FALSE) FROM (VALUES " + values + ") AS " + a + "(" + cols +
+                    ") WHERE __sluice_idx >= 0 ORDER BY __sluice_idx";
   auto batch = conn->Query(sql);
   if (!batch.ok()) {
     if (bind_error) *bind_error = batch.status().message();
@@ -387,9 +393,11 @@ Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(engine::Connection
   return std::optional<std::vector<bool>>(std::move(out));
 }
 
-Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, const Transaction& txn, const engine::Batch& rows,
+Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, const Transaction& txn,
+                                              const engine::Batch& rows,
                                               int64_t max_rows_per_file) {
-  if (max_rows_per_file <= 0 || rows.num_rows() <= max_rows_per_file) return table.writer->WriteFiles(txn, rows);
+  if (max_rows_per_file <= 0 || rows.num_rows() <= max_rows_per_file)
+    return table.writer->WriteFiles(txn, rows);
   std::vector<AddFile> out;
   for (int64_t offset = 0; offset < rows.num_rows(); offset += max_rows_per_file) {
     auto written = table.writer->WriteFiles(txn, rows.Slice(offset, max_rows_per_file));
@@ -435,7 +443,9 @@ std::optional<int64_t> NumRecords(const AddFile& add) {
   return it->get<int64_t>();
 }
 
-int64_t DmlNow(const DmlOptions& options) { return options.now_ms ? options.now_ms() : NowMillis(); }
+int64_t DmlNow(const DmlOptions& options) {
+  return options.now_ms ? options.now_ms() : NowMillis();
+}
 
 std::string DmlContext(std::string_view operation, const Snapshot& snapshot) {
   return std::string(operation) + " on Delta table " + snapshot.table_root + " at version " +
@@ -445,7 +455,8 @@ std::string DmlContext(std::string_view operation, const Snapshot& snapshot) {
 std::string JsonString(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
 
 Result<DmlResult> CommitDml(const DmlTable& table, Transaction* txn, const DmlOptions& options,
-                            const std::string& operation, const std::map<std::string, std::string>& parameters_json,
+                            const std::string& operation,
+                            const std::map<std::string, std::string>& parameters_json,
                             const std::map<std::string, int64_t>& metrics, bool adds_are_new_files,
                             bool commit_empty) {
   DmlResult result;
@@ -489,7 +500,8 @@ Result<DmlResult> CommitDml(const DmlTable& table, Transaction* txn, const DmlOp
   return result;
 }
 
-Result<engine::Batch> QueryCtx(engine::Connection* conn, const std::string& sql, const std::string& ctx) {
+Result<engine::Batch> QueryCtx(engine::Connection* conn, const std::string& sql,
+                               const std::string& ctx) {
   auto b = conn->Query(sql);
   if (!b.ok()) return b.status().WithContext(ctx);
   return b;

@@ -74,8 +74,8 @@ inline constexpr char kFileColumn[] = "__sluice_log_path";
 // by `alias` (and must be when `require_qualifier`, e.g. in a MERGE ON condition where an
 // unqualified name may be a source column). Anything else (including any top-level OR)
 // contributes nothing, so the filter keeps every file that may hold a matching row.
-ScanFilter ExtractPruningFilter(std::string_view condition, const engine::Schema& schema, std::string_view alias,
-                                bool require_qualifier = false);
+ScanFilter ExtractPruningFilter(std::string_view condition, const engine::Schema& schema,
+                                std::string_view alias, bool require_qualifier = false);
 
 // The top-level AND conjuncts of `condition` (outside parentheses and quotes); nullopt when it
 // has a top-level OR or unbalanced parentheses/quotes.
@@ -99,16 +99,15 @@ Result<const engine::Field*> ResolveColumn(const engine::Schema& schema, std::st
 // Per live file: whether `predicate` (SQL over partition columns only) holds for its partition
 // values. nullopt when the predicate does not bind on partition columns alone (it references
 // data columns or is invalid); then `bind_error` (optional) gets DuckDB's message.
-Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(engine::Connection* conn, const Snapshot& snapshot,
-                                                             const std::vector<AddFile>& files,
-                                                             std::string_view predicate, std::string_view alias,
-                                                             std::string* bind_error = nullptr);
+Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(
+    engine::Connection* conn, const Snapshot& snapshot, const std::vector<AddFile>& files,
+    std::string_view predicate, std::string_view alias, std::string* bind_error = nullptr);
 
 // Writes `rows` (table columns) through the writer in slices of at most `max_rows_per_file`
 // rows (DeltaTableWriter::WriteFiles writes one file per partition per call), so that a
 // rewrite keeps files about the size of the ones it replaces. <= 0: one call.
-Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, const Transaction& txn, const engine::Batch& rows,
-                                              int64_t max_rows_per_file);
+Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, const Transaction& txn,
+                                              const engine::Batch& rows, int64_t max_rows_per_file);
 
 // Rows per rewritten file: the largest numRecords among `files` (1,000,000 when none is known).
 int64_t RowsPerFile(const std::vector<AddFile>& files);
@@ -136,11 +135,13 @@ std::string JsonString(std::string_view s);
 // A transaction without actions is not committed (result.version stays nullopt) unless
 // `commit_empty` is set (VACUUM START/END).
 Result<DmlResult> CommitDml(const DmlTable& table, Transaction* txn, const DmlOptions& options,
-                            const std::string& operation, const std::map<std::string, std::string>& parameters_json,
-                            const std::map<std::string, int64_t>& metrics, bool adds_are_new_files = true,
-                            bool commit_empty = false);
+                            const std::string& operation,
+                            const std::map<std::string, std::string>& parameters_json,
+                            const std::map<std::string, int64_t>& metrics,
+                            bool adds_are_new_files = true, bool commit_empty = false);
 
 // Runs `sql` with context.
-Result<engine::Batch> QueryCtx(engine::Connection* conn, const std::string& sql, const std::string& ctx);
+Result<engine::Batch> QueryCtx(engine::Connection* conn, const std::string& sql,
+                               const std::string& ctx);
 
 }  // namespace sluice::delta

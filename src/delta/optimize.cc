@@ -8,7 +8,8 @@
 
 namespace sluice::delta {
 
-Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimize, const DmlOptions& options) {
+Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimize,
+                           const DmlOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, table.writer->StartTransaction());
   const Snapshot& snap = *txn->read_snapshot();
   const std::string ctx = DmlContext("OPTIMIZE", snap);
@@ -18,16 +19,19 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
   std::vector<AddFile> files = snap.files;
   if (optimize.partition_predicate) {
     std::string bind_error;
-    SLUICE_ASSIGN_OR_RETURN_CTX(auto selected, EvaluateOnPartitions(table.conn, snap, files,
-                                                                    *optimize.partition_predicate,
-                                                                    options.target_alias, &bind_error),
-                                ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(
+        auto selected,
+        EvaluateOnPartitions(table.conn, snap, files, *optimize.partition_predicate,
+                             options.target_alias, &bind_error),
+        ctx);
     if (!selected) {
       std::string parts;
-      for (const std::string& p : snap.metadata.partition_columns) parts += (parts.empty() ? "" : ", ") + p;
-      return Status::InvalidArgument("Predicate references non-partition column: " + *optimize.partition_predicate +
-                                     ". Only the partition columns may be referenced: [" + parts + "] (" +
-                                     bind_error + ")")
+      for (const std::string& p : snap.metadata.partition_columns)
+        parts += (parts.empty() ? "" : ", ") + p;
+      return Status::InvalidArgument(
+                 "Predicate references non-partition column: " + *optimize.partition_predicate +
+                 ". Only the partition columns may be referenced: [" + parts + "] (" + bind_error +
+                 ")")
           .WithContext(ctx);
     }
     std::vector<AddFile> kept;
@@ -45,7 +49,8 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
   }
   std::vector<std::vector<AddFile>> bins;
   for (auto& [pv, list] : by_partition) {
-    std::stable_sort(list.begin(), list.end(), [](const AddFile& a, const AddFile& b) { return a.size < b.size; });
+    std::stable_sort(list.begin(), list.end(),
+                     [](const AddFile& a, const AddFile& b) { return a.size < b.size; });
     std::vector<AddFile> bin;
     int64_t bin_size = 0;
     for (const AddFile& f : list) {
@@ -59,24 +64,35 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
     }
     if (!bin.empty()) bins.push_back(std::move(bin));
   }
-  bins.erase(std::remove_if(bins.begin(), bins.end(), [](const auto& b) { return b.size() < 2; }), bins.end());
+  bins.erase(std::remove_if(bins.begin(), bins.end(), [](const auto& b) { return b.size() < 2; }),
+             bins.end());
 
   std::map<std::string, std::string> params{
-      {"predicate", JsonString(optimize.partition_predicate ? "[" + JsonString(*optimize.partition_predicate) + "]"
-                                                            : "[]")},
+      {"predicate", JsonString(optimize.partition_predicate
+                                   ? "[" + JsonString(*optimize.partition_predicate) + "]"
+                                   : "[]")},
       {"zOrderBy", JsonString("[]")}};
-  std::map<std::string, int64_t> m{{"numAddedFiles", 0},   {"numRemovedFiles", 0}, {"numAddedBytes", 0},
-                                   {"numRemovedBytes", 0}, {"numBatches", 0},      {"totalConsideredFiles", considered},
-                                   {"totalFilesSkipped", considered}, {"minFileSize", 0}, {"maxFileSize", 0}};
+  std::map<std::string, int64_t> m{{"numAddedFiles", 0},
+                                   {"numRemovedFiles", 0},
+                                   {"numAddedBytes", 0},
+                                   {"numRemovedBytes", 0},
+                                   {"numBatches", 0},
+                                   {"totalConsideredFiles", considered},
+                                   {"totalFilesSkipped", considered},
+                                   {"minFileSize", 0},
+                                   {"maxFileSize", 0}};
   if (bins.empty()) return CommitDml(table, txn.get(), options, "OPTIMIZE", params, m);
 
   const int64_t now = DmlNow(options);
   int64_t min_size = std::numeric_limits<int64_t>::max(), max_size = 0;
   for (const auto& bin : bins) {
     SLUICE_ASSIGN_OR_RETURN_CTX(std::string sql, CandidateReadSql(table.conn, snap, bin), ctx);
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch rows,
-                            QueryCtx(table.conn, "SELECT " + ColumnList(snap.schema.fields) + " FROM (" + sql + ")", ctx));
-    SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds, table.writer->WriteFiles(*txn, rows), ctx);
+    SLUICE_ASSIGN_OR_RETURN(
+        engine::Batch rows,
+        QueryCtx(table.conn, "SELECT " + ColumnList(snap.schema.fields) + " FROM (" + sql + ")",
+                 ctx));
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds, table.writer->WriteFiles(*txn, rows),
+                                ctx);
     for (const AddFile& f : bin) {
       txn->ReadFile(f.path);
       txn->Add(RemoveFor(f, now, false));

@@ -26,7 +26,7 @@ namespace sluice::delta {
 
 struct OptimizeOptions {
   std::optional<std::string> partition_predicate;  // SQL over partition columns
-  int64_t target_file_size = 128LL * 1024 * 1024;   // bytes (Spark's maxFileSize)
+  int64_t target_file_size = 128LL * 1024 * 1024;  // bytes (Spark's maxFileSize)
 };
 
 Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimize = {},

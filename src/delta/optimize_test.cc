@@ -21,8 +21,9 @@ TEST_F(OptimizeTest, CompactsSmallFilesPerPartition) {
   o.partition_by = {"p"};
   o.configuration["delta.enableChangeDataFeed"] = "true";
   for (int k = 0; k < 5; ++k) {
-    Append("SELECT range AS id, range % 2 AS p, 'x' || range AS s FROM range(" + std::to_string(k * 100) + ", " +
-           std::to_string(k * 100 + 100) + ")", o);
+    Append("SELECT range AS id, range % 2 AS p, 'x' || range AS s FROM range(" +
+               std::to_string(k * 100) + ", " + std::to_string(k * 100 + 100) + ")",
+           o);
   }
   ASSERT_EQ(LiveFiles().size(), 10u);
   auto before = ReadRows();
@@ -58,7 +59,8 @@ TEST_F(OptimizeTest, PartitionPredicateAndTargetSize) {
   o.partition_by = {"p"};
   for (int k = 0; k < 4; ++k) {
     Append("SELECT range AS id, range % 2 AS p FROM range(" + std::to_string(k * 10) + ", " +
-           std::to_string(k * 10 + 10) + ")", o);
+               std::to_string(k * 10 + 10) + ")",
+           o);
   }
   OptimizeOptions opt;
   opt.partition_predicate = "id > 3";

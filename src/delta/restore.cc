@@ -7,11 +7,13 @@
 
 namespace sluice::delta {
 
-Result<DmlResult> RestoreTable(const DmlTable& table, const RestoreTarget& target, const DmlOptions& options) {
+Result<DmlResult> RestoreTable(const DmlTable& table, const RestoreTarget& target,
+                               const DmlOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, table.writer->StartTransaction());
   const Snapshot& current = *txn->read_snapshot();
   const std::string ctx = DmlContext("RESTORE", current);
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto reader, DeltaTable::Open(table.fs, table.engine, current.table_root), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto reader,
+                              DeltaTable::Open(table.fs, table.engine, current.table_root), ctx);
   Version version;
   if (target.version) {
     version = *target.version;
@@ -25,14 +27,16 @@ Result<DmlResult> RestoreTable(const DmlTable& table, const RestoreTarget& targe
                                    ". Available versions: [0, " + current.version.ToString() + "].")
         .WithContext(ctx);
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::shared_ptr<const Snapshot> old, reader->SnapshotAt(version), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::shared_ptr<const Snapshot> old, reader->SnapshotAt(version),
+                              ctx);
 
   std::map<std::string, const AddFile*> now_files, old_files;
   for (const AddFile& f : current.files) now_files[f.path] = &f;
   for (const AddFile& f : old->files) old_files[f.path] = &f;
 
-  std::map<std::string, int64_t> m{{"numRestoredFiles", 0}, {"numRemovedFiles", 0},      {"restoredFilesSize", 0},
-                                   {"removedFilesSize", 0}, {"tableSizeAfterRestore", 0}, {"numOfFilesAfterRestore", 0}};
+  std::map<std::string, int64_t> m{{"numRestoredFiles", 0},      {"numRemovedFiles", 0},
+                                   {"restoredFilesSize", 0},     {"removedFilesSize", 0},
+                                   {"tableSizeAfterRestore", 0}, {"numOfFilesAfterRestore", 0}};
   std::string missing;
   int num_missing = 0;
   for (const auto& [path, f] : old_files) {
@@ -52,8 +56,10 @@ Result<DmlResult> RestoreTable(const DmlTable& table, const RestoreTarget& targe
     m["restoredFilesSize"] += f->size;
   }
   if (num_missing > 0) {
-    return Status::NotFound("Cannot restore to version " + version.ToString() + ": " + std::to_string(num_missing) +
-                            " data files it references are missing (removed by VACUUM?): " + missing)
+    return Status::NotFound(
+               "Cannot restore to version " + version.ToString() + ": " +
+               std::to_string(num_missing) +
+               " data files it references are missing (removed by VACUUM?): " + missing)
         .WithContext(ctx);
   }
   const int64_t now = DmlNow(options);
@@ -66,7 +72,8 @@ Result<DmlResult> RestoreTable(const DmlTable& table, const RestoreTarget& targe
   if (!(old->metadata == current.metadata)) txn->Add(old->metadata);
   txn->ReadWholeTable();
   std::map<std::string, std::string> params{{"version", JsonString(version.ToString())}};
-  if (!target.version && target.timestamp_ms) params["timestamp"] = JsonString(std::to_string(*target.timestamp_ms));
+  if (!target.version && target.timestamp_ms)
+    params["timestamp"] = JsonString(std::to_string(*target.timestamp_ms));
   return CommitDml(table, txn.get(), options, "RESTORE", params, m, /*adds_are_new_files=*/false,
                    /*commit_empty=*/true);
 }

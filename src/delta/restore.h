@@ -24,6 +24,7 @@ struct RestoreTarget {
   std::optional<int64_t> timestamp_ms;  // TIMESTAMP AS OF (used when version is empty)
 };
 
-Result<DmlResult> RestoreTable(const DmlTable& table, const RestoreTarget& target, const DmlOptions& options = {});
+Result<DmlResult> RestoreTable(const DmlTable& table, const RestoreTarget& target,
+                               const DmlOptions& options = {});
 
 }  // namespace sluice::delta

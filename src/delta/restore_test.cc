@@ -62,7 +62,8 @@ TEST_F(RestoreTest, ErrorsCommitNothing) {
   ASSERT_TRUE(DeleteRows(Table(), std::string("id = 0")).ok());
   auto r = RestoreTable(Table(), RestoreTarget{Version(7), std::nullopt});
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.status().ToString(), HasSubstr("Cannot restore table to version 7. Available versions: [0, 1]"));
+  EXPECT_THAT(r.status().ToString(),
+              HasSubstr("Cannot restore table to version 7. Available versions: [0, 1]"));
   // The file of version 0 is gone (as if vacuumed): RESTORE refuses.
   for (const auto& f : DataFiles()) std::filesystem::remove(table_ + "/" + f);
   auto r2 = RestoreTable(Table(), RestoreTarget{Version(0), std::nullopt});
@@ -86,9 +87,11 @@ TEST_F(RestoreTest, DescribeHistoryDetailColumns) {
               ElementsAre("0|WRITE|NULL|false", "1|DELETE|0|false"));
   EXPECT_EQ(h->GetString(0, 0), "1");  // newest first
   ASSERT_TRUE(conn_->RegisterBatch("hist", *h).ok());
-  EXPECT_THAT(Rows(Sql("SELECT operationMetrics['numDeletedRows'], operationParameters['predicate'] FROM hist "
-                       "WHERE version = 1")),
-              ElementsAre("1|[\"id = 1\"]"));
+  EXPECT_THAT(
+      Rows(Sql(
+          "SELECT operationMetrics['numDeletedRows'], operationParameters['predicate'] FROM hist "
+          "WHERE version = 1")),
+      ElementsAre("1|[\"id = 1\"]"));
   EXPECT_THAT(Rows(Sql("SELECT typeof(timestamp), typeof(operationParameters) FROM hist LIMIT 1")),
               ElementsAre("TIMESTAMP WITH TIME ZONE|MAP(VARCHAR, VARCHAR)"));
   auto limited = DescribeHistory(t.get(), conn_.get(), 1);
@@ -97,23 +100,28 @@ TEST_F(RestoreTest, DescribeHistoryDetailColumns) {
 
   auto d = DescribeDetail(t.get(), conn_.get());
   ASSERT_TRUE(d.ok()) << d.status().ToString();
-  EXPECT_THAT(Rows(*d, {"format", "location", "partitionColumns", "numFiles", "minReaderVersion", "minWriterVersion"}),
+  EXPECT_THAT(Rows(*d, {"format", "location", "partitionColumns", "numFiles", "minReaderVersion",
+                        "minWriterVersion"}),
               ElementsAre("delta|" + table_ + "|[p]|2|1|4"));
   ASSERT_TRUE(conn_->RegisterBatch("detail", *d).ok());
-  EXPECT_THAT(Rows(Sql("SELECT properties['delta.enableChangeDataFeed'], sizeInBytes > 0 FROM detail")),
-              ElementsAre("true|true"));
+  EXPECT_THAT(
+      Rows(Sql("SELECT properties['delta.enableChangeDataFeed'], sizeInBytes > 0 FROM detail")),
+      ElementsAre("true|true"));
 
   auto c = DescribeColumns(t.get(), conn_.get());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   std::vector<std::string> got;
   for (int64_t r = 0; r < c->num_rows(); ++r) {
-    got.push_back(c->GetString(r, 0).value_or("NULL") + "|" + c->GetString(r, 1).value_or("NULL") + "|" +
-                  c->GetString(r, 2).value_or("NULL"));
+    got.push_back(c->GetString(r, 0).value_or("NULL") + "|" + c->GetString(r, 1).value_or("NULL") +
+                  "|" + c->GetString(r, 2).value_or("NULL"));
   }
   EXPECT_THAT(got, ElementsAre("id|bigint|NULL", "p|bigint|NULL", "d|decimal(10,2)|NULL", "||NULL",
-                               "# Partition Information||NULL", "# col_name|data_type|comment", "p|bigint|NULL"));
-  EXPECT_EQ(SparkTypeName(R"({"type":"map","keyType":"string","valueType":{"type":"array","elementType":"integer"}})"),
-            "map<string,array<int>>");
+                               "# Partition Information||NULL", "# col_name|data_type|comment",
+                               "p|bigint|NULL"));
+  EXPECT_EQ(
+      SparkTypeName(
+          R"({"type":"map","keyType":"string","valueType":{"type":"array","elementType":"integer"}})"),
+      "map<string,array<int>>");
 }
 
 }  // namespace

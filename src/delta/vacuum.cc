@@ -46,16 +46,22 @@ Result<VacuumResult> Vacuum(const DmlTable& table, const VacuumOptions& options)
   int64_t retention_ms = default_ms;
   if (options.retain_hours) {
     if (!(*options.retain_hours >= 0) || std::isinf(*options.retain_hours)) {
-      return Status::InvalidArgument("Retention for Vacuum can't be less than 0 hours.").WithContext(ctx);
+      return Status::InvalidArgument("Retention for Vacuum can't be less than 0 hours.")
+          .WithContext(ctx);
     }
     retention_ms = static_cast<int64_t>(std::llround(*options.retain_hours * 3600.0 * 1000.0));
     if (options.retention_duration_check && retention_ms < default_ms) {
       return Status::InvalidArgument(
-                 "requirement failed: Are you sure you would like to vacuum files with such a low retention "
-                 "period? If you have writers that are currently writing to this table, there is a risk that you "
-                 "may corrupt the state of your Delta table. If you are certain that there are no operations being "
-                 "performed on this table, such as insert/upsert/delete/optimize, then you may turn off this "
-                 "check by setting: SET sluice.delta.retentionDurationCheck = false. If you are not sure, please "
+                 "requirement failed: Are you sure you would like to vacuum files with such a low "
+                 "retention "
+                 "period? If you have writers that are currently writing to this table, there is a "
+                 "risk that you "
+                 "may corrupt the state of your Delta table. If you are certain that there are no "
+                 "operations being "
+                 "performed on this table, such as insert/upsert/delete/optimize, then you may "
+                 "turn off this "
+                 "check by setting: SET sluice.delta.retentionDurationCheck = false. If you are "
+                 "not sure, please "
                  "use a value not less than \"" +
                  FormatHours(static_cast<double>(default_ms) / 3600000.0) + " hours\".")
           .WithContext(ctx);
@@ -75,12 +81,15 @@ Result<VacuumResult> Vacuum(const DmlTable& table, const VacuumOptions& options)
       keep.insert(p);
     }
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<fs::FileInfo> all, table.fs->ListRecursive(snap.table_root), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<fs::FileInfo> all,
+                              table.fs->ListRecursive(snap.table_root), ctx);
   std::string root = snap.table_root;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   VacuumResult result;
   for (const fs::FileInfo& f : all) {
-    if (f.is_directory || f.path.size() <= root.size() + 1 || f.path.compare(0, root.size(), root) != 0) continue;
+    if (f.is_directory || f.path.size() <= root.size() + 1 ||
+        f.path.compare(0, root.size(), root) != 0)
+      continue;
     const std::string rel = f.path.substr(root.size() + 1);
     if (Protected(rel)) continue;
     if (keep.count(f.path) || keep.count(fs::JoinPath(snap.table_root, rel))) continue;
@@ -98,10 +107,10 @@ Result<VacuumResult> Vacuum(const DmlTable& table, const VacuumOptions& options)
       {"defaultRetentionMillis", std::to_string(default_ms)}};
   if (options.retain_hours) start_params["specifiedRetentionMillis"] = std::to_string(retention_ms);
   SLUICE_ASSIGN_OR_RETURN(
-      DmlResult started,
-      CommitDml(table, probe.get(), dml, "VACUUM START", start_params,
-                {{"numFilesToDelete", static_cast<int64_t>(result.files.size())}, {"sizeOfDataToDelete", result.bytes}},
-                true, /*commit_empty=*/true));
+      DmlResult started, CommitDml(table, probe.get(), dml, "VACUUM START", start_params,
+                                   {{"numFilesToDelete", static_cast<int64_t>(result.files.size())},
+                                    {"sizeOfDataToDelete", result.bytes}},
+                                   true, /*commit_empty=*/true));
   result.start_version = started.version;
   int64_t deleted = 0;
   Status first_error;
@@ -114,11 +123,12 @@ Result<VacuumResult> Vacuum(const DmlTable& table, const VacuumOptions& options)
     }
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> end_txn, table.writer->StartTransaction());
-  SLUICE_ASSIGN_OR_RETURN(DmlResult ended,
-                          CommitDml(table, end_txn.get(), dml, "VACUUM END",
-                                    {{"status", JsonString(first_error.ok() ? "COMPLETED" : "FAILED")}},
-                                    {{"numDeletedFiles", deleted}, {"numVacuumedDirectories", 0}}, true,
-                                    /*commit_empty=*/true));
+  SLUICE_ASSIGN_OR_RETURN(
+      DmlResult ended,
+      CommitDml(table, end_txn.get(), dml, "VACUUM END",
+                {{"status", JsonString(first_error.ok() ? "COMPLETED" : "FAILED")}},
+                {{"numDeletedFiles", deleted}, {"numVacuumedDirectories", 0}}, true,
+                /*commit_empty=*/true));
   result.end_version = ended.version;
   SLUICE_RETURN_NOT_OK_CTX(first_error, ctx);
   return result;

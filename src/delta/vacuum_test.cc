@@ -37,7 +37,8 @@ class VacuumTest : public testing::DmlTestBase {
   void AgeEverything(int64_t now) {
     for (auto& e : std::filesystem::recursive_directory_iterator(table_)) {
       if (e.is_regular_file()) {
-        ASSERT_TRUE(fs::LocalFileSystem()->SetModificationTime(e.path().string(), now - 30 * kDayMs).ok());
+        ASSERT_TRUE(
+            fs::LocalFileSystem()->SetModificationTime(e.path().string(), now - 30 * kDayMs).ok());
       }
     }
   }
@@ -49,7 +50,8 @@ TEST_F(VacuumTest, RetentionCheckRefusesShortRetention) {
   o.retain_hours = 0;
   auto r = Vacuum(Table(), o);
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.status().ToString(), HasSubstr("Are you sure you would like to vacuum files with such a low retention"));
+  EXPECT_THAT(r.status().ToString(),
+              HasSubstr("Are you sure you would like to vacuum files with such a low retention"));
   EXPECT_THAT(r.status().ToString(), HasSubstr("sluice.delta.retentionDurationCheck = false"));
   EXPECT_THAT(r.status().ToString(), HasSubstr("\"168 hours\""));
   o.retain_hours = -1;
@@ -63,9 +65,9 @@ TEST_F(VacuumTest, RetentionCheckRefusesShortRetention) {
 TEST_F(VacuumTest, DeletesOnlyUnreferencedOldFilesAndNeverHiddenOnes) {
   WriteOptions wo;
   wo.configuration["delta.enableChangeDataFeed"] = "true";
-  Append("SELECT range AS id, 0 AS n FROM range(10)", wo);                           // v0: file A
-  ASSERT_TRUE(UpdateRows(Table(), {{"n", "1"}}, std::string("id = 3")).ok());       // v1: A -> B, cdc C
-  ASSERT_TRUE(writer_->Checkpoint().ok());                                            // _delta_log checkpoint
+  Append("SELECT range AS id, 0 AS n FROM range(10)", wo);                     // v0: file A
+  ASSERT_TRUE(UpdateRows(Table(), {{"n", "1"}}, std::string("id = 3")).ok());  // v1: A -> B, cdc C
+  ASSERT_TRUE(writer_->Checkpoint().ok());  // _delta_log checkpoint
   Touch("_checkpoints/query1/offsets/0", "{}");
   Touch("_other/file.parquet");
   Touch(".hidden.parquet");
@@ -111,7 +113,8 @@ TEST_F(VacuumTest, DeletesOnlyUnreferencedOldFilesAndNeverHiddenOnes) {
   EXPECT_TRUE(std::filesystem::exists(table_ + "/.hidden.parquet"));
   EXPECT_TRUE(std::filesystem::exists(table_ + "/fresh-untracked.parquet"));
   EXPECT_TRUE(std::filesystem::exists(table_ + "/_delta_log/00000000000000000000.json"));
-  EXPECT_TRUE(std::filesystem::exists(table_ + "/_delta_log/00000000000000000001.checkpoint.parquet"));
+  EXPECT_TRUE(
+      std::filesystem::exists(table_ + "/_delta_log/00000000000000000001.checkpoint.parquet"));
   EXPECT_TRUE(std::filesystem::exists(table_ + "/_delta_log/_last_checkpoint"));
   // VACUUM START / VACUUM END commits.
   ASSERT_EQ(real->start_version, Version(log_version + 1));
@@ -120,7 +123,8 @@ TEST_F(VacuumTest, DeletesOnlyUnreferencedOldFilesAndNeverHiddenOnes) {
   EXPECT_EQ(Metric(log_version + 1, "numFilesToDelete"), "3");
   EXPECT_EQ(CommitInfo(log_version + 2)["operation"], "VACUUM END");
   EXPECT_EQ(Metric(log_version + 2, "numDeletedFiles"), "3");
-  EXPECT_EQ(ReadRows(), Expected("SELECT range, CASE WHEN range = 3 THEN 1 ELSE 0 END FROM range(10)"));
+  EXPECT_EQ(ReadRows(),
+            Expected("SELECT range, CASE WHEN range = 3 THEN 1 ELSE 0 END FROM range(10)"));
 }
 
 TEST_F(VacuumTest, RecentTombstonesAreKept) {

@@ -10,10 +10,10 @@ Result<std::unique_ptr<DeltaSink>> DeltaSink::Open(std::shared_ptr<fs::FileSyste
     return Status::InvalidArgument("Delta sink " + options.path +
                                    ": no query id given (it is the txn appId of every commit)");
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto writer,
-                              delta::DeltaTableWriter::Open(std::move(fs), engine, options.path,
-                                                            options.writer),
-                              "Delta sink " + options.path);
+  SLUICE_ASSIGN_OR_RETURN_CTX(
+      auto writer,
+      delta::DeltaTableWriter::Open(std::move(fs), engine, options.path, options.writer),
+      "Delta sink " + options.path);
   return std::unique_ptr<DeltaSink>(new DeltaSink(std::move(writer), std::move(options)));
 }
 
@@ -21,8 +21,9 @@ Status DeltaSink::AddBatch(BatchId batch_id, const engine::Batch& data, OutputMo
   const std::string ctx = "Delta sink " + options_.path + ", batch " + batch_id.ToString();
   if (!SupportsOutputMode(mode)) {
     return Status::NotSupported(
-        ctx + ": output mode Update (an upsert by key columns, i.e. a MERGE) is not supported "
-              "by the Delta sink yet; use Append or Complete, or foreachBatch with a MERGE");
+        ctx +
+        ": output mode Update (an upsert by key columns, i.e. a MERGE) is not supported "
+        "by the Delta sink yet; use Append or Complete, or foreachBatch with a MERGE");
   }
   delta::WriteOptions w;
   w.mode = mode == OutputMode::kComplete ? delta::SaveMode::kOverwrite : delta::SaveMode::kAppend;

@@ -48,7 +48,8 @@ TEST_F(DeltaSinkTest, AppendIsIdempotentPerBatchId) {
   auto sink = Open();
   ASSERT_NE(sink, nullptr);
   EXPECT_EQ(sink->Description(), "DeltaSink[" + dir_.Join("t") + "]");
-  ASSERT_TRUE(sink->AddBatch(BatchId(0), Q("SELECT 1 AS a UNION ALL SELECT 2"), OutputMode::kAppend).ok());
+  ASSERT_TRUE(
+      sink->AddBatch(BatchId(0), Q("SELECT 1 AS a UNION ALL SELECT 2"), OutputMode::kAppend).ok());
   ASSERT_TRUE(sink->AddBatch(BatchId(1), Q("SELECT 3 AS a"), OutputMode::kAppend).ok());
   EXPECT_EQ(sink->LastNumOutputRows(), 1);
   // Re-run of batch 1 by a new sink object (a restarted process): nothing written.
@@ -94,8 +95,10 @@ TEST_F(DeltaSinkTest, CompleteOverwrites) {
   auto sink = Open();
   ASSERT_TRUE(sink->AddBatch(BatchId(0), Q("SELECT 'a' AS k, 1 AS n"), OutputMode::kComplete).ok());
   ASSERT_TRUE(sink->AddBatch(BatchId(1), Q("SELECT 'a' AS k, 2 AS n UNION ALL SELECT 'b', 1"),
-                             OutputMode::kComplete).ok());
-  ASSERT_TRUE(sink->AddBatch(BatchId(1), Q("SELECT 'zzz' AS k, 9 AS n"), OutputMode::kComplete).ok());
+                             OutputMode::kComplete)
+                  .ok());
+  ASSERT_TRUE(
+      sink->AddBatch(BatchId(1), Q("SELECT 'zzz' AS k, 9 AS n"), OutputMode::kComplete).ok());
   EXPECT_EQ(TableRows(), (std::vector<std::string>{"a,2", "b,1"}));
 }
 
@@ -107,7 +110,8 @@ TEST_F(DeltaSinkTest, UpdateModeAndBadOptionsRefused) {
   EXPECT_FALSE(DeltaSink::SupportsOutputMode(OutputMode::kUpdate));
   DeltaSinkOptions o;
   o.path = dir_.Join("t");
-  EXPECT_TRUE(DeltaSink::Open(fs::LocalFileSystem(), engine_.get(), o).status().IsInvalidArgument());
+  EXPECT_TRUE(
+      DeltaSink::Open(fs::LocalFileSystem(), engine_.get(), o).status().IsInvalidArgument());
 }
 
 }  // namespace

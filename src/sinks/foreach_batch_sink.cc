@@ -16,7 +16,8 @@ Status ForeachBatchSink::AddBatch(BatchId batch_id, const engine::Batch& data, O
   } catch (...) {
     st = Status::Internal("the function threw an exception");
   }
-  if (!st.ok()) return st.WithContext("foreachBatch function failed in batch " + batch_id.ToString());
+  if (!st.ok())
+    return st.WithContext("foreachBatch function failed in batch " + batch_id.ToString());
   return Status::OK();
 }
 

@@ -28,7 +28,8 @@ TEST_F(SinksTest, OutputModeNames) {
 TEST_F(SinksTest, MemorySinkAppendsAndSkipsRerunBatches) {
   MemorySink sink("out");
   EXPECT_EQ(sink.Description(), "MemorySink[out]");
-  ASSERT_TRUE(sink.AddBatch(BatchId(0), Q("SELECT 1 AS a UNION ALL SELECT 2"), OutputMode::kAppend).ok());
+  ASSERT_TRUE(
+      sink.AddBatch(BatchId(0), Q("SELECT 1 AS a UNION ALL SELECT 2"), OutputMode::kAppend).ok());
   ASSERT_TRUE(sink.AddBatch(BatchId(1), Q("SELECT 3 AS a"), OutputMode::kAppend).ok());
   EXPECT_EQ(sink.LastNumOutputRows(), 1);
   // A re-run of batch 1 (crash before commits/1) adds nothing.
@@ -48,7 +49,8 @@ TEST_F(SinksTest, MemorySinkCompleteReplaces) {
   MemorySink sink;
   ASSERT_TRUE(sink.AddBatch(BatchId(0), Q("SELECT 'a' AS k, 1 AS n"), OutputMode::kComplete).ok());
   ASSERT_TRUE(sink.AddBatch(BatchId(1), Q("SELECT 'a' AS k, 2 AS n UNION ALL SELECT 'b', 1"),
-                            OutputMode::kComplete).ok());
+                            OutputMode::kComplete)
+                  .ok());
   auto rows = sink.RowStrings();
   std::sort(rows.begin(), rows.end());
   EXPECT_THAT(rows, ElementsAre("a,2", "b,1"));
@@ -77,9 +79,8 @@ TEST_F(SinksTest, ForeachBatchGetsRowsAndIdAndFailureFailsTheBatch) {
 }
 
 TEST_F(SinksTest, ForeachBatchExceptionBecomesAStatus) {
-  ForeachBatchSink sink([](const engine::Batch&, BatchId) -> Status {
-    throw std::runtime_error("boom");
-  });
+  ForeachBatchSink sink(
+      [](const engine::Batch&, BatchId) -> Status { throw std::runtime_error("boom"); });
   Status st = sink.AddBatch(BatchId(4), Q("SELECT 1 AS a"), OutputMode::kAppend);
   EXPECT_TRUE(st.IsInternal()) << st.ToString();
   EXPECT_NE(st.message().find("boom"), std::string::npos);
@@ -89,8 +90,10 @@ TEST_F(SinksTest, ForeachBatchExceptionBecomesAStatus) {
 TEST_F(SinksTest, ConsolePrintsLikeSpark) {
   std::ostringstream out;
   ConsoleSink sink({}, &out);
-  ASSERT_TRUE(sink.AddBatch(BatchId(3), Q("SELECT 1 AS k, 'abc' AS value UNION ALL SELECT 22, NULL"),
-                            OutputMode::kAppend).ok());
+  ASSERT_TRUE(sink.AddBatch(BatchId(3),
+                            Q("SELECT 1 AS k, 'abc' AS value UNION ALL SELECT 22, NULL"),
+                            OutputMode::kAppend)
+                  .ok());
   EXPECT_EQ(out.str(),
             "-------------------------------------------\n"
             "Batch: 3\n"
@@ -107,8 +110,9 @@ TEST_F(SinksTest, ConsolePrintsLikeSpark) {
 TEST_F(SinksTest, ConsoleTruncatesAndLimitsRows) {
   std::ostringstream out;
   ConsoleSink sink({.num_rows = 2, .truncate = true}, &out);
-  ASSERT_TRUE(sink.AddBatch(BatchId(0), Q("SELECT repeat('x', 25) AS s FROM range(3)"),
-                            OutputMode::kAppend).ok());
+  ASSERT_TRUE(
+      sink.AddBatch(BatchId(0), Q("SELECT repeat('x', 25) AS s FROM range(3)"), OutputMode::kAppend)
+          .ok());
   EXPECT_EQ(out.str(),
             "-------------------------------------------\n"
             "Batch: 0\n"

@@ -13,15 +13,21 @@ namespace sluice::sources {
 DeltaCdfSource::DeltaCdfSource(const SourceContext& ctx, DeltaCdfSourceOptions options)
     : ctx_(ctx), options_(std::move(options)) {}
 
-Result<std::unique_ptr<DeltaCdfSource>> DeltaCdfSource::Open(const SourceContext& ctx, DeltaCdfSourceOptions options) {
-  if (!ctx.fs || !ctx.engine) return Status::InvalidArgument("DeltaCdfSource: SourceContext needs fs and engine");
-  if (options.path.empty()) return Status::InvalidArgument("table_changes: option 'path' is required");
+Result<std::unique_ptr<DeltaCdfSource>> DeltaCdfSource::Open(const SourceContext& ctx,
+                                                             DeltaCdfSourceOptions options) {
+  if (!ctx.fs || !ctx.engine)
+    return Status::InvalidArgument("DeltaCdfSource: SourceContext needs fs and engine");
+  if (options.path.empty())
+    return Status::InvalidArgument("table_changes: option 'path' is required");
   if (options.starting_version.has_value() == options.starting_timestamp_ms.has_value()) {
-    return Status::InvalidArgument("table_changes: exactly one of the options 'startingVersion' and 'startingTimestamp' is required");
+    return Status::InvalidArgument(
+        "table_changes: exactly one of the options 'startingVersion' and 'startingTimestamp' is "
+        "required");
   }
   std::unique_ptr<DeltaCdfSource> src(new DeltaCdfSource(ctx, std::move(options)));
   SLUICE_ASSIGN_OR_RETURN_CTX(src->conn_, ctx.engine->Connect(), src->Description());
-  SLUICE_ASSIGN_OR_RETURN_CTX(src->table_, delta::DeltaTable::Open(ctx.fs, ctx.engine, src->options_.path),
+  SLUICE_ASSIGN_OR_RETURN_CTX(src->table_,
+                              delta::DeltaTable::Open(ctx.fs, ctx.engine, src->options_.path),
                               src->Description());
   SLUICE_ASSIGN_OR_RETURN_CTX(auto snap, src->table_->Latest(), src->Description());
   src->reservoir_id_ = snap->metadata.id;
@@ -37,7 +43,8 @@ Result<std::unique_ptr<DeltaCdfSource>> DeltaCdfSource::Open(const SourceContext
 }
 
 Result<int64_t> DeltaCdfSource::LatestVersion() {
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto listing, delta::ListLog(ctx_.fs.get(), options_.path), Description());
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto listing, delta::ListLog(ctx_.fs.get(), options_.path),
+                              Description());
   auto v = listing.LatestVersion();
   if (!v) return Status::NotFound(Description() + ": the table has no commits");
   int64_t latest = v->value();
@@ -47,18 +54,21 @@ Result<int64_t> DeltaCdfSource::LatestVersion() {
 
 Result<int64_t> DeltaCdfSource::StartVersion() {
   if (start_version_) return *start_version_;
-  std::string path = ctx_.checkpoint_dir.empty() ? "" : fs::JoinPath(ctx_.checkpoint_dir, "delta_start");
+  std::string path =
+      ctx_.checkpoint_dir.empty() ? "" : fs::JoinPath(ctx_.checkpoint_dir, "delta_start");
   auto parse = [&](const std::string& text) -> Result<int64_t> {
-    nlohmann::json j = text.rfind("v1\n", 0) == 0 ? nlohmann::json::parse(text.substr(3), nullptr, false)
-                                                  : nlohmann::json();
-    if (!j.is_object() || !j.contains("version") || !j["version"].is_number_integer() || !j.contains("reservoirId") ||
-        !j["reservoirId"].is_string()) {
+    nlohmann::json j = text.rfind("v1\n", 0) == 0
+                           ? nlohmann::json::parse(text.substr(3), nullptr, false)
+                           : nlohmann::json();
+    if (!j.is_object() || !j.contains("version") || !j["version"].is_number_integer() ||
+        !j.contains("reservoirId") || !j["reservoirId"].is_string()) {
       return Status::Corruption("source start file " + path + " is malformed");
     }
     if (j["reservoirId"].get<std::string>() != reservoir_id_) {
-      return Status::InvalidArgument(Description() + ": the streaming query was reading from another Delta table (id = '" +
-                                     j["reservoirId"].get<std::string>() + "', now '" + reservoir_id_ +
-                                     "'): the source table changed; a new checkpoint is needed");
+      return Status::InvalidArgument(
+          Description() + ": the streaming query was reading from another Delta table (id = '" +
+          j["reservoirId"].get<std::string>() + "', now '" + reservoir_id_ +
+          "'): the source table changed; a new checkpoint is needed");
     }
     return j["version"].get<int64_t>();
   };
@@ -106,9 +116,10 @@ Result<int64_t> DeltaCdfSource::NextVersion(const std::optional<OffsetJson>& sta
   if (!start) return StartVersion();
   SLUICE_ASSIGN_OR_RETURN_CTX(DeltaSourceOffset o, DeltaSourceOffset::Parse(*start), Description());
   if (o.reservoir_id != reservoir_id_) {
-    return Status::InvalidArgument(Description() + ": the streaming query was reading from another Delta table (id = '" +
-                                   o.reservoir_id + "', now '" + reservoir_id_ +
-                                   "'): the source table changed; a new checkpoint is needed");
+    return Status::InvalidArgument(
+        Description() + ": the streaming query was reading from another Delta table (id = '" +
+        o.reservoir_id + "', now '" + reservoir_id_ +
+        "'): the source table changed; a new checkpoint is needed");
   }
   return o.reservoir_version;
 }
@@ -116,8 +127,10 @@ Result<int64_t> DeltaCdfSource::NextVersion(const std::optional<OffsetJson>& sta
 Result<DeltaCdfSource::CommitCost> DeltaCdfSource::Cost(int64_t version) {
   auto it = cost_cache_.find(version);
   if (it != cost_cache_.end()) return it->second;
-  std::string file = fs::JoinPath(fs::JoinPath(options_.path, "_delta_log"), delta::CommitFileName(Version(version)));
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto actions, delta::ReadCommitActions(ctx_.fs.get(), file), Description());
+  std::string file = fs::JoinPath(fs::JoinPath(options_.path, "_delta_log"),
+                                  delta::CommitFileName(Version(version)));
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto actions, delta::ReadCommitActions(ctx_.fs.get(), file),
+                              Description());
   CommitCost cdc, data;
   for (const auto& a : actions) {
     if (const auto* c = std::get_if<delta::AddCdcFile>(&a)) {
@@ -140,8 +153,8 @@ Result<DeltaCdfSource::CommitCost> DeltaCdfSource::Cost(int64_t version) {
   return cost;
 }
 
-Result<std::optional<OffsetJson>> DeltaCdfSource::LatestOffset(const std::optional<OffsetJson>& start,
-                                                               const ReadLimit& limit) {
+Result<std::optional<OffsetJson>> DeltaCdfSource::LatestOffset(
+    const std::optional<OffsetJson>& start, const ReadLimit& limit) {
   SLUICE_ASSIGN_OR_RETURN(int64_t next, NextVersion(start));
   SLUICE_ASSIGN_OR_RETURN(int64_t latest, LatestVersion());
   if (next > latest) return start;
@@ -154,13 +167,16 @@ Result<std::optional<OffsetJson>> DeltaCdfSource::LatestOffset(const std::option
   int64_t files = 0, bytes = 0, end = next;
   for (int64_t v = next; v <= latest; ++v) {
     SLUICE_ASSIGN_OR_RETURN(CommitCost c, Cost(v));
-    if (v > next && ((max_files && files + c.files > *max_files) || (max_bytes && bytes >= *max_bytes))) break;
+    if (v > next &&
+        ((max_files && files + c.files > *max_files) || (max_bytes && bytes >= *max_bytes)))
+      break;
     files += c.files;
     bytes += c.bytes;
     end = v + 1;
   }
   cost_cache_.erase(cost_cache_.begin(), cost_cache_.lower_bound(next));
-  return std::optional<OffsetJson>(DeltaSourceOffset{reservoir_id_, end, DeltaSourceOffset::kBaseIndex, false}.ToJson());
+  return std::optional<OffsetJson>(
+      DeltaSourceOffset{reservoir_id_, end, DeltaSourceOffset::kBaseIndex, false}.ToJson());
 }
 
 Status DeltaCdfSource::PrepareForAvailableNow() {
@@ -170,15 +186,18 @@ Status DeltaCdfSource::PrepareForAvailableNow() {
   return Status::OK();
 }
 
-Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) {
+Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& start,
+                                               const OffsetJson& end) {
   SLUICE_ASSIGN_OR_RETURN(int64_t first, NextVersion(start));
   SLUICE_ASSIGN_OR_RETURN(int64_t after, NextVersion(end));
   if (after < first) {
-    return Status::InvalidArgument(Description() + ": end offset " + end + " is before start offset " + *start);
+    return Status::InvalidArgument(Description() + ": end offset " + end +
+                                   " is before start offset " + *start);
   }
   if (after == first) return EmptyBatch(conn_.get(), schema_);
-  SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, table_->Changes(Version(first), Version(after - 1)),
-                              Description() + ": versions " + std::to_string(first) + ".." + std::to_string(after - 1));
+  SLUICE_ASSIGN_OR_RETURN_CTX(
+      engine::Batch rows, table_->Changes(Version(first), Version(after - 1)),
+      Description() + ": versions " + std::to_string(first) + ".." + std::to_string(after - 1));
   // The reader gives the end version's schema; the stream keeps its own.
   engine::Schema data = rows.schema();
   std::vector<std::string> extra;
@@ -190,11 +209,12 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
   engine::Schema data_cols(data.begin(), data.end() - std::min<size_t>(3, data.size()));
   engine::Schema src_cols(schema_.begin(), schema_.end() - 3);
   if (!extra.empty() || !ReadCompatible(data_cols, src_cols)) {
-    return Status::InvalidArgument(Description() + ": detected a schema change in versions " + std::to_string(first) +
-                                   ".." + std::to_string(after - 1) + ": streaming source schema: (" +
-                                   SchemaToText(src_cols) + "), table schema: (" + SchemaToText(data_cols) +
-                                   "). Please restart the query: an additive change continues after a restart with "
-                                   "the new schema; any other change needs a new checkpoint");
+    return Status::InvalidArgument(
+        Description() + ": detected a schema change in versions " + std::to_string(first) + ".." +
+        std::to_string(after - 1) + ": streaming source schema: (" + SchemaToText(src_cols) +
+        "), table schema: (" + SchemaToText(data_cols) +
+        "). Please restart the query: an additive change continues after a restart with "
+        "the new schema; any other change needs a new checkpoint");
   }
   if (SameSchema(data, schema_)) return rows;
   SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("sluice_cdf_rows", rows));
@@ -202,7 +222,8 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
   for (size_t i = 0; i < schema_.size(); ++i) {
     bool present = false;
     for (const auto& f : data) present = present || ToLower(f.name) == ToLower(schema_[i].name);
-    sql += (i ? ", " : "") + (present ? SqlIdent(schema_[i].name) : "CAST(NULL AS " + schema_[i].type.ToSql() + ")") +
+    sql += (i ? ", " : "") +
+           (present ? SqlIdent(schema_[i].name) : "CAST(NULL AS " + schema_[i].type.ToSql() + ")") +
            " AS " + SqlIdent(schema_[i].name);
   }
   auto out = conn_->Query(sql + " FROM sluice_cdf_rows");

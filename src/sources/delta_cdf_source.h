@@ -36,14 +36,18 @@ struct DeltaCdfSourceOptions {
 
 class DeltaCdfSource final : public Source {
  public:
-  static Result<std::unique_ptr<DeltaCdfSource>> Open(const SourceContext& ctx, DeltaCdfSourceOptions options);
+  static Result<std::unique_ptr<DeltaCdfSource>> Open(const SourceContext& ctx,
+                                                      DeltaCdfSourceOptions options);
 
-  std::string Description() const override { return "DeltaSource[" + options_.path + "] (changes)"; }
+  std::string Description() const override {
+    return "DeltaSource[" + options_.path + "] (changes)";
+  }
   const engine::Schema& schema() const override { return schema_; }
   Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,
                                                  const ReadLimit& limit) override;
   Status PrepareForAvailableNow() override;
-  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) override;
+  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start,
+                                 const OffsetJson& end) override;
 
  private:
   struct CommitCost {

@@ -17,14 +17,16 @@ class DeltaCdfSourceTest : public testing::DeltaSourceTestBase {
     return s.ok() ? s.MoveValueUnsafe() : nullptr;
   }
   // Rows without _commit_timestamp (the last column).
-  std::vector<std::string> Changes(Source* s, const std::optional<OffsetJson>& start, const OffsetJson& end) {
+  std::vector<std::string> Changes(Source* s, const std::optional<OffsetJson>& start,
+                                   const OffsetJson& end) {
     auto b = s->GetBatch(start, end);
     EXPECT_TRUE(b.ok()) << b.status().ToString();
     if (!b.ok()) return {"<error>"};
     std::vector<std::string> out;
     for (int64_t r = 0; r < b->num_rows(); ++r) {
       std::string line;
-      for (size_t c = 0; c + 1 < b->num_columns(); ++c) line += (c ? "|" : "") + b->GetString(r, c).value_or("NULL");
+      for (size_t c = 0; c + 1 < b->num_columns(); ++c)
+        line += (c ? "|" : "") + b->GetString(r, c).value_or("NULL");
       EXPECT_TRUE(b->GetString(r, b->num_columns() - 1).has_value());
       out.push_back(line);
     }
@@ -36,9 +38,10 @@ class DeltaCdfSourceTest : public testing::DeltaSourceTestBase {
     return o.ok() ? o->reservoir_version : -1;
   }
   void MakeTable() {
-    Append("SELECT 1::BIGINT AS id UNION ALL SELECT 2", false, {{"delta.enableChangeDataFeed", "true"}});  // v0
-    Append("SELECT 3::BIGINT AS id");                                                                     // v1
-    Append("SELECT 9::BIGINT AS id", /*overwrite=*/true);                                                  // v2
+    Append("SELECT 1::BIGINT AS id UNION ALL SELECT 2", false,
+           {{"delta.enableChangeDataFeed", "true"}});      // v0
+    Append("SELECT 3::BIGINT AS id");                      // v1
+    Append("SELECT 9::BIGINT AS id", /*overwrite=*/true);  // v2
   }
 };
 
@@ -51,7 +54,8 @@ TEST_F(DeltaCdfSourceTest, StreamsChangesCommitByCommit) {
   auto o1 = Latest(src.get(), std::nullopt);
   EXPECT_EQ(Version(o1), 1);
   EXPECT_NE(o1->find("\"index\":-1"), std::string::npos);
-  EXPECT_EQ(Changes(src.get(), std::nullopt, *o1), (std::vector<std::string>{"1|insert|0", "2|insert|0"}));
+  EXPECT_EQ(Changes(src.get(), std::nullopt, *o1),
+            (std::vector<std::string>{"1|insert|0", "2|insert|0"}));
   auto o2 = Latest(src.get(), o1);
   EXPECT_EQ(Version(o2), 2);
   EXPECT_EQ(Changes(src.get(), o1, *o2), (std::vector<std::string>{"3|insert|1"}));
@@ -92,7 +96,8 @@ TEST_F(DeltaCdfSourceTest, TableWithoutChangeFeedFailsWithReaderError) {
   auto o = Latest(src.get(), std::nullopt);
   auto b = src->GetBatch(std::nullopt, *o);
   ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.status().message().find("change data was not recorded"), std::string::npos) << b.status().ToString();
+  EXPECT_NE(b.status().message().find("change data was not recorded"), std::string::npos)
+      << b.status().ToString();
 }
 
 }  // namespace

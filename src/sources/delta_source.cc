@@ -17,11 +17,13 @@ namespace {
 constexpr const char* kStartFile = "delta_start";
 }  // namespace
 
-std::string DeltaDataUpdateMessage(const std::string& example_path, int64_t version, const std::string& table_path) {
-  return "Detected a data update (for example " + example_path + ") in the source table at version " +
-         std::to_string(version) +
+std::string DeltaDataUpdateMessage(const std::string& example_path, int64_t version,
+                                   const std::string& table_path) {
+  return "Detected a data update (for example " + example_path +
+         ") in the source table at version " + std::to_string(version) +
          ". This is currently not supported. If you'd like to ignore updates, set the option "
-         "'skipChangeCommits' to 'true'. If you would like the data update to be reflected, please restart "
+         "'skipChangeCommits' to 'true'. If you would like the data update to be reflected, please "
+         "restart "
          "this query with a fresh checkpoint directory. The source table can be found at path " +
          table_path + ".";
 }
@@ -29,13 +31,17 @@ std::string DeltaDataUpdateMessage(const std::string& example_path, int64_t vers
 DeltaSource::DeltaSource(const SourceContext& ctx, DeltaSourceOptions options)
     : ctx_(ctx), options_(std::move(options)) {}
 
-Result<std::unique_ptr<DeltaSource>> DeltaSource::Open(const SourceContext& ctx, DeltaSourceOptions options) {
-  if (!ctx.fs || !ctx.engine) return Status::InvalidArgument("DeltaSource: SourceContext needs fs and engine");
-  if (options.path.empty()) return Status::InvalidArgument("delta source: option 'path' is required");
+Result<std::unique_ptr<DeltaSource>> DeltaSource::Open(const SourceContext& ctx,
+                                                       DeltaSourceOptions options) {
+  if (!ctx.fs || !ctx.engine)
+    return Status::InvalidArgument("DeltaSource: SourceContext needs fs and engine");
+  if (options.path.empty())
+    return Status::InvalidArgument("delta source: option 'path' is required");
   std::unique_ptr<DeltaSource> src(new DeltaSource(ctx, std::move(options)));
   const std::string ctx_text = src->Description();
   SLUICE_ASSIGN_OR_RETURN_CTX(src->conn_, ctx.engine->Connect(), ctx_text);
-  SLUICE_ASSIGN_OR_RETURN_CTX(src->table_, delta::DeltaTable::Open(ctx.fs, ctx.engine, src->options_.path), ctx_text);
+  SLUICE_ASSIGN_OR_RETURN_CTX(
+      src->table_, delta::DeltaTable::Open(ctx.fs, ctx.engine, src->options_.path), ctx_text);
   SLUICE_ASSIGN_OR_RETURN_CTX(auto snap, src->table_->Latest(), ctx_text);
   src->reservoir_id_ = snap->metadata.id;
   src->schema_ = snap->schema.fields;
@@ -43,20 +49,24 @@ Result<std::unique_ptr<DeltaSource>> DeltaSource::Open(const SourceContext& ctx,
   src->partition_columns_ = snap->metadata.partition_columns;
   if (src->options_.starting_version && src->options_.starting_version != "latest") {
     const std::string& s = *src->options_.starting_version;
-    bool digits = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool digits =
+        !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits || s.size() > 18) {
-      return Status::InvalidArgument(ctx_text + ": option 'startingVersion' must be 'latest' or a version number, got '" +
-                                     s + "'");
+      return Status::InvalidArgument(
+          ctx_text + ": option 'startingVersion' must be 'latest' or a version number, got '" + s +
+          "'");
     }
   }
   if (src->options_.starting_version && src->options_.starting_timestamp_ms) {
-    return Status::InvalidArgument(ctx_text + ": options 'startingVersion' and 'startingTimestamp' cannot both be set");
+    return Status::InvalidArgument(
+        ctx_text + ": options 'startingVersion' and 'startingTimestamp' cannot both be set");
   }
   return src;
 }
 
 Result<int64_t> DeltaSource::LatestVersion() {
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto listing, delta::ListLog(ctx_.fs.get(), options_.path), Description());
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto listing, delta::ListLog(ctx_.fs.get(), options_.path),
+                              Description());
   auto v = listing.LatestVersion();
   if (!v) return Status::NotFound(Description() + ": the table has no commits");
   int64_t latest = v->value();
@@ -66,17 +76,20 @@ Result<int64_t> DeltaSource::LatestVersion() {
 
 Result<DeltaStart> DeltaSource::LoadOrCreateStart() {
   if (start_) return *start_;
-  std::string path = ctx_.checkpoint_dir.empty() ? "" : fs::JoinPath(ctx_.checkpoint_dir, kStartFile);
+  std::string path =
+      ctx_.checkpoint_dir.empty() ? "" : fs::JoinPath(ctx_.checkpoint_dir, kStartFile);
   auto parse = [&](const std::string& text) -> Result<DeltaStart> {
     auto bad = Status::Corruption("source start file " + path + " is malformed");
     if (text.rfind("v1\n", 0) != 0) return bad;
     nlohmann::json j = nlohmann::json::parse(text.substr(3), nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("reservoirId") || !j["reservoirId"].is_string() ||
-        !j.contains("version") || !j["version"].is_number_integer() || !j.contains("snapshot") ||
+    if (j.is_discarded() || !j.is_object() || !j.contains("reservoirId") ||
+        !j["reservoirId"].is_string() || !j.contains("version") ||
+        !j["version"].is_number_integer() || !j.contains("snapshot") ||
         !j["snapshot"].is_boolean()) {
       return bad;
     }
-    return DeltaStart{j["reservoirId"].get<std::string>(), j["version"].get<int64_t>(), j["snapshot"].get<bool>()};
+    return DeltaStart{j["reservoirId"].get<std::string>(), j["version"].get<int64_t>(),
+                      j["snapshot"].get<bool>()};
   };
   if (!path.empty()) {
     auto text = ctx_.fs->ReadFile(path);
@@ -98,7 +111,8 @@ Result<DeltaStart> DeltaSource::LoadOrCreateStart() {
       s.version = std::stoll(*options_.starting_version);
       if (s.version > latest + 1) {
         return Status::NotFound(Description() + ": startingVersion " + std::to_string(s.version) +
-                                " is beyond the latest version of the table (" + std::to_string(latest) + ")");
+                                " is beyond the latest version of the table (" +
+                                std::to_string(latest) + ")");
       }
     }
   } else if (options_.starting_timestamp_ms) {
@@ -129,9 +143,10 @@ Result<DeltaStart> DeltaSource::LoadOrCreateStart() {
   }
   if (s.reservoir_id != reservoir_id_) {
     return Status::InvalidArgument(
-        Description() + ": the streaming query was reading from an unexpected Delta table (id = '" + reservoir_id_ +
-        "'). It used to read from another Delta table (id = '" + s.reservoir_id +
-        "') according to the checkpoint: the source table changed (deleted and re-created, or another table); "
+        Description() + ": the streaming query was reading from an unexpected Delta table (id = '" +
+        reservoir_id_ + "'). It used to read from another Delta table (id = '" + s.reservoir_id +
+        "') according to the checkpoint: the source table changed (deleted and re-created, or "
+        "another table); "
         "a new checkpoint is needed");
   }
   start_ = s;
@@ -142,33 +157,39 @@ Result<DeltaSourceOffset> DeltaSource::ParseChecked(const OffsetJson& json) cons
   SLUICE_ASSIGN_OR_RETURN_CTX(DeltaSourceOffset o, DeltaSourceOffset::Parse(json), Description());
   if (o.reservoir_id != reservoir_id_) {
     return Status::InvalidArgument(
-        Description() + ": the streaming query was reading from an unexpected Delta table (id = '" + reservoir_id_ +
-        "'). It used to read from another Delta table (id = '" + o.reservoir_id +
-        "') according to the checkpoint: the source table changed (deleted and re-created, or another table); "
+        Description() + ": the streaming query was reading from an unexpected Delta table (id = '" +
+        reservoir_id_ + "'). It used to read from another Delta table (id = '" + o.reservoir_id +
+        "') according to the checkpoint: the source table changed (deleted and re-created, or "
+        "another table); "
         "a new checkpoint is needed");
   }
   return o;
 }
 
-Result<std::shared_ptr<const std::vector<delta::AddFile>>> DeltaSource::SnapshotFiles(int64_t version) {
+Result<std::shared_ptr<const std::vector<delta::AddFile>>> DeltaSource::SnapshotFiles(
+    int64_t version) {
   auto it = snapshot_cache_.find(version);
   if (it != snapshot_cache_.end()) return it->second;
   SLUICE_ASSIGN_OR_RETURN_CTX(auto snap, table_->SnapshotAt(Version(version)), Description());
   if (snap->metadata.id != reservoir_id_) {
-    return Status::InvalidArgument(Description() + ": the table id changed at version " + std::to_string(version) +
+    return Status::InvalidArgument(Description() + ": the table id changed at version " +
+                                   std::to_string(version) +
                                    ": the source table changed; a new checkpoint is needed");
   }
   if (!ReadCompatible(snap->schema.fields, schema_)) {
-    return Status::InvalidArgument(Description() + ": the schema of the starting snapshot (version " +
-                                   std::to_string(version) + "): " + SchemaToText(snap->schema.fields) +
-                                   " cannot be read with the stream's schema: " + SchemaToText(schema_) +
-                                   "; a new checkpoint is needed");
+    return Status::InvalidArgument(
+        Description() + ": the schema of the starting snapshot (version " +
+        std::to_string(version) + "): " + SchemaToText(snap->schema.fields) +
+        " cannot be read with the stream's schema: " + SchemaToText(schema_) +
+        "; a new checkpoint is needed");
   }
   auto files = std::make_shared<std::vector<delta::AddFile>>(snap->files);
-  std::stable_sort(files->begin(), files->end(), [](const delta::AddFile& a, const delta::AddFile& b) {
-    if (a.modification_time != b.modification_time) return a.modification_time < b.modification_time;
-    return a.path < b.path;
-  });
+  std::stable_sort(files->begin(), files->end(),
+                   [](const delta::AddFile& a, const delta::AddFile& b) {
+                     if (a.modification_time != b.modification_time)
+                       return a.modification_time < b.modification_time;
+                     return a.path < b.path;
+                   });
   snapshot_cache_[version] = files;
   return std::shared_ptr<const std::vector<delta::AddFile>>(files);
 }
@@ -176,7 +197,8 @@ Result<std::shared_ptr<const std::vector<delta::AddFile>>> DeltaSource::Snapshot
 Result<std::shared_ptr<const DeltaSource::VersionChanges>> DeltaSource::Changes(int64_t version) {
   auto it = changes_cache_.find(version);
   if (it != changes_cache_.end()) return it->second;
-  std::string file = fs::JoinPath(fs::JoinPath(options_.path, "_delta_log"), delta::CommitFileName(Version(version)));
+  std::string file = fs::JoinPath(fs::JoinPath(options_.path, "_delta_log"),
+                                  delta::CommitFileName(Version(version)));
   SLUICE_ASSIGN_OR_RETURN_CTX(auto actions, delta::ReadCommitActions(ctx_.fs.get(), file),
                               Description() + ": reading version " + std::to_string(version));
   auto ch = std::make_shared<VersionChanges>();
@@ -197,14 +219,16 @@ Result<std::shared_ptr<const DeltaSource::VersionChanges>> DeltaSource::Changes(
       }
     } else if (const auto* md = std::get_if<delta::Metadata>(&a)) {
       if (md->id != reservoir_id_) {
-        ch->error = Status::InvalidArgument(Description() + ": the table id changed at version " +
-                                            std::to_string(version) + " (from '" + reservoir_id_ + "' to '" + md->id +
-                                            "'): the source table changed; a new checkpoint is needed");
+        ch->error = Status::InvalidArgument(
+            Description() + ": the table id changed at version " + std::to_string(version) +
+            " (from '" + reservoir_id_ + "' to '" + md->id +
+            "'): the source table changed; a new checkpoint is needed");
         continue;
       }
       auto parsed = delta::ParseSchemaString(md->schema_string);
       if (!parsed.ok()) {
-        ch->error = parsed.status().WithContext(Description() + ": version " + std::to_string(version));
+        ch->error =
+            parsed.status().WithContext(Description() + ": version " + std::to_string(version));
         continue;
       }
       bool ok = version > schema_version_ ? SameSchema(parsed->fields, schema_)
@@ -214,7 +238,8 @@ Result<std::shared_ptr<const DeltaSource::VersionChanges>> DeltaSource::Changes(
             Description() + ": detected a schema change at version " + std::to_string(version) +
             ": streaming source schema: (" + SchemaToText(schema_) + "), new table schema: (" +
             SchemaToText(parsed->fields) +
-            "). Please restart the query: an additive change (new columns) continues after a restart with the "
+            "). Please restart the query: an additive change (new columns) continues after a "
+            "restart with the "
             "new schema; any other change needs a new checkpoint");
       }
     }
@@ -269,7 +294,8 @@ Result<std::optional<OffsetJson>> DeltaSource::LatestOffset(const std::optional<
   outstanding_files_ = 0;
   outstanding_bytes_ = 0;
   auto admit = [&](const delta::AddFile& f) {
-    if (files > 0 && ((lim.max_files && files >= *lim.max_files) || (lim.max_bytes && bytes >= *lim.max_bytes))) {
+    if (files > 0 && ((lim.max_files && files >= *lim.max_files) ||
+                      (lim.max_bytes && bytes >= *lim.max_bytes))) {
       full = true;
     }
     if (full) {
@@ -321,7 +347,8 @@ Status DeltaSource::PrepareForAvailableNow() {
   return Status::OK();
 }
 
-Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) {
+Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& start,
+                                            const OffsetJson& end) {
   SLUICE_ASSIGN_OR_RETURN(Cursor c, CursorAfter(start));
   SLUICE_ASSIGN_OR_RETURN(DeltaSourceOffset e, ParseChecked(end));
   auto before = [&]() {
@@ -330,8 +357,8 @@ Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& sta
     return e.index + 1 < c.next_index;
   };
   if (before()) {
-    return Status::InvalidArgument(Description() + ": end offset " + end + " is before start offset " +
-                                   start.value_or("(none)"));
+    return Status::InvalidArgument(Description() + ": end offset " + end +
+                                   " is before start offset " + start.value_or("(none)"));
   }
   std::vector<delta::FileToRead> to_read;
   auto add = [&](const delta::AddFile& f) -> Status {
@@ -353,13 +380,15 @@ Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& sta
       if (!ch->error.ok()) return ch->error;
       if (ch->skipped) continue;
       int64_t first = v == c.version ? c.next_index : 0;
-      int64_t last = v == e.reservoir_version ? e.index : static_cast<int64_t>(ch->files.size()) - 1;
+      int64_t last =
+          v == e.reservoir_version ? e.index : static_cast<int64_t>(ch->files.size()) - 1;
       if (last >= static_cast<int64_t>(ch->files.size())) {
-        return Status::Corruption(Description() + ": offset " + end + " names file index " + std::to_string(last) +
-                                  " but version " + std::to_string(v) + " has " + std::to_string(ch->files.size()) +
-                                  " data files");
+        return Status::Corruption(Description() + ": offset " + end + " names file index " +
+                                  std::to_string(last) + " but version " + std::to_string(v) +
+                                  " has " + std::to_string(ch->files.size()) + " data files");
       }
-      for (int64_t i = first; i <= last; ++i) SLUICE_RETURN_NOT_OK(add(ch->files[static_cast<size_t>(i)]));
+      for (int64_t i = first; i <= last; ++i)
+        SLUICE_RETURN_NOT_OK(add(ch->files[static_cast<size_t>(i)]));
     }
   }
   if (to_read.empty()) return EmptyBatch(conn_.get(), schema_);
@@ -376,7 +405,8 @@ Status DeltaSource::Commit(const OffsetJson& end) {
   return Status::OK();
 }
 
-std::map<std::string, std::string> DeltaSource::Metrics(const std::optional<OffsetJson>& latest) const {
+std::map<std::string, std::string> DeltaSource::Metrics(
+    const std::optional<OffsetJson>& latest) const {
   (void)latest;
   return {{"numBytesOutstanding", std::to_string(outstanding_bytes_)},
           {"numFilesOutstanding", std::to_string(outstanding_files_)}};

@@ -42,8 +42,8 @@
 namespace sluice::sources {
 
 struct DeltaSourceOptions {
-  std::string path;                            // table root
-  std::optional<std::string> starting_version; // "latest" or a version number
+  std::string path;                             // table root
+  std::optional<std::string> starting_version;  // "latest" or a version number
   std::optional<int64_t> starting_timestamp_ms;
   std::optional<int64_t> max_files_per_trigger;  // default 1000 when neither limit is set
   std::optional<int64_t> max_bytes_per_trigger;
@@ -62,17 +62,20 @@ struct DeltaStart {
 class DeltaSource final : public Source {
  public:
   // Opens the table (NotFound when it is not a Delta table) and takes its latest schema.
-  static Result<std::unique_ptr<DeltaSource>> Open(const SourceContext& ctx, DeltaSourceOptions options);
+  static Result<std::unique_ptr<DeltaSource>> Open(const SourceContext& ctx,
+                                                   DeltaSourceOptions options);
 
   std::string Description() const override { return "DeltaSource[" + options_.path + "]"; }
   const engine::Schema& schema() const override { return schema_; }
   Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,
                                                  const ReadLimit& limit) override;
   Status PrepareForAvailableNow() override;
-  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) override;
+  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start,
+                                 const OffsetJson& end) override;
   Status Commit(const OffsetJson& end) override;
   // numFilesOutstanding / numBytesOutstanding after the last offset LatestOffset returned.
-  std::map<std::string, std::string> Metrics(const std::optional<OffsetJson>& latest) const override;
+  std::map<std::string, std::string> Metrics(
+      const std::optional<OffsetJson>& latest) const override;
 
   const std::string& reservoir_id() const { return reservoir_id_; }
 
@@ -122,6 +125,7 @@ class DeltaSource final : public Source {
 };
 
 // Spark's message for a commit that changes existing data, for tests and the CDF source.
-std::string DeltaDataUpdateMessage(const std::string& example_path, int64_t version, const std::string& table_path);
+std::string DeltaDataUpdateMessage(const std::string& example_path, int64_t version,
+                                   const std::string& table_path);
 
 }  // namespace sluice::sources

@@ -23,19 +23,22 @@ Result<DeltaSourceOffset> DeltaSourceOffset::Parse(const std::string& json) {
   auto sv = j.find("sourceVersion");
   if (sv == j.end() || !sv->is_number_integer()) return bad("missing integer sourceVersion");
   if (sv->get<int64_t>() > kSourceVersion || sv->get<int64_t>() < 1) {
-    return Status::NotSupported("Delta source offset '" + json + "' has sourceVersion " +
-                                std::to_string(sv->get<int64_t>()) + "; this version of Sluice reads sourceVersion " +
-                                std::to_string(kSourceVersion) + ": upgrade Sluice to read this checkpoint");
+    return Status::NotSupported(
+        "Delta source offset '" + json + "' has sourceVersion " +
+        std::to_string(sv->get<int64_t>()) + "; this version of Sluice reads sourceVersion " +
+        std::to_string(kSourceVersion) + ": upgrade Sluice to read this checkpoint");
   }
   DeltaSourceOffset o;
   auto id = j.find("reservoirId");
   if (id == j.end() || !id->is_string()) return bad("missing string reservoirId");
   o.reservoir_id = id->get<std::string>();
   auto v = j.find("reservoirVersion");
-  if (v == j.end() || !v->is_number_integer() || v->get<int64_t>() < 0) return bad("missing reservoirVersion");
+  if (v == j.end() || !v->is_number_integer() || v->get<int64_t>() < 0)
+    return bad("missing reservoirVersion");
   o.reservoir_version = v->get<int64_t>();
   auto i = j.find("index");
-  if (i == j.end() || !i->is_number_integer() || i->get<int64_t>() < kBaseIndex) return bad("missing index");
+  if (i == j.end() || !i->is_number_integer() || i->get<int64_t>() < kBaseIndex)
+    return bad("missing index");
   o.index = i->get<int64_t>();
   auto s = j.find("isStartingVersion");
   if (s == j.end() || !s->is_boolean()) return bad("missing boolean isStartingVersion");

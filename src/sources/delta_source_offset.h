@@ -1,5 +1,6 @@
 // The offset of the Delta table and change data feed sources: Spark's DeltaSourceOffset JSON,
-//   {"sourceVersion":1,"reservoirId":"<table id>","reservoirVersion":V,"index":I,"isStartingVersion":B}
+//   {"sourceVersion":1,"reservoirId":"<table
+//   id>","reservoirVersion":V,"index":I,"isStartingVersion":B}
 // Meaning (Delta source): every version before V has been read, and of version V the files with
 // index <= I (index -1: none of V's files). With isStartingVersion=true, V is the version of
 // the starting snapshot and I indexes its files (sorted by modificationTime, then path); else I

@@ -33,13 +33,15 @@ class DeltaSourceTest : public testing::DeltaSourceTestBase {
 TEST_F(DeltaSourceTest, OffsetJsonRoundTripsInSparkShape) {
   DeltaSourceOffset o{"abc", 3, -1, true};
   EXPECT_EQ(o.ToJson(),
-            "{\"sourceVersion\":1,\"reservoirId\":\"abc\",\"reservoirVersion\":3,\"index\":-1,\"isStartingVersion\":true}");
+            "{\"sourceVersion\":1,\"reservoirId\":\"abc\",\"reservoirVersion\":3,\"index\":-1,"
+            "\"isStartingVersion\":true}");
   EXPECT_EQ(*DeltaSourceOffset::Parse(o.ToJson()), o);
   EXPECT_TRUE(DeltaSourceOffset::Parse("{\"logOffset\":1}").status().IsCorruption());
-  EXPECT_TRUE(DeltaSourceOffset::Parse(
-                  "{\"sourceVersion\":9,\"reservoirId\":\"a\",\"reservoirVersion\":1,\"index\":0,\"isStartingVersion\":false}")
-                  .status()
-                  .IsNotSupported());
+  EXPECT_TRUE(
+      DeltaSourceOffset::Parse("{\"sourceVersion\":9,\"reservoirId\":\"a\",\"reservoirVersion\":1,"
+                               "\"index\":0,\"isStartingVersion\":false}")
+          .status()
+          .IsNotSupported());
 }
 
 TEST_F(DeltaSourceTest, StartingSnapshotThenNewCommitsRespectingMaxFiles) {
@@ -101,7 +103,8 @@ TEST_F(DeltaSourceTest, MaxBytesIsSoftAndDefaultMaxFilesIs1000) {
   EXPECT_EQ(Off(Latest(dflt.get(), std::nullopt)).index, 2);
   auto by_option = Open({{"maxFilesPerTrigger", "1"}});
   EXPECT_EQ(Off(Latest(by_option.get(), std::nullopt)).index, 0);
-  EXPECT_EQ(Off(Latest(by_option.get(), std::nullopt, Files(2))).index, 1);  // the loop's limit wins
+  EXPECT_EQ(Off(Latest(by_option.get(), std::nullopt, Files(2))).index,
+            1);  // the loop's limit wins
 }
 
 TEST_F(DeltaSourceTest, StartingVersionReadsCommitsFromThatVersion) {
@@ -148,16 +151,17 @@ TEST_F(DeltaSourceTest, DataUpdateStopsTheStreamUnlessSkipChangeCommits) {
   Append("SELECT 1::BIGINT AS id");
   auto src = Open();
   auto o1 = Latest(src.get(), std::nullopt);
-  Append("SELECT 2::BIGINT AS id");                   // v1
+  Append("SELECT 2::BIGINT AS id");                      // v1
   Append("SELECT 9::BIGINT AS id", /*overwrite=*/true);  // v2: removes with dataChange=true
-  Append("SELECT 10::BIGINT AS id");                  // v3
+  Append("SELECT 10::BIGINT AS id");                     // v3
   auto o2 = Latest(src.get(), o1);  // v1 is delivered before the failing commit
   EXPECT_EQ(Off(o2).reservoir_version, 1);
   auto err = src->LatestOffset(o2, {});
   ASSERT_FALSE(err.ok());
   EXPECT_NE(err.status().message().find("Detected a data update (for example "), std::string::npos);
-  EXPECT_NE(err.status().message().find("in the source table at version 2. This is currently not supported. "
-                                        "If you'd like to ignore updates, set the option 'skipChangeCommits' to 'true'"),
+  EXPECT_NE(err.status().message().find(
+                "in the source table at version 2. This is currently not supported. "
+                "If you'd like to ignore updates, set the option 'skipChangeCommits' to 'true'"),
             std::string::npos)
       << err.status().message();
 
@@ -173,7 +177,7 @@ TEST_F(DeltaSourceTest, DataChangeFalseCommitsAreSkipped) {
   auto o1 = Latest(src.get(), std::nullopt);
   RearrangeCommit(0, 1);
   EXPECT_EQ(Latest(src.get(), o1), o1);  // no batch for OPTIMIZE
-  Append("SELECT 2::BIGINT AS id");       // v2
+  Append("SELECT 2::BIGINT AS id");      // v2
   auto o2 = Latest(src.get(), o1);
   EXPECT_EQ(Off(o2).reservoir_version, 2);
   EXPECT_EQ(Get(src.get(), o1, *o2), std::vector<std::string>{"2"});
@@ -189,7 +193,8 @@ TEST_F(DeltaSourceTest, SchemaChangeStopsAndAdditiveChangeContinuesAfterRestart)
   Append("SELECT 2::BIGINT AS id, 'b' AS name");                                   // v2
   auto err = src->LatestOffset(o1, {});
   ASSERT_FALSE(err.ok());
-  EXPECT_NE(err.status().message().find("schema change at version 1"), std::string::npos) << err.status().message();
+  EXPECT_NE(err.status().message().find("schema change at version 1"), std::string::npos)
+      << err.status().message();
   EXPECT_NE(err.status().message().find("(id BIGINT)"), std::string::npos);
   EXPECT_NE(err.status().message().find("(id BIGINT, name VARCHAR)"), std::string::npos);
 
@@ -251,7 +256,8 @@ TEST_F(DeltaSourceStartTest, StartingTimestampPicksFirstCommitAtOrAfterIt) {
                     .ok());
   }
   // 2023-11-14 22:14:00 UTC is 1 700 000 040 000: the first commit at or after it is version 1.
-  auto s = CreateSource("delta", Ctx(ckpt_, {{"path", table_}, {"startingTimestamp", "2023-11-14 22:14:00"}}));
+  auto s = CreateSource(
+      "delta", Ctx(ckpt_, {{"path", table_}, {"startingTimestamp", "2023-11-14 22:14:00"}}));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   auto o = Latest(s->get(), std::nullopt);
   EXPECT_EQ(Sorted(Get(s->get(), std::nullopt, *o)), (std::vector<std::string>{"2", "3"}));
@@ -259,7 +265,8 @@ TEST_F(DeltaSourceStartTest, StartingTimestampPicksFirstCommitAtOrAfterIt) {
   auto start = fs->ReadFile(ckpt_ + "/delta_start");
   ASSERT_TRUE(start.ok());
   EXPECT_NE(start->find("\"version\":1"), std::string::npos) << *start;
-  auto both = CreateSource("delta", Ctx(ckpt_, {{"path", table_}, {"startingVersion", "1"},
+  auto both = CreateSource("delta", Ctx(ckpt_, {{"path", table_},
+                                                {"startingVersion", "1"},
                                                 {"startingTimestamp", "2023-11-14 22:14:00"}}));
   EXPECT_FALSE(both.ok());
 }
@@ -275,14 +282,17 @@ class DeltaSourcePartitionTest : public testing::DeltaSourceTestBase {};
 TEST_F(DeltaSourcePartitionTest, PartitionValuesComeFromTheLog) {
   delta::WriteOptions o;
   o.partition_by = {"day"};
-  auto r = Writer()->Write(Sql("SELECT 1::BIGINT AS id, 'mon' AS day UNION ALL SELECT 2, 'tue'"), o);
+  auto r =
+      Writer()->Write(Sql("SELECT 1::BIGINT AS id, 'mon' AS day UNION ALL SELECT 2, 'tue'"), o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   auto s = CreateSource("delta", Ctx(ckpt_, {{"path", table_}}));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   auto off = Latest(s->get(), std::nullopt);
-  EXPECT_EQ(Sorted(Get(s->get(), std::nullopt, *off)), (std::vector<std::string>{"1|mon", "2|tue"}));
+  EXPECT_EQ(Sorted(Get(s->get(), std::nullopt, *off)),
+            (std::vector<std::string>{"1|mon", "2|tue"}));
   EXPECT_TRUE((*s)->Commit(*off).ok());
-  EXPECT_EQ(Sorted(Get(s->get(), std::nullopt, *off)), (std::vector<std::string>{"1|mon", "2|tue"}));
+  EXPECT_EQ(Sorted(Get(s->get(), std::nullopt, *off)),
+            (std::vector<std::string>{"1|mon", "2|tue"}));
 }
 
 }  // namespace

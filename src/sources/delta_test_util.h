@@ -42,8 +42,9 @@ class DeltaSourceTestBase : public SourceTest {
   }
   // Commits an OPTIMIZE-like rewrite of version `from`'s files: remove + add, dataChange=false.
   int64_t RearrangeCommit(int64_t from, int64_t version) {
-    auto actions = delta::ReadCommitActions(
-        fs::LocalFileSystem().get(), table_ + "/_delta_log/" + delta::CommitFileName(Version(from)));
+    auto actions =
+        delta::ReadCommitActions(fs::LocalFileSystem().get(),
+                                 table_ + "/_delta_log/" + delta::CommitFileName(Version(from)));
     EXPECT_TRUE(actions.ok());
     std::vector<delta::Action> out;
     delta::CommitInfo ci;
@@ -61,10 +62,11 @@ class DeltaSourceTestBase : public SourceTest {
         out.push_back(again);
       }
     }
-    EXPECT_TRUE(fs::LocalFileSystem()
-                    ->CreateIfAbsent(table_ + "/_delta_log/" + delta::CommitFileName(Version(version)),
-                                     delta::SerializeCommit(out))
-                    .ok());
+    EXPECT_TRUE(
+        fs::LocalFileSystem()
+            ->CreateIfAbsent(table_ + "/_delta_log/" + delta::CommitFileName(Version(version)),
+                             delta::SerializeCommit(out))
+            .ok());
     return version;
   }
 

@@ -82,9 +82,10 @@ OffsetJson FileSource::MakeOffset(int64_t log_offset) {
 
 Result<int64_t> FileSource::ParseOffset(const OffsetJson& json) {
   nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("logOffset") || !j["logOffset"].is_number_integer() ||
-      j["logOffset"].get<int64_t>() < 0) {
-    return Status::Corruption("invalid file source offset '" + json + "': expected {\"logOffset\":N}");
+  if (j.is_discarded() || !j.is_object() || !j.contains("logOffset") ||
+      !j["logOffset"].is_number_integer() || j["logOffset"].get<int64_t>() < 0) {
+    return Status::Corruption("invalid file source offset '" + json +
+                              "': expected {\"logOffset\":N}");
   }
   return j["logOffset"].get<int64_t>();
 }
@@ -92,16 +93,20 @@ Result<int64_t> FileSource::ParseOffset(const OffsetJson& json) {
 FileSource::FileSource(const SourceContext& ctx, FileSourceOptions options)
     : ctx_(ctx), options_(std::move(options)) {}
 
-Result<std::unique_ptr<FileSource>> FileSource::Open(const SourceContext& ctx, FileSourceOptions options) {
-  if (!ctx.fs || !ctx.engine) return Status::InvalidArgument("FileSource: SourceContext needs fs and engine");
+Result<std::unique_ptr<FileSource>> FileSource::Open(const SourceContext& ctx,
+                                                     FileSourceOptions options) {
+  if (!ctx.fs || !ctx.engine)
+    return Status::InvalidArgument("FileSource: SourceContext needs fs and engine");
   if (options.path.empty()) return Status::InvalidArgument("read_files: option 'path' is required");
   if (ctx.checkpoint_dir.empty()) {
-    return Status::InvalidArgument("read_files: the file source needs a checkpoint directory for its file log");
+    return Status::InvalidArgument(
+        "read_files: the file source needs a checkpoint directory for its file log");
   }
   std::unique_ptr<FileSource> src(new FileSource(ctx, std::move(options)));
   std::error_code ec;
   std::string dir = std::filesystem::absolute(src->options_.path, ec).lexically_normal().string();
-  if (ec) return Status::InvalidArgument("read_files: cannot resolve path '" + src->options_.path + "'");
+  if (ec)
+    return Status::InvalidArgument("read_files: cannot resolve path '" + src->options_.path + "'");
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   src->dir_ = dir;
   src->mode_ = src->options_.schema_evolution_mode.value_or(
@@ -156,7 +161,8 @@ Result<std::vector<fs::FileInfo>> FileSource::ListNewFiles() {
 
 Status FileSource::PersistSchema(const engine::Schema& schema) {
   int64_t id = schema_id_ + 1;
-  std::string path = fs::JoinPath(fs::JoinPath(ctx_.checkpoint_dir, kSchemasDir), std::to_string(id));
+  std::string path =
+      fs::JoinPath(fs::JoinPath(ctx_.checkpoint_dir, kSchemasDir), std::to_string(id));
   Status st = ctx_.fs->CreateIfAbsent(path, "v1\n" + SchemaToJson(schema));
   if (st.IsAlreadyExists()) {
     return Status::Conflict(Description() + ": schema file " + path +
@@ -175,14 +181,17 @@ Result<engine::Schema> FileSource::InferSchema(const std::vector<std::string>& p
             ", format='newline_delimited', ignore_errors=true, union_by_name=true) LIMIT 0";
       break;
     case FileFormat::kCsv:
-      sql = "SELECT * FROM read_csv(" + PathList(paths) + ", header=" + (options_.csv_header ? "true" : "false") +
-            ", delim=" + SqlString(options_.csv_delimiter) + ", union_by_name=true, ignore_errors=true) LIMIT 0";
+      sql = "SELECT * FROM read_csv(" + PathList(paths) +
+            ", header=" + (options_.csv_header ? "true" : "false") +
+            ", delim=" + SqlString(options_.csv_delimiter) +
+            ", union_by_name=true, ignore_errors=true) LIMIT 0";
       break;
     case FileFormat::kParquet:
       sql = "SELECT * FROM read_parquet(" + PathList(paths) + ", union_by_name=true) LIMIT 0";
       break;
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch b, conn_->Query(sql), Description() + ": inferring the schema");
+  SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch b, conn_->Query(sql),
+                              Description() + ": inferring the schema");
   engine::Schema out;
   for (const auto& f : b.schema()) {
     if (f.name == kRescuedDataColumn) continue;
@@ -200,13 +209,15 @@ Status FileSource::LoadSchema() {
     int64_t best = -1;
     for (const auto& f : *listing) {
       std::string name = fs::BaseName(f.path);
-      if (name.empty() || name.size() > 18 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+      if (name.empty() || name.size() > 18 || !std::all_of(name.begin(), name.end(), ::isdigit))
+        continue;
       best = std::max<int64_t>(best, std::stoll(name));
     }
     if (best >= 0) {
       std::string path = fs::JoinPath(schemas, std::to_string(best));
       SLUICE_ASSIGN_OR_RETURN_CTX(std::string text, ctx_.fs->ReadFile(path), Description());
-      if (text.rfind("v1\n", 0) != 0) return Status::Corruption(Description() + ": schema file " + path + " is malformed");
+      if (text.rfind("v1\n", 0) != 0)
+        return Status::Corruption(Description() + ": schema file " + path + " is malformed");
       SLUICE_ASSIGN_OR_RETURN_CTX(engine::Schema s, SchemaFromJson(text.substr(3)),
                                   Description() + ": schema file " + path);
       persisted = s;
@@ -216,7 +227,8 @@ Status FileSource::LoadSchema() {
     return listing.status().WithContext(Description());
   }
   if (options_.schema) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Schema given, ParseSchemaText(conn_.get(), *options_.schema, "schema"),
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Schema given,
+                                ParseSchemaText(conn_.get(), *options_.schema, "schema"),
                                 "read_files");
     bool extends = persisted && persisted->size() >= given.size();
     for (size_t i = 0; extends && i < given.size(); ++i) {
@@ -234,19 +246,21 @@ Status FileSource::LoadSchema() {
     SLUICE_ASSIGN_OR_RETURN(auto files, ListNewFiles());
     if (files.empty()) {
       return Status::InvalidArgument("read_files: unable to infer the schema: no files in " + dir_ +
-                                     " yet; give the schema with the option 'schema' (e.g. schema => 'id BIGINT, ts TIMESTAMP')");
+                                     " yet; give the schema with the option 'schema' (e.g. schema "
+                                     "=> 'id BIGINT, ts TIMESTAMP')");
     }
     std::vector<std::string> paths;
     for (size_t i = 0; i < files.size() && i < kInferMaxFiles; ++i) paths.push_back(files[i].path);
     SLUICE_ASSIGN_OR_RETURN(data_schema_, InferSchema(paths));
     if (data_schema_.empty()) {
-      return Status::InvalidArgument("read_files: unable to infer the schema from the files in " + dir_ +
-                                     "; give the schema with the option 'schema'");
+      return Status::InvalidArgument("read_files: unable to infer the schema from the files in " +
+                                     dir_ + "; give the schema with the option 'schema'");
     }
     SLUICE_RETURN_NOT_OK(PersistSchema(data_schema_));
   }
   if (HasColumn(data_schema_, kRescuedDataColumn)) {
-    return Status::InvalidArgument("read_files: the schema may not contain the column _rescued_data");
+    return Status::InvalidArgument(
+        "read_files: the schema may not contain the column _rescued_data");
   }
   schema_ = data_schema_;
   engine::DataType varchar;
@@ -262,8 +276,9 @@ Result<std::optional<OffsetJson>> FileSource::LatestOffset(const std::optional<O
     SLUICE_ASSIGN_OR_RETURN_CTX(s, ParseOffset(*start), Description());
   }
   if (s > latest_log_id_) {
-    return Status::Corruption(Description() + ": offset " + *start + " is beyond the file source log in " +
-                              log_->dir() + " (latest entry " + std::to_string(latest_log_id_) + ")");
+    return Status::Corruption(Description() + ": offset " + *start +
+                              " is beyond the file source log in " + log_->dir() +
+                              " (latest entry " + std::to_string(latest_log_id_) + ")");
   }
   SLUICE_ASSIGN_OR_RETURN(auto files, ListNewFiles());
   outstanding_files_ = static_cast<int64_t>(files.size());
@@ -305,14 +320,16 @@ Status FileSource::PrepareForAvailableNow() {
   return Status::OK();
 }
 
-Result<engine::Batch> FileSource::GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) {
+Result<engine::Batch> FileSource::GetBatch(const std::optional<OffsetJson>& start,
+                                           const OffsetJson& end) {
   int64_t s = -1;
   if (start) {
     SLUICE_ASSIGN_OR_RETURN_CTX(s, ParseOffset(*start), Description());
   }
   SLUICE_ASSIGN_OR_RETURN_CTX(int64_t e, ParseOffset(end), Description());
   if (e < s) {
-    return Status::InvalidArgument(Description() + ": end offset " + end + " is before start offset " + *start);
+    return Status::InvalidArgument(Description() + ": end offset " + end +
+                                   " is before start offset " + *start);
   }
   std::vector<std::string> paths;
   for (int64_t id = s + 1; id <= e; ++id) {
@@ -327,17 +344,20 @@ Result<engine::Batch> FileSource::GetBatch(const std::optional<OffsetJson>& star
   return ReadFiles(paths, e);
 }
 
-Status FileSource::CheckNewColumns(const std::vector<std::string>& paths, const std::vector<std::string>& new_columns) {
+Status FileSource::CheckNewColumns(const std::vector<std::string>& paths,
+                                   const std::vector<std::string>& new_columns) {
   if (new_columns.empty()) return Status::OK();
-  if (mode_ != SchemaEvolutionMode::kAddNewColumns && mode_ != SchemaEvolutionMode::kFailOnNewColumns) {
+  if (mode_ != SchemaEvolutionMode::kAddNewColumns &&
+      mode_ != SchemaEvolutionMode::kFailOnNewColumns) {
     return Status::OK();
   }
   std::string names;
   for (const auto& n : new_columns) names += (names.empty() ? "" : ", ") + n;
   if (mode_ == SchemaEvolutionMode::kFailOnNewColumns) {
-    return Status::InvalidArgument(Description() + ": new columns [" + names +
-                                   "] found in the files of this batch and schemaEvolutionMode is 'failOnNewColumns': "
-                                   "give a schema with these columns or use another schemaEvolutionMode");
+    return Status::InvalidArgument(
+        Description() + ": new columns [" + names +
+        "] found in the files of this batch and schemaEvolutionMode is 'failOnNewColumns': "
+        "give a schema with these columns or use another schemaEvolutionMode");
   }
   engine::Schema inferred;
   auto inf = InferSchema(paths);
@@ -352,81 +372,107 @@ Status FileSource::CheckNewColumns(const std::vector<std::string>& paths, const 
     evolved.push_back(engine::Field{n, t, true});
   }
   SLUICE_RETURN_NOT_OK(PersistSchema(evolved));
-  return Status::InvalidArgument(Description() + ": encountered new columns [" + names +
-                                 "] in the files of this batch (schemaEvolutionMode 'addNewColumns'). The schema was "
-                                 "updated to (" + SchemaToText(evolved) +
-                                 "); restart the query to continue with the new columns");
+  return Status::InvalidArgument(
+      Description() + ": encountered new columns [" + names +
+      "] in the files of this batch (schemaEvolutionMode 'addNewColumns'). The schema was "
+      "updated to (" +
+      SchemaToText(evolved) + "); restart the query to continue with the new columns");
 }
 
-Result<engine::Batch> FileSource::ReadFiles(const std::vector<std::string>& paths, int64_t log_offset) {
+Result<engine::Batch> FileSource::ReadFiles(const std::vector<std::string>& paths,
+                                            int64_t log_offset) {
   Result<engine::Batch> out = Status::Internal("unreachable");
   switch (options_.format) {
-    case FileFormat::kJson: out = ReadJson(paths); break;
-    case FileFormat::kCsv: out = ReadCsv(paths); break;
-    case FileFormat::kParquet: out = ReadParquet(paths); break;
+    case FileFormat::kJson:
+      out = ReadJson(paths);
+      break;
+    case FileFormat::kCsv:
+      out = ReadCsv(paths);
+      break;
+    case FileFormat::kParquet:
+      out = ReadParquet(paths);
+      break;
   }
   if (!out.ok()) return out.status().WithContext(Description());
   SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("sluice_file_batch", *out));
-  auto count = conn_->Query("SELECT count(*) FROM sluice_file_batch WHERE _rescued_data IS NOT NULL");
+  auto count =
+      conn_->Query("SELECT count(*) FROM sluice_file_batch WHERE _rescued_data IS NOT NULL");
   Status unreg = conn_->UnregisterBatch("sluice_file_batch");
   SLUICE_RETURN_NOT_OK(count.status());
   SLUICE_RETURN_NOT_OK(unreg);
   SLUICE_ASSIGN_OR_RETURN(auto n, count->GetInt64(0, 0));
   last_rescued_ = n.value_or(0);
   total_rescued_ += last_rescued_;
-  if (last_rescued_ > 0 && options_.bad_records_path) SLUICE_RETURN_NOT_OK(WriteBadRecords(*out, log_offset));
+  if (last_rescued_ > 0 && options_.bad_records_path)
+    SLUICE_RETURN_NOT_OK(WriteBadRecords(*out, log_offset));
   return out;
 }
 
 Result<engine::Batch> FileSource::ReadJson(const std::vector<std::string>& paths) {
   const std::string list = PathList(paths);
   const std::string names = NameList(data_schema_);
-  std::string lines_sql =
-      "WITH raw AS (SELECT list_position(" + list + ", filename) AS fidx, filename AS fpath, "
-      "string_split(content, chr(10)) AS lines FROM read_text(" + list + ")), "
-      "l0 AS (SELECT fidx, fpath, unnest(range(len(lines))) AS ln, unnest(lines) AS line0 FROM raw), "
-      "l AS (SELECT fidx, fpath, ln, rtrim(line0, chr(13)) AS line FROM l0 WHERE trim(line0) <> ''), "
-      "p AS (SELECT fidx, fpath, ln, line, CASE WHEN json_valid(line) THEN json_type(line) = 'OBJECT' ELSE false END AS ok "
-      "FROM l)";
-  if (mode_ == SchemaEvolutionMode::kAddNewColumns || mode_ == SchemaEvolutionMode::kFailOnNewColumns) {
+  std::string lines_sql = "WITH raw AS (SELECT list_position(" + list +
+                          ", filename) AS fidx, filename AS fpath, "
+                          "string_split(content, chr(10)) AS lines FROM read_text(" +
+                          list +
+                          ")), "
+                          "l0 AS (SELECT fidx, fpath, unnest(range(len(lines))) AS ln, "
+                          "unnest(lines) AS line0 FROM raw), "
+                          "l AS (SELECT fidx, fpath, ln, rtrim(line0, chr(13)) AS line FROM l0 "
+                          "WHERE trim(line0) <> ''), "
+                          "p AS (SELECT fidx, fpath, ln, line, CASE WHEN json_valid(line) THEN "
+                          "json_type(line) = 'OBJECT' ELSE false END AS ok "
+                          "FROM l)";
+  if (mode_ == SchemaEvolutionMode::kAddNewColumns ||
+      mode_ == SchemaEvolutionMode::kFailOnNewColumns) {
     SLUICE_ASSIGN_OR_RETURN(
         engine::Batch keys,
-        conn_->Query(lines_sql + ", k AS (SELECT fidx, ln, unnest(json_keys(line)) AS key FROM p WHERE ok) "
-                                 "SELECT key FROM k WHERE NOT list_contains(" + names +
-                     ", key) GROUP BY key ORDER BY min(fidx), min(ln), key"));
+        conn_->Query(lines_sql +
+                     ", k AS (SELECT fidx, ln, unnest(json_keys(line)) AS key FROM p WHERE ok) "
+                     "SELECT key FROM k WHERE NOT list_contains(" +
+                     names + ", key) GROUP BY key ORDER BY min(fidx), min(ln), key"));
     std::vector<std::string> fresh;
-    for (int64_t r = 0; r < keys.num_rows(); ++r) fresh.push_back(keys.GetString(r, 0).value_or(""));
+    for (int64_t r = 0; r < keys.num_rows(); ++r)
+      fresh.push_back(keys.GetString(r, 0).value_or(""));
     SLUICE_RETURN_NOT_OK(CheckNewColumns(paths, fresh));
   }
   nlohmann::ordered_json spec = nlohmann::ordered_json::object();
   for (const auto& f : data_schema_) spec[f.name] = f.type.ToSql();
-  std::string sql = lines_sql + ", t AS (SELECT fidx, fpath, ln, line, ok, CASE WHEN ok THEN json_transform(line, " +
-                    SqlString(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
-                    ") END AS t FROM p) SELECT ";
+  std::string sql =
+      lines_sql +
+      ", t AS (SELECT fidx, fpath, ln, line, ok, CASE WHEN ok THEN json_transform(line, " +
+      SqlString(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+      ") END AS t FROM p) SELECT ";
   std::string frags;
   for (const auto& f : data_schema_) {
     std::string jt = "json_type(line, " + KeyPath(f.name) + ")";
     std::string value = "struct_extract(t, " + SqlString(f.name) + ")";
     using engine::TypeId;
-    if (f.type.id == TypeId::kTinyInt || f.type.id == TypeId::kSmallInt || f.type.id == TypeId::kInteger ||
-        f.type.id == TypeId::kBigInt || f.type.id == TypeId::kHugeInt) {
+    if (f.type.id == TypeId::kTinyInt || f.type.id == TypeId::kSmallInt ||
+        f.type.id == TypeId::kInteger || f.type.id == TypeId::kBigInt ||
+        f.type.id == TypeId::kHugeInt) {
       // DuckDB would round 1.5 into an integer column; Spark treats it as a bad value.
-      value = "CASE WHEN NOT ok THEN NULL WHEN " + jt + " = 'DOUBLE' THEN NULL ELSE " + value + " END";
+      value =
+          "CASE WHEN NOT ok THEN NULL WHEN " + jt + " = 'DOUBLE' THEN NULL ELSE " + value + " END";
     }
     sql += value + " AS " + SqlIdent(f.name) + ", ";
-    frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + jt + " IS NOT NULL AND " + jt +
-             " <> 'NULL' AND (" + value + ") IS NULL THEN " +
-             SqlString(nlohmann::json(f.name).dump() + ":") + " || json_extract(line, " + KeyPath(f.name) +
-             ")::VARCHAR END";
+    frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + jt + " IS NOT NULL AND " +
+             jt + " <> 'NULL' AND (" + value + ") IS NULL THEN " +
+             SqlString(nlohmann::json(f.name).dump() + ":") + " || json_extract(line, " +
+             KeyPath(f.name) + ")::VARCHAR END";
   }
   std::string unknown = "[]";
   if (mode_ == SchemaEvolutionMode::kRescue) {
     unknown = "list_transform(list_filter(json_keys(line), k -> NOT list_contains(" + names +
-              ", k)), k -> to_json(k)::VARCHAR || ':' || json_extract(line, '$.\"' || replace(k, '\"', '\\\"') || '\"')::VARCHAR)";
+              ", k)), k -> to_json(k)::VARCHAR || ':' || json_extract(line, '$.\"' || replace(k, "
+              "'\"', '\\\"') || '\"')::VARCHAR)";
   }
-  std::string rescued = "list_filter(list_concat([" + frags + "]::VARCHAR[], " + unknown + "), x -> x IS NOT NULL)";
-  sql += "CASE WHEN NOT ok THEN line WHEN len(" + rescued + ") = 0 THEN NULL ELSE '{' || array_to_string(" + rescued +
-         ", ',') || ',\"_file_path\":' || to_json(fpath)::VARCHAR || '}' END AS _rescued_data FROM t ORDER BY fidx, ln";
+  std::string rescued =
+      "list_filter(list_concat([" + frags + "]::VARCHAR[], " + unknown + "), x -> x IS NOT NULL)";
+  sql += "CASE WHEN NOT ok THEN line WHEN len(" + rescued +
+         ") = 0 THEN NULL ELSE '{' || array_to_string(" + rescued +
+         ", ',') || ',\"_file_path\":' || to_json(fpath)::VARCHAR || '}' END AS _rescued_data FROM "
+         "t ORDER BY fidx, ln";
   return conn_->Query(sql);
 }
 
@@ -439,20 +485,24 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
     std::string opts = ", header=" + std::string(options_.csv_header ? "true" : "false") +
                        ", delim=" + SqlString(options_.csv_delimiter) + ", all_varchar=true";
     if (!options_.csv_header) opts += ", names=" + NameList(data_schema_) + ", null_padding=true";
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch rows,
+                            conn_->Query("DROP TABLE IF EXISTS sluice_csv_rej; DROP TABLE IF "
+                                         "EXISTS sluice_csv_scan; SELECT * FROM read_csv(" +
+                                         SqlString(paths[i]) + opts +
+                                         ", store_rejects=true, rejects_table='sluice_csv_rej', "
+                                         "rejects_scan='sluice_csv_scan')"));
     SLUICE_ASSIGN_OR_RETURN(
-        engine::Batch rows,
-        conn_->Query("DROP TABLE IF EXISTS sluice_csv_rej; DROP TABLE IF EXISTS sluice_csv_scan; SELECT * FROM read_csv(" +
-                     SqlString(paths[i]) + opts +
-                     ", store_rejects=true, rejects_table='sluice_csv_rej', rejects_scan='sluice_csv_scan')"));
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch rej,
-                            conn_->Query("SELECT line, csv_line FROM sluice_csv_rej GROUP BY line, csv_line ORDER BY line"));
+        engine::Batch rej,
+        conn_->Query(
+            "SELECT line, csv_line FROM sluice_csv_rej GROUP BY line, csv_line ORDER BY line"));
     for (const auto& f : rows.schema()) {
       if (!HasColumn(data_schema_, f.name) &&
           std::find(header_new.begin(), header_new.end(), f.name) == header_new.end()) {
         header_new.push_back(f.name);
       }
     }
-    std::string rows_name = "sluice_csv_rows_" + std::to_string(i), rej_name = "sluice_csv_rej_" + std::to_string(i);
+    std::string rows_name = "sluice_csv_rows_" + std::to_string(i),
+                rej_name = "sluice_csv_rej_" + std::to_string(i);
     SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(rows_name, rows));
     SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(rej_name, rej));
     std::string cols, frags;
@@ -461,9 +511,9 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
       std::string raw = present ? SqlIdent(f.name) : "CAST(NULL AS VARCHAR)";
       std::string cast = "TRY_CAST(" + raw + " AS " + f.type.ToSql() + ")";
       cols += cast + " AS " + SqlIdent(f.name) + ", ";
-      frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + raw + " IS NOT NULL AND " + cast +
-               " IS NULL THEN " + SqlString(nlohmann::json(f.name).dump() + ":") + " || to_json(" + raw +
-               ")::VARCHAR END";
+      frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + raw + " IS NOT NULL AND " +
+               cast + " IS NULL THEN " + SqlString(nlohmann::json(f.name).dump() + ":") +
+               " || to_json(" + raw + ")::VARCHAR END";
     }
     std::string unknown = "[]";
     if (mode_ == SchemaEvolutionMode::kRescue) {
@@ -471,22 +521,26 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
       bool first = true;
       for (const auto& f : rows.schema()) {
         if (HasColumn(data_schema_, f.name)) continue;
-        unknown += std::string(first ? "" : ", ") + "CASE WHEN " + SqlIdent(f.name) + " IS NOT NULL THEN " +
-                   SqlString(nlohmann::json(f.name).dump() + ":") + " || to_json(" + SqlIdent(f.name) +
-                   ")::VARCHAR END";
+        unknown += std::string(first ? "" : ", ") + "CASE WHEN " + SqlIdent(f.name) +
+                   " IS NOT NULL THEN " + SqlString(nlohmann::json(f.name).dump() + ":") +
+                   " || to_json(" + SqlIdent(f.name) + ")::VARCHAR END";
         first = false;
       }
       unknown += "]::VARCHAR[]";
     }
-    std::string rescued = "list_filter(list_concat([" + frags + "]::VARCHAR[], " + unknown + "), x -> x IS NOT NULL)";
+    std::string rescued =
+        "list_filter(list_concat([" + frags + "]::VARCHAR[], " + unknown + "), x -> x IS NOT NULL)";
     std::string nulls;
-    for (const auto& f : data_schema_) nulls += "CAST(NULL AS " + f.type.ToSql() + ") AS " + SqlIdent(f.name) + ", ";
+    for (const auto& f : data_schema_)
+      nulls += "CAST(NULL AS " + f.type.ToSql() + ") AS " + SqlIdent(f.name) + ", ";
     if (!union_sql.empty()) union_sql += " UNION ALL ";
     union_sql += "(SELECT * EXCLUDE (o) FROM (SELECT " + cols + "CASE WHEN len(" + rescued +
-                 ") = 0 THEN NULL ELSE '{' || array_to_string(" + rescued + ", ',') || ',\"_file_path\":' || " +
-                 "to_json(" + SqlString(paths[i]) + ")::VARCHAR || '}' END AS _rescued_data, " + std::to_string(i) +
-                 " * 2 AS o FROM " + rows_name + " UNION ALL SELECT " + nulls + "csv_line AS _rescued_data, " +
-                 std::to_string(i) + " * 2 + 1 AS o FROM " + rej_name + ") ORDER BY o)";
+                 ") = 0 THEN NULL ELSE '{' || array_to_string(" + rescued +
+                 ", ',') || ',\"_file_path\":' || " + "to_json(" + SqlString(paths[i]) +
+                 ")::VARCHAR || '}' END AS _rescued_data, " + std::to_string(i) +
+                 " * 2 AS o FROM " + rows_name + " UNION ALL SELECT " + nulls +
+                 "csv_line AS _rescued_data, " + std::to_string(i) + " * 2 + 1 AS o FROM " +
+                 rej_name + ") ORDER BY o)";
   }
   SLUICE_RETURN_NOT_OK(CheckNewColumns(paths, header_new));
   auto out = conn_->Query("SELECT * FROM (" + union_sql + ")");
@@ -512,9 +566,9 @@ Result<engine::Batch> FileSource::ReadParquet(const std::vector<std::string>& pa
     std::string cast = "TRY_CAST(" + raw + " AS " + f.type.ToSql() + ")";
     sql += cast + " AS " + SqlIdent(f.name) + ", ";
     if (present) {
-      frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + raw + " IS NOT NULL AND " + cast +
-               " IS NULL THEN " + SqlString(nlohmann::json(f.name).dump() + ":") + " || to_json(" + raw +
-               ")::VARCHAR END";
+      frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + raw + " IS NOT NULL AND " +
+               cast + " IS NULL THEN " + SqlString(nlohmann::json(f.name).dump() + ":") +
+               " || to_json(" + raw + ")::VARCHAR END";
     }
   }
   std::string unknown = "[]";
@@ -522,13 +576,15 @@ Result<engine::Batch> FileSource::ReadParquet(const std::vector<std::string>& pa
     unknown = "[";
     bool first = true;
     for (const auto& n : fresh) {
-      unknown += std::string(first ? "" : ", ") + "CASE WHEN " + SqlIdent(n) + " IS NOT NULL THEN " +
-                 SqlString(nlohmann::json(n).dump() + ":") + " || to_json(" + SqlIdent(n) + ")::VARCHAR END";
+      unknown += std::string(first ? "" : ", ") + "CASE WHEN " + SqlIdent(n) +
+                 " IS NOT NULL THEN " + SqlString(nlohmann::json(n).dump() + ":") + " || to_json(" +
+                 SqlIdent(n) + ")::VARCHAR END";
       first = false;
     }
     unknown += "]::VARCHAR[]";
   }
-  std::string rescued = "list_filter(list_concat([" + frags + "]::VARCHAR[], " + unknown + "), x -> x IS NOT NULL)";
+  std::string rescued =
+      "list_filter(list_concat([" + frags + "]::VARCHAR[], " + unknown + "), x -> x IS NOT NULL)";
   sql += "CASE WHEN len(" + rescued + ") = 0 THEN NULL ELSE '{' || array_to_string(" + rescued +
          ", ',') || '}' END AS _rescued_data FROM " + src;
   return conn_->Query(sql);
@@ -546,14 +602,17 @@ Status FileSource::WriteBadRecords(const engine::Batch& batch, int64_t log_offse
     j["logOffset"] = log_offset;
     text += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
-  std::string path = fs::JoinPath(fs::JoinPath(*options_.bad_records_path, std::to_string(log_offset)),
-                                  "bad_records/part-00000.json");
+  std::string path =
+      fs::JoinPath(fs::JoinPath(*options_.bad_records_path, std::to_string(log_offset)),
+                   "bad_records/part-00000.json");
   Status st = ctx_.fs->CreateIfAbsent(path, text);
-  if (st.IsAlreadyExists()) return Status::OK();  // a re-run of the same batch wrote the same records
+  if (st.IsAlreadyExists())
+    return Status::OK();  // a re-run of the same batch wrote the same records
   return st.WithContext(Description() + ": writing bad records");
 }
 
-std::map<std::string, std::string> FileSource::Metrics(const std::optional<OffsetJson>& latest) const {
+std::map<std::string, std::string> FileSource::Metrics(
+    const std::optional<OffsetJson>& latest) const {
   (void)latest;
   return {{"numBytesOutstanding", std::to_string(outstanding_bytes_)},
           {"numFilesOutstanding", std::to_string(outstanding_files_)},

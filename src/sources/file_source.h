@@ -48,15 +48,15 @@ enum class SchemaEvolutionMode { kAddNewColumns, kRescue, kNone, kFailOnNewColum
 inline constexpr const char* kRescuedDataColumn = "_rescued_data";
 
 struct FileSourceOptions {
-  std::string path;                   // directory; relative paths resolve against the cwd
+  std::string path;  // directory; relative paths resolve against the cwd
   FileFormat format = FileFormat::kJson;
-  std::optional<std::string> schema;  // "id BIGINT, ts TIMESTAMP"
+  std::optional<std::string> schema;             // "id BIGINT, ts TIMESTAMP"
   std::optional<int64_t> max_files_per_trigger;  // none: no limit
   std::optional<int64_t> max_bytes_per_trigger;  // none: no limit (soft: at least one file)
   bool recursive = false;
   std::optional<SchemaEvolutionMode> schema_evolution_mode;  // default: see above
   std::optional<std::string> bad_records_path;
-  bool csv_header = true;             // csv: first line names the columns
+  bool csv_header = true;  // csv: first line names the columns
   std::string csv_delimiter = ",";
 };
 
@@ -64,17 +64,20 @@ class FileSource final : public Source {
  public:
   // Resolves the path, loads the log and the schema (given, persisted, or inferred).
   // InvalidArgument when no schema is given and none can be inferred (no files yet).
-  static Result<std::unique_ptr<FileSource>> Open(const SourceContext& ctx, FileSourceOptions options);
+  static Result<std::unique_ptr<FileSource>> Open(const SourceContext& ctx,
+                                                  FileSourceOptions options);
 
   std::string Description() const override { return "FileStreamSource[" + dir_ + "]"; }
   const engine::Schema& schema() const override { return schema_; }
   Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,
                                                  const ReadLimit& limit) override;
   Status PrepareForAvailableNow() override;
-  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) override;
+  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start,
+                                 const OffsetJson& end) override;
   // numFilesOutstanding, numBytesOutstanding (at the last LatestOffset), numRescuedRows (last
   // GetBatch), numRescuedRowsTotal (this source object).
-  std::map<std::string, std::string> Metrics(const std::optional<OffsetJson>& latest) const override;
+  std::map<std::string, std::string> Metrics(
+      const std::optional<OffsetJson>& latest) const override;
 
   static Result<int64_t> ParseOffset(const OffsetJson& json);
   static OffsetJson MakeOffset(int64_t log_offset);
@@ -91,7 +94,8 @@ class FileSource final : public Source {
   Result<engine::Batch> ReadJson(const std::vector<std::string>& paths);
   Result<engine::Batch> ReadCsv(const std::vector<std::string>& paths);
   Result<engine::Batch> ReadParquet(const std::vector<std::string>& paths);
-  Status CheckNewColumns(const std::vector<std::string>& paths, const std::vector<std::string>& new_columns);
+  Status CheckNewColumns(const std::vector<std::string>& paths,
+                         const std::vector<std::string>& new_columns);
   Status WriteBadRecords(const engine::Batch& batch, int64_t log_offset);
 
   SourceContext ctx_;

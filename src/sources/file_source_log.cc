@@ -10,7 +10,8 @@ namespace sluice::sources {
 namespace {
 bool IsCanonicalId(const std::string& name, int64_t* id) {
   if (name.empty() || name.size() > 18) return false;
-  if (!std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+  if (!std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
   if (name.size() > 1 && name[0] == '0') return false;
   std::from_chars(name.data(), name.data() + name.size(), *id);
   return true;
@@ -29,7 +30,8 @@ std::string FileSourceLog::Serialize(const std::vector<FileEntry>& entries) {
   return out;
 }
 
-Result<std::vector<FileEntry>> FileSourceLog::Parse(const std::string& text, const std::string& file) {
+Result<std::vector<FileEntry>> FileSourceLog::Parse(const std::string& text,
+                                                    const std::string& file) {
   std::vector<std::string> lines;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -42,16 +44,20 @@ Result<std::vector<FileEntry>> FileSourceLog::Parse(const std::string& text, con
     if (pos == text.size()) break;  // a final "\n" starts no line
   }
   if (lines.empty() || lines[0].size() < 2 || lines[0][0] != 'v') {
-    return Status::Corruption("file source log " + file + ": log file is malformed: failed to read the log version");
+    return Status::Corruption("file source log " + file +
+                              ": log file is malformed: failed to read the log version");
   }
   int64_t version = 0;
   auto [p, ec] = std::from_chars(lines[0].data() + 1, lines[0].data() + lines[0].size(), version);
   if (ec != std::errc() || p != lines[0].data() + lines[0].size() || version < 1) {
-    return Status::Corruption("file source log " + file + ": log file is malformed: failed to read the log version");
+    return Status::Corruption("file source log " + file +
+                              ": log file is malformed: failed to read the log version");
   }
   if (version > 1) {
-    return Status::NotSupported("file source log " + file + ": unsupported log version: the maximum supported log version is v1, but encountered v" +
-                                std::to_string(version) + "; upgrade Sluice");
+    return Status::NotSupported(
+        "file source log " + file +
+        ": unsupported log version: the maximum supported log version is v1, but encountered v" +
+        std::to_string(version) + "; upgrade Sluice");
   }
   std::vector<FileEntry> out;
   for (size_t i = 1; i < lines.size(); ++i) {
@@ -62,7 +68,8 @@ Result<std::vector<FileEntry>> FileSourceLog::Parse(const std::string& text, con
       return Status::Corruption("file source log " + file + ": line " + std::to_string(i + 1) +
                                 " is not a file entry: '" + lines[i] + "'");
     }
-    out.push_back(FileEntry{j["path"].get<std::string>(), j["timestamp"].get<int64_t>(), j["batchId"].get<int64_t>()});
+    out.push_back(FileEntry{j["path"].get<std::string>(), j["timestamp"].get<int64_t>(),
+                            j["batchId"].get<int64_t>()});
   }
   return out;
 }
@@ -94,8 +101,9 @@ Result<std::vector<int64_t>> FileSourceLog::ListIds() {
     if (f.is_directory) continue;
     std::string name = fs::BaseName(f.path);
     if (name.size() > 8 && name.substr(name.size() - 8) == ".compact") {
-      return Status::NotSupported("file source log " + f.path +
-                                  ": compacted file source logs (Spark's N.compact) are not supported");
+      return Status::NotSupported(
+          "file source log " + f.path +
+          ": compacted file source logs (Spark's N.compact) are not supported");
     }
     int64_t id = 0;
     if (IsCanonicalId(name, &id)) ids.push_back(id);
@@ -108,10 +116,10 @@ std::string PathToFileUri(const std::string& absolute_path) {
   static const char* kHex = "0123456789ABCDEF";
   std::string out = "file://";
   for (unsigned char c : absolute_path) {
-    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                c == '.' || c == '_' || c == '~' || c == '/' || c == ':' || c == '@' || c == '=' || c == '+' ||
-                c == ',' || c == ';' || c == '!' || c == '$' || c == '&' || c == '\'' || c == '(' || c == ')' ||
-                c == '*';
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '-' || c == '.' || c == '_' || c == '~' || c == '/' || c == ':' || c == '@' ||
+                c == '=' || c == '+' || c == ',' || c == ';' || c == '!' || c == '$' || c == '&' ||
+                c == '\'' || c == '(' || c == ')' || c == '*';
     if (keep) {
       out += static_cast<char>(c);
     } else {
@@ -142,7 +150,8 @@ Result<std::string> FileUriToPath(const std::string& uri) {
         return -1;
       };
       int h = hex(rest[i + 1]), l = hex(rest[i + 2]);
-      if (h < 0 || l < 0) return Status::InvalidArgument("bad percent escape in file URI '" + uri + "'");
+      if (h < 0 || l < 0)
+        return Status::InvalidArgument("bad percent escape in file URI '" + uri + "'");
       out += static_cast<char>(h * 16 + l);
       i += 2;
     } else if (rest[i] == '%') {

@@ -31,7 +31,8 @@ struct FileEntry {
 
 class FileSourceLog {
  public:
-  FileSourceLog(std::shared_ptr<fs::FileSystem> fs, std::string dir) : fs_(std::move(fs)), dir_(std::move(dir)) {}
+  FileSourceLog(std::shared_ptr<fs::FileSystem> fs, std::string dir)
+      : fs_(std::move(fs)), dir_(std::move(dir)) {}
 
   // Writes entry `batch_id`. Conflict when it exists already.
   Status Add(int64_t batch_id, const std::vector<FileEntry>& entries);

@@ -35,7 +35,8 @@ TEST(FileSourceLogTest, MalformedEntriesAreCorruption) {
   EXPECT_TRUE(FileSourceLog::Parse("v1\nnot json", "/x/3").status().IsCorruption());
   EXPECT_TRUE(FileSourceLog::Parse("", "/x/3").status().IsCorruption());
   EXPECT_TRUE(FileSourceLog::Parse("v2\n", "/x/3").status().IsNotSupported());
-  EXPECT_NE(FileSourceLog::Parse("v1\n{\"path\":1}", "/x/3").status().message().find("/x/3"), std::string::npos);
+  EXPECT_NE(FileSourceLog::Parse("v1\n{\"path\":1}", "/x/3").status().message().find("/x/3"),
+            std::string::npos);
   EXPECT_TRUE(FileSourceLog::Parse("v1", "/x/3")->empty());
 }
 

@@ -53,12 +53,15 @@ TEST_F(FileSourceTest, NewFilesInModificationTimeOrderEachReadOnce) {
   EXPECT_EQ(src->schema()[1].name, "_rescued_data");
   auto o1 = Latest(src.get(), std::nullopt, Files(2));
   EXPECT_EQ(o1, "{\"logOffset\":0}");
-  EXPECT_EQ(Get(src.get(), std::nullopt, *o1), (std::vector<std::string>{"2|NULL", "3|NULL"}));  // b, c (mtime 2000)
+  EXPECT_EQ(Get(src.get(), std::nullopt, *o1),
+            (std::vector<std::string>{"2|NULL", "3|NULL"}));  // b, c (mtime 2000)
   EXPECT_EQ(src->Metrics(o1).at("numFilesOutstanding"), "1");
   auto log0 = fs::LocalFileSystem()->ReadFile(ckpt_ + "/0");
   ASSERT_TRUE(log0.ok());
-  EXPECT_EQ(*log0, "v1\n{\"path\":\"file://" + in_ + "/b.json\",\"timestamp\":2000,\"batchId\":0}\n"
-                   "{\"path\":\"file://" + in_ + "/c.json\",\"timestamp\":2000,\"batchId\":0}");
+  EXPECT_EQ(*log0, "v1\n{\"path\":\"file://" + in_ +
+                       "/b.json\",\"timestamp\":2000,\"batchId\":0}\n"
+                       "{\"path\":\"file://" +
+                       in_ + "/c.json\",\"timestamp\":2000,\"batchId\":0}");
   auto o2 = Latest(src.get(), o1, Files(2));
   EXPECT_EQ(o2, "{\"logOffset\":1}");
   EXPECT_EQ(Get(src.get(), o1, *o2), std::vector<std::string>{"1|NULL"});
@@ -97,8 +100,11 @@ TEST_F(FileSourceTest, MaxBytesAndRecursive) {
   EXPECT_EQ(Latest(flat.get(), f1), f1);  // sub/ is not read without recursive
 
   testing::TempDir other;
-  auto ctx = Ctx(other.path() + "/s", {{"path", in_}, {"format", "json"}, {"schema", "id BIGINT"},
-                                       {"recursive", "true"}, {"maxBytesPerTrigger", "1"}});
+  auto ctx = Ctx(other.path() + "/s", {{"path", in_},
+                                       {"format", "json"},
+                                       {"schema", "id BIGINT"},
+                                       {"recursive", "true"},
+                                       {"maxBytesPerTrigger", "1"}});
   auto rec = CreateSource("files", ctx);
   ASSERT_TRUE(rec.ok()) << rec.status().ToString();
   auto r1 = Latest(rec->get(), std::nullopt);
@@ -108,10 +114,12 @@ TEST_F(FileSourceTest, MaxBytesAndRecursive) {
 
 TEST_F(FileSourceTest, BadRowsGoToRescuedDataAndAreCounted) {
   Put("a.json",
-      "{\"id\":1,\"ts\":\"2024-01-01T00:00:00Z\"}\nnot json at all\n{\"id\":\"x\",\"ts\":null}\n\n{\"id\":3}\r\n"
+      "{\"id\":1,\"ts\":\"2024-01-01T00:00:00Z\"}\nnot json at "
+      "all\n{\"id\":\"x\",\"ts\":null}\n\n{\"id\":3}\r\n"
       "[1,2]\n{\"id\":1.5}\n",
       1000);
-  auto src = Open({{"schema", "id BIGINT, ts TIMESTAMP"}, {"badRecordsPath", dir_.path() + "/bad"}});
+  auto src =
+      Open({{"schema", "id BIGINT, ts TIMESTAMP"}, {"badRecordsPath", dir_.path() + "/bad"}});
   ASSERT_NE(src, nullptr);
   EXPECT_EQ(src->schema()[1].type.id, engine::TypeId::kTimestampTz);
   auto o = Latest(src.get(), std::nullopt);
@@ -135,10 +143,13 @@ TEST_F(FileSourceTest, RescueModePutsUnknownFieldsInRescuedData) {
   auto o = Latest(src.get(), std::nullopt);
   EXPECT_EQ(Get(src.get(), std::nullopt, *o),
             std::vector<std::string>{"1|{\"extra\":\"e\",\"_file_path\":\"" + in_ + "/a.json\"}"});
-  auto none = CreateSource("files", Ctx(dir_.path() + "/other", {{"path", in_}, {"format", "json"}, {"schema", "id BIGINT"}}));
+  auto none = CreateSource(
+      "files",
+      Ctx(dir_.path() + "/other", {{"path", in_}, {"format", "json"}, {"schema", "id BIGINT"}}));
   ASSERT_TRUE(none.ok());
   auto o2 = Latest(none->get(), std::nullopt);
-  EXPECT_EQ(Get(none->get(), std::nullopt, *o2), std::vector<std::string>{"1|NULL"});  // mode none ignores it
+  EXPECT_EQ(Get(none->get(), std::nullopt, *o2),
+            std::vector<std::string>{"1|NULL"});  // mode none ignores it
 }
 
 TEST_F(FileSourceTest, InferredSchemaIsPersistedAndNewColumnsStopThenContinue) {
@@ -153,7 +164,8 @@ TEST_F(FileSourceTest, InferredSchemaIsPersistedAndNewColumnsStopThenContinue) {
   auto o2 = Latest(src.get(), o1);
   auto err = src->GetBatch(o1, *o2);
   ASSERT_FALSE(err.ok());
-  EXPECT_NE(err.status().message().find("new columns [score]"), std::string::npos) << err.status().ToString();
+  EXPECT_NE(err.status().message().find("new columns [score]"), std::string::npos)
+      << err.status().ToString();
   EXPECT_NE(err.status().message().find("restart"), std::string::npos);
   auto restarted = Open();
   ASSERT_EQ(restarted->schema().size(), 4u);
@@ -192,7 +204,8 @@ TEST_F(FileSourceTest, ParquetFiles) {
   auto src = Open({{"format", "parquet"}});
   ASSERT_NE(src, nullptr);
   auto o = Latest(src.get(), std::nullopt);
-  EXPECT_EQ(Sorted(Get(src.get(), std::nullopt, *o)), (std::vector<std::string>{"1|a|NULL", "2|NULL|NULL"}));
+  EXPECT_EQ(Sorted(Get(src.get(), std::nullopt, *o)),
+            (std::vector<std::string>{"1|a|NULL", "2|NULL|NULL"}));
 }
 
 TEST_F(FileSourceTest, OptionErrorsNameTheOption) {
@@ -208,9 +221,12 @@ TEST_F(FileSourceTest, OptionErrorsNameTheOption) {
   auto max = Make({{"maxFilesPerTrigger", "0"}});
   EXPECT_NE(max.status().message().find("'maxFilesPerTrigger' must be >= 1"), std::string::npos);
   auto unknown = Make({{"maxFilePerTrigger", "3"}});
-  EXPECT_NE(unknown.status().message().find("unknown option 'maxFilePerTrigger'"), std::string::npos);
-  auto cloud = CreateSource("cloudFiles", Ctx(ckpt_, {{"path", in_}, {"cloudFiles.format", "json"},
-                                                      {"cloudFiles.schemaEvolutionMode", "rescue"}}));
+  EXPECT_NE(unknown.status().message().find("unknown option 'maxFilePerTrigger'"),
+            std::string::npos);
+  auto cloud =
+      CreateSource("cloudFiles", Ctx(ckpt_, {{"path", in_},
+                                             {"cloudFiles.format", "json"},
+                                             {"cloudFiles.schemaEvolutionMode", "rescue"}}));
   EXPECT_TRUE(cloud.ok()) << cloud.status().ToString();
 }
 
@@ -233,8 +249,10 @@ class FileSourceMoreTest : public testing::SourceTest {
 TEST_F(FileSourceMoreTest, AvailableNowTakesOnlyFilesPresentAtPrepare) {
   Put("a.json", "{\"id\":1}\n", 1000);
   Put("b.json", "{\"id\":2}\n", 2000);
-  auto s = CreateSource("files", Ctx(dir_.path() + "/ck", {{"path", dir_.path() + "/in"}, {"format", "json"},
-                                                            {"schema", "id BIGINT"}, {"maxFilesPerTrigger", "1"}}));
+  auto s = CreateSource("files", Ctx(dir_.path() + "/ck", {{"path", dir_.path() + "/in"},
+                                                           {"format", "json"},
+                                                           {"schema", "id BIGINT"},
+                                                           {"maxFilesPerTrigger", "1"}}));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   ASSERT_TRUE((*s)->PrepareForAvailableNow().ok());
   Put("c.json", "{\"id\":3}\n", 500);
@@ -248,16 +266,19 @@ TEST_F(FileSourceMoreTest, AvailableNowTakesOnlyFilesPresentAtPrepare) {
 TEST_F(FileSourceMoreTest, FailOnNewColumnsKeepsFailing) {
   Put("a.json", "{\"id\":1,\"new\":2}\n", 1000);
   auto make = [&]() {
-    return CreateSource("files", Ctx(dir_.path() + "/ck", {{"path", dir_.path() + "/in"}, {"format", "json"},
-                                                            {"schema", "id BIGINT"},
-                                                            {"schemaEvolutionMode", "failOnNewColumns"}}));
+    return CreateSource("files",
+                        Ctx(dir_.path() + "/ck", {{"path", dir_.path() + "/in"},
+                                                  {"format", "json"},
+                                                  {"schema", "id BIGINT"},
+                                                  {"schemaEvolutionMode", "failOnNewColumns"}}));
   };
   auto s = make();
   ASSERT_TRUE(s.ok());
   auto o = Latest(s->get(), std::nullopt);
   auto b = (*s)->GetBatch(std::nullopt, *o);
   ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.status().message().find("new columns [new]"), std::string::npos) << b.status().ToString();
+  EXPECT_NE(b.status().message().find("new columns [new]"), std::string::npos)
+      << b.status().ToString();
   auto again = make();
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE((*again)->GetBatch(std::nullopt, *o).ok());
@@ -266,7 +287,8 @@ TEST_F(FileSourceMoreTest, FailOnNewColumnsKeepsFailing) {
 TEST_F(FileSourceMoreTest, CsvHeaderWithNewColumnStopsThenContinues) {
   Put("a.csv", "id,name\n1,a\n", 1000);
   auto make = [&]() {
-    return CreateSource("files", Ctx(dir_.path() + "/ck", {{"path", dir_.path() + "/in"}, {"format", "csv"}}));
+    return CreateSource(
+        "files", Ctx(dir_.path() + "/ck", {{"path", dir_.path() + "/in"}, {"format", "csv"}}));
   };
   auto s = make();
   ASSERT_TRUE(s.ok()) << s.status().ToString();

@@ -22,8 +22,8 @@ Result<OffsetJson> MemorySource::AddData(const engine::Batch& batch) {
     same = got[i].name == schema_[i].name && got[i].type == schema_[i].type;
   }
   if (!same) {
-    return Status::InvalidArgument(Description() + ": AddData got a batch with schema " + SchemaText(got) +
-                                   ", expected " + SchemaText(schema_));
+    return Status::InvalidArgument(Description() + ": AddData got a batch with schema " +
+                                   SchemaText(got) + ", expected " + SchemaText(schema_));
   }
   std::lock_guard<std::mutex> lock(mu_);
   batches_.push_back(batch);
@@ -34,7 +34,8 @@ Result<int64_t> MemorySource::ParseOffset(const OffsetJson& json) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(json.data(), json.data() + json.size(), v);
   if (json.empty() || ec != std::errc() || p != json.data() + json.size() || v < 0) {
-    return Status::InvalidArgument("memory source offset must be a non-negative integer, got '" + json + "'");
+    return Status::InvalidArgument("memory source offset must be a non-negative integer, got '" +
+                                   json + "'");
   }
   return v;
 }
@@ -48,8 +49,9 @@ Result<std::optional<OffsetJson>> MemorySource::LatestOffset(const std::optional
   if (start) {
     SLUICE_ASSIGN_OR_RETURN(int64_t s, ParseOffset(*start));
     if (s > static_cast<int64_t>(batches_.size())) {
-      return Status::InvalidArgument(Description() + ": start offset " + *start + " is beyond the " +
-                                     std::to_string(batches_.size()) + " batches added");
+      return Status::InvalidArgument(Description() + ": start offset " + *start +
+                                     " is beyond the " + std::to_string(batches_.size()) +
+                                     " batches added");
     }
     if (n <= s) return start;
   }
@@ -63,7 +65,8 @@ Status MemorySource::PrepareForAvailableNow() {
   return Status::OK();
 }
 
-Result<engine::Batch> MemorySource::GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) {
+Result<engine::Batch> MemorySource::GetBatch(const std::optional<OffsetJson>& start,
+                                             const OffsetJson& end) {
   int64_t s = 0;
   if (start) {
     SLUICE_ASSIGN_OR_RETURN(s, ParseOffset(*start));
@@ -73,9 +76,9 @@ Result<engine::Batch> MemorySource::GetBatch(const std::optional<OffsetJson>& st
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (s > e || e > static_cast<int64_t>(batches_.size())) {
-      return Status::InvalidArgument(Description() + ": invalid range (" + std::to_string(s) + ", " +
-                                     std::to_string(e) + "]: " + std::to_string(batches_.size()) +
-                                     " batches added");
+      return Status::InvalidArgument(Description() + ": invalid range (" + std::to_string(s) +
+                                     ", " + std::to_string(e) +
+                                     "]: " + std::to_string(batches_.size()) + " batches added");
     }
     for (int64_t i = s; i < e; ++i) parts.push_back(batches_[static_cast<size_t>(i)]);
   }

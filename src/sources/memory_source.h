@@ -35,7 +35,8 @@ class MemorySource final : public Source {
   Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,
                                                  const ReadLimit& limit) override;
   Status PrepareForAvailableNow() override;
-  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) override;
+  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start,
+                                 const OffsetJson& end) override;
   Status Commit(const OffsetJson& end) override;
 
   int64_t num_batches() const;
@@ -49,9 +50,9 @@ class MemorySource final : public Source {
   const engine::Schema schema_;
   const std::string name_;
   mutable std::mutex mu_;
-  std::vector<engine::Batch> batches_;       // guarded by mu_
-  std::optional<int64_t> available_now_;     // guarded by mu_
-  int64_t last_committed_ = 0;               // guarded by mu_
+  std::vector<engine::Batch> batches_;    // guarded by mu_
+  std::optional<int64_t> available_now_;  // guarded by mu_
+  int64_t last_committed_ = 0;            // guarded by mu_
 };
 
 }  // namespace sluice::sources

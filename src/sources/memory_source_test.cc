@@ -37,11 +37,12 @@ TEST_F(MemorySourceTest, RejectsWrongSchemaAndBadOffsets) {
   auto bad = src.AddData(Sql("SELECT 'x' AS id"));
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(bad.status().IsInvalidArgument());
-  EXPECT_NE(bad.status().message().find("expected (id BIGINT)"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("expected (id BIGINT)"), std::string::npos)
+      << bad.status().ToString();
   ASSERT_TRUE(src.AddData(b1).ok());
-  EXPECT_FALSE(src.GetBatch(std::nullopt, "2").ok());        // beyond what was added
+  EXPECT_FALSE(src.GetBatch(std::nullopt, "2").ok());          // beyond what was added
   EXPECT_FALSE(src.GetBatch(std::nullopt, "{\"x\":1}").ok());  // not a LongOffset
-  EXPECT_FALSE(src.GetBatch("1", "0").ok());                  // end before start
+  EXPECT_FALSE(src.GetBatch("1", "0").ok());                   // end before start
   EXPECT_FALSE(src.LatestOffset("5", {}).ok());
 }
 
@@ -62,7 +63,8 @@ TEST_F(MemorySourceTest, FactoryCreatesMemorySourceFromSchemaOption) {
   ASSERT_NE(mem, nullptr);
   ASSERT_EQ((*s)->schema().size(), 2u);
   EXPECT_EQ((*s)->schema()[1].type.id, engine::TypeId::kTimestampTz);
-  ASSERT_TRUE(mem->AddData(Sql("SELECT 7::BIGINT AS id, TIMESTAMPTZ '2024-01-01 00:00:00+00' AS ts")).ok());
+  ASSERT_TRUE(
+      mem->AddData(Sql("SELECT 7::BIGINT AS id, TIMESTAMPTZ '2024-01-01 00:00:00+00' AS ts")).ok());
   EXPECT_EQ(Get(mem, std::nullopt, "1"), std::vector<std::string>{"7|2024-01-01 00:00:00+00"});
 }
 

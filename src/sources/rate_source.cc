@@ -12,12 +12,17 @@ RateSource::RateSource(const SourceContext& ctx, RateSourceOptions options)
   }
 }
 
-Result<std::unique_ptr<RateSource>> RateSource::Open(const SourceContext& ctx, RateSourceOptions options) {
+Result<std::unique_ptr<RateSource>> RateSource::Open(const SourceContext& ctx,
+                                                     RateSourceOptions options) {
   if (!ctx.engine) return Status::InvalidArgument("RateSource: SourceContext needs an engine");
-  if (options.rows_per_second < 0) return Status::InvalidArgument("read_rate: option 'rowsPerSecond' must be >= 0");
-  if (options.num_partitions < 1) return Status::InvalidArgument("read_rate: option 'numPartitions' must be >= 1");
-  if (options.ramp_up_seconds < 0) return Status::InvalidArgument("read_rate: option 'rampUpTime' must be >= 0");
-  if (!ctx.checkpoint_dir.empty() && !ctx.fs) return Status::InvalidArgument("RateSource: a checkpoint dir needs fs");
+  if (options.rows_per_second < 0)
+    return Status::InvalidArgument("read_rate: option 'rowsPerSecond' must be >= 0");
+  if (options.num_partitions < 1)
+    return Status::InvalidArgument("read_rate: option 'numPartitions' must be >= 1");
+  if (options.ramp_up_seconds < 0)
+    return Status::InvalidArgument("read_rate: option 'rampUpTime' must be >= 0");
+  if (!ctx.checkpoint_dir.empty() && !ctx.fs)
+    return Status::InvalidArgument("RateSource: a checkpoint dir needs fs");
   std::unique_ptr<RateSource> src(new RateSource(ctx, options));
   SLUICE_ASSIGN_OR_RETURN(src->conn_, ctx.engine->Connect());
   engine::DataType ts, big;
@@ -35,12 +40,14 @@ std::string RateSource::Description() const {
          ", numPartitions=" + std::to_string(options_.num_partitions) + "]";
 }
 
-int64_t RateSource::ValueAtSecond(int64_t seconds, int64_t rows_per_second, int64_t ramp_up_seconds) {
+int64_t RateSource::ValueAtSecond(int64_t seconds, int64_t rows_per_second,
+                                  int64_t ramp_up_seconds) {
   // Rate grows by rows_per_second / (ramp_up + 1) each second of the ramp-up:
   // sum_{i=0..s} delta * i = delta * s * (s + 1) / 2.
   int64_t delta = rows_per_second / (ramp_up_seconds + 1);
   if (seconds <= ramp_up_seconds) {
-    return seconds % 2 == 1 ? (seconds + 1) / 2 * delta * seconds : seconds / 2 * delta * (seconds + 1);
+    return seconds % 2 == 1 ? (seconds + 1) / 2 * delta * seconds
+                            : seconds / 2 * delta * (seconds + 1);
   }
   int64_t ramp = ValueAtSecond(ramp_up_seconds, rows_per_second, ramp_up_seconds);
   return ramp + (seconds - ramp_up_seconds) * rows_per_second;
@@ -56,12 +63,14 @@ Result<int64_t> RateSource::StartTimeMs() {
   std::string path = fs::JoinPath(ctx_.checkpoint_dir, "0");
   auto parse = [&](const std::string& text) -> Result<int64_t> {
     int64_t v = 0;
-    if (text.rfind("v1\n", 0) != 0) return Status::Corruption("rate source start file " + path + " is malformed");
+    if (text.rfind("v1\n", 0) != 0)
+      return Status::Corruption("rate source start file " + path + " is malformed");
     const char* b = text.data() + 3;
     const char* e = text.data() + text.size();
     while (e > b && (e[-1] == '\n' || e[-1] == '\r')) --e;
     auto [p, ec] = std::from_chars(b, e, v);
-    if (ec != std::errc() || p != e) return Status::Corruption("rate source start file " + path + " is malformed");
+    if (ec != std::errc() || p != e)
+      return Status::Corruption("rate source start file " + path + " is malformed");
     return v;
   };
   auto text = ctx_.fs->ReadFile(path);
@@ -87,7 +96,8 @@ Result<int64_t> RateSource::ParseOffset(const OffsetJson& json) const {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(json.data(), json.data() + json.size(), v);
   if (json.empty() || ec != std::errc() || p != json.data() + json.size() || v < 0) {
-    return Status::Corruption(Description() + ": invalid offset '" + json + "': expected seconds as an integer");
+    return Status::Corruption(Description() + ": invalid offset '" + json +
+                              "': expected seconds as an integer");
   }
   return v;
 }
@@ -111,26 +121,31 @@ Status RateSource::PrepareForAvailableNow() {
   return Status::OK();
 }
 
-Result<engine::Batch> RateSource::GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) {
+Result<engine::Batch> RateSource::GetBatch(const std::optional<OffsetJson>& start,
+                                           const OffsetJson& end) {
   int64_t s = 0;
   if (start) {
     SLUICE_ASSIGN_OR_RETURN(s, ParseOffset(*start));
   }
   SLUICE_ASSIGN_OR_RETURN(int64_t e, ParseOffset(end));
-  if (e < s) return Status::InvalidArgument(Description() + ": end offset " + end + " is before start " + *start);
+  if (e < s)
+    return Status::InvalidArgument(Description() + ": end offset " + end + " is before start " +
+                                   *start);
   SLUICE_ASSIGN_OR_RETURN(int64_t t0, StartTimeMs());
   int64_t first = ValueAtSecond(s, options_.rows_per_second, options_.ramp_up_seconds);
   int64_t last = ValueAtSecond(e, options_.rows_per_second, options_.ramp_up_seconds);
   int64_t local_start_ms = t0 + s * 1000;
-  std::string ms_per_value =
-      last > first ? "(CAST(" + std::to_string((e - s) * 1000) + " AS DOUBLE) / " + std::to_string(last - first) + ")"
-                   : "0.0";
+  std::string ms_per_value = last > first
+                                 ? "(CAST(" + std::to_string((e - s) * 1000) + " AS DOUBLE) / " +
+                                       std::to_string(last - first) + ")"
+                                 : "0.0";
   // Scala's math.round(x) = floor(x + 0.5).
-  std::string sql = "SELECT to_timestamp(0) + to_microseconds((CAST(floor((v - " + std::to_string(first) + ") * " +
-                    ms_per_value + " + 0.5) AS BIGINT) + " + std::to_string(local_start_ms) +
-                    ") * 1000) AS \"timestamp\", v AS \"value\" FROM range(" + std::to_string(first) + ", " +
-                    std::to_string(last) + ") r(v) ORDER BY (v - " + std::to_string(first) + ") % " +
-                    std::to_string(options_.num_partitions) + ", v";
+  std::string sql =
+      "SELECT to_timestamp(0) + to_microseconds((CAST(floor((v - " + std::to_string(first) +
+      ") * " + ms_per_value + " + 0.5) AS BIGINT) + " + std::to_string(local_start_ms) +
+      ") * 1000) AS \"timestamp\", v AS \"value\" FROM range(" + std::to_string(first) + ", " +
+      std::to_string(last) + ") r(v) ORDER BY (v - " + std::to_string(first) + ") % " +
+      std::to_string(options_.num_partitions) + ", v";
   return conn_->Query(sql).WithContext(Description());
 }
 

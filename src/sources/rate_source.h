@@ -27,21 +27,23 @@
 namespace sluice::sources {
 
 struct RateSourceOptions {
-  int64_t rows_per_second = 1;   // >= 0
-  int64_t num_partitions = 1;    // >= 1
-  int64_t ramp_up_seconds = 0;   // >= 0
+  int64_t rows_per_second = 1;  // >= 0
+  int64_t num_partitions = 1;   // >= 1
+  int64_t ramp_up_seconds = 0;  // >= 0
 };
 
 class RateSource final : public Source {
  public:
-  static Result<std::unique_ptr<RateSource>> Open(const SourceContext& ctx, RateSourceOptions options);
+  static Result<std::unique_ptr<RateSource>> Open(const SourceContext& ctx,
+                                                  RateSourceOptions options);
 
   std::string Description() const override;
   const engine::Schema& schema() const override { return schema_; }
   Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,
                                                  const ReadLimit& limit) override;
   Status PrepareForAvailableNow() override;
-  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start, const OffsetJson& end) override;
+  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start,
+                                 const OffsetJson& end) override;
 
   // The persisted (or, without a checkpoint dir, in-memory) start time, fixed at Open.
   Result<int64_t> StartTimeMs();

@@ -35,8 +35,9 @@ TEST_F(RateSourceTest, OffsetsAreElapsedSecondsAndRowsAreDeterministic) {
   auto rows = Get(src.get(), std::nullopt, *o1);
   // 8 values over 2 s: 250 ms apart, partition 0 (even) first.
   EXPECT_EQ(rows, (std::vector<std::string>{
-                      "1970-01-01 00:16:40+00|0", "1970-01-01 00:16:40.5+00|2", "1970-01-01 00:16:41+00|4",
-                      "1970-01-01 00:16:41.5+00|6", "1970-01-01 00:16:40.25+00|1", "1970-01-01 00:16:40.75+00|3",
+                      "1970-01-01 00:16:40+00|0", "1970-01-01 00:16:40.5+00|2",
+                      "1970-01-01 00:16:41+00|4", "1970-01-01 00:16:41.5+00|6",
+                      "1970-01-01 00:16:40.25+00|1", "1970-01-01 00:16:40.75+00|3",
                       "1970-01-01 00:16:41.25+00|5", "1970-01-01 00:16:41.75+00|7"}));
   EXPECT_EQ(Latest(src.get(), o1), o1);
   clock.Advance(1000);
@@ -61,8 +62,11 @@ TEST_F(RateSourceTest, AvailableNowAndOptionErrors) {
   clock.Advance(10000);
   EXPECT_EQ(Latest(src.get(), std::nullopt), "3");
 
-  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-           {"rowsPerSecond", "-1"}, {"numPartitions", "0"}, {"rampUpTime", "1.5s"}, {"rowPerSecond", "1"}}) {
+  for (const auto& [k, v] :
+       std::vector<std::pair<std::string, std::string>>{{"rowsPerSecond", "-1"},
+                                                        {"numPartitions", "0"},
+                                                        {"rampUpTime", "1.5s"},
+                                                        {"rowPerSecond", "1"}}) {
     auto s = CreateSource("rate", Ctx(dir_.path() + "/x", {{k, v}}, &clock));
     ASSERT_FALSE(s.ok()) << k;
     EXPECT_TRUE(s.status().IsInvalidArgument());

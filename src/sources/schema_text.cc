@@ -18,9 +18,11 @@ std::string Trim(std::string_view s) {
 }
 }  // namespace
 
-Result<engine::Schema> ParseSchemaText(engine::Connection* conn, std::string_view text, std::string_view option) {
+Result<engine::Schema> ParseSchemaText(engine::Connection* conn, std::string_view text,
+                                       std::string_view option) {
   auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("option '" + std::string(option) + "': " + why + " in '" + std::string(text) + "'");
+    return Status::InvalidArgument("option '" + std::string(option) + "': " + why + " in '" +
+                                   std::string(text) + "'");
   };
   // Split at top-level commas.
   std::vector<std::string> parts;
@@ -68,9 +70,12 @@ Result<engine::Schema> ParseSchemaText(engine::Connection* conn, std::string_vie
     if (name.empty() || type.empty()) return bad("column '" + p + "' needs a name and a type");
     std::string upper = type;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (upper == "TIMESTAMP") type = "TIMESTAMPTZ";
-    else if (upper == "TIMESTAMP_NTZ") type = "TIMESTAMP";
-    else if (upper == "LONG") type = "BIGINT";
+    if (upper == "TIMESTAMP")
+      type = "TIMESTAMPTZ";
+    else if (upper == "TIMESTAMP_NTZ")
+      type = "TIMESTAMP";
+    else if (upper == "LONG")
+      type = "BIGINT";
     if (type.find(';') != std::string::npos) return bad("invalid type '" + type + "'");
     for (const auto& n : names) {
       if (ToLower(n) == ToLower(name)) return bad("duplicate column '" + name + "'");
@@ -100,10 +105,12 @@ Result<engine::Schema> SchemaFromJson(std::string_view json) {
   if (j.is_discarded() || !j.is_array()) return Status::Corruption("schema JSON is not an array");
   engine::Schema out;
   for (const auto& f : j) {
-    if (!f.is_object() || !f.contains("name") || !f["name"].is_string() || !f.contains("type") || !f["type"].is_string()) {
+    if (!f.is_object() || !f.contains("name") || !f["name"].is_string() || !f.contains("type") ||
+        !f["type"].is_string()) {
       return Status::Corruption("schema JSON entry is not {\"name\",\"type\"}");
     }
-    SLUICE_ASSIGN_OR_RETURN(engine::DataType t, engine::DataType::FromSql(f["type"].get<std::string>()));
+    SLUICE_ASSIGN_OR_RETURN(engine::DataType t,
+                            engine::DataType::FromSql(f["type"].get<std::string>()));
     out.push_back(engine::Field{f["name"].get<std::string>(), t, true});
   }
   return out;

@@ -13,7 +13,8 @@
 namespace sluice::sources {
 
 // InvalidArgument naming `option` (e.g. "schema") and the bad part.
-Result<engine::Schema> ParseSchemaText(engine::Connection* conn, std::string_view text, std::string_view option);
+Result<engine::Schema> ParseSchemaText(engine::Connection* conn, std::string_view text,
+                                       std::string_view option);
 
 // Schema <-> JSON text [{"name":..,"type":"<duckdb type>"},...] for persisted schemas.
 std::string SchemaToJson(const engine::Schema& schema);

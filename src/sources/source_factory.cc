@@ -12,10 +12,12 @@
 
 namespace sluice::sources {
 
-Result<int64_t> ParseTimestampOption(engine::Connection* conn, const std::string& text, const std::string& option) {
+Result<int64_t> ParseTimestampOption(engine::Connection* conn, const std::string& text,
+                                     const std::string& option) {
   auto r = conn->Query("SELECT epoch_ms(CAST(" + SqlString(text) + " AS TIMESTAMPTZ))");
   if (!r.ok() || r->num_rows() != 1) {
-    return Status::InvalidArgument("option '" + option + "' must be a timestamp such as '2024-01-01 10:00:00', got '" +
+    return Status::InvalidArgument("option '" + option +
+                                   "' must be a timestamp such as '2024-01-01 10:00:00', got '" +
                                    text + "'");
   }
   SLUICE_ASSIGN_OR_RETURN(auto v, r->GetInt64(0, 0));
@@ -27,8 +29,9 @@ namespace {
 
 Result<std::unique_ptr<Source>> CreateDelta(const SourceContext& ctx) {
   SourceOptions o("delta source", ctx.options);
-  SLUICE_RETURN_NOT_OK(o.CheckKnown({"path", "startingversion", "startingtimestamp", "maxfilespertrigger",
-                                     "maxbytespertrigger", "skipchangecommits"}));
+  SLUICE_RETURN_NOT_OK(
+      o.CheckKnown({"path", "startingversion", "startingtimestamp", "maxfilespertrigger",
+                    "maxbytespertrigger", "skipchangecommits"}));
   DeltaSourceOptions opts;
   opts.path = o.Get("path").value_or("");
   opts.starting_version = o.Get("startingVersion");
@@ -36,7 +39,8 @@ Result<std::unique_ptr<Source>> CreateDelta(const SourceContext& ctx) {
   if (auto ts = o.Get("startingTimestamp")) {
     if (!ctx.engine) return Status::InvalidArgument("delta source: SourceContext needs an engine");
     SLUICE_ASSIGN_OR_RETURN(auto conn, ctx.engine->Connect());
-    SLUICE_ASSIGN_OR_RETURN_CTX(opts.starting_timestamp_ms, ParseTimestampOption(conn.get(), *ts, "startingTimestamp"),
+    SLUICE_ASSIGN_OR_RETURN_CTX(opts.starting_timestamp_ms,
+                                ParseTimestampOption(conn.get(), *ts, "startingTimestamp"),
                                 "delta source");
   }
   SLUICE_ASSIGN_OR_RETURN(opts.max_files_per_trigger, o.GetInt64("maxFilesPerTrigger", 1));
@@ -49,17 +53,21 @@ Result<std::unique_ptr<Source>> CreateDelta(const SourceContext& ctx) {
 
 Result<std::unique_ptr<Source>> CreateDeltaCdf(const SourceContext& ctx) {
   SourceOptions o("table_changes", ctx.options);
-  SLUICE_RETURN_NOT_OK(o.CheckKnown({"path", "startingversion", "startingtimestamp", "maxfilespertrigger",
-                                     "maxbytespertrigger", "readchangefeed"}));
+  SLUICE_RETURN_NOT_OK(
+      o.CheckKnown({"path", "startingversion", "startingtimestamp", "maxfilespertrigger",
+                    "maxbytespertrigger", "readchangefeed"}));
   SLUICE_ASSIGN_OR_RETURN(auto rcf, o.GetBool("readChangeFeed"));
-  if (rcf && !*rcf) return Status::InvalidArgument("table_changes: option 'readChangeFeed' must be true for delta_cdf");
+  if (rcf && !*rcf)
+    return Status::InvalidArgument(
+        "table_changes: option 'readChangeFeed' must be true for delta_cdf");
   DeltaCdfSourceOptions opts;
   opts.path = o.Get("path").value_or("");
   SLUICE_ASSIGN_OR_RETURN(opts.starting_version, o.GetInt64("startingVersion", 0));
   if (auto ts = o.Get("startingTimestamp")) {
     if (!ctx.engine) return Status::InvalidArgument("table_changes: SourceContext needs an engine");
     SLUICE_ASSIGN_OR_RETURN(auto conn, ctx.engine->Connect());
-    SLUICE_ASSIGN_OR_RETURN_CTX(opts.starting_timestamp_ms, ParseTimestampOption(conn.get(), *ts, "startingTimestamp"),
+    SLUICE_ASSIGN_OR_RETURN_CTX(opts.starting_timestamp_ms,
+                                ParseTimestampOption(conn.get(), *ts, "startingTimestamp"),
                                 "table_changes");
   }
   SLUICE_ASSIGN_OR_RETURN(opts.max_files_per_trigger, o.GetInt64("maxFilesPerTrigger", 1));
@@ -76,18 +84,26 @@ Result<std::unique_ptr<Source>> CreateFiles(const SourceContext& ctx) {
     stripped[lk.rfind("cloudfiles.", 0) == 0 ? k.substr(11) : k] = v;
   }
   SourceOptions o("read_files", stripped);
-  SLUICE_RETURN_NOT_OK(o.CheckKnown({"path", "format", "schema", "maxfilespertrigger", "maxbytespertrigger",
-                                     "recursive", "recursivefilelookup", "schemaevolutionmode", "badrecordspath",
-                                     "header", "delimiter", "sep"}));
+  SLUICE_RETURN_NOT_OK(
+      o.CheckKnown({"path", "format", "schema", "maxfilespertrigger", "maxbytespertrigger",
+                    "recursive", "recursivefilelookup", "schemaevolutionmode", "badrecordspath",
+                    "header", "delimiter", "sep"}));
   FileSourceOptions opts;
   opts.path = o.Get("path").value_or("");
   auto format = o.Get("format");
-  if (!format) return Status::InvalidArgument("read_files: option 'format' is required (json, csv or parquet)");
+  if (!format)
+    return Status::InvalidArgument(
+        "read_files: option 'format' is required (json, csv or parquet)");
   std::string f = ToLower(*format);
-  if (f == "json") opts.format = FileFormat::kJson;
-  else if (f == "csv") opts.format = FileFormat::kCsv;
-  else if (f == "parquet") opts.format = FileFormat::kParquet;
-  else return Status::InvalidArgument("read_files: option 'format' must be json, csv or parquet, got '" + *format + "'");
+  if (f == "json")
+    opts.format = FileFormat::kJson;
+  else if (f == "csv")
+    opts.format = FileFormat::kCsv;
+  else if (f == "parquet")
+    opts.format = FileFormat::kParquet;
+  else
+    return Status::InvalidArgument(
+        "read_files: option 'format' must be json, csv or parquet, got '" + *format + "'");
   opts.schema = o.Get("schema");
   SLUICE_ASSIGN_OR_RETURN(opts.max_files_per_trigger, o.GetInt64("maxFilesPerTrigger", 1));
   SLUICE_ASSIGN_OR_RETURN(opts.max_bytes_per_trigger, o.GetBytes("maxBytesPerTrigger"));
@@ -96,24 +112,33 @@ Result<std::unique_ptr<Source>> CreateFiles(const SourceContext& ctx) {
   opts.recursive = rec.value_or(rec2.value_or(false));
   if (auto m = o.Get("schemaEvolutionMode")) {
     std::string lm = ToLower(*m);
-    if (lm == "addnewcolumns") opts.schema_evolution_mode = SchemaEvolutionMode::kAddNewColumns;
-    else if (lm == "rescue") opts.schema_evolution_mode = SchemaEvolutionMode::kRescue;
-    else if (lm == "none") opts.schema_evolution_mode = SchemaEvolutionMode::kNone;
-    else if (lm == "failonnewcolumns") opts.schema_evolution_mode = SchemaEvolutionMode::kFailOnNewColumns;
+    if (lm == "addnewcolumns")
+      opts.schema_evolution_mode = SchemaEvolutionMode::kAddNewColumns;
+    else if (lm == "rescue")
+      opts.schema_evolution_mode = SchemaEvolutionMode::kRescue;
+    else if (lm == "none")
+      opts.schema_evolution_mode = SchemaEvolutionMode::kNone;
+    else if (lm == "failonnewcolumns")
+      opts.schema_evolution_mode = SchemaEvolutionMode::kFailOnNewColumns;
     else {
-      return Status::InvalidArgument("read_files: option 'schemaEvolutionMode' must be addNewColumns, rescue, none or "
-                                     "failOnNewColumns, got '" + *m + "'");
+      return Status::InvalidArgument(
+          "read_files: option 'schemaEvolutionMode' must be addNewColumns, rescue, none or "
+          "failOnNewColumns, got '" +
+          *m + "'");
     }
   }
   opts.bad_records_path = o.Get("badRecordsPath");
   SLUICE_ASSIGN_OR_RETURN(auto header, o.GetBool("header"));
   opts.csv_header = header.value_or(true);
   if (auto d = o.Get("delimiter").has_value() ? o.Get("delimiter") : o.Get("sep")) {
-    if (d->size() != 1) return Status::InvalidArgument("read_files: option 'delimiter' must be one character, got '" + *d + "'");
+    if (d->size() != 1)
+      return Status::InvalidArgument("read_files: option 'delimiter' must be one character, got '" +
+                                     *d + "'");
     opts.csv_delimiter = *d;
   }
   if (opts.format != FileFormat::kCsv && (header || o.Has("delimiter") || o.Has("sep"))) {
-    return Status::InvalidArgument("read_files: options 'header' and 'delimiter' apply to format csv only");
+    return Status::InvalidArgument(
+        "read_files: options 'header' and 'delimiter' apply to format csv only");
   }
   SLUICE_ASSIGN_OR_RETURN(auto src, FileSource::Open(ctx, std::move(opts)));
   return std::unique_ptr<Source>(std::move(src));
@@ -135,8 +160,10 @@ Result<std::unique_ptr<Source>> CreateRate(const SourceContext& ctx) {
     } else {
       auto d = ParseDuration(*ramp);
       if (!d.ok() || d->micros < 0 || d->micros % kMicrosPerSecond != 0) {
-        return Status::InvalidArgument("read_rate: option 'rampUpTime' must be a whole number of seconds such as 5 or '5s', got '" +
-                                       *ramp + "'");
+        return Status::InvalidArgument(
+            "read_rate: option 'rampUpTime' must be a whole number of seconds such as 5 or '5s', "
+            "got '" +
+            *ramp + "'");
       }
       opts.ramp_up_seconds = d->micros / kMicrosPerSecond;
     }
@@ -160,11 +187,13 @@ Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const So
     if (!schema) return Status::InvalidArgument("memory source: option 'schema' is required");
     if (!ctx.engine) return Status::InvalidArgument("memory source: SourceContext needs an engine");
     SLUICE_ASSIGN_OR_RETURN(auto conn, ctx.engine->Connect());
-    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Schema s, ParseSchemaText(conn.get(), *schema, "schema"), "memory source");
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Schema s, ParseSchemaText(conn.get(), *schema, "schema"),
+                                "memory source");
     return std::unique_ptr<Source>(std::make_unique<MemorySource>(std::move(s)));
   }
-  return Status::InvalidArgument("unknown source format '" + format +
-                                 "' (known formats: delta, delta_cdf, files, cloudFiles, rate, memory)");
+  return Status::InvalidArgument(
+      "unknown source format '" + format +
+      "' (known formats: delta, delta_cdf, files, cloudFiles, rate, memory)");
 }
 
 }  // namespace sluice::sources

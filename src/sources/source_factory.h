@@ -27,6 +27,7 @@ Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const So
 
 // "2024-01-01", "2024-01-01 10:00:00", "2024-01-01T10:00:00Z", "... +02:00" -> epoch ms (UTC
 // when no zone is given). InvalidArgument naming `option` otherwise.
-Result<int64_t> ParseTimestampOption(engine::Connection* conn, const std::string& text, const std::string& option);
+Result<int64_t> ParseTimestampOption(engine::Connection* conn, const std::string& text,
+                                     const std::string& option);
 
 }  // namespace sluice::sources

@@ -13,17 +13,23 @@ TEST_F(SourceFactoryTest, UnknownFormatAndOptionsAreNamed) {
   ASSERT_FALSE(f.ok());
   EXPECT_TRUE(f.status().IsInvalidArgument());
   EXPECT_NE(f.status().message().find("unknown source format 'kinesis'"), std::string::npos);
-  auto o = CreateSource("delta", Ctx(dir.path(), {{"path", dir.path()}, {"ignoreChanges", "true"}}));
+  auto o =
+      CreateSource("delta", Ctx(dir.path(), {{"path", dir.path()}, {"ignoreChanges", "true"}}));
   ASSERT_FALSE(o.ok());
   EXPECT_NE(o.status().message().find("unknown option 'ignoreChanges'"), std::string::npos);
   EXPECT_NE(o.status().message().find("skipchangecommits"), std::string::npos);
-  auto b = CreateSource("delta", Ctx(dir.path(), {{"path", dir.path()}, {"skipChangeCommits", "yes"}}));
-  EXPECT_NE(b.status().message().find("'skipChangeCommits' must be true or false"), std::string::npos);
-  auto bytes = CreateSource("delta", Ctx(dir.path(), {{"path", dir.path()}, {"maxBytesPerTrigger", "10 parsecs"}}));
+  auto b =
+      CreateSource("delta", Ctx(dir.path(), {{"path", dir.path()}, {"skipChangeCommits", "yes"}}));
+  EXPECT_NE(b.status().message().find("'skipChangeCommits' must be true or false"),
+            std::string::npos);
+  auto bytes = CreateSource(
+      "delta", Ctx(dir.path(), {{"path", dir.path()}, {"maxBytesPerTrigger", "10 parsecs"}}));
   EXPECT_NE(bytes.status().message().find("'maxBytesPerTrigger'"), std::string::npos);
-  auto dup = CreateSource("rate", Ctx(dir.path(), {{"rowsPerSecond", "1"}, {"ROWSPERSECOND", "2"}}));
+  auto dup =
+      CreateSource("rate", Ctx(dir.path(), {{"rowsPerSecond", "1"}, {"ROWSPERSECOND", "2"}}));
   EXPECT_NE(dup.status().message().find("given twice"), std::string::npos);
-  auto ts = CreateSource("delta", Ctx(dir.path(), {{"path", dir.path()}, {"startingTimestamp", "yesterday-ish"}}));
+  auto ts = CreateSource(
+      "delta", Ctx(dir.path(), {{"path", dir.path()}, {"startingTimestamp", "yesterday-ish"}}));
   EXPECT_NE(ts.status().message().find("'startingTimestamp'"), std::string::npos);
   auto mem = CreateSource("memory", Ctx(dir.path()));
   EXPECT_NE(mem.status().message().find("'schema' is required"), std::string::npos);

@@ -23,8 +23,9 @@ SourceOptions::SourceOptions(std::string source, const std::map<std::string, std
 
 Status SourceOptions::CheckNoDuplicates() const {
   if (duplicate_) {
-    return Status::InvalidArgument(source_ + ": option '" + *duplicate_ +
-                                   "' is given twice with different values (option names are case-insensitive)");
+    return Status::InvalidArgument(
+        source_ + ": option '" + *duplicate_ +
+        "' is given twice with different values (option names are case-insensitive)");
   }
   return Status::OK();
 }
@@ -64,7 +65,8 @@ Result<std::optional<int64_t>> SourceOptions::GetInt64(std::string_view name, in
   int64_t out = 0;
   auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
   if (t.empty() || ec != std::errc() || p != t.data() + t.size()) {
-    return Status::InvalidArgument(source_ + ": option '" + std::string(name) + "' must be an integer, got '" + *v + "'");
+    return Status::InvalidArgument(source_ + ": option '" + std::string(name) +
+                                   "' must be an integer, got '" + *v + "'");
   }
   if (out < min) {
     return Status::InvalidArgument(source_ + ": option '" + std::string(name) + "' must be >= " +
@@ -79,7 +81,8 @@ Result<std::optional<bool>> SourceOptions::GetBool(std::string_view name) const 
   std::string t = ToLower(Trim(*v));
   if (t == "true") return std::optional<bool>(true);
   if (t == "false") return std::optional<bool>(false);
-  return Status::InvalidArgument(source_ + ": option '" + std::string(name) + "' must be true or false, got '" + *v + "'");
+  return Status::InvalidArgument(source_ + ": option '" + std::string(name) +
+                                 "' must be true or false, got '" + *v + "'");
 }
 
 Result<std::optional<int64_t>> SourceOptions::GetBytes(std::string_view name) const {
@@ -90,17 +93,23 @@ Result<std::optional<int64_t>> SourceOptions::GetBytes(std::string_view name) co
   while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
   std::string unit = Trim(std::string_view(t).substr(digits));
   int64_t mult = 0;
-  if (unit.empty() || unit == "b") mult = 1;
-  else if (unit == "k" || unit == "kb") mult = 1024;
-  else if (unit == "m" || unit == "mb") mult = 1024 * 1024;
-  else if (unit == "g" || unit == "gb") mult = 1024LL * 1024 * 1024;
-  else if (unit == "t" || unit == "tb") mult = 1024LL * 1024 * 1024 * 1024;
+  if (unit.empty() || unit == "b")
+    mult = 1;
+  else if (unit == "k" || unit == "kb")
+    mult = 1024;
+  else if (unit == "m" || unit == "mb")
+    mult = 1024 * 1024;
+  else if (unit == "g" || unit == "gb")
+    mult = 1024LL * 1024 * 1024;
+  else if (unit == "t" || unit == "tb")
+    mult = 1024LL * 1024 * 1024 * 1024;
   int64_t n = 0;
   auto [p, ec] = std::from_chars(t.data(), t.data() + digits, n);
   if (digits == 0 || mult == 0 || ec != std::errc() || p != t.data() + digits || n < 1 ||
       n > INT64_MAX / mult) {
-    return Status::InvalidArgument(source_ + ": option '" + std::string(name) +
-                                   "' must be a positive byte size such as 1048576, 512k, 10m or 1g, got '" + *v + "'");
+    return Status::InvalidArgument(
+        source_ + ": option '" + std::string(name) +
+        "' must be a positive byte size such as 1048576, 512k, 10m or 1g, got '" + *v + "'");
   }
   return std::optional<int64_t>(n * mult);
 }

@@ -39,8 +39,8 @@ class SourceOptions {
 
  private:
   std::string source_;
-  std::map<std::string, std::string> lower_;    // lower-case name -> value
-  std::map<std::string, std::string> original_; // lower-case name -> name as written
+  std::map<std::string, std::string> lower_;     // lower-case name -> value
+  std::map<std::string, std::string> original_;  // lower-case name -> name as written
   std::optional<std::string> duplicate_;
 };
 

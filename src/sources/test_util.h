@@ -75,8 +75,8 @@ class SourceTest : public ::testing::Test {
     return b.ok() ? *b : engine::Batch();
   }
 
-  SourceContext Ctx(const std::string& checkpoint_dir, std::map<std::string, std::string> options = {},
-                    Clock* clock = nullptr) {
+  SourceContext Ctx(const std::string& checkpoint_dir,
+                    std::map<std::string, std::string> options = {}, Clock* clock = nullptr) {
     SourceContext ctx;
     ctx.fs = fs::LocalFileSystem();
     ctx.engine = engine_;
@@ -87,12 +87,14 @@ class SourceTest : public ::testing::Test {
   }
 
   // LatestOffset that must succeed.
-  std::optional<OffsetJson> Latest(Source* s, const std::optional<OffsetJson>& start, const ReadLimit& limit = {}) {
+  std::optional<OffsetJson> Latest(Source* s, const std::optional<OffsetJson>& start,
+                                   const ReadLimit& limit = {}) {
     auto r = s->LatestOffset(start, limit);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : std::nullopt;
   }
-  std::vector<std::string> Get(Source* s, const std::optional<OffsetJson>& start, const OffsetJson& end) {
+  std::vector<std::string> Get(Source* s, const std::optional<OffsetJson>& start,
+                               const OffsetJson& end) {
     auto r = s->GetBatch(start, end);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? Rows(*r) : std::vector<std::string>{"<error>"};

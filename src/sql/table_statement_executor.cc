@@ -454,7 +454,18 @@ Result<engine::Batch> TableStatementExecutor::Run(const MergeStatement& s) {
   SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.target, &writer));
   delta::MergeSpec spec;
   spec.source_sql = s.source;
-  spec.source_alias = s.source_alias.value_or("source");
+  // Without an alias a source is named as written (MERGE ... USING updates ON t.id = updates.id),
+  // unless it is a subquery or a path.
+  std::string default_source_alias = "source";
+  if (!s.source.empty() && s.source[0] != '(' && s.source.find('`') == std::string::npos) {
+    default_source_alias = s.source.substr(
+        s.source.find_last_of('.') == std::string::npos ? 0 : s.source.find_last_of('.') + 1);
+    if (default_source_alias.size() >= 2 && default_source_alias.front() == '"' &&
+        default_source_alias.back() == '"') {
+      default_source_alias = default_source_alias.substr(1, default_source_alias.size() - 2);
+    }
+  }
+  spec.source_alias = s.source_alias.value_or(default_source_alias);
   spec.target_alias = s.target_alias.value_or(s.target.is_path ? "target" : s.target.name);
   spec.on = s.on;
   for (const MergeClause& c : s.clauses) {

@@ -33,17 +33,17 @@ namespace sluice::stream {
 
 // What a plan gets once, before the first batch.
 struct PlanContext {
-  engine::Engine* engine = nullptr;         // outlives the plan
-  std::shared_ptr<fs::FileSystem> fs;       // the query's (crash points, state files)
-  std::string checkpoint_root;              // state lives in <root>/state
-  ConfMap conf;                             // the persisted conf the run uses (restored)
+  engine::Engine* engine = nullptr;    // outlives the plan
+  std::shared_ptr<fs::FileSystem> fs;  // the query's (crash points, state files)
+  std::string checkpoint_root;         // state lives in <root>/state
+  ConfMap conf;                        // the persisted conf the run uses (restored)
   sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
 };
 
 // One withWatermark node of the plan.
 struct WatermarkNode {
-  std::string column;     // the event-time column (for messages and progress)
-  int64_t delay_ms = 0;   // the declared delay
+  std::string column;    // the event-time column (for messages and progress)
+  int64_t delay_ms = 0;  // the declared delay
 };
 
 // Event-time statistics of the rows that passed one watermark node in one batch (ms).

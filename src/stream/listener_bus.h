@@ -53,8 +53,8 @@ class StreamingQueryListener {
 
 class ListenerBus {
  public:
-  using Event = std::variant<QueryStartedEvent, QueryProgressEvent, QueryIdleEvent,
-                             QueryTerminatedEvent>;
+  using Event =
+      std::variant<QueryStartedEvent, QueryProgressEvent, QueryIdleEvent, QueryTerminatedEvent>;
 
   ListenerBus();
   // Delivers what is queued, then stops the thread.
@@ -74,10 +74,10 @@ class ListenerBus {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Event> queue_;                                       // guarded by mu_
+  std::deque<Event> queue_;                                         // guarded by mu_
   std::vector<std::shared_ptr<StreamingQueryListener>> listeners_;  // guarded by mu_
-  int64_t posted_ = 0, delivered_ = 0;                            // guarded by mu_
-  bool stop_ = false;                                             // guarded by mu_
+  int64_t posted_ = 0, delivered_ = 0;                              // guarded by mu_
+  bool stop_ = false;                                               // guarded by mu_
   std::thread thread_;
 };
 

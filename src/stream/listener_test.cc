@@ -70,7 +70,7 @@ TEST_F(LoopTest, ListenerGetsEventsInOrder) {
   ASSERT_TRUE((*q)->Stop().ok());
   ASSERT_TRUE(bus->WaitUntilEmpty(10000));
   EXPECT_EQ(l->events(), (std::vector<std::string>{"started:" + id, "progress:0:2", "progress:1:1",
-                                                    "terminated:ok"}));
+                                                   "terminated:ok"}));
 }
 
 TEST_F(LoopTest, IdleQueryReportsIdleProgressOnce) {
@@ -91,8 +91,8 @@ TEST_F(LoopTest, IdleQueryReportsIdleProgressOnce) {
   EXPECT_EQ((*q)->RecentProgress().size(), 1u);
   ASSERT_TRUE((*q)->Stop().ok());
   ASSERT_TRUE(bus->WaitUntilEmpty(10000));
-  EXPECT_EQ(l->events(), (std::vector<std::string>{"started:" + id, "idle:" + id,
-                                                    "terminated:ok"}));
+  EXPECT_EQ(l->events(),
+            (std::vector<std::string>{"started:" + id, "idle:" + id, "terminated:ok"}));
 }
 
 TEST_F(LoopTest, SlowListenerDoesNotSlowTheQuery) {
@@ -121,7 +121,9 @@ TEST_F(LoopTest, SlowListenerDoesNotSlowTheQuery) {
 
 class ThrowingListener : public StreamingQueryListener {
  public:
-  void OnQueryStarted(const QueryStartedEvent&) override { throw std::runtime_error("listener bug"); }
+  void OnQueryStarted(const QueryStartedEvent&) override {
+    throw std::runtime_error("listener bug");
+  }
   void OnQueryProgress(const QueryProgressEvent&) override { throw 42; }
 };
 
@@ -149,7 +151,8 @@ TEST_F(LoopTest, FailedQueryReportsTerminatedWithError) {
   AddInts({1});
   auto o = Options();
   o.listener_bus = bus;
-  auto q = StartQuery(o, FixedSink(std::make_shared<sinks::MemorySink>()), "SELECT nope FROM __source_0");
+  auto q = StartQuery(o, FixedSink(std::make_shared<sinks::MemorySink>()),
+                      "SELECT nope FROM __source_0");
   ASSERT_TRUE(q.ok());
   EXPECT_FALSE((*q)->AwaitTermination().ok());
   ASSERT_TRUE(bus->WaitUntilEmpty(10000));

@@ -93,8 +93,9 @@ class TestSource final : public sources::Source {
 
 inline SourceSpec TestSourceSpec(std::shared_ptr<TestStream> data, sources::ReadLimit limit = {}) {
   SourceSpec spec;
-  spec.factory = [data](const sources::SourceContext&)
-      -> Result<std::unique_ptr<sources::Source>> { return std::make_unique<TestSource>(data); };
+  spec.factory = [data](const sources::SourceContext&) -> Result<std::unique_ptr<sources::Source>> {
+    return std::make_unique<TestSource>(data);
+  };
   spec.read_limit = limit;
   return spec;
 }
@@ -122,7 +123,8 @@ class LoopTest : public ::testing::Test {
   // A batch with one BIGINT column `id`.
   engine::Batch Ints(const std::vector<int64_t>& v) {
     std::string sql = "SELECT * FROM (VALUES ";
-    for (size_t i = 0; i < v.size(); ++i) sql += (i ? ",(" : "(") + std::to_string(v[i]) + "::BIGINT)";
+    for (size_t i = 0; i < v.size(); ++i)
+      sql += (i ? ",(" : "(") + std::to_string(v[i]) + "::BIGINT)";
     sql = v.empty() ? "SELECT 0::BIGINT AS id LIMIT 0" : sql + ") t(id)";
     auto b = conn_->Query(sql);
     EXPECT_TRUE(b.ok()) << b.status().ToString();
@@ -139,12 +141,13 @@ class LoopTest : public ::testing::Test {
   }
 
   Result<std::unique_ptr<MicroBatchExecution>> StartQuery(
-      ExecutionOptions o, SinkFactory sink,
-      std::string sql = "SELECT id FROM __source_0", sources::ReadLimit limit = {}) {
+      ExecutionOptions o, SinkFactory sink, std::string sql = "SELECT id FROM __source_0",
+      sources::ReadLimit limit = {}) {
     std::vector<SourceSpec> specs;
     specs.push_back(TestSourceSpec(stream_, limit));
     return MicroBatchExecution::Start(std::move(o), std::move(specs),
-                                      std::make_unique<SqlPlan>(std::move(sql), 1), std::move(sink));
+                                      std::make_unique<SqlPlan>(std::move(sql), 1),
+                                      std::move(sink));
   }
 
   static std::vector<std::string> Sorted(std::vector<std::string> v) {

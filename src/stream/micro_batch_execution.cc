@@ -101,8 +101,10 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
   if (options_.trigger.kind == TriggerKind::kContinuous) {
     return Status::NotSupported(
         "Trigger.Continuous is not supported: Sluice runs micro-batches only; use "
-        "Trigger.ProcessingTime('" + std::to_string(options_.trigger.interval_ms) +
-        " milliseconds') for low latency, or Trigger.AvailableNow to process what is there and stop");
+        "Trigger.ProcessingTime('" +
+        std::to_string(options_.trigger.interval_ms) +
+        " milliseconds') for low latency, or Trigger.AvailableNow to process what is there and "
+        "stop");
   }
   fs_ = options_.fs ? options_.fs : fs::LocalFileSystem();
   if (options_.test_crash_at) {
@@ -118,8 +120,9 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
                           LoadOrCreateStreamMetadata(*fs_, root, {.sync = options_.sync}));
   query_id_ = meta.id;
   run_id_ = NewUuidV4();
-  SLUICE_ASSIGN_OR_RETURN(lock_, CheckpointLock::Acquire(
-                                     root, CurrentProcessHolder(query_id_, run_id_, start_time_ms_)));
+  SLUICE_ASSIGN_OR_RETURN(
+      lock_,
+      CheckpointLock::Acquire(root, CurrentProcessHolder(query_id_, run_id_, start_time_ms_)));
   offsets_ = std::make_unique<OffsetSeqLog>(fs_, root);
   commits_ = std::make_unique<CommitLog>(fs_, root);
 
@@ -133,14 +136,16 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
   std::vector<std::string> identities;
   for (size_t i = 0; i < sources.size(); ++i) {
     auto& spec = sources[i];
-    if (!spec.factory) return Status::InvalidArgument("source " + std::to_string(i) + ": no factory");
+    if (!spec.factory)
+      return Status::InvalidArgument("source " + std::to_string(i) + ": no factory");
     sources::SourceContext ctx;
     ctx.fs = fs_;
     ctx.engine = options_.engine;
     ctx.checkpoint_dir = fs::JoinPath(fs::JoinPath(root, kSourcesDirName), std::to_string(i));
     ctx.options = spec.options;
     ctx.clock = clock_.get();
-    SLUICE_ASSIGN_OR_RETURN_CTX(auto src, spec.factory(ctx), "creating source " + std::to_string(i));
+    SLUICE_ASSIGN_OR_RETURN_CTX(auto src, spec.factory(ctx),
+                                "creating source " + std::to_string(i));
     identities.push_back(spec.identity.empty() ? src->Description() : spec.identity);
     sources_.push_back({std::move(src), spec.read_limit, std::nullopt, std::nullopt});
   }
@@ -152,7 +157,8 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
   ro.explicit_keys = options_.explicit_conf_keys;
   ro.checkpoint_root = root;
   SLUICE_ASSIGN_OR_RETURN(restart_, PlanRestart(*offsets_, *commits_, ro));
-  for (const auto& w : restart_.warnings) SLUICE_LOG(kWarning) << "checkpoint " << root << ": " << w;
+  for (const auto& w : restart_.warnings)
+    SLUICE_LOG(kWarning) << "checkpoint " << root << ": " << w;
   for (size_t i = 0; i < sources_.size() && i < restart_.start_offsets.size(); ++i) {
     sources_[i].start = restart_.start_offsets[i];
   }
@@ -257,7 +263,8 @@ void MicroBatchExecution::IdleSleep() {
     return;  // the executor waits for the next slot
   }
   clock_->WaitTillTime(clock_->NowMs() + idle_backoff_ms_, &stop_);
-  idle_backoff_ms_ = std::min(idle_backoff_ms_ * 2, std::max<int64_t>(options_.idle_backoff_max_ms, 1));
+  idle_backoff_ms_ =
+      std::min(idle_backoff_ms_ * 2, std::max<int64_t>(options_.idle_backoff_max_ms, 1));
 }
 
 Result<bool> MicroBatchExecution::RunTrigger() {
@@ -363,7 +370,8 @@ Result<std::map<std::string, nlohmann::ordered_json>> MicroBatchExecution::Obser
   return out;
 }
 
-Status MicroBatchExecution::RunBatch(BatchId id, const std::vector<std::optional<std::string>>& ends,
+Status MicroBatchExecution::RunBatch(BatchId id,
+                                     const std::vector<std::optional<std::string>>& ends,
                                      int64_t watermark_ms, int64_t timestamp_ms, bool no_data_batch,
                                      int64_t trigger_start_ms, BatchTimings* t) {
   const std::string ctx = "batch " + id.ToString();
@@ -379,7 +387,8 @@ Status MicroBatchExecution::RunBatch(BatchId id, const std::vector<std::optional
   int64_t m0 = MonoMs();
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto& s = sources_[i];
-    const std::string sctx = ctx + ", source " + std::to_string(i) + " (" + s.source->Description() + ")";
+    const std::string sctx =
+        ctx + ", source " + std::to_string(i) + " (" + s.source->Description() + ")";
     engine::Batch b;
     if (ends[i].has_value() && ends[i] != s.start) {
       SLUICE_ASSIGN_OR_RETURN_CTX(b, s.source->GetBatch(s.start, *ends[i]), sctx + ": getBatch");
@@ -407,23 +416,26 @@ Status MicroBatchExecution::RunBatch(BatchId id, const std::vector<std::optional
   // Watermark for the next batch, then commits/<N>.
   int64_t next_wm = watermarks_->Update(out.event_time);
   m0 = MonoMs();
-  SLUICE_RETURN_NOT_OK_CTX(commits_->Add(id, CommitMetadata{next_wm, std::nullopt}, {.sync = options_.sync}),
-                           ctx + ": writing the commit log");
+  SLUICE_RETURN_NOT_OK_CTX(
+      commits_->Add(id, CommitMetadata{next_wm, std::nullopt}, {.sync = options_.sync}),
+      ctx + ": writing the commit log");
   SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterCommitWrite), ctx);
   std::vector<std::optional<std::string>> starts;
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto& s = sources_[i];
     starts.push_back(s.start);
     if (ends[i].has_value()) {
-      SLUICE_RETURN_NOT_OK_CTX(s.source->Commit(*ends[i]),
-                               ctx + ", source " + std::to_string(i) + " (" + s.source->Description() + "): commit");
+      SLUICE_RETURN_NOT_OK_CTX(
+          s.source->Commit(*ends[i]),
+          ctx + ", source " + std::to_string(i) + " (" + s.source->Description() + "): commit");
     }
     s.start = ends[i];
   }
   t->Add(kDurationCommitOffsets, MonoMs() - m0);
-  SLUICE_ASSIGN_OR_RETURN_CTX(PurgeResult purged,
-                              PurgeOldLogEntries(*offsets_, *commits_, id, options_.min_batches_to_retain),
-                              ctx + ": purging old log entries");
+  SLUICE_ASSIGN_OR_RETURN_CTX(
+      PurgeResult purged,
+      PurgeOldLogEntries(*offsets_, *commits_, id, options_.min_batches_to_retain),
+      ctx + ": purging old log entries");
   (void)purged;
   last_batch_wants_no_data_ = plan_->WantsNoDataBatch(watermark_ms, next_wm);
   previous_watermark_ms_ = watermark_ms;
@@ -434,7 +446,8 @@ Status MicroBatchExecution::RunBatch(BatchId id, const std::vector<std::optional
   }
 
   // Progress.
-  const int64_t trigger_ms = MonoMs() - batch_mono_start + t->ms[std::string(kDurationLatestOffset)] +
+  const int64_t trigger_ms = MonoMs() - batch_mono_start +
+                             t->ms[std::string(kDurationLatestOffset)] +
                              t->ms[std::string(kDurationWalCommit)];
   t->ms[std::string(kDurationTriggerExecution)] = trigger_ms;
   StreamingQueryProgress p;
@@ -445,7 +458,8 @@ Status MicroBatchExecution::RunBatch(BatchId id, const std::vector<std::optional
   p.batch_id = id.value();
   p.batch_duration = trigger_ms;
   p.duration_ms = t->ms;
-  const double interval_s = last_trigger_start_ms_ >= 0 ? (trigger_start_ms - last_trigger_start_ms_) / 1000.0 : 0;
+  const double interval_s =
+      last_trigger_start_ms_ >= 0 ? (trigger_start_ms - last_trigger_start_ms_) / 1000.0 : 0;
   const double processed_s = std::max<int64_t>(trigger_ms, 1) / 1000.0;
   for (size_t i = 0; i < sources_.size(); ++i) {
     SourceProgress sp;
@@ -501,7 +515,8 @@ void MicroBatchExecution::ReportIdle(int64_t trigger_start_ms) {
   }
   p.sink.description = sink_->Description();
   p.sink.num_output_rows = 0;
-  if (watermarks_->has_nodes()) p.event_time["watermark"] = FormatUtcTimestampMs(CurrentWatermarkMs());
+  if (watermarks_->has_nodes())
+    p.event_time["watermark"] = FormatUtcTimestampMs(CurrentWatermarkMs());
   // Listeners get onQueryIdle instead of onQueryProgress for an idle trigger (Spark 3.5+); the
   // progress still goes to RecentProgress/LastProgress.
   Post(QueryIdleEvent{query_id_, run_id_, p.timestamp});

@@ -89,17 +89,18 @@ struct Observation {
 };
 
 struct ExecutionOptions {
-  std::string checkpoint_root;                 // required
-  std::optional<std::string> query_name;       // progress "name"
-  Trigger trigger;                             // Default
+  std::string checkpoint_root;            // required
+  std::optional<std::string> query_name;  // progress "name"
+  Trigger trigger;                        // Default
   sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
-  engine::Engine* engine = nullptr;            // required; outlives the execution
-  std::shared_ptr<fs::FileSystem> fs;          // null: the local file system
+  engine::Engine* engine = nullptr;    // required; outlives the execution
+  std::shared_ptr<fs::FileSystem> fs;  // null: the local file system
   // null: the system clock. Trigger slots, batch timestamps and the idle backoff wait on it (a
   // ManualClock without auto-advance blocks idle waits until the test advances it).
   std::shared_ptr<Clock> clock;
-  std::shared_ptr<ListenerBus> listener_bus;   // null: no listeners
-  // The persisted conf of a fresh checkpoint, and the keys the user set explicitly (restart_plan.h).
+  std::shared_ptr<ListenerBus> listener_bus;  // null: no listeners
+  // The persisted conf of a fresh checkpoint, and the keys the user set explicitly
+  // (restart_plan.h).
   ConfMap session_conf = DefaultPersistedConf();
   std::set<std::string> explicit_conf_keys;
   int64_t min_batches_to_retain = kDefaultMinBatchesToRetain;
@@ -117,7 +118,8 @@ struct ExecutionOptions {
 
 // What the query is doing (Spark's StreamingQueryStatus).
 struct QueryStatus {
-  std::string message;  // "Initializing", "Waiting for data to arrive", "Processing new data", "Stopped"
+  std::string
+      message;  // "Initializing", "Waiting for data to arrive", "Processing new data", "Stopped"
   bool is_data_available = false;
   bool is_trigger_active = false;
 };
@@ -181,13 +183,13 @@ class MicroBatchExecution {
 
   explicit MicroBatchExecution(ExecutionOptions options);
   Status Open(std::vector<SourceSpec> sources, std::unique_ptr<IncrementalPlan> plan,
-                        SinkFactory sink_factory);
+              SinkFactory sink_factory);
   void RunQueryThread();
   // One trigger: true to continue.
   Result<bool> RunTrigger();
   Status RunBatch(BatchId id, const std::vector<std::optional<std::string>>& ends,
-                            int64_t watermark_ms, int64_t timestamp_ms, bool no_data_batch,
-                            int64_t trigger_start_ms, BatchTimings* timings);
+                  int64_t watermark_ms, int64_t timestamp_ms, bool no_data_batch,
+                  int64_t trigger_start_ms, BatchTimings* timings);
   Result<engine::Batch> EmptyBatch(const engine::Schema& schema);
   Result<std::map<std::string, nlohmann::ordered_json>> Observe(const engine::Batch& rows);
   void ReportIdle(int64_t trigger_start_ms);
@@ -211,7 +213,7 @@ class MicroBatchExecution {
   std::unique_ptr<engine::Connection> conn_;  // empty batches, observe
   std::optional<WatermarkTracker> watermarks_;
   std::unique_ptr<TriggerExecutor> executor_;
-  bool single_batch_ = false;        // Once, or AvailableNow fallen back
+  bool single_batch_ = false;  // Once, or AvailableNow fallen back
   bool available_now_ = false;
   sources::ReadLimit forced_limit_;  // all_available for Once
 
@@ -230,7 +232,7 @@ class MicroBatchExecution {
   int64_t watermark_ms_ = 0;                   // mu_
   QueryStatus status_;                         // mu_
   std::deque<StreamingQueryProgress> recent_;  // mu_
-  std::optional<Status> exception_;  // mu_
+  std::optional<Status> exception_;            // mu_
   bool terminated_ = false;                    // mu_
   int64_t trigger_seq_ = 0;                    // mu_: triggers started
   int64_t last_idle_trigger_seq_ = 0;          // mu_: the latest trigger that found no data

@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "sinks/foreach_batch_sink.h"
-#include "stream/loop_test_util.h"
 #include "stream/commit_log.h"
+#include "stream/loop_test_util.h"
 #include "stream/offset_seq_log.h"
 #include "stream/watermark_tracker.h"
 
@@ -118,7 +118,8 @@ TEST_F(MicroBatchExecutionTest, ChangedSourceOrSourceCountIsRefused) {
                                       FixedSink(sink));
   ASSERT_FALSE(q.ok());
   EXPECT_TRUE(q.status().IsInvalidArgument());
-  EXPECT_NE(q.status().message().find("streaming source 0 changed from 'TestSource[s]' to 'TestSource[t]'"),
+  EXPECT_NE(q.status().message().find(
+                "streaming source 0 changed from 'TestSource[s]' to 'TestSource[t]'"),
             std::string::npos)
       << q.status().ToString();
   EXPECT_NE(q.status().message().find("new checkpoint"), std::string::npos);
@@ -225,10 +226,10 @@ TEST_F(MicroBatchExecutionTest, ProgressJsonHasEveryFieldAndObserve) {
   auto j = nlohmann::ordered_json::parse(ProgressToJson(*p));
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"id", "runId", "name", "timestamp", "batchId",
-                                            "batchDuration", "numInputRows", "inputRowsPerSecond",
-                                            "processedRowsPerSecond", "durationMs", "stateOperators",
-                                            "sources", "sink", "observedMetrics"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "id", "runId", "name", "timestamp", "batchId", "batchDuration",
+                      "numInputRows", "inputRowsPerSecond", "processedRowsPerSecond", "durationMs",
+                      "stateOperators", "sources", "sink", "observedMetrics"}));
   EXPECT_EQ(j["name"], "q1");
   EXPECT_EQ(j["batchId"], 0);
   EXPECT_EQ(j["numInputRows"], 3);
@@ -287,8 +288,8 @@ namespace {
 TEST(WatermarkTrackerTest, MinPolicyWaitsForEveryNodeAndIsMonotone) {
   auto t = WatermarkTracker::Make({{"a", 10}, {"b", 0}}, "min", 0);
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->Update({{100, 50, 75, 2}, {0, 0, 0, 0}}), 0);  // b never saw data: counts as 0
-  EXPECT_EQ(t->Update({{0, 0, 0, 0}, {60, 60, 60, 1}}), 60);  // min(90, 60)
+  EXPECT_EQ(t->Update({{100, 50, 75, 2}, {0, 0, 0, 0}}), 0);     // b never saw data: counts as 0
+  EXPECT_EQ(t->Update({{0, 0, 0, 0}, {60, 60, 60, 1}}), 60);     // min(90, 60)
   EXPECT_EQ(t->Update({{20, 20, 20, 1}, {30, 30, 30, 1}}), 60);  // nodes keep their max
   EXPECT_EQ(t->Update({{200, 200, 200, 1}, {300, 300, 300, 1}}), 190);
   auto m = WatermarkTracker::Make({{"a", 10}, {"b", 0}}, "MAX", 500);
@@ -335,7 +336,8 @@ TEST_F(MicroBatchExecutionTest, WatermarkMovesFromBatchToBatchAndIsRecovered) {
   WatermarkedPlan* raw = plan.get();
   std::vector<SourceSpec> specs;
   specs.push_back(testing::TestSourceSpec(stream_));
-  auto q = MicroBatchExecution::Start(Options(), std::move(specs), std::move(plan), FixedSink(sink));
+  auto q =
+      MicroBatchExecution::Start(Options(), std::move(specs), std::move(plan), FixedSink(sink));
   ASSERT_TRUE(q.ok()) << q.status().ToString();
   ASSERT_TRUE((*q)->ProcessAllAvailable().ok());
   auto p = (*q)->LastProgress();
@@ -361,7 +363,8 @@ TEST_F(MicroBatchExecutionTest, WatermarkMovesFromBatchToBatchAndIsRecovered) {
   raw = plan2.get();
   std::vector<SourceSpec> specs2;
   specs2.push_back(testing::TestSourceSpec(stream_));
-  auto q2 = MicroBatchExecution::Start(Options(), std::move(specs2), std::move(plan2), FixedSink(sink));
+  auto q2 =
+      MicroBatchExecution::Start(Options(), std::move(specs2), std::move(plan2), FixedSink(sink));
   ASSERT_TRUE(q2.ok());
   ASSERT_TRUE((*q2)->ProcessAllAvailable().ok());
   EXPECT_EQ(raw->watermarks_seen, (std::vector<int64_t>{6000}));

@@ -162,7 +162,8 @@ TEST(ProcessKillTest, SigkillAtRandomMomentsThenRecoverExactlyOnce) {
   }
   RecordProperty("killed", killed);
   RecordProperty("killed_mid_batch", killed_mid_batch);
-  std::printf("killed %d of 10 runs, %d between offsets/N and commits/N\n", killed, killed_mid_batch);
+  std::printf("killed %d of 10 runs, %d between offsets/N and commits/N\n", killed,
+              killed_mid_batch);
   EXPECT_GE(killed, 1);
   pid_t pid = Spawn(dir.path(), true, "");
   EXPECT_EQ(Wait(pid), kOk);
