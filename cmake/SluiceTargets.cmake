@@ -28,8 +28,13 @@ function(sluice_test name)
   target_compile_definitions(${name} PRIVATE
     SLUICE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     SLUICE_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  set(labels unit ${ARG_LABELS})
-  # The list must reach gtest_discover_tests as one value: escape its separators.
-  string(REPLACE ";" "\\;" labels "${labels}")
-  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${labels}")
+  # One label per test: gtest_discover_tests (PRE_TEST) writes a label list unquoted into the
+  # generated script, where only its first element would survive. "slow" replaces "unit".
+  set(label unit)
+  if("slow" IN_LIST ARG_LABELS)
+    set(label slow)
+  elseif(ARG_LABELS)
+    list(GET ARG_LABELS 0 label)
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${label}")
 endfunction()

@@ -18,8 +18,19 @@ class Cursor {
  public:
   explicit Cursor(std::string_view s) : s_(s) {}
 
+  // Skips whitespace and comments (-- to the end of the line, /* ... */).
   void SkipSpace() {
-    while (pos_ < s_.size() && IsSpace(s_[pos_])) ++pos_;
+    for (;;) {
+      while (pos_ < s_.size() && IsSpace(s_[pos_])) ++pos_;
+      if (s_.compare(pos_, 2, "--") == 0) {
+        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+      } else if (s_.compare(pos_, 2, "/*") == 0) {
+        size_t close = s_.find("*/", pos_ + 2);
+        pos_ = close == std::string_view::npos ? s_.size() : close + 2;
+      } else {
+        return;
+      }
+    }
   }
   // Consumes `word` (case-insensitive) when it is next, followed by a non-identifier char.
   bool Keyword(std::string_view word) {

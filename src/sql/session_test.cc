@@ -43,7 +43,7 @@ TEST_F(SessionTest, SetAndResetSluiceSettings) {
   EXPECT_EQ(*session_->settings().Get("multipleWatermarkPolicy"), "max");
   ASSERT_TRUE(session_->Execute("set SLUICE.noDataBatches TO false;").ok());
   EXPECT_FALSE(session_->settings().GetBoolean("noDataBatches"));
-  ASSERT_TRUE(session_->Execute("RESET sluice.noDataBatches").ok());
+  ASSERT_TRUE(session_->Execute("-- a comment first\n/* and another */ RESET sluice.noDataBatches").ok());
   EXPECT_TRUE(session_->settings().GetBoolean("noDataBatches"));
   ASSERT_TRUE(session_->Execute("SET sluice.warehouse = '" + dir_ + "/other'").ok());
   EXPECT_EQ(session_->warehouse(), dir_ + "/other");
