@@ -18,22 +18,6 @@ size_t DisplayWidth(std::string_view s) {
   return n;
 }
 
-bool IsNumeric(engine::TypeId id) {
-  switch (id) {
-    case engine::TypeId::kTinyInt:
-    case engine::TypeId::kSmallInt:
-    case engine::TypeId::kInteger:
-    case engine::TypeId::kBigInt:
-    case engine::TypeId::kHugeInt:
-    case engine::TypeId::kFloat:
-    case engine::TypeId::kDouble:
-    case engine::TypeId::kDecimal:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::string CsvField(const std::optional<std::string>& v) {
   if (!v) return "";
   bool quote = v->empty() || v->find_first_of(",\"\r\n") != std::string::npos;
@@ -55,7 +39,7 @@ void PrintTable(const engine::Batch& batch, std::ostream& out) {
   std::vector<bool> right(cols);
   for (size_t c = 0; c < cols; ++c) {
     width[c] = DisplayWidth(batch.schema()[c].name);
-    right[c] = IsNumeric(batch.schema()[c].type.id);
+    right[c] = engine::IsNumeric(batch.schema()[c].type.id);
   }
   for (int64_t r = 0; r < batch.num_rows(); ++r) {
     auto& row = cells[static_cast<size_t>(r)];
@@ -126,7 +110,7 @@ void PrintJson(const engine::Batch& batch, std::ostream& out) {
         value = nullptr;
       } else if (field.type.id == engine::TypeId::kBoolean) {
         value = (*v == "true");
-      } else if (IsNumeric(field.type.id)) {
+      } else if (engine::IsNumeric(field.type.id)) {
         // DuckDB renders inf/nan as text that JSON cannot hold as a number.
         nlohmann::ordered_json parsed =
             nlohmann::ordered_json::parse(*v, nullptr, /*allow_exceptions=*/false);

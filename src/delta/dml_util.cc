@@ -141,24 +141,8 @@ std::optional<std::vector<std::string>> SplitConjunctsImpl(std::string_view s) {
   return parts;
 }
 
-bool IsNumericType(engine::TypeId id) {
-  switch (id) {
-    case engine::TypeId::kTinyInt:
-    case engine::TypeId::kSmallInt:
-    case engine::TypeId::kInteger:
-    case engine::TypeId::kBigInt:
-    case engine::TypeId::kHugeInt:
-    case engine::TypeId::kFloat:
-    case engine::TypeId::kDouble:
-    case engine::TypeId::kDecimal:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool LiteralFitsType(const Tok& lit, const engine::DataType& type) {
-  if (IsNumericType(type.id)) return lit.kind == TokKind::kNumber;
+  if (engine::IsNumeric(type.id)) return lit.kind == TokKind::kNumber;
   switch (type.id) {
     case engine::TypeId::kVarchar:
     case engine::TypeId::kDate:

@@ -76,12 +76,6 @@ std::string Trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-bool IsNumeric(TypeId id) {
-  return id == TypeId::kTinyInt || id == TypeId::kSmallInt || id == TypeId::kInteger ||
-         id == TypeId::kBigInt || id == TypeId::kHugeInt || id == TypeId::kFloat ||
-         id == TypeId::kDouble || id == TypeId::kDecimal;
-}
-
 }  // namespace
 
 Result<int32_t> ParseDateDays(std::string_view text) {
@@ -226,7 +220,7 @@ Result<std::string> PartitionValueSql(const std::optional<std::string>& value,
       return t;
     }
     default:
-      if (IsNumeric(type.id)) {
+      if (engine::IsNumeric(type.id)) {
         // Validate: digits, sign, dot, exponent, or Spark's NaN/Infinity spellings.
         std::string t = Trim(v);
         bool ok = !t.empty();
@@ -266,7 +260,7 @@ Result<Comparable> ParseComparable(std::string_view text, const engine::DataType
       return Comparable(*t);
     }
     default:
-      if (IsNumeric(type.id)) {
+      if (engine::IsNumeric(type.id)) {
         std::string t = Trim(text);
         char* end = nullptr;
         long double v = std::strtold(t.c_str(), &end);

@@ -339,4 +339,20 @@ std::string QuoteLiteral(const std::string& value) {
 }
 
 }  // namespace internal
+bool IsNumeric(TypeId id) {
+  switch (id) {
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInteger:
+    case TypeId::kBigInt:
+    case TypeId::kHugeInt:
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+    case TypeId::kDecimal:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace sluice::engine

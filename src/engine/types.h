@@ -64,4 +64,7 @@ struct Field {
 
 using Schema = std::vector<Field>;
 
+// True for the integer, floating-point and decimal types.
+bool IsNumeric(TypeId id);
+
 }  // namespace sluice::engine

@@ -43,13 +43,7 @@ Result<std::unique_ptr<DeltaCdfSource>> DeltaCdfSource::Open(const SourceContext
 }
 
 Result<int64_t> DeltaCdfSource::LatestVersion() {
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto listing, delta::ListLog(ctx_.fs.get(), options_.path),
-                              Description());
-  auto v = listing.LatestVersion();
-  if (!v) return Status::NotFound(Description() + ": the table has no commits");
-  int64_t latest = v->value();
-  if (available_now_version_) latest = std::min(latest, *available_now_version_);
-  return latest;
+  return LatestTableVersion(ctx_.fs.get(), options_.path, Description(), available_now_version_);
 }
 
 Result<int64_t> DeltaCdfSource::StartVersion() {

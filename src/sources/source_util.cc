@@ -1,5 +1,9 @@
 #include "sources/source_util.h"
 
+#include <algorithm>
+
+#include "delta/log_segment.h"
+
 #include "sources/source_options.h"
 
 namespace sluice::sources {
@@ -59,6 +63,16 @@ bool ReadCompatible(const engine::Schema& data, const engine::Schema& reader) {
     if (!found) return false;
   }
   return true;
+}
+
+Result<int64_t> LatestTableVersion(fs::FileSystem* fs, const std::string& table_path,
+                                   const std::string& description, std::optional<int64_t> cap) {
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto listing, delta::ListLog(fs, table_path), description);
+  auto v = listing.LatestVersion();
+  if (!v) return Status::NotFound(description + ": the table has no commits");
+  int64_t latest = v->value();
+  if (cap) latest = std::min(latest, *cap);
+  return latest;
 }
 
 }  // namespace sluice::sources
