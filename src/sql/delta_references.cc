@@ -4,11 +4,16 @@
 #include <cstdlib>
 #include <set>
 
+#include "plan/tokenizer.h"
 #include "sql/literal_rows.h"
-#include "sql/tokenizer.h"
 
 namespace sluice::sql {
 namespace {
+
+using plan::DescribePosition;
+using plan::Token;
+using plan::Tokenize;
+using plan::TokenKind;
 
 // Words after a relation that are not an alias.
 bool IsClauseWord(const Token& t) {

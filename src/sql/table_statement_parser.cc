@@ -5,10 +5,15 @@
 #include <utility>
 #include <vector>
 
-#include "sql/tokenizer.h"
+#include "plan/tokenizer.h"
 
 namespace sluice::sql {
 namespace {
+
+using plan::DescribePosition;
+using plan::Token;
+using plan::Tokenize;
+using plan::TokenKind;
 
 class Parser {
  public:

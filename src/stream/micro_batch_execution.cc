@@ -176,7 +176,8 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
                           WatermarkTracker::Make(plan->watermark_nodes(), policy, watermark_ms_));
   watermarks_.emplace(std::move(tracker));
 
-  PlanContext pc{options_.engine, fs_, root, restart_.conf, options_.output_mode};
+  PlanContext pc{
+      options_.engine, fs_, root, restart_.conf, options_.output_mode, options_.prepare_connection};
   SLUICE_RETURN_NOT_OK_CTX(plan->Open(pc), "opening " + plan->Description());
   plan_ = std::move(plan);
   SLUICE_ASSIGN_OR_RETURN_CTX(

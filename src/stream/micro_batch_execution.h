@@ -37,11 +37,11 @@
 #include "common/result.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"
+#include "plan/incremental_plan.h"
 #include "sinks/sink.h"
 #include "sources/source.h"
 #include "stream/checkpoint_lock.h"
 #include "stream/commit_log.h"
-#include "stream/incremental_plan.h"
 #include "stream/listener_bus.h"
 #include "stream/offset_seq_log.h"
 #include "stream/progress.h"
@@ -50,6 +50,15 @@
 #include "stream/watermark_tracker.h"
 
 namespace sluice::stream {
+
+// The plan interface the loop drives lives in the plan layer.
+using plan::EventTimeStats;
+using plan::IncrementalPlan;
+using plan::PlanContext;
+using plan::PlanInput;
+using plan::PlanOutput;
+using plan::SqlPlan;
+using plan::WatermarkNode;
 
 // The crash points of a batch, in the order a batch reaches them (FileSystem::MaybeCrash; also
 // SET sluice.test.crashAt and SLUICE_CRASH_AT).
@@ -114,6 +123,8 @@ struct ExecutionOptions {
   // Idle progress is reported at most this often (Spark's noDataProgressEventInterval).
   int64_t no_data_progress_interval_ms = 10000;
   std::vector<Observation> observations;
+  // Handed to the plan (PlanContext::prepare_connection): readies static relations per batch.
+  std::function<Status(engine::Connection&)> prepare_connection;
 };
 
 // What the query is doing (Spark's StreamingQueryStatus).

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "ops/operator_progress.h"
 
 namespace sluice::stream {
 
@@ -45,22 +46,8 @@ inline constexpr std::string_view kDurationQueryPlanning = "queryPlanning";
 inline constexpr std::string_view kDurationTriggerExecution = "triggerExecution";
 inline constexpr std::string_view kDurationWalCommit = "walCommit";
 
-struct StateOperatorProgress {
-  std::string operator_name;
-  int64_t num_rows_total = 0;
-  int64_t num_rows_updated = 0;
-  int64_t all_updates_time_ms = 0;
-  int64_t num_rows_removed = 0;
-  int64_t all_removals_time_ms = 0;
-  int64_t commit_time_ms = 0;
-  int64_t memory_used_bytes = 0;
-  int64_t num_rows_dropped_by_watermark = 0;
-  int64_t num_shuffle_partitions = 0;
-  int64_t num_state_store_instances = 0;
-  std::map<std::string, int64_t> custom_metrics;
-
-  bool operator==(const StateOperatorProgress&) const = default;
-};
+// Defined in the ops layer, whose operators produce it (ops/operator_progress.h).
+using ops::StateOperatorProgress;
 
 struct SourceProgress {
   std::string description;

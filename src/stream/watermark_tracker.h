@@ -13,9 +13,18 @@
 #include <vector>
 
 #include "common/result.h"
-#include "stream/incremental_plan.h"
+#include "plan/incremental_plan.h"
 
 namespace sluice::stream {
+
+// The plan interface the loop drives lives in the plan layer.
+using plan::EventTimeStats;
+using plan::IncrementalPlan;
+using plan::PlanContext;
+using plan::PlanInput;
+using plan::PlanOutput;
+using plan::SqlPlan;
+using plan::WatermarkNode;
 
 class WatermarkTracker {
  public:

@@ -1,8 +1,8 @@
-#include "sql/tokenizer.h"
+#include "plan/tokenizer.h"
 
 #include <cctype>
 
-namespace sluice::sql {
+namespace sluice::plan {
 namespace {
 
 bool IsIdentStart(char c) {
@@ -146,4 +146,4 @@ Result<std::vector<Token>> Tokenize(std::string_view s) {
   return tokens;
 }
 
-}  // namespace sluice::sql
+}  // namespace sluice::plan

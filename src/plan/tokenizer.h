@@ -10,7 +10,7 @@
 
 #include "common/result.h"
 
-namespace sluice::sql {
+namespace sluice::plan {
 
 enum class TokenKind {
   kWord,         // identifier or keyword: [A-Za-z_][A-Za-z0-9_$]*
@@ -42,4 +42,4 @@ Result<std::vector<Token>> Tokenize(std::string_view sql);
 // "line L, column C" of a byte offset, for error messages.
 std::string DescribePosition(std::string_view sql, size_t offset);
 
-}  // namespace sluice::sql
+}  // namespace sluice::plan

@@ -12,10 +12,13 @@
 //   the next global watermark (spark-streaming-semantics.md §5);
 // - WantsNoDataBatch(next watermark) asks the loop for a no-data batch (§5, "No-data batch").
 //
+// Layer: plan/ (below stream/): the loop in stream/ drives plans; sql/ and api/ build them.
 // Ownership: the loop owns the plan. Thread safety: driven by the query thread only.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,19 +28,21 @@
 #include "common/result.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"
+#include "ops/operator_progress.h"
 #include "sinks/sink.h"
-#include "stream/persisted_conf.h"
-#include "stream/progress.h"
 
-namespace sluice::stream {
+namespace sluice::plan {
 
 // What a plan gets once, before the first batch.
 struct PlanContext {
-  engine::Engine* engine = nullptr;    // outlives the plan
-  std::shared_ptr<fs::FileSystem> fs;  // the query's (crash points, state files)
-  std::string checkpoint_root;         // state lives in <root>/state
-  ConfMap conf;                        // the persisted conf the run uses (restored)
+  engine::Engine* engine = nullptr;         // outlives the plan
+  std::shared_ptr<fs::FileSystem> fs;       // the query's (crash points, state files)
+  std::string checkpoint_root;              // state lives in <root>/state
+  std::map<std::string, std::string> conf;  // the persisted conf the run uses (restored)
   sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
+  // Called by the plan on its own connection before each batch runs its SQL: makes the static
+  // (non-STREAM) relations of the query readable at their latest snapshot. May be empty.
+  std::function<Status(engine::Connection&)> prepare_connection;
 };
 
 // One withWatermark node of the plan.
@@ -74,7 +79,7 @@ struct PlanOutput {
   // One entry per watermark_nodes() entry (may be empty when the plan has none).
   std::vector<EventTimeStats> event_time;
   // For progress stateOperators (empty for stateless plans).
-  std::vector<StateOperatorProgress> state_operators;
+  std::vector<ops::StateOperatorProgress> state_operators;
 };
 
 class IncrementalPlan {
@@ -122,6 +127,7 @@ class SqlPlan final : public IncrementalPlan {
   std::string sql_;
   size_t num_sources_;
   std::unique_ptr<engine::Connection> conn_;
+  std::function<Status(engine::Connection&)> context_prepare_;
 };
 
-}  // namespace sluice::stream
+}  // namespace sluice::plan

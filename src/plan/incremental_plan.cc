@@ -1,10 +1,11 @@
-#include "stream/incremental_plan.h"
+#include "plan/incremental_plan.h"
 
-namespace sluice::stream {
+namespace sluice::plan {
 
 Status SqlPlan::Open(const PlanContext& context) {
   if (context.engine == nullptr) return Status::InvalidArgument("SqlPlan: no engine");
   SLUICE_ASSIGN_OR_RETURN(conn_, context.engine->Connect());
+  context_prepare_ = context.prepare_connection;
   return Status::OK();
 }
 
@@ -20,9 +21,10 @@ Result<PlanOutput> SqlPlan::Execute(const PlanInput& input) {
     SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(SourceTableName(i), input.sources[i]),
                              ctx + ", registering source " + std::to_string(i));
   }
+  if (context_prepare_) SLUICE_RETURN_NOT_OK_CTX(context_prepare_(*conn_), ctx);
   PlanOutput out;
   SLUICE_ASSIGN_OR_RETURN_CTX(out.rows, conn_->Query(sql_), ctx);
   return out;
 }
 
-}  // namespace sluice::stream
+}  // namespace sluice::plan

@@ -1,8 +1,8 @@
-#include "sql/tokenizer.h"
+#include "plan/tokenizer.h"
 
 #include <gtest/gtest.h>
 
-namespace sluice::sql {
+namespace sluice::plan {
 namespace {
 
 std::vector<std::string> Texts(std::string_view sql) {
@@ -58,4 +58,4 @@ TEST(TokenizerTest, KeywordMatchIgnoresCase) {
 }
 
 }  // namespace
-}  // namespace sluice::sql
+}  // namespace sluice::plan
