@@ -9,8 +9,12 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "engine/batch_builder.h"
 #include "engine/engine.h"
+#include "engine/row_codec.h"
 
 namespace sluice::engine {
 namespace {
@@ -180,6 +184,58 @@ void BM_RegisterProjectMaterialize(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_RegisterProjectMaterialize)->Arg(4096)->Arg(1 << 20);
+
+// Row codec (engine/row_codec.h): encoding `rows` rows of (BIGINT, VARCHAR(20)) into one key
+// string per row, and decoding them back into a Batch.
+std::string CodecRowsSql(int64_t rows) {
+  return "SELECT i AS k, lpad((i * 7919 % 100000)::VARCHAR, 20, 'x') AS s FROM range(" +
+         std::to_string(rows) + ") t(i)";
+}
+
+void BM_EncodeRows(benchmark::State& state) {
+  Env env;
+  Batch batch = Check(env.conn->Query(CodecRowsSql(state.range(0))), "rows");
+  for (auto _ : state) {
+    auto rows = Check(EncodeRows(batch, {0, 1}), "encode");
+    benchmark::DoNotOptimize(rows.data());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_EncodeRows)->Arg(4096)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+
+void BM_DecodeRows(benchmark::State& state) {
+  Env env;
+  Batch batch = Check(env.conn->Query(CodecRowsSql(state.range(0))), "rows");
+  auto rows = Check(EncodeRows(batch, {0, 1}), "encode");
+  std::vector<std::string_view> views(rows.begin(), rows.end());
+  for (auto _ : state) {
+    Batch decoded = Check(DecodeRows(batch.schema(), views), "decode");
+    benchmark::DoNotOptimize(decoded.num_rows());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_DecodeRows)->Arg(4096)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+
+// BatchBuilder: `rows` rows of (BIGINT, VARCHAR, TIMESTAMP) appended value by value.
+void BM_BatchBuilder(benchmark::State& state) {
+  const Schema schema = {{"id", DataType{TypeId::kBigInt}, true},
+                         {"name", DataType{TypeId::kVarchar}, true},
+                         {"ts", DataType{TypeId::kTimestamp}, true}};
+  const std::string name = "a name of twenty chr";
+  for (auto _ : state) {
+    BatchBuilder b(schema);
+    for (int64_t i = 0; i < state.range(0); ++i) {
+      Check(b.AppendInt64(i), "int");
+      Check(b.AppendString(name), "string");
+      Check(b.AppendTimestampMicros(i * 1000), "ts");
+      Check(b.EndRow(), "row");
+    }
+    Batch batch = Check(b.Finish(), "finish");
+    benchmark::DoNotOptimize(batch.num_rows());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_BatchBuilder)->Arg(4096)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace sluice::engine

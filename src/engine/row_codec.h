@@ -1,0 +1,43 @@
+// Row codec: encodes the values of selected columns of a Batch as one byte string per row, and
+// decodes such strings back into a Batch. Used for state store keys/values and for hashing rows
+// into partitions. The byte format is versioned and documented in docs/formats/row-codec.md.
+//
+// Contract: encodings are deterministic (equal values of equal types give equal bytes, whatever
+// batch or chunk they come from), so an encoded key can be a state store key and hashing it gives
+// a stable partition. Floating-point values are encoded exactly, except that every NaN is
+// encoded as the canonical quiet NaN and -0.0 as +0.0 (so SQL-equal values give equal keys; the
+// decoder gives those back). Intervals are encoded field by field, not normalized (1 month and
+// 30 days differ). A fixed-width value's bytes sort like the value (NULL first).
+// Types: every DuckDB type Sluice's DataType can name (kOther included: unsigned integers,
+// UHUGEINT, TIMESTAMP_S/MS/NS, TIME_NS, TIMETZ, BIT, ENUM, fixed-size ARRAY), nested STRUCT /
+// LIST / MAP recursively; UNION and VARIANT give NotSupported naming the column.
+// Decoded batches hold their rows in a process-wide in-memory DuckDB database (not an Engine's),
+// so they do not count against EngineOptions::memory_limit; they can be registered on any
+// Connection.
+// Thread safety: the functions are reentrant; Batches are immutable.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/engine.h"
+#include "engine/types.h"
+
+namespace sluice::engine {
+
+// Encodes the values of `columns` (indexes into batch.schema()) of every row of `batch`: one
+// string per row, in row order. Deterministic: equal values of equal types give equal bytes, so an
+// encoded key can be a state store key (and hashing it gives a stable partition). Versioned format:
+// docs/formats/row-codec.md.
+Result<std::vector<std::string>> EncodeRows(const Batch& batch, const std::vector<size_t>& columns);
+// The inverse: a Batch with `schema` whose row i holds the values encoded in rows[i] (which must
+// have been encoded from columns of exactly these types, in this order). Corruption naming the row
+// for bytes that do not decode (truncated, wrong tag, trailing bytes).
+Result<Batch> DecodeRows(const Schema& schema, const std::vector<std::string_view>& rows);
+// Convenience: the schema of `columns` of `batch`.
+Schema SelectSchema(const Schema& schema, const std::vector<size_t>& columns);
+
+}  // namespace sluice::engine
