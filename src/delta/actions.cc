@@ -40,7 +40,11 @@ std::string GetString(const json& v, const char* what) {
 
 int64_t GetInt(const json& v, const char* what) {
   if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float()) return static_cast<int64_t>(v.get<double>());
+  if (v.is_number_float()) {
+    // Out-of-range (or NaN) doubles cannot be converted (undefined behavior): refuse them.
+    double d = v.get<double>();
+    if (d >= -9.2233720368547758e18 && d < 9.2233720368547758e18) return static_cast<int64_t>(d);
+  }
   // Some writers put numbers in strings; accept them.
   if (v.is_string()) {
     try {
@@ -420,6 +424,20 @@ Result<std::vector<Action>> ParseActions(std::string_view json_object) {
     return Status::Corruption(e.message);
   } catch (const std::exception& e) {
     return Status::Corruption(std::string("invalid JSON: ") + e.what());
+  }
+}
+
+Result<std::map<std::string, std::optional<std::string>>> ParseStringMapJson(
+    std::string_view json_text, std::string_view field) {
+  try {
+    json wrapper = json::object();
+    std::string key(field);
+    wrapper[key] = json::parse(json_text);
+    return OptStringMap(wrapper, key.c_str());
+  } catch (const ParseError& e) {
+    return Status::Corruption(e.message);
+  } catch (const std::exception& e) {
+    return Status::Corruption("invalid JSON in '" + std::string(field) + "': " + e.what());
   }
 }
 

@@ -153,6 +153,12 @@ using Action = std::variant<Protocol, Metadata, AddFile, RemoveFile, AddCdcFile,
 // object or a known action lacks a required field.
 Result<std::vector<Action>> ParseActions(std::string_view json_object);
 
+// Parses a JSON map of strings as partitionValues and tags are stored: an object (null values
+// kept as nullopt, non-string values as their JSON text) or a [{"key":..,"value":..}] list.
+// `field` names the map in errors. Corruption when the text is neither.
+Result<std::map<std::string, std::optional<std::string>>> ParseStringMapJson(
+    std::string_view json_text, std::string_view field);
+
 // Parses a commit file (newline-delimited JSON). Empty lines are skipped. Errors are Corruption
 // naming `file_name` and the 1-based line number.
 Result<std::vector<Action>> ParseCommitFile(std::string_view contents, std::string_view file_name);

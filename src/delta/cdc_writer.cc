@@ -11,7 +11,7 @@ bool ChangeDataFeedEnabled(const Snapshot& snapshot) {
 
 Result<std::vector<AddCdcFile>> WriteCdcFiles(engine::Connection* conn, fs::FileSystem* fs,
                                               const Snapshot& snapshot,
-                                              const engine::Batch& changes) {
+                                              const engine::Batch& changes, bool sync) {
   std::vector<AddCdcFile> out;
   if (changes.num_rows() == 0) return out;
   const engine::Schema& schema = changes.schema();
@@ -23,6 +23,7 @@ Result<std::vector<AddCdcFile>> WriteCdcFiles(engine::Connection* conn, fs::File
   DataFileOptions options;
   options.data_change = false;
   options.num_indexed_cols = 0;
+  options.sync = sync;
   const std::string root = snapshot.table_root + "/" + kChangeDataDir;
   SLUICE_ASSIGN_OR_RETURN(std::vector<AddFile> files,
                           WriteDataFiles(conn, fs, root, changes, schema,

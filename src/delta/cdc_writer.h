@@ -26,9 +26,10 @@ bool ChangeDataFeedEnabled(const Snapshot& snapshot);
 
 // Writes `changes` (the table columns of `snapshot` in schema order, then `_change_type`) as
 // cdc files and returns their actions (paths relative to the table root, "_change_data/...").
-// No rows: no files.
+// No rows: no files. With `sync` each file is fsynced before it is published
+// (DataFileOptions::sync; pass DeltaTableWriter::sync_data_files()).
 Result<std::vector<AddCdcFile>> WriteCdcFiles(engine::Connection* conn, fs::FileSystem* fs,
                                               const Snapshot& snapshot,
-                                              const engine::Batch& changes);
+                                              const engine::Batch& changes, bool sync = true);
 
 }  // namespace sluice::delta

@@ -78,6 +78,14 @@ class Transaction {
   void Add(Action action) { actions_.push_back(std::move(action)); }
   const std::vector<Action>& actions() const { return actions_; }
 
+  // Files (storage paths) this transaction wrote itself (data and cdc files). They are the only
+  // files a failed commit may delete: an add action may also name a file that exists in the
+  // table's history (RESTORE re-adds them), which must never be deleted.
+  void RecordWrittenFile(std::string storage_path) {
+    written_files_.push_back(std::move(storage_path));
+  }
+  const std::vector<std::string>& written_files() const { return written_files_; }
+
   // commitInfo.operation and operationParameters (values are JSON texts, e.g. "\"Append\"").
   void SetOperation(std::string operation, std::map<std::string, std::string> parameters_json = {});
   // commitInfo.operationMetrics[name] = value (Spark writes them as strings).
@@ -100,6 +108,7 @@ class Transaction {
   CommitOptions options_;
   ReadSet read_;
   std::vector<Action> actions_;
+  std::vector<std::string> written_files_;
   std::string operation_ = "WRITE";
   std::map<std::string, std::string> parameters_;  // name -> JSON text
   std::map<std::string, std::string> metrics_;

@@ -118,7 +118,7 @@ class CommitTest : public testing::WriterTestBase {
       r.deletion_timestamp = NowMillis();
       txn->Add(r);
     }
-    SLUICE_ASSIGN_OR_RETURN(auto adds, w->WriteFiles(*txn, Sql(rows_sql)));
+    SLUICE_ASSIGN_OR_RETURN(auto adds, w->WriteFiles(txn.get(), Sql(rows_sql)));
     for (auto& a : adds) txn->Add(a);
     txn->SetOperation(op);
     return txn;
@@ -134,7 +134,7 @@ TEST_F(CommitTest, LostRaceIsRebasedForBlindAppends) {
   auto t2 = w2->StartTransaction();
   ASSERT_TRUE(t2.ok());
   ASSERT_TRUE(w1->Write(Sql("SELECT 1 AS id")).ok());
-  auto adds = w2->WriteFiles(**t2, Sql("SELECT 2 AS id"));
+  auto adds = w2->WriteFiles(t2->get(), Sql("SELECT 2 AS id"));
   ASSERT_TRUE(adds.ok());
   for (auto& a : *adds) (*t2)->Add(a);
   auto r = w2->Commit(t2->get());
@@ -168,6 +168,35 @@ TEST_F(CommitTest, ConcurrentRewritesOfTheSameFileOneFails) {
   EXPECT_EQ(ReadRows().size(), 10u);
   EXPECT_EQ(ValidateLog(), 1);
   EXPECT_EQ(DataFiles().size(), 2u);
+}
+
+// On Conflict the writer deletes only the files the transaction wrote itself, never a file its
+// add actions merely name (RESTORE re-adds files of older versions, which time travel and other
+// snapshots still use).
+TEST_F(CommitTest, ConflictDeletesOnlyFilesTheTransactionWrote) {
+  auto setup = Writer();
+  ASSERT_TRUE(setup->Write(Sql("SELECT range AS id FROM range(10)")).ok());  // v0: file A
+  auto wr = Writer();
+  auto wd = Writer();
+  auto readd = wr->StartTransaction();
+  ASSERT_TRUE(readd.ok());
+  (*readd)->ReadWholeTable();
+  const AddFile existing = (*readd)->read_snapshot()->files.front();
+  (*readd)->Add(existing);  // names a file already in the table, as RESTORE does
+  auto written = wr->WriteFiles(readd->get(), Sql("SELECT 99 AS id"));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  ASSERT_EQ(written->size(), 1u);
+  for (auto& a : *written) (*readd)->Add(a);
+  EXPECT_EQ((*readd)->written_files().size(), 1u);
+  auto del = Rewrite(wd.get(), "SELECT 1 AS id", "DELETE");  // v1 removes A
+  ASSERT_TRUE(del.ok());
+  ASSERT_TRUE(wd->Commit(del->get()).ok());
+  auto r = wr->Commit(readd->get());
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsConflict()) << r.status().ToString();
+  EXPECT_TRUE(std::filesystem::exists(table_ + "/" + existing.path));
+  EXPECT_FALSE(std::filesystem::exists(table_ + "/" + written->front().path));
+  EXPECT_EQ(ValidateLog(), 1);
 }
 
 TEST_F(CommitTest, RacingRewritesInThreadsExactlyOneWins) {

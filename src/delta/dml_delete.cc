@@ -122,9 +122,10 @@ Result<DmlResult> DeleteRows(const DmlTable& table, const std::optional<std::str
                                        " WHERE COALESCE(" + cond + ", FALSE)",
                                    ctx));
   SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds,
-                              WriteRowsInFiles(table, *txn, kept, RowsPerFile(touched)), ctx);
+                              WriteRowsInFiles(table, txn.get(), kept, RowsPerFile(touched)), ctx);
   if (ChangeDataFeedEnabled(snap)) {
-    auto cdc = WriteCdcFiles(table.conn, table.fs.get(), snap, deleted);
+    auto cdc =
+        WriteCdcFiles(table.conn, table.fs.get(), snap, deleted, table.writer->sync_data_files());
     if (!cdc.ok()) return cdc.status().WithContext(ctx);
     for (AddCdcFile& c : *cdc) txn->Add(std::move(c));
     m["numAddedChangeFiles"] = static_cast<int64_t>(cdc->size());

@@ -531,7 +531,7 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
   SLUICE_ASSIGN_OR_RETURN(engine::Batch out, QueryCtx(conn, out_sql, ctx));
   m["numOutputRows"] = out.num_rows();
   SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds,
-                              WriteRowsInFiles(table, *txn, out, RowsPerFile(touched)), ctx);
+                              WriteRowsInFiles(table, txn.get(), out, RowsPerFile(touched)), ctx);
 
   if (ChangeDataFeedEnabled(snap)) {
     std::vector<std::string> cdc_parts;
@@ -550,7 +550,7 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
     std::string cdc_sql;
     for (const std::string& p : cdc_parts) cdc_sql += (cdc_sql.empty() ? "" : " UNION ALL ") + p;
     SLUICE_ASSIGN_OR_RETURN(engine::Batch changes, QueryCtx(conn, cdc_sql, ctx));
-    auto cdc = WriteCdcFiles(conn, table.fs.get(), snap, changes);
+    auto cdc = WriteCdcFiles(conn, table.fs.get(), snap, changes, table.writer->sync_data_files());
     if (!cdc.ok()) return cdc.status().WithContext(ctx);
     m["numTargetChangeFilesAdded"] = static_cast<int64_t>(cdc->size());
     for (AddCdcFile& f : *cdc) txn->Add(std::move(f));

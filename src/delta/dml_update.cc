@@ -108,7 +108,7 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
   SLUICE_ASSIGN_OR_RETURN(auto updated, counts.GetInt64(0, 0));
   SLUICE_ASSIGN_OR_RETURN(auto total, counts.GetInt64(0, 1));
   SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds,
-                              WriteRowsInFiles(table, *txn, rows, RowsPerFile(touched)), ctx);
+                              WriteRowsInFiles(table, txn.get(), rows, RowsPerFile(touched)), ctx);
   if (ChangeDataFeedEnabled(snap)) {
     const std::string ct = std::string(" AS ") + kChangeTypeColumn;
     SLUICE_ASSIGN_OR_RETURN(
@@ -118,7 +118,8 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
                      " WHERE " + cond + " UNION ALL SELECT " + post_cols + ", 'update_postimage'" +
                      ct + from + " WHERE " + cond,
                  ctx));
-    auto cdc = WriteCdcFiles(table.conn, table.fs.get(), snap, changes);
+    auto cdc =
+        WriteCdcFiles(table.conn, table.fs.get(), snap, changes, table.writer->sync_data_files());
     if (!cdc.ok()) return cdc.status().WithContext(ctx);
     m["numAddedChangeFiles"] = static_cast<int64_t>(cdc->size());
     for (AddCdcFile& c : *cdc) txn->Add(std::move(c));

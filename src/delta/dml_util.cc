@@ -377,7 +377,7 @@ Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(
   return std::optional<std::vector<bool>>(std::move(out));
 }
 
-Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, const Transaction& txn,
+Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, Transaction* txn,
                                               const engine::Batch& rows,
                                               int64_t max_rows_per_file) {
   if (max_rows_per_file <= 0 || rows.num_rows() <= max_rows_per_file)
@@ -387,7 +387,7 @@ Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, const Trans
     auto written = table.writer->WriteFiles(txn, rows.Slice(offset, max_rows_per_file));
     if (!written.ok()) {
       for (const AddFile& f : out) {  // never committed
-        auto p = ResolveLogPath(txn.table_root(), f.path);
+        auto p = ResolveLogPath(txn->table_root(), f.path);
         if (p.ok()) (void)table.fs->DeleteFile(*p);
       }
       return written.status();
@@ -441,46 +441,31 @@ std::string JsonString(std::string_view s) { return nlohmann::json(std::string(s
 Result<DmlResult> CommitDml(const DmlTable& table, Transaction* txn, const DmlOptions& options,
                             const std::string& operation,
                             const std::map<std::string, std::string>& parameters_json,
-                            const std::map<std::string, int64_t>& metrics, bool adds_are_new_files,
-                            bool commit_empty) {
+                            const std::map<std::string, int64_t>& metrics, bool commit_empty) {
   DmlResult result;
   result.metrics = metrics;
-  std::vector<std::string> cdc_storage;
   for (const Action& a : txn->actions()) {
     if (const auto* add = std::get_if<AddFile>(&a)) result.added_files.push_back(add->path);
     if (const auto* rm = std::get_if<RemoveFile>(&a)) result.removed_files.push_back(rm->path);
     if (const auto* cdc = std::get_if<AddCdcFile>(&a)) {
       result.cdc_files.push_back(cdc->path);
       auto p = ResolveLogPath(txn->table_root(), cdc->path);
-      if (p.ok()) cdc_storage.push_back(*p);
+      if (p.ok()) txn->RecordWrittenFile(*p);  // cdc files are always new
     }
   }
   if (txn->actions().empty() && !commit_empty) return result;
+  if (options.txn) txn->Add(*options.txn);
   txn->SetOperation(operation, parameters_json);
   for (const auto& [k, v] : metrics) txn->AddMetric(k, v);
   Status hook = options.before_commit ? options.before_commit() : Status::OK();
-  Result<CommitResult> committed = Result<CommitResult>(hook);
-  if (hook.ok()) committed = adds_are_new_files ? table.writer->Commit(txn) : txn->Commit();
-  if (!committed.ok()) {
-    for (const std::string& p : cdc_storage) (void)table.fs->DeleteFile(p);
-    if (!hook.ok() && adds_are_new_files) {
-      // The writer did not see the transaction: delete its data files too.
-      for (const Action& a : txn->actions()) {
-        if (const auto* add = std::get_if<AddFile>(&a)) {
-          auto p = ResolveLogPath(txn->table_root(), add->path);
-          if (p.ok()) (void)table.fs->DeleteFile(*p);
-        }
-      }
-    }
-    return committed.status();
+  if (!hook.ok()) {
+    // Never committed: the files this transaction wrote are garbage.
+    for (const std::string& p : txn->written_files()) (void)table.fs->DeleteFile(p);
+    return hook;
   }
-  result.version = committed->version;
-  if (!adds_are_new_files && committed->snapshot) {
-    auto interval = CheckpointInterval(committed->snapshot->metadata);
-    if (interval.ok() && ShouldCheckpoint(committed->version.value(), *interval)) {
-      (void)table.writer->Checkpoint();  // best effort, as the writer's post-commit steps
-    }
-  }
+  // On Conflict the writer deletes txn->written_files() (and nothing else).
+  SLUICE_ASSIGN_OR_RETURN(CommitResult committed, table.writer->Commit(txn));
+  result.version = committed.version;
   return result;
 }
 

@@ -53,6 +53,10 @@ struct DmlOptions {
   std::function<Status()> before_commit;
   // Clock for remove.deletionTimestamp (ms since epoch). Null: system clock.
   std::function<int64_t()> now_ms;
+  // Idempotent streaming writes (a MERGE by the Delta sink in Update mode): recorded as a txn
+  // action in the operation's commit, so that commit and txn are one atomic step. The caller
+  // checks Snapshot::TxnVersion first to skip a batch already written.
+  std::optional<SetTransaction> txn;
 };
 
 struct DmlResult {
@@ -106,7 +110,7 @@ Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(
 // Writes `rows` (table columns) through the writer in slices of at most `max_rows_per_file`
 // rows (DeltaTableWriter::WriteFiles writes one file per partition per call), so that a
 // rewrite keeps files about the size of the ones it replaces. <= 0: one call.
-Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, const Transaction& txn,
+Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, Transaction* txn,
                                               const engine::Batch& rows, int64_t max_rows_per_file);
 
 // Rows per rewritten file: the largest numRecords among `files` (1,000,000 when none is known).
@@ -127,18 +131,18 @@ std::string DmlContext(std::string_view operation, const Snapshot& snapshot);
 // JSON text of a string (for operationParameters).
 std::string JsonString(std::string_view s);
 
-// Sets operation/metrics, runs options.before_commit, commits. When `adds_are_new_files` (the
-// adds point at files this operation wrote) the commit goes through the writer, which deletes
-// them on Conflict; cdc files are deleted here when the commit fails. When false (RESTORE
-// re-adds existing files) the transaction is committed directly so that a failed commit never
-// deletes files, and a due checkpoint is written through the writer afterwards.
+// Sets operation/metrics, runs options.before_commit, and commits through the writer (which
+// runs the post-commit checkpoint). The cdc actions' files are recorded as written by `txn`.
+// When the commit fails with Conflict, or the before_commit hook fails, the files `txn` wrote
+// (Transaction::written_files: rewritten data files and cdc files) are deleted, and only those:
+// files that `txn` re-adds from the table's history (RESTORE) are never touched.
 // A transaction without actions is not committed (result.version stays nullopt) unless
-// `commit_empty` is set (VACUUM START/END).
+// `commit_empty` is set (VACUUM START/END, RESTORE to the current state).
 Result<DmlResult> CommitDml(const DmlTable& table, Transaction* txn, const DmlOptions& options,
                             const std::string& operation,
                             const std::map<std::string, std::string>& parameters_json,
                             const std::map<std::string, int64_t>& metrics,
-                            bool adds_are_new_files = true, bool commit_empty = false);
+                            bool commit_empty = false);
 
 // Runs `sql` with context.
 Result<engine::Batch> QueryCtx(engine::Connection* conn, const std::string& sql,

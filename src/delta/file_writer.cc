@@ -52,6 +52,13 @@ Result<AddFile> WriteOneDataFile(engine::Connection* conn, fs::FileSystem* fs,
     (void)fs->DeleteFile(temp);
     return written.status();
   }
+  if (options.sync) {
+    Status synced = fs->SyncFile(temp);
+    if (!synced.ok()) {
+      (void)fs->DeleteFile(temp);
+      return synced;
+    }
+  }
   Status moved = fs->RenameNoReplace(temp, final_path);
   if (!moved.ok()) {
     (void)fs->DeleteFile(temp);

@@ -6,7 +6,9 @@
 // the files. Each file is written by the engine under a hidden temporary name in its directory
 // (".part-....tmp") and then moved to its final name with FileSystem::RenameNoReplace, so a
 // failed or crashed write never leaves a half file under a data file name, and data files are
-// never overwritten. Size and modification time come from FileSystem::Stat of the final file.
+// never overwritten. With DataFileOptions::sync (the default) the file is fsynced before the
+// rename, and the rename syncs the directory, so data is durable before any commit names it.
+// Size and modification time come from FileSystem::Stat of the final file.
 // On error, files this call already wrote are deleted (best effort); they were never committed.
 //
 // Ownership: borrows `conn` and `fs` for the call. Thread safety: as the Connection (one thread).
@@ -31,6 +33,10 @@ struct DataFileOptions {
   // Largest number of rows per file; 0 = no limit (one file per partition).
   int64_t max_rows_per_file = 0;
   int64_t row_group_size = 122880;
+  // fsync each file (FileSystem::SyncFile) before it is renamed to its final name, so that a
+  // commit referencing it never outlives its data in a crash. Tests and benchmarks may turn it
+  // off (the writer ties it to CommitOptions::sync).
+  bool sync = true;
 };
 
 // Writes `data` — whose columns are exactly `table_schema` (same names, order and types) —

@@ -91,8 +91,8 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
         engine::Batch rows,
         QueryCtx(table.conn, "SELECT " + ColumnList(snap.schema.fields) + " FROM (" + sql + ")",
                  ctx));
-    SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds, table.writer->WriteFiles(*txn, rows),
-                                ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds,
+                                table.writer->WriteFiles(txn.get(), rows), ctx);
     for (const AddFile& f : bin) {
       txn->ReadFile(f.path);
       txn->Add(RemoveFor(f, now, false));

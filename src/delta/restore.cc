@@ -74,8 +74,7 @@ Result<DmlResult> RestoreTable(const DmlTable& table, const RestoreTarget& targe
   std::map<std::string, std::string> params{{"version", JsonString(version.ToString())}};
   if (!target.version && target.timestamp_ms)
     params["timestamp"] = JsonString(std::to_string(*target.timestamp_ms));
-  return CommitDml(table, txn.get(), options, "RESTORE", params, m, /*adds_are_new_files=*/false,
-                   /*commit_empty=*/true);
+  return CommitDml(table, txn.get(), options, "RESTORE", params, m, /*commit_empty=*/true);
 }
 
 }  // namespace sluice::delta

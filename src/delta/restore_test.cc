@@ -74,6 +74,26 @@ TEST_F(RestoreTest, ErrorsCommitNothing) {
   EXPECT_FALSE(std::filesystem::exists(table_ + "/_delta_log/00000000000000000002.json"));
 }
 
+// A RESTORE that loses to a concurrent DELETE fails with Conflict and deletes nothing: the files
+// it re-adds belong to older versions of the table.
+TEST_F(RestoreTest, ConflictKeepsTheFilesItReAdds) {
+  Append("SELECT range AS id FROM range(5)");                     // v0: file A
+  ASSERT_TRUE(DeleteRows(Table(), std::string("id >= 0")).ok());  // v1: removes A
+  Append("SELECT 10 AS id");                                      // v2: file B
+  DmlOptions options;
+  options.before_commit = [&] {  // v3, committed while the RESTORE is in flight
+    return DeleteRows(Table(), std::string("id = 10")).status();
+  };
+  auto r = RestoreTable(Table(), RestoreTarget{Version(0), std::nullopt}, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsConflict()) << r.status().ToString();
+  EXPECT_EQ(ReadRows(0).size(), 5u);  // A is still on storage
+  auto again = RestoreTable(Table(), RestoreTarget{Version(0), std::nullopt});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_THAT(ReadRows(), ElementsAre("0", "1", "2", "3", "4"));
+  ValidateLog();
+}
+
 TEST_F(RestoreTest, DescribeHistoryDetailColumns) {
   WriteOptions o;
   o.partition_by = {"p"};

@@ -30,11 +30,11 @@ std::optional<int64_t> Snapshot::NumRecordsFromStats() const {
   return total;
 }
 
-void LogReplay::Apply(const std::vector<Action>& actions, Version /*version*/) {
+void LogReplay::Apply(std::vector<Action> actions, Version /*version*/) {
   commit_info_.reset();
-  for (const Action& action : actions) {
+  for (Action& action : actions) {
     std::visit(
-        [&](const auto& a) {
+        [&](auto& a) {
           using T = std::decay_t<decltype(a)>;
           if constexpr (std::is_same_v<T, Protocol>) {
             protocol_ = a;
@@ -43,13 +43,13 @@ void LogReplay::Apply(const std::vector<Action>& actions, Version /*version*/) {
           } else if constexpr (std::is_same_v<T, AddFile>) {
             FileEntry& e = files_[{a.path, a.deletion_vector ? a.deletion_vector->UniqueId() : ""}];
             e.live = true;
-            e.add = a;
+            e.add = std::move(a);
             e.remove.reset();
           } else if constexpr (std::is_same_v<T, RemoveFile>) {
             FileEntry& e = files_[{a.path, a.deletion_vector ? a.deletion_vector->UniqueId() : ""}];
             e.live = false;
             e.add.reset();
-            e.remove = a;
+            e.remove = std::move(a);
           } else if constexpr (std::is_same_v<T, SetTransaction>) {
             txns_[a.app_id] = a;
           } else if constexpr (std::is_same_v<T, DomainMetadata>) {
@@ -107,17 +107,22 @@ Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment,
       return Status::Corruption("partition column '" + p + "' is not in the schema of " + where);
     }
   }
+  size_t live = 0;
+  for (auto& [key, entry] : files_) live += entry.live && entry.add ? 1 : 0;
+  snap.files.reserve(live);
+  snap.tombstones.reserve(files_.size() - live);
   for (auto& [key, entry] : files_) {
     if (entry.live && entry.add) {
       if (entry.add->deletion_vector) {
         return Status::NotSupported("Unsupported Delta reader feature 'deletionVectors': file " +
                                     entry.add->path + " has a deletion vector (" + where + ")");
       }
-      snap.files.push_back(*entry.add);
+      snap.files.push_back(std::move(*entry.add));
     } else if (entry.remove) {
-      snap.tombstones.push_back(*entry.remove);
+      snap.tombstones.push_back(std::move(*entry.remove));
     }
   }
+  files_.clear();
   auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
   std::stable_sort(snap.files.begin(), snap.files.end(), by_path);
   std::stable_sort(snap.tombstones.begin(), snap.tombstones.end(), by_path);
@@ -132,29 +137,6 @@ Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment,
 Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::string& path) {
   SLUICE_ASSIGN_OR_RETURN_CTX(std::string contents, fs->ReadFile(path), "reading " + path);
   return ParseCommitFile(contents, path);
-}
-
-Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn,
-                                                  const Checkpoint& checkpoint) {
-  std::string list = "[";
-  for (size_t i = 0; i < checkpoint.files.size(); ++i) {
-    if (i > 0) list += ", ";
-    list += SqlString(checkpoint.files[i].info.path);
-  }
-  list += "]";
-  std::string sql = "SELECT CAST(to_json(t) AS VARCHAR) FROM read_parquet(" + list +
-                    ", union_by_name=true, hive_partitioning=false) t";
-  std::string ctx = "reading checkpoint " + checkpoint.files.front().info.path;
-  SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, conn->Query(sql), ctx);
-  std::vector<Action> out;
-  for (int64_t r = 0; r < rows.num_rows(); ++r) {
-    std::optional<std::string> text = rows.GetString(r, 0);
-    if (!text) continue;
-    auto parsed = ParseActions(*text);
-    if (!parsed.ok()) return parsed.status().WithContext(ctx + " row " + std::to_string(r));
-    for (Action& a : *parsed) out.push_back(std::move(a));
-  }
-  return out;
 }
 
 namespace {
@@ -188,7 +170,7 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(fs::FileSystem* fs,
                                 " is missing in " + listing.log_dir);
     }
     SLUICE_ASSIGN_OR_RETURN(auto actions, ReadCommitActions(fs, c->second.info.path));
-    replay.Apply(actions, v);
+    replay.Apply(std::move(actions), v);
     segment.commits.push_back(c->second);
   }
   int64_t ts = CommitTime(listing, segment);
@@ -202,11 +184,11 @@ Result<std::shared_ptr<const Snapshot>> LoadSnapshot(fs::FileSystem* fs, engine:
   LogReplay replay;
   if (segment.checkpoint) {
     SLUICE_ASSIGN_OR_RETURN(auto actions, ReadCheckpointActions(conn, *segment.checkpoint));
-    replay.Apply(actions, segment.checkpoint->version);
+    replay.Apply(std::move(actions), segment.checkpoint->version);
   }
   for (const LogFile& commit : segment.commits) {
     SLUICE_ASSIGN_OR_RETURN(auto actions, ReadCommitActions(fs, commit.info.path));
-    replay.Apply(actions, commit.name.version);
+    replay.Apply(std::move(actions), commit.name.version);
   }
   // Timestamp: file mtime of the commit at `version` (or the checkpoint when the commit is gone),
   // or the in-commit timestamp when enabled.

@@ -168,7 +168,7 @@ Result<std::shared_ptr<const Snapshot>> DeltaTableWriter::RefreshLocked() {
         if (actions.status().IsNotFound()) break;
         return actions.status();
       }
-      replay.Apply(*actions, v);
+      replay.Apply(std::move(*actions), v);
       LogFile f;
       f.info.path = path;
       f.name.kind = LogFileKind::kCommit;
@@ -222,6 +222,96 @@ Result<Version> DeltaTableWriter::CreateTable(const engine::Schema& schema,
                     {"properties", JsonText(nlohmann::json(options.configuration).dump())}});
   SLUICE_ASSIGN_OR_RETURN(CommitResult r, CommitLocked(&txn));
   return r.version;
+}
+
+Result<WriteResult> DeltaTableWriter::ReplaceTable(const engine::Schema& schema,
+                                                   const engine::Batch* data,
+                                                   const ReplaceTableOptions& options) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string ctx = "replacing Delta table " + path_;
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto snap, RefreshLocked(), ctx);
+  if (!snap) return Status::NotFound(ctx + ": the table does not exist");
+  SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(CheckNewTableConfiguration(options.configuration), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto parts,
+                              ResolvePartitionColumns(schema, options.partition_columns), ctx);
+  Metadata md;
+  md.id = snap->metadata.id;
+  md.name = options.name;
+  md.description = options.description;
+  SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema), ctx);
+  md.partition_columns = parts;
+  md.configuration = options.configuration;
+  md.created_time = Now();
+  if (md.configuration.count("delta.checkpointInterval")) {
+    SLUICE_RETURN_NOT_OK_CTX(CheckpointInterval(md).status(), ctx);
+  }
+
+  WriteResult result;
+  std::vector<AddFile> adds;
+  if (data != nullptr) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(WriteSchemaPlan plan,
+                                PlanWriteSchema(schema, data->schema(), false), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, ConformLocked(*data, plan), ctx);
+    DataFileOptions file_options;
+    file_options.compression = options_.compression;
+    file_options.sync = options_.commit.sync;
+    if (auto n = md.Config("delta.dataSkippingNumIndexedCols"))
+      file_options.num_indexed_cols = std::atoi(n->c_str());
+    SLUICE_ASSIGN_OR_RETURN(
+        adds, WriteDataFiles(conn_.get(), fs_.get(), path_, rows, schema, parts, file_options));
+    result.num_rows = rows.num_rows();
+  }
+
+  Transaction txn(fs_, path_, snap, options_.commit);
+  for (const AddFile& a : adds) {
+    auto storage = ResolveLogPath(path_, a.path);
+    if (storage.ok()) txn.RecordWrittenFile(*storage);
+  }
+  // Never downgrade: keep the current protocol unless the new properties need more.
+  Protocol needed = ProtocolForNewTable(md.configuration);
+  if (needed.min_writer_version > snap->protocol.min_writer_version &&
+      snap->protocol.min_writer_version < 7) {
+    Protocol upgraded = snap->protocol;
+    upgraded.min_writer_version = needed.min_writer_version;
+    txn.Add(upgraded);
+  } else if (snap->protocol.min_writer_version == 7 &&
+             md.ConfigIsTrue("delta.enableChangeDataFeed")) {
+    Protocol upgraded = snap->protocol;
+    auto features = upgraded.writer_features.value_or(std::vector<std::string>{});
+    if (std::find(features.begin(), features.end(), "changeDataFeed") == features.end()) {
+      features.push_back("changeDataFeed");
+      upgraded.writer_features = features;
+      txn.Add(upgraded);
+    }
+  }
+  txn.Add(md);
+  txn.ReadWholeTable();
+  const int64_t now = Now();
+  for (const AddFile& f : snap->files) {
+    txn.ReadFile(f.path);
+    txn.Add(RemoveFor(f, now));
+    ++result.num_removed_files;
+  }
+  for (const AddFile& a : adds) {
+    result.num_bytes += a.size;
+    txn.Add(a);
+  }
+  result.num_files = static_cast<int64_t>(adds.size());
+  txn.SetOperation(options.operation,
+                   {{"isManaged", "\"false\""},
+                    {"description", options.description ? JsonText(*options.description) : "null"},
+                    {"partitionBy", JsonText(JsonArrayText(parts))},
+                    {"properties", JsonText(nlohmann::json(options.configuration).dump())}});
+  txn.AddMetric("numFiles", result.num_files);
+  txn.AddMetric("numOutputRows", result.num_rows);
+  txn.AddMetric("numOutputBytes", result.num_bytes);
+  txn.AddMetric("numRemovedFiles", result.num_removed_files);
+  SLUICE_ASSIGN_OR_RETURN(CommitResult committed, CommitLocked(&txn));
+  result.version = committed.version;
+  result.attempts = committed.attempts;
+  return result;
 }
 
 Result<WriteResult> DeltaTableWriter::Write(const engine::Batch& data,
@@ -297,6 +387,7 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
 
   DataFileOptions file_options;
   file_options.compression = options_.compression;
+  file_options.sync = options_.commit.sync;
   file_options.max_rows_per_file = options.max_rows_per_file;
   if (auto n = metadata.Config("delta.dataSkippingNumIndexedCols"))
     file_options.num_indexed_cols = std::atoi(n->c_str());
@@ -305,6 +396,10 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
                                          partition_columns, file_options));
 
   Transaction txn(fs_, path_, snap, options_.commit);
+  for (const AddFile& a : adds) {
+    auto storage = ResolveLogPath(path_, a.path);
+    if (storage.ok()) txn.RecordWrittenFile(*storage);
+  }
   if (new_table) txn.Add(ProtocolForNewTable(options.configuration));
   if (new_table || plan.schema_changed) txn.Add(metadata);
   const int64_t now = Now();
@@ -446,10 +541,10 @@ Result<std::unique_ptr<Transaction>> DeltaTableWriter::StartTransaction() {
   return std::make_unique<Transaction>(fs_, path_, snap, options_.commit);
 }
 
-Result<std::vector<AddFile>> DeltaTableWriter::WriteFiles(const Transaction& txn,
+Result<std::vector<AddFile>> DeltaTableWriter::WriteFiles(Transaction* txn,
                                                           const engine::Batch& data) {
   std::lock_guard<std::mutex> lock(mu_);
-  const Snapshot* snap = txn.read_snapshot().get();
+  const Snapshot* snap = txn->read_snapshot().get();
   if (snap == nullptr)
     return Status::InvalidArgument("WriteFiles needs a transaction on an existing table");
   const std::string ctx = "writing data files for a transaction on Delta table " + path_;
@@ -458,11 +553,18 @@ Result<std::vector<AddFile>> DeltaTableWriter::WriteFiles(const Transaction& txn
   SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, ConformLocked(data, plan), ctx);
   DataFileOptions file_options;
   file_options.compression = options_.compression;
+  file_options.sync = options_.commit.sync;
   if (auto n = snap->metadata.Config("delta.dataSkippingNumIndexedCols")) {
     file_options.num_indexed_cols = std::atoi(n->c_str());
   }
-  return WriteDataFiles(conn_.get(), fs_.get(), path_, rows, snap->schema.fields,
-                        snap->metadata.partition_columns, file_options);
+  SLUICE_ASSIGN_OR_RETURN(std::vector<AddFile> adds,
+                          WriteDataFiles(conn_.get(), fs_.get(), path_, rows, snap->schema.fields,
+                                         snap->metadata.partition_columns, file_options));
+  for (const AddFile& a : adds) {
+    auto storage = ResolveLogPath(path_, a.path);
+    if (storage.ok()) txn->RecordWrittenFile(*storage);
+  }
+  return adds;
 }
 
 Result<CommitResult> DeltaTableWriter::Commit(Transaction* txn) {
@@ -474,13 +576,9 @@ Result<CommitResult> DeltaTableWriter::CommitLocked(Transaction* txn) {
   auto result = txn->Commit();
   if (!result.ok()) {
     if (result.status().IsConflict()) {
-      // Never committed: the data files of this transaction are garbage.
-      for (const Action& a : txn->actions()) {
-        if (const auto* add = std::get_if<AddFile>(&a)) {
-          auto rel = PercentDecode(add->path);
-          if (rel.ok()) (void)fs_->DeleteFile(fs::JoinPath(path_, *rel));
-        }
-      }
+      // Never committed: the files this transaction wrote are garbage. Only those: its add
+      // actions may name files that live in the table (RESTORE re-adds old files).
+      for (const std::string& p : txn->written_files()) (void)fs_->DeleteFile(p);
     }
     return result.status();
   }

@@ -92,7 +92,20 @@ struct CreateTableOptions {
   std::string operation = "CREATE TABLE";
 };
 
+// REPLACE TABLE / CREATE OR REPLACE TABLE [AS SELECT] of an existing table.
+struct ReplaceTableOptions {
+  std::vector<std::string> partition_columns;        // of the new schema
+  std::map<std::string, std::string> configuration;  // the new table properties (replace the old)
+  std::optional<std::string> name;
+  std::optional<std::string> description;
+  // commitInfo.operation, Spark's names: "CREATE OR REPLACE TABLE", "REPLACE TABLE",
+  // "CREATE OR REPLACE TABLE AS SELECT", "REPLACE TABLE AS SELECT".
+  std::string operation = "CREATE OR REPLACE TABLE";
+};
+
 struct TableWriterOptions {
+  // commit.sync (default true) also governs data files: each data and cdc file is fsynced
+  // before the commit that references it (DataFileOptions::sync). Tests turn both off together.
   CommitOptions commit;
   bool write_checkpoints = true;
   // Clock for commit-independent times (tombstone expiry, log retention). Null: system clock.
@@ -116,6 +129,18 @@ class DeltaTableWriter {
   // the table exists. Protocol (1,2), or (1,4) when delta.enableChangeDataFeed=true.
   Result<Version> CreateTable(const engine::Schema& schema, const CreateTableOptions& options = {});
 
+  // REPLACE TABLE (Delta's semantics): one commit on the existing table that replaces its
+  // metaData (new schemaString, partitionColumns, configuration, createdTime; the table id is
+  // kept, so readers and streams see the same table), removes every live file (dataChange=true)
+  // and, when `data` is given (AS SELECT), adds its rows as new files. The protocol is never
+  // downgraded; it is upgraded when the new properties need it (change data feed). Older
+  // versions stay readable by time travel. NotFound when the table does not exist;
+  // NotSupported when Sluice cannot write its protocol or the new schema/properties;
+  // InvalidArgument when `data`'s columns are not `schema`; Conflict when a concurrent commit
+  // changed the table (the replace read all of it).
+  Result<WriteResult> ReplaceTable(const engine::Schema& schema, const engine::Batch* data,
+                                   const ReplaceTableOptions& options);
+
   // Writes `data` per `options` (see WriteOptions).
   Result<WriteResult> Write(const engine::Batch& data, const WriteOptions& options = {});
 
@@ -129,11 +154,17 @@ class DeltaTableWriter {
   // NotFound when the table does not exist.
   Result<std::unique_ptr<Transaction>> StartTransaction();
   // Writes data files for `data`, checked against and cast to the table schema of `txn`'s
-  // snapshot (as Write does, without mergeSchema). The caller adds the returned actions.
-  Result<std::vector<AddFile>> WriteFiles(const Transaction& txn, const engine::Batch& data);
-  // Commits `txn` and runs the post-commit steps (checkpoint, cleanup). On Conflict, the add
-  // actions' files of `txn` are deleted (they were never committed).
+  // snapshot (as Write does, without mergeSchema), and records them in `txn` as written by it
+  // (Transaction::RecordWrittenFile). The caller adds the returned actions.
+  Result<std::vector<AddFile>> WriteFiles(Transaction* txn, const engine::Batch& data);
+  // Commits `txn` and runs the post-commit steps (checkpoint, cleanup). On Conflict, only the
+  // files `txn` itself wrote (Transaction::written_files) are deleted: never committed, they
+  // are garbage. Files that `txn` re-adds (RESTORE) or that other commits reference are never
+  // deleted.
   Result<CommitResult> Commit(Transaction* txn);
+
+  // True when data files are fsynced before commits (TableWriterOptions::commit.sync).
+  bool sync_data_files() const { return options_.commit.sync; }
 
   // Writes a checkpoint of the latest snapshot now.
   Result<CheckpointInfo> Checkpoint();

@@ -98,12 +98,15 @@ inline std::vector<std::string> ColumnNames(const engine::Batch& batch) {
   return out;
 }
 
-// Forwards to another FileSystem and counts ReadFile calls per path.
+// Forwards to another FileSystem, counts ReadFile calls per path and logs the calls that make
+// writes durable, in order: "create <path>" (CreateIfAbsent), "sync <path>" (SyncFile),
+// "rename <to>" (RenameNoReplace).
 class CountingFileSystem : public fs::FileSystem {
  public:
   explicit CountingFileSystem(std::shared_ptr<fs::FileSystem> base) : base_(std::move(base)) {}
   Status CreateIfAbsent(const std::string& p, std::string_view d,
                         const fs::WriteOptions& o) override {
+    Log("create " + p);
     return base_->CreateIfAbsent(p, d, o);
   }
   Status AtomicReplace(const std::string& p, std::string_view d,
@@ -129,7 +132,12 @@ class CountingFileSystem : public fs::FileSystem {
   Status DeleteRecursive(const std::string& d) override { return base_->DeleteRecursive(d); }
   Status CreateDirectories(const std::string& d) override { return base_->CreateDirectories(d); }
   Status RenameNoReplace(const std::string& f, const std::string& t) override {
+    Log("rename " + t);
     return base_->RenameNoReplace(f, t);
+  }
+  Status SyncFile(const std::string& p) override {
+    Log("sync " + p);
+    return base_->SyncFile(p);
   }
   Status SetModificationTime(const std::string& p, int64_t m) override {
     return base_->SetModificationTime(p, m);
@@ -142,12 +150,23 @@ class CountingFileSystem : public fs::FileSystem {
   void Reset() {
     std::lock_guard<std::mutex> l(mu_);
     reads_.clear();
+    events_.clear();
+  }
+  std::vector<std::string> events() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return events_;
   }
 
  private:
+  void Log(std::string event) {
+    std::lock_guard<std::mutex> l(mu_);
+    events_.push_back(std::move(event));
+  }
+
   std::shared_ptr<fs::FileSystem> base_;
   mutable std::mutex mu_;
   std::map<std::string, int> reads_;
+  std::vector<std::string> events_;
 };
 
 }  // namespace sluice::delta::testing

@@ -110,7 +110,7 @@ Result<VacuumResult> Vacuum(const DmlTable& table, const VacuumOptions& options)
       DmlResult started, CommitDml(table, probe.get(), dml, "VACUUM START", start_params,
                                    {{"numFilesToDelete", static_cast<int64_t>(result.files.size())},
                                     {"sizeOfDataToDelete", result.bytes}},
-                                   true, /*commit_empty=*/true));
+                                   /*commit_empty=*/true));
   result.start_version = started.version;
   int64_t deleted = 0;
   Status first_error;
@@ -127,7 +127,7 @@ Result<VacuumResult> Vacuum(const DmlTable& table, const VacuumOptions& options)
       DmlResult ended,
       CommitDml(table, end_txn.get(), dml, "VACUUM END",
                 {{"status", JsonString(first_error.ok() ? "COMPLETED" : "FAILED")}},
-                {{"numDeletedFiles", deleted}, {"numVacuumedDirectories", 0}}, true,
+                {{"numDeletedFiles", deleted}, {"numVacuumedDirectories", 0}},
                 /*commit_empty=*/true));
   result.end_version = ended.version;
   SLUICE_RETURN_NOT_OK_CTX(first_error, ctx);

@@ -242,6 +242,103 @@ TEST_F(WriterTest, TimestampAndDatePartitions) {
   EXPECT_EQ(ReadRows(), Rows(data));
 }
 
+// Durability: every data file is fsynced under its temporary name and renamed into place before
+// the commit that references it is created; commit.sync=false turns the data fsync off too.
+TEST_F(WriterTest, DataFilesAreSyncedBeforeTheCommit) {
+  auto counting = std::make_shared<testing::CountingFileSystem>(fs::LocalFileSystem());
+  TableWriterOptions options;
+  options.commit.sync = true;
+  auto w = DeltaTableWriter::Open(counting, engine_, table_, options);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  WriteOptions partitioned;
+  partitioned.partition_by = {"p"};
+  auto r = (*w)->Write(Sql("SELECT range AS id, range % 3 AS p FROM range(9)"), partitioned);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->num_files, 3);
+  std::vector<std::string> events = counting->events();
+  auto commit = std::find(events.begin(), events.end(),
+                          "create " + table_ + "/_delta_log/00000000000000000000.json");
+  ASSERT_NE(commit, events.end());
+  int synced_then_renamed = 0;
+  for (auto it = events.begin(); it != commit; ++it) {
+    if (it->rfind("rename ", 0) != 0 || it->find("/_delta_log/") != std::string::npos) continue;
+    // The file renamed into place was synced (under its temporary name in the same directory)
+    // just before.
+    ASSERT_NE(it, events.begin());
+    const std::string& prev = *(it - 1);
+    EXPECT_EQ(prev.rfind("sync ", 0), 0u) << prev;
+    EXPECT_EQ(fs::DirName(prev.substr(5)), fs::DirName(it->substr(7))) << prev << " / " << *it;
+    ++synced_then_renamed;
+  }
+  EXPECT_EQ(synced_then_renamed, 3);
+
+  counting->Reset();
+  options.commit.sync = false;
+  auto unsynced = DeltaTableWriter::Open(counting, engine_, table_, options);
+  ASSERT_TRUE(unsynced.ok());
+  ASSERT_TRUE((*unsynced)->Write(Sql("SELECT 10 AS id, 1 AS p")).ok());
+  for (const std::string& e : counting->events()) EXPECT_NE(e.rfind("sync ", 0), 0u) << e;
+  EXPECT_EQ(ReadRows().size(), 10u);
+}
+
+// REPLACE TABLE: one commit with the new metaData (same id), a remove of every file and the new
+// rows; old versions stay readable; the protocol is never downgraded.
+TEST_F(WriterTest, ReplaceTableReplacesSchemaAndFiles) {
+  auto w = Writer();
+  WriteOptions create;
+  create.partition_by = {"p"};
+  create.configuration = {{"delta.enableChangeDataFeed", "true"}};
+  ASSERT_TRUE(w->Write(Sql("SELECT range AS id, range % 2 AS p FROM range(4)"), create).ok());
+  auto before = w->Latest();
+  ASSERT_TRUE(before.ok());
+  const std::string id = (*before)->metadata.id;
+
+  engine::Batch rows = Sql("SELECT 'x' AS name, 1.5::DOUBLE AS score");
+  ReplaceTableOptions options;
+  options.operation = "CREATE OR REPLACE TABLE AS SELECT";
+  options.configuration = {{"owner", "me"}};
+  auto r = w->ReplaceTable(rows.schema(), &rows, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, Version(1));
+  EXPECT_EQ(r->num_removed_files, 2);
+  EXPECT_EQ(r->num_rows, 1);
+  EXPECT_THAT(ReadRows(), ElementsAre("x|1.5"));
+  EXPECT_EQ(ReadRows(0).size(), 4u);
+  auto lines = CommitLines(1);
+  EXPECT_EQ(lines[0]["commitInfo"]["operation"], "CREATE OR REPLACE TABLE AS SELECT");
+  EXPECT_EQ(lines[0]["commitInfo"]["operationMetrics"]["numRemovedFiles"], "2");
+  auto after = w->Latest();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ((*after)->metadata.id, id);
+  EXPECT_TRUE((*after)->metadata.partition_columns.empty());
+  EXPECT_EQ((*after)->metadata.configuration,
+            (std::map<std::string, std::string>{{"owner", "me"}}));
+  EXPECT_EQ((*after)->protocol.min_writer_version, 4);  // not downgraded
+  EXPECT_EQ(ValidateLog(), 1);
+
+  // Without rows: an empty table of the new schema.
+  ReplaceTableOptions plain;
+  auto empty =
+      w->ReplaceTable({{"k", *engine::DataType::FromSql("INTEGER"), false}}, nullptr, plain);
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_TRUE(ReadRows().empty());
+  EXPECT_EQ(CommitLines(2)[0]["commitInfo"]["operation"], "CREATE OR REPLACE TABLE");
+  EXPECT_FALSE(w->Write(Sql("SELECT NULL::INTEGER AS k")).ok());  // NOT NULL of the new schema
+
+  // Refusals commit nothing.
+  ReplaceTableOptions dv;
+  dv.configuration = {{"delta.enableDeletionVectors", "true"}};
+  EXPECT_FALSE(w->ReplaceTable(rows.schema(), &rows, dv).ok());
+  ReplaceTableOptions bad_part;
+  bad_part.partition_columns = {"nope"};
+  EXPECT_FALSE(w->ReplaceTable(rows.schema(), &rows, bad_part).ok());
+  EXPECT_EQ(ValidateLog(), 2);
+  table_ = dir_.path() + "/missing";
+  auto missing = Writer()->ReplaceTable(rows.schema(), &rows, plain);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.status().IsNotFound()) << missing.status().ToString();
+}
+
 TEST_F(WriterTest, IdempotentTxnWrites) {
   auto w = Writer();
   WriteOptions opts;

@@ -303,6 +303,8 @@ Status FaultInjectingFileSystem::RenameNoReplace(const std::string& from, const 
   SLUICE_FI_RUN(FileOp::kRenameNoReplace, from, to, base_->RenameNoReplace(from, to));
 }
 
+Status FaultInjectingFileSystem::SyncFile(const std::string& path) { return base_->SyncFile(path); }
+
 Status FaultInjectingFileSystem::SetModificationTime(const std::string& path, int64_t mtime_ms) {
   SLUICE_FI_RUN(FileOp::kSetModificationTime, path, {}, base_->SetModificationTime(path, mtime_ms));
 }

@@ -144,6 +144,8 @@ class FaultInjectingFileSystem final : public FileSystem {
   Status CreateDirectories(const std::string& dir) override;
   Status RenameNoReplace(const std::string& from, const std::string& to) override;
   Status SetModificationTime(const std::string& path, int64_t mtime_ms) override;
+  // Forwards to the base (not an injectable operation).
+  Status SyncFile(const std::string& path) override;
   // Crashes when `point` is armed here; otherwise forwards to the base (SLUICE_CRASH_AT).
   Status MaybeCrash(std::string_view point) override;
 

@@ -18,6 +18,8 @@ Status FileSystem::MaybeCrash(std::string_view point) {
   return Status::OK();
 }
 
+Status FileSystem::SyncFile(const std::string& /*path*/) { return Status::OK(); }
+
 std::string_view FileOpVerb(FileOp op) {
   switch (op) {
     case FileOp::kCreateIfAbsent:

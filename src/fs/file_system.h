@@ -70,6 +70,12 @@ class FileSystem {
   virtual Status RenameNoReplace(const std::string& from, const std::string& to) = 0;
   // Sets the modification time (tests of timestamp time travel need it).
   virtual Status SetModificationTime(const std::string& path, int64_t mtime_ms) = 0;
+  // Makes the contents of the existing file `path` durable (fsync), for files written by other
+  // means than this interface (e.g. the engine's Parquet writer) before they are published. The
+  // directory entry is not synced (RenameNoReplace and CreateIfAbsent sync theirs). NotFound
+  // when absent. The default returns OK: storage where a completed write is durable (object
+  // stores) and test file systems need nothing more.
+  virtual Status SyncFile(const std::string& path);
 
   // A named crash point (see crash_point.h and docs/fs.md). Upper layers call it at the places
   // where a crash matters ("stream.after_offsets_write"):

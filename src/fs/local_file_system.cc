@@ -382,6 +382,15 @@ Status PosixFileSystem::RenameNoReplace(const std::string& from, const std::stri
   return Status::OK();
 }
 
+Status PosixFileSystem::SyncFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return FileOpError(FileOp::kReadFile, path, errno);
+  int err = FsyncFd(fd);
+  ::close(fd);
+  if (err != 0) return Status::FromErrno(err, "fsync of " + path);
+  return Status::OK();
+}
+
 Status PosixFileSystem::SetModificationTime(const std::string& path, int64_t mtime_ms) {
   struct timespec times[2];
   times[0].tv_sec = 0;

@@ -47,6 +47,7 @@ class PosixFileSystem final : public FileSystem {
   Status CreateDirectories(const std::string& dir) override;
   Status RenameNoReplace(const std::string& from, const std::string& to) override;
   Status SetModificationTime(const std::string& path, int64_t mtime_ms) override;
+  Status SyncFile(const std::string& path) override;
 };
 
 namespace internal {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -181,39 +182,37 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
     SLUICE_ASSIGN_OR_RETURN(path, catalog_->Resolve(s.table));
   }
   SLUICE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(fs::JoinPath(path, "_delta_log")));
+  const std::string verb = s.replace_only ? "REPLACE TABLE "
+                           : s.or_replace ? "CREATE OR REPLACE TABLE "
+                                          : "CREATE TABLE ";
   if (exists) {
     if (s.if_not_exists) return engine::Batch();
-    if (s.or_replace) {
-      return Status::NotSupported("CREATE OR REPLACE TABLE " + display +
-                                  ": replacing an existing table is not supported yet; use "
-                                  "INSERT OVERWRITE, or DROP TABLE and CREATE TABLE");
-    }
-    return Status::AlreadyExists("table " + display + " already exists");
+    if (!s.or_replace) return Status::AlreadyExists("table " + display + " already exists");
+  } else if (s.replace_only) {
+    return Status::NotFound("Table " + display +
+                            " cannot be replaced as it does not exist. Use CREATE OR REPLACE "
+                            "TABLE to create the table.");
   }
-  SLUICE_ASSIGN_OR_RETURN(auto writer, delta::DeltaTableWriter::Open(fs_, engine_, path));
+
+  // The new table's schema (and rows, for AS SELECT).
+  engine::Schema schema;
+  std::optional<engine::Batch> rows;
   if (s.as_query) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, conn_->Query(*s.as_query),
-                                "CREATE TABLE " + display + " AS");
-    SLUICE_RETURN_NOT_OK(CheckDistinctColumnNames(rows, display));
-    SLUICE_ASSIGN_OR_RETURN(rows, WithDeltaTypes(conn_, rows));
-    delta::WriteOptions options;
-    options.mode = delta::SaveMode::kErrorIfExists;
-    options.partition_by = s.partitioned_by;
-    options.configuration = s.properties;
-    options.operation = "CREATE TABLE AS SELECT";
-    SLUICE_RETURN_NOT_OK(
-        writer->Write(rows, options).status().WithContext("CREATE TABLE " + display));
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch queried, conn_->Query(*s.as_query),
+                                verb + display + " AS");
+    SLUICE_RETURN_NOT_OK(CheckDistinctColumnNames(queried, display));
+    SLUICE_ASSIGN_OR_RETURN(rows, WithDeltaTypes(conn_, queried));
+    schema = rows->schema();
   } else {
-    engine::Schema schema;
     std::set<std::string> names;
     for (const ColumnDefinition& c : s.columns) {
       if (!names.insert(Lower(c.name)).second) {
-        return Status::InvalidArgument("CREATE TABLE " + display + ": column '" + c.name +
+        return Status::InvalidArgument(verb + display + ": column '" + c.name +
                                        "' is defined twice");
       }
       Result<engine::DataType> type = engine::DataType::FromSql(c.type_sql);
       if (!type.ok()) {
-        return Status::InvalidArgument("CREATE TABLE " + display + ": column '" + c.name +
+        return Status::InvalidArgument(verb + display + ": column '" + c.name +
                                        "' has an unknown type '" + c.type_sql + "'");
       }
       engine::DataType delta_type = *type;
@@ -222,15 +221,36 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
     }
     for (const std::string& p : s.partitioned_by) {
       if (names.count(Lower(p)) == 0) {
-        return Status::InvalidArgument("CREATE TABLE " + display + ": partition column '" + p +
+        return Status::InvalidArgument(verb + display + ": partition column '" + p +
                                        "' is not a column of the table");
       }
     }
+  }
+
+  SLUICE_ASSIGN_OR_RETURN(auto writer, delta::DeltaTableWriter::Open(fs_, engine_, path));
+  if (exists) {
+    // Delta's REPLACE TABLE: one commit with the new metadata that removes every file (and adds
+    // the query's rows); earlier versions stay readable by time travel.
+    delta::ReplaceTableOptions options;
+    options.partition_columns = s.partitioned_by;
+    options.configuration = s.properties;
+    options.operation = std::string(s.replace_only ? "REPLACE TABLE" : "CREATE OR REPLACE TABLE") +
+                        (s.as_query ? " AS SELECT" : "");
+    SLUICE_RETURN_NOT_OK(writer->ReplaceTable(schema, rows ? &*rows : nullptr, options)
+                             .status()
+                             .WithContext(verb + display));
+  } else if (rows) {
+    delta::WriteOptions options;
+    options.mode = delta::SaveMode::kErrorIfExists;
+    options.partition_by = s.partitioned_by;
+    options.configuration = s.properties;
+    options.operation = "CREATE TABLE AS SELECT";
+    SLUICE_RETURN_NOT_OK(writer->Write(*rows, options).status().WithContext(verb + display));
+  } else {
     delta::CreateTableOptions options;
     options.partition_columns = s.partitioned_by;
     options.configuration = s.properties;
-    SLUICE_RETURN_NOT_OK(
-        writer->CreateTable(schema, options).status().WithContext("CREATE TABLE " + display));
+    SLUICE_RETURN_NOT_OK(writer->CreateTable(schema, options).status().WithContext(verb + display));
   }
   if (s.location && !s.table.is_path) {
     SLUICE_RETURN_NOT_OK(catalog_->RegisterLocation(s.table.name, *s.location));

@@ -21,6 +21,7 @@ class Parser {
 
   Result<std::optional<TableStatement>> Parse() {
     if (Peek().IsKeyword("create")) return ParseCreate();
+    if (Peek().IsKeyword("replace") && Peek(1).IsKeyword("table")) return ParseCreate();
     if (Peek().IsKeyword("insert")) return Wrap(ParseInsert());
     if (Peek().IsKeyword("update")) return Wrap(ParseUpdate());
     if (Peek().IsKeyword("delete")) return Wrap(ParseDelete());
@@ -254,13 +255,23 @@ class Parser {
   Result<std::string> RestAsQuery(const std::string& what) { return TextUntil({}, {";"}, what); }
 
   Result<std::optional<TableStatement>> ParseCreate() {
-    Next();  // CREATE
     CreateTableStatement s;
-    if (Keywords({"or", "replace"})) s.or_replace = true;
+    if (Peek().IsKeyword("replace")) {  // REPLACE TABLE
+      s.or_replace = true;
+      s.replace_only = true;
+    }
+    Next();  // CREATE or REPLACE
+    if (!s.replace_only && Keywords({"or", "replace"})) s.or_replace = true;
     if (!Peek().IsKeyword("table"))
       return std::optional<TableStatement>();  // VIEW, MACRO, TEMP ...
     Next();
-    if (Keywords({"if", "not", "exists"})) s.if_not_exists = true;
+    if (!s.replace_only && Peek().IsKeyword("if")) {
+      if (s.or_replace) return Error("a table name (OR REPLACE cannot be used with IF NOT EXISTS)");
+      SLUICE_RETURN_NOT_OK(ExpectKeyword("if"));
+      SLUICE_RETURN_NOT_OK(ExpectKeyword("not"));
+      SLUICE_RETURN_NOT_OK(ExpectKeyword("exists"));
+      s.if_not_exists = true;
+    }
     SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
     if (Peek().IsSymbol("(")) {
       SLUICE_ASSIGN_OR_RETURN(s.columns, ColumnDefinitions());

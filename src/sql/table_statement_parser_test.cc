@@ -69,6 +69,28 @@ TEST(TableStatementParserTest, CreateTableAsSelectAndPathTables) {
             "end of the statement");
 }
 
+TEST(TableStatementParserTest, ReplaceTable) {
+  auto s = Parse<CreateTableStatement>("REPLACE TABLE t (a INT) PARTITIONED BY (a)");
+  EXPECT_TRUE(s.or_replace);
+  EXPECT_TRUE(s.replace_only);
+  EXPECT_FALSE(s.if_not_exists);
+  EXPECT_EQ(s.columns.size(), 1u);
+  auto ctas = Parse<CreateTableStatement>("REPLACE TABLE t AS SELECT 1 AS a;");
+  EXPECT_TRUE(ctas.replace_only);
+  EXPECT_EQ(ctas.as_query, "SELECT 1 AS a");
+  auto create = Parse<CreateTableStatement>("CREATE OR REPLACE TABLE t (a INT)");
+  EXPECT_TRUE(create.or_replace);
+  EXPECT_FALSE(create.replace_only);
+  EXPECT_NE(ErrorOf("CREATE OR REPLACE TABLE IF NOT EXISTS t (a INT)")
+                .find("OR REPLACE cannot be used with IF NOT EXISTS"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("REPLACE TABLE IF NOT EXISTS t (a INT)").find("syntax error"),
+            std::string::npos);
+  auto plain = Parse<CreateTableStatement>("CREATE TABLE IF NOT EXISTS t (a INT)");
+  EXPECT_TRUE(plain.if_not_exists);
+  EXPECT_FALSE(plain.or_replace);
+}
+
 TEST(TableStatementParserTest, Insert) {
   auto a = Parse<InsertStatement>("INSERT INTO t VALUES (1, 'a'), (2, 'b')");
   EXPECT_FALSE(a.overwrite);

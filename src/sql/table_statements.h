@@ -30,7 +30,8 @@ struct ColumnDefinition {
 using Properties = std::map<std::string, std::string>;
 
 struct CreateTableStatement {
-  bool or_replace = false;
+  bool or_replace = false;    // CREATE OR REPLACE TABLE, or REPLACE TABLE
+  bool replace_only = false;  // REPLACE TABLE: the table must exist
   bool if_not_exists = false;
   TableName table;
   std::vector<ColumnDefinition> columns;  // empty for CREATE TABLE ... AS SELECT
