@@ -1,0 +1,383 @@
+#include "ops/deduplicate.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fs/file_system.h"
+#include "fs/test_util.h"
+
+namespace sluice::ops {
+namespace {
+
+// Rows of a batch as text: cells joined by '|', NULL as "NULL".
+std::vector<std::string> Rows(const engine::Batch& b) {
+  std::vector<std::string> out;
+  for (int64_t r = 0; r < b.num_rows(); ++r) {
+    std::string row;
+    for (size_t c = 0; c < b.num_columns(); ++c) {
+      if (c > 0) row += "|";
+      row += b.GetString(r, c).value_or("NULL");
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+struct Metrics {
+  int64_t total, updated, removed, dropped_by_watermark, dropped_duplicates;
+  bool operator==(const Metrics&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Metrics& m) {
+  return os << "{total " << m.total << ", updated " << m.updated << ", removed " << m.removed
+            << ", late " << m.dropped_by_watermark << ", duplicates " << m.dropped_duplicates
+            << "}";
+}
+
+Metrics Of(const StateOperatorProgress& p) {
+  auto it = p.custom_metrics.find("numDroppedDuplicateRows");
+  return {p.num_rows_total, p.num_rows_updated, p.num_rows_removed, p.num_rows_dropped_by_watermark,
+          it == p.custom_metrics.end() ? -1 : it->second};
+}
+
+class DeduplicateTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    auto engine = engine::Engine::Open();
+    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+    engine_ = std::move(engine).ValueOrDie();
+    auto conn = engine_->Connect();
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    conn_ = std::move(conn).ValueOrDie();
+  }
+
+  OperatorContext Context(int32_t partitions = 4) {
+    OperatorContext c;
+    c.engine = engine_.get();
+    c.fs = fs::LocalFileSystem();
+    c.checkpoint_root = dir_.Join("checkpoint");
+    c.operator_id = 0;
+    c.num_partitions = partitions;
+    c.conf["sluice.streaming.stateStore.providerClass"] = GetParam();
+    return c;
+  }
+
+  // A batch of (k VARCHAR, ts TIMESTAMP) rows from "k:seconds" pairs.
+  engine::Batch Events(const std::vector<std::pair<std::string, int>>& rows) {
+    std::string sql;
+    for (const auto& [k, s] : rows) {
+      sql += sql.empty() ? "" : " UNION ALL ";
+      sql += "SELECT '" + k + "' AS k, to_timestamp(" + std::to_string(s) + ")::TIMESTAMP AS ts";
+    }
+    if (sql.empty()) sql = "SELECT 'x' AS k, TIMESTAMP '2000-01-01' AS ts WHERE false";
+    // Keep the order as written: UNION ALL branches concatenate in order with one thread.
+    return Query(sql);
+  }
+
+  engine::Batch Query(const std::string& sql) {
+    auto r = conn_->Query(sql);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
+    return r.ok() ? *r : engine::Batch();
+  }
+
+  static OperatorBatch Batch(int64_t id, int64_t late_ms = 0, int64_t eviction_ms = 0) {
+    OperatorBatch b;
+    b.batch_id = BatchId(id);
+    b.late_watermark_ms = late_ms;
+    b.eviction_watermark_ms = eviction_ms;
+    return b;
+  }
+
+  // Runs one batch, failing the test on error.
+  std::vector<std::string> Run(StatefulOperator& op, const OperatorBatch& b,
+                               const engine::Batch& input) {
+    auto out = op.Process(b, {input});
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    return out.ok() ? Rows(*out) : std::vector<std::string>{"<error>"};
+  }
+
+  std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<engine::Connection> conn_;
+  fs::ScopedTempDir dir_{"sluice-dedup-test"};
+};
+
+using V = std::vector<std::string>;
+
+TEST_P(DeduplicateTest, AllColumnsAcrossBatches) {
+  Deduplicate op(DeduplicateOptions{});
+  ASSERT_TRUE(op.Open(Context()).ok());
+  EXPECT_EQ(Run(op, Batch(0),
+                Query("SELECT * FROM (VALUES ('a', 1), ('b', 2), ('a', 1), "
+                      "('a', 2)) t(v, n)")),
+            (V{"a|1", "b|2", "a|2"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{3, 3, 0, 0, 1}));
+  EXPECT_EQ(op.Progress().operator_name, "dedupe");
+  EXPECT_EQ(op.Progress().num_state_store_instances, 4);
+  EXPECT_EQ(Run(op, Batch(1), Query("SELECT * FROM (VALUES ('a', 1), ('c', 3)) t(v, n)")),
+            (V{"c|3"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{4, 1, 0, 0, 1}));
+  // An empty batch still commits a version; nothing changes.
+  EXPECT_EQ(Run(op, Batch(2), Query("SELECT 'x' AS v, 1 AS n WHERE false")), V{});
+  EXPECT_EQ(Of(op.Progress()), (Metrics{4, 0, 0, 0, 0}));
+  EXPECT_FALSE(op.WantsNoDataBatch(0, 0));
+}
+
+TEST_P(DeduplicateTest, KeyColumnsKeepTheFirstRowAndNullsAreOneKey) {
+  DeduplicateOptions o;
+  o.key_columns = {"id"};
+  Deduplicate op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  EXPECT_EQ(Run(op, Batch(0),
+                Query("SELECT * FROM (VALUES (1, 'x'), (NULL, 'n1'), (1, 'y'), "
+                      "(NULL, 'n2'), (2, 'z')) t(id, s)")),
+            (V{"1|x", "NULL|n1", "2|z"}));
+  EXPECT_EQ(Run(op, Batch(1),
+                Query("SELECT * FROM (VALUES (2, 'w'), (NULL, 'n3'), (3, 'v')) "
+                      "t(id, s)")),
+            (V{"3|v"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{4, 1, 0, 0, 2}));
+}
+
+TEST_P(DeduplicateTest, ManyRowsKeepInputOrder) {
+  DeduplicateOptions o;
+  o.key_columns = {"k"};
+  Deduplicate op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  // 10,000 rows (several DuckDB chunks); keys repeat every 3,000 rows: the first 3,000 survive,
+  // in input order, each with its first value.
+  auto out = op.Process(Batch(0), {Query("SELECT i % 3000 AS k, i AS v FROM range(10000) t(i)")});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->num_rows(), 3000);
+  for (int64_t r = 0; r < 3000; r += 7) {
+    ASSERT_EQ(out->GetString(r, 0).value_or("NULL"), std::to_string(r));
+    ASSERT_EQ(out->GetString(r, 1).value_or("NULL"), std::to_string(r));
+  }
+  EXPECT_EQ(Of(op.Progress()), (Metrics{3000, 3000, 0, 0, 7000}));
+}
+
+TEST_P(DeduplicateTest, OrderByPicksTheFirstRowWithinABatch) {
+  DeduplicateOptions o;
+  o.key_columns = {"k"};
+  o.order_by = "\"ts\" ASC";
+  Deduplicate op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  EXPECT_EQ(Run(op, Batch(0), Events({{"a", 30}, {"b", 5}, {"a", 10}, {"a", 20}})),
+            (V{"b|1970-01-01 00:00:05", "a|1970-01-01 00:00:10"}));
+  EXPECT_EQ(Run(op, Batch(1), Events({{"a", 1}, {"c", 2}})), (V{"c|1970-01-01 00:00:02"}));
+}
+
+TEST_P(DeduplicateTest, WatermarkWithoutEventTimeKeyDropsLateRowsAndKeepsState) {
+  DeduplicateOptions o;
+  o.key_columns = {"k"};
+  o.event_time_column = "ts";
+  Deduplicate op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  EXPECT_EQ(Run(op, Batch(0), Events({{"a", 10}, {"b", 11}, {"a", 12}})),
+            (V{"a|1970-01-01 00:00:10", "b|1970-01-01 00:00:11"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{2, 2, 0, 0, 1}));
+  // Late threshold 10 s: (c, 10) is late (inclusive); (a, 30) is a duplicate; nothing is
+  // evicted although the eviction watermark passed every event time.
+  EXPECT_EQ(Run(op, Batch(1, 10000, 40000), Events({{"c", 10}, {"a", 30}, {"d", 11}})),
+            (V{"d|1970-01-01 00:00:11"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{3, 1, 0, 1, 1}));
+  EXPECT_TRUE(op.WantsNoDataBatch(10000, 40000));
+  EXPECT_FALSE(op.WantsNoDataBatch(40000, 40000));
+}
+
+TEST_P(DeduplicateTest, EventTimeAmongKeysIsEvicted) {
+  DeduplicateOptions o;
+  o.key_columns = {"k", "ts"};
+  o.event_time_column = "ts";
+  Deduplicate op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  EXPECT_EQ(Run(op, Batch(0), Events({{"a", 10}, {"a", 10}, {"a", 20}, {"b", 30}})),
+            (V{"a|1970-01-01 00:00:10", "a|1970-01-01 00:00:20", "b|1970-01-01 00:00:30"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{3, 3, 0, 0, 1}));
+  // Eviction at 20 s removes (a, 10) and (a, 20) (<=, inclusive); (a, 25) is new.
+  EXPECT_EQ(Run(op, Batch(1, 0, 20000), Events({{"a", 25}, {"b", 30}})),
+            (V{"a|1970-01-01 00:00:25"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{2, 1, 2, 0, 1}));
+}
+
+TEST_P(DeduplicateTest, NegativeEventTimesEvictInOrder) {
+  DeduplicateOptions o;
+  o.key_columns = {"k", "ts"};
+  o.event_time_column = "ts";
+  Deduplicate op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  // (With a late threshold of 0, event times <= 0 would be late; the test starts below them.)
+  EXPECT_EQ(
+      Run(op, Batch(0, -1000000, -1000000), Events({{"a", -100}, {"b", -5}, {"c", 0}, {"d", 5}}))
+          .size(),
+      4u);
+  // Eviction at -5 s: -100 and -5 go, 0 and 5 stay.
+  EXPECT_EQ(Run(op, Batch(1, -1000000, -5000), Events({})), V{});
+  EXPECT_EQ(Of(op.Progress()), (Metrics{2, 0, 2, 0, 0}));
+}
+
+// The acceptance scenario dedup-within-watermark-all-columns.test at the operator level (delay
+// 10 s, key = value, eventTime).
+TEST_P(DeduplicateTest, WithinWatermarkExpiresKeys) {
+  DeduplicateOptions o;
+  o.key_columns = {"k", "ts"};
+  o.event_time_column = "ts";
+  o.delay_ms = 10000;
+  o.order_by = "\"ts\"";
+  DeduplicateWithinWatermark op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  std::vector<std::pair<std::string, int>> first;
+  for (int rep = 0; rep < 5; ++rep) {
+    for (int v = 10; v <= 15; ++v) first.emplace_back(std::to_string(v), v);
+  }
+  EXPECT_EQ(Run(op, Batch(0), Events(first)).size(), 6u);
+  EXPECT_EQ(Of(op.Progress()), (Metrics{6, 6, 0, 0, 24}));
+  EXPECT_EQ(op.Progress().operator_name, "dedupeWithinWatermark");
+  EXPECT_TRUE(op.WantsNoDataBatch(0, 5000));
+  EXPECT_EQ(Run(op, Batch(1, 0, 5000), Events({})), V{});  // no-data batch
+  EXPECT_EQ(Of(op.Progress()), (Metrics{6, 0, 0, 0, 0}));
+  EXPECT_EQ(Run(op, Batch(2, 5000, 5000),
+                Events({{"13", 13}, {"14", 14}, {"15", 15}, {"16", 16}, {"17", 17}})),
+            (V{"16|1970-01-01 00:00:16", "17|1970-01-01 00:00:17"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{8, 2, 0, 0, 3}));
+  EXPECT_EQ(Run(op, Batch(3, 5000, 7000), Events({})), V{});
+  EXPECT_EQ(Run(op, Batch(4, 7000, 7000), Events({{"5", 5}})), V{});
+  EXPECT_EQ(Of(op.Progress()), (Metrics{8, 0, 0, 1, 0}));
+  EXPECT_EQ(Run(op, Batch(5, 7000, 7000), Events({{"35", 35}})), (V{"35|1970-01-01 00:00:35"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{9, 1, 0, 0, 0}));
+  // Watermark 25 s: keys 10..15 expire at 20..25 s (<=, inclusive).
+  EXPECT_EQ(Run(op, Batch(6, 7000, 25000), Events({})), V{});
+  EXPECT_EQ(Of(op.Progress()), (Metrics{3, 0, 6, 0, 0}));
+  // 16 s is late now (<= 25 s).
+  EXPECT_EQ(Run(op, Batch(7, 25000, 25000), Events({{"55", 55}, {"16", 16}})),
+            (V{"55|1970-01-01 00:00:55"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{4, 1, 0, 1, 0}));
+  // Watermark 45 s: 16, 17 and 35 (expiring 26, 27, 45 s) go; 55 (65 s) stays.
+  EXPECT_EQ(Run(op, Batch(8, 25000, 45000), Events({})), V{});
+  EXPECT_EQ(Of(op.Progress()), (Metrics{1, 0, 3, 0, 0}));
+}
+
+TEST_P(DeduplicateTest, WithinWatermarkKeyWithoutEventTime) {
+  DeduplicateOptions o;
+  o.key_columns = {"k"};
+  o.event_time_column = "ts";
+  o.delay_ms = 5000;
+  o.order_by = "\"ts\"";
+  DeduplicateWithinWatermark op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  // Within the batch the earliest event time wins; its expiry (12 + 5 s) is what counts.
+  EXPECT_EQ(Run(op, Batch(0), Events({{"a", 20}, {"a", 12}, {"b", 30}})),
+            (V{"a|1970-01-01 00:00:12", "b|1970-01-01 00:00:30"}));
+  EXPECT_EQ(Run(op, Batch(1, 0, 16999), Events({{"a", 40}})), V{});
+  EXPECT_EQ(Run(op, Batch(2, 0, 17000), Events({})), V{});
+  EXPECT_EQ(Of(op.Progress()), (Metrics{1, 0, 1, 0, 0}));
+  EXPECT_EQ(Run(op, Batch(3, 17000, 17000), Events({{"a", 41}})), (V{"a|1970-01-01 00:00:41"}));
+}
+
+// A crash after the state commit of batch 1 and before its commit log entry: a new process (a
+// new operator, new local directories) re-runs batch 1 from the checkpoint and gets the same
+// rows and metrics; batch 2 then continues from the re-run's state.
+TEST_P(DeduplicateTest, RerunAfterCrashGivesTheSameResult) {
+  DeduplicateOptions o;
+  o.key_columns = {"k", "ts"};
+  o.event_time_column = "ts";
+  o.delay_ms = 10000;
+  const engine::Batch b0 = Events({{"a", 10}, {"b", 20}, {"a", 10}});
+  const engine::Batch b1 = Events({{"a", 10}, {"c", 30}, {"d", 1}});
+  std::vector<std::string> first_out;
+  Metrics first_metrics{};
+  {
+    DeduplicateWithinWatermark op(o);
+    ASSERT_TRUE(op.Open(Context()).ok());
+    EXPECT_EQ(Run(op, Batch(0), b0).size(), 2u);
+    first_out = Run(op, Batch(1, 5000, 20000), b1);
+    first_metrics = Of(op.Progress());
+  }
+  EXPECT_EQ(first_out, (V{"c|1970-01-01 00:00:30"}));  // (a, 10) in state, (d, 1) late
+  EXPECT_EQ(first_metrics, (Metrics{2, 1, 1, 1, 1}));  // (a, 10) expired at 20 s
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    DeduplicateWithinWatermark op(o);
+    ASSERT_TRUE(op.Open(Context()).ok());
+    EXPECT_EQ(Run(op, Batch(1, 5000, 20000), b1), first_out);
+    EXPECT_EQ(Of(op.Progress()), first_metrics);
+  }
+  DeduplicateWithinWatermark op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  EXPECT_EQ(Run(op, Batch(1, 5000, 20000), b1), first_out);
+  EXPECT_EQ(Run(op, Batch(2, 20000, 20000), Events({{"b", 21}, {"c", 30}, {"a", 25}})),
+            (V{"b|1970-01-01 00:00:21", "a|1970-01-01 00:00:25"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{4, 2, 0, 0, 1}));
+}
+
+TEST_P(DeduplicateTest, RestartKeepsStateWithoutWatermark) {
+  DeduplicateOptions o;
+  o.key_columns = {"v"};
+  {
+    Deduplicate op(o);
+    ASSERT_TRUE(op.Open(Context()).ok());
+    EXPECT_EQ(Run(op, Batch(0), Query("SELECT * FROM (VALUES ('a'), ('b')) t(v)")), (V{"a", "b"}));
+  }
+  Deduplicate op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  EXPECT_EQ(Run(op, Batch(1), Query("SELECT * FROM (VALUES ('b'), ('c'), ('a')) t(v)")), (V{"c"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{3, 1, 0, 0, 2}));
+}
+
+TEST_P(DeduplicateTest, StateSchemaIsCheckedOnRestart) {
+  {
+    DeduplicateOptions o;
+    o.key_columns = {"v"};
+    Deduplicate op(o);
+    ASSERT_TRUE(op.Open(Context()).ok());
+    EXPECT_EQ(Run(op, Batch(0), Query("SELECT 'a' AS v")), (V{"a"}));
+  }
+  DeduplicateOptions o;
+  o.key_columns = {"v"};
+  Deduplicate op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  auto out = op.Process(Batch(1), {Query("SELECT 1 AS v")});  // INTEGER, was VARCHAR
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(out.status().IsInvalidArgument()) << out.status().ToString();
+  EXPECT_NE(out.status().ToString().find("SCHEMA_NOT_COMPATIBLE"), std::string::npos)
+      << out.status().ToString();
+}
+
+TEST_P(DeduplicateTest, Errors) {
+  {
+    DeduplicateOptions o;
+    o.key_columns = {"missing"};
+    Deduplicate op(o);
+    ASSERT_TRUE(op.Open(Context()).ok());
+    auto out = op.Process(Batch(0), {Query("SELECT 1 AS v")});
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().ToString().find("missing"), std::string::npos);
+  }
+  {
+    DeduplicateWithinWatermark op(DeduplicateOptions{});
+    Status st = op.Open(Context());
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  }
+  {
+    DeduplicateOptions o;
+    o.event_time_column = "v";
+    Deduplicate op(o);
+    ASSERT_TRUE(op.Open(Context()).ok());
+    auto out = op.Process(Batch(0), {Query("SELECT 1 AS v")});
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().ToString().find("event-time column v"), std::string::npos)
+        << out.status().ToString();
+  }
+  {
+    Deduplicate op(DeduplicateOptions{});
+    ASSERT_TRUE(op.Open(Context()).ok());
+    auto out = op.Process(Batch(0), {});
+    EXPECT_TRUE(out.status().IsInvalidArgument());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Providers, DeduplicateTest, ::testing::Values("rocksdb", "memory"));
+
+}  // namespace
+}  // namespace sluice::ops

@@ -1,0 +1,539 @@
+#include "ops/streaming_aggregate.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <set>
+#include <thread>
+
+#include "engine/row_codec.h"
+#include "ops/session_window.h"
+#include "ops/state_rows.h"
+
+namespace sluice::ops {
+namespace {
+
+using engine::Batch;
+
+std::string Q(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+bool IsIntegral(engine::TypeId id) {
+  using engine::TypeId;
+  return id == TypeId::kTinyInt || id == TypeId::kSmallInt || id == TypeId::kInteger ||
+         id == TypeId::kBigInt || id == TypeId::kBoolean;
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+// Runs fn(0..n-1) on up to `threads` threads (state partitions are independent: each store is
+// used by one thread at a time); returns the first error by index.
+Status ParallelFor(int32_t n, int threads, const std::function<Status(int32_t)>& fn) {
+  std::vector<Status> results(static_cast<size_t>(n));
+  std::atomic<int32_t> next{0};
+  auto worker = [&]() {
+    for (int32_t i = next++; i < n; i = next++) results[static_cast<size_t>(i)] = fn(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::min<int>(threads, n); ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (int32_t i = 0; i < n; ++i) {
+    if (!results[static_cast<size_t>(i)].ok()) {
+      return results[static_cast<size_t>(i)].WithContext("partition " + std::to_string(i));
+    }
+  }
+  return Status::OK();
+}
+
+// Partitions loaded and committed at once (their file I/O and fsyncs overlap).
+constexpr int kStateParallelism = 16;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Partial aggregate columns of one call: their names and the SQL to compute them.
+struct Partial {
+  std::string name;
+  std::string batch_sql;  // over the input rows, grouped (windowed) or per row (session)
+  std::string merge_fn;   // "sum", "min", "max", "first", "last"
+};
+
+}  // namespace
+
+std::optional<AggregateFunction> AggregateFunctionFromName(std::string_view name, bool star) {
+  if (name == "count_star" || (name == "count" && star)) return AggregateFunction::kCountStar;
+  if (name == "count") return AggregateFunction::kCount;
+  if (name == "sum") return AggregateFunction::kSum;
+  if (name == "min") return AggregateFunction::kMin;
+  if (name == "max") return AggregateFunction::kMax;
+  if (name == "avg" || name == "mean") return AggregateFunction::kAvg;
+  if (name == "first") return AggregateFunction::kFirst;
+  if (name == "last") return AggregateFunction::kLast;
+  return std::nullopt;
+}
+
+struct StreamingAggregate::Sql {
+  bool session = false;
+  std::string batch;     // over __agg_in: batch partial rows (+ __gstart_us, __evict_us, ...)
+  std::string merge;     // over __agg_state and __agg_batch: merged rows (+ helper columns)
+  std::string finalize;  // over __agg_rows: the output
+  std::vector<size_t> key_columns;  // in the batch partial schema: the plain keys
+  std::vector<size_t> row_columns;  // the state row (keys, window, partials)
+  engine::Schema row_schema;
+};
+
+StreamingAggregate::StreamingAggregate(StreamingAggregateOptions options)
+    : options_(std::move(options)) {}
+
+StreamingAggregate::~StreamingAggregate() {
+  stores_.reset();
+  if (!local_dir_.empty()) {
+    Status st = fs::LocalFileSystem()->DeleteRecursive(local_dir_);
+    (void)st;
+  }
+}
+
+std::string StreamingAggregate::name() const {
+  return options_.window && options_.window->kind == TimeWindowSpec::Kind::kSession
+             ? "sessionWindowStateStoreSaveExec"
+             : "stateStoreSave";
+}
+
+bool StreamingAggregate::has_watermark() const {
+  return (options_.window && options_.window->watermarked) || options_.event_time_key.has_value();
+}
+
+Status StreamingAggregate::Open(const OperatorContext& context) {
+  if (context.engine == nullptr) return Status::InvalidArgument("StreamingAggregate: no engine");
+  if (context.num_partitions < 1) {
+    return Status::InvalidArgument("StreamingAggregate: shuffle partitions must be >= 1, not " +
+                                   std::to_string(context.num_partitions));
+  }
+  context_ = context;
+  SLUICE_ASSIGN_OR_RETURN(conn_, context.engine->Connect());
+  progress_.operator_name = name();
+  progress_.num_shuffle_partitions = context.num_partitions;
+  progress_.num_state_store_instances = context.num_partitions;
+  return Status::OK();
+}
+
+bool StreamingAggregate::WantsNoDataBatch(int64_t used_watermark_ms,
+                                          int64_t next_watermark_ms) const {
+  return has_watermark() && context_.output_mode != sinks::OutputMode::kComplete &&
+         next_watermark_ms > used_watermark_ms;
+}
+
+Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
+  auto sql = std::make_unique<Sql>();
+  const auto& w = options_.window;
+  sql->session = w && w->kind == TimeWindowSpec::Kind::kSession;
+  auto type_of = [&](const std::string& column) -> Result<engine::DataType> {
+    for (const auto& f : input_schema) {
+      if (f.name == column) return f.type;
+    }
+    return Status::Internal("aggregate input has no column " + column);
+  };
+
+  std::vector<Partial> partials;
+  std::vector<std::string> finals;
+  for (size_t j = 0; j < options_.aggregates.size(); ++j) {
+    const AggregateCall& call = options_.aggregates[j];
+    std::string p = "__p" + std::to_string(j);
+    std::string x = call.argument.empty() ? "" : Q(call.argument);
+    engine::DataType type;
+    if (!x.empty()) {
+      SLUICE_ASSIGN_OR_RETURN(type, type_of(call.argument));
+    }
+    bool per_row = sql->session;
+    switch (call.function) {
+      case AggregateFunction::kCountStar:
+        partials.push_back({p, per_row ? "1::BIGINT" : "count(*)", "sum"});
+        finals.push_back(Q(p));
+        break;
+      case AggregateFunction::kCount:
+        partials.push_back(
+            {p, per_row ? "(" + x + " IS NOT NULL)::BIGINT" : "count(" + x + ")", "sum"});
+        finals.push_back(Q(p));
+        break;
+      case AggregateFunction::kSum: {
+        std::string v = per_row ? x : "sum(" + x + ")";
+        if (IsIntegral(type.id)) v = "CAST(" + v + " AS BIGINT)";
+        if (type.id == engine::TypeId::kFloat) v = "CAST(" + v + " AS DOUBLE)";
+        partials.push_back({p, v, "sum"});
+        finals.push_back(Q(p));
+        break;
+      }
+      case AggregateFunction::kMin:
+      case AggregateFunction::kMax: {
+        std::string fn = call.function == AggregateFunction::kMin ? "min" : "max";
+        partials.push_back({p, per_row ? x : fn + "(" + x + ")", fn});
+        finals.push_back(Q(p));
+        break;
+      }
+      case AggregateFunction::kAvg:
+        partials.push_back(
+            {p + "_sum", per_row ? "CAST(" + x + " AS DOUBLE)" : "CAST(sum(" + x + ") AS DOUBLE)",
+             "sum"});
+        partials.push_back(
+            {p + "_cnt", per_row ? "(" + x + " IS NOT NULL)::BIGINT" : "count(" + x + ")", "sum"});
+        finals.push_back("CASE WHEN " + Q(p + "_cnt") + " = 0 THEN NULL ELSE " + Q(p + "_sum") +
+                         " / " + Q(p + "_cnt") + " END");
+        break;
+      case AggregateFunction::kFirst:
+      case AggregateFunction::kLast: {
+        std::string fn = call.function == AggregateFunction::kFirst ? "first" : "last";
+        partials.push_back({p, per_row ? x : fn + "(" + x + ")", fn});
+        finals.push_back(Q(p));
+        break;
+      }
+    }
+  }
+
+  std::vector<std::string> key_items;
+  for (const auto& k : options_.keys) key_items.push_back(Q(k));
+  std::string wcol = w ? Q(w->output) : "";
+  std::string evict = "NULL::BIGINT";
+  if (w && w->watermarked) {
+    evict = "epoch_us(struct_extract(" + wcol + ", 'end'))";
+  } else if (options_.event_time_key) {
+    evict = "epoch_us(" + Q(*options_.event_time_key) + ")";
+  }
+  std::string gstart = w ? "epoch_us(struct_extract(" + wcol + ", 'start'))" : "0::BIGINT";
+  const std::string helpers = gstart + " AS __gstart_us, " + evict + " AS __evict_us";
+
+  // 1. Batch partial rows.
+  std::vector<std::string> partial_items;
+  for (const auto& p : partials) partial_items.push_back(p.batch_sql + " AS " + Q(p.name));
+  if (sql->session) {
+    std::string t = Q(w->time_column);
+    std::vector<std::string> items = key_items;
+    items.push_back("{'start': " + t + ", 'end': " + t + " + to_microseconds(" +
+                    std::to_string(w->gap_us) + ")} AS " + wcol);
+    items.insert(items.end(), partial_items.begin(), partial_items.end());
+    items.push_back("1 AS __ord");
+    items.push_back("row_number() OVER () AS __seq");
+    sql->batch = "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM __agg_in WHERE " +
+                 t + " IS NOT NULL)";
+  } else if (w) {
+    std::string t = Q(w->time_column);
+    int64_t n = (w->size_us + w->slide_us - 1) / w->slide_us;
+    std::string slide = std::to_string(w->slide_us);
+    std::string start = "(" + t + " - to_microseconds((((epoch_us(" + t + ") % " + slide + ") + " +
+                        slide + ") % " + slide + ") + __wi * " + slide + "))";
+    std::string size = "to_microseconds(" + std::to_string(w->size_us) + ")";
+    std::vector<std::string> items = key_items;
+    items.push_back("{'start': __ws, 'end': __ws + " + size + "} AS " + wcol);
+    items.insert(items.end(), partial_items.begin(), partial_items.end());
+    std::vector<std::string> group = key_items;
+    group.push_back("__ws");
+    sql->batch = "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM (SELECT *, " +
+                 start + " AS __ws FROM __agg_in CROSS JOIN range(0, " + std::to_string(n) +
+                 ") __r(__wi) WHERE " + t + " IS NOT NULL) WHERE __ws + " + size + " > " + t +
+                 " GROUP BY " + Join(group) + ")";
+  } else {
+    std::vector<std::string> items = key_items;
+    items.insert(items.end(), partial_items.begin(), partial_items.end());
+    sql->batch = "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM __agg_in" +
+                 (key_items.empty() ? "" : " GROUP BY " + Join(key_items)) +
+                 " HAVING count(*) > 0)";
+  }
+
+  // The batch partial schema (from the empty input) gives the state row's columns and types.
+  SLUICE_ASSIGN_OR_RETURN(Batch probe, conn_->Query("SELECT * FROM (" + sql->batch + ") LIMIT 0"));
+  const engine::Schema& schema = probe.schema();
+  std::vector<std::string> row_names;
+  for (const auto& k : options_.keys) row_names.push_back(k);
+  if (w) row_names.push_back(w->output);
+  for (const auto& p : partials) row_names.push_back(p.name);
+  for (const auto& name : row_names) {
+    auto idx = probe.ColumnIndex(name);
+    if (!idx) return Status::Internal("aggregate partial rows lack column " + name);
+    sql->row_columns.push_back(*idx);
+  }
+  for (const auto& k : options_.keys) sql->key_columns.push_back(*probe.ColumnIndex(k));
+  sql->row_schema = engine::SelectSchema(schema, sql->row_columns);
+  auto type_sql = [&](const std::string& name) {
+    return schema[*probe.ColumnIndex(name)].type.ToSql();
+  };
+
+  // 2. Merge of state rows and batch partial rows.
+  std::vector<std::string> row_items;
+  for (const auto& name : row_names) row_items.push_back(Q(name));
+  std::vector<std::string> merged_items;
+  for (const auto& p : partials) {
+    std::string order =
+        p.merge_fn == "first" || p.merge_fn == "last"
+            ? (sql->session ? " ORDER BY struct_extract(" + wcol + ", 'start'), __ord, __seq"
+                            : " ORDER BY __ord")
+            : "";
+    merged_items.push_back("CAST(" + p.merge_fn + "(" + Q(p.name) + order + ") AS " +
+                           type_sql(p.name) + ") AS " + Q(p.name));
+  }
+  if (sql->session) {
+    sql->merge = SessionMergeSql(key_items, wcol, Join(row_items), merged_items, helpers);
+  } else {
+    std::vector<std::string> group = key_items;
+    if (w) group.push_back(wcol);
+    std::vector<std::string> items = group;
+    items.insert(items.end(), merged_items.begin(), merged_items.end());
+    sql->merge = "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM (SELECT " +
+                 Join(row_items) + ", 0 AS __ord FROM __agg_state UNION ALL SELECT " +
+                 Join(row_items) + ", 1 AS __ord FROM __agg_batch)" +
+                 (group.empty() ? "" : " GROUP BY " + Join(group)) + ")";
+  }
+
+  // 3. Final values.
+  std::vector<std::string> fin = key_items;
+  if (w) fin.push_back(wcol);
+  for (size_t j = 0; j < finals.size(); ++j) {
+    fin.push_back(finals[j] + " AS " + Q(options_.aggregates[j].output));
+  }
+  sql->finalize = "SELECT " + Join(fin) + " FROM __agg_rows";
+  sql_ = std::move(sql);
+
+  // The state stores, now that the row schema is known.
+  state::OperatorStateOptions so;
+  so.checkpoint_root = context_.checkpoint_root;
+  so.operator_id = context_.operator_id;
+  so.operator_name = name();
+  so.num_partitions = context_.num_partitions;
+  for (size_t i : sql_->key_columns) {
+    so.schema.key.push_back({schema[i].name, schema[i].type.ToSql(), true});
+  }
+  if (w)
+    so.schema.key.push_back({w->output, schema[*probe.ColumnIndex(w->output)].type.ToSql(), true});
+  for (const auto& f : sql_->row_schema) so.schema.value.push_back({f.name, f.type.ToSql(), true});
+  std::string provider;
+  auto it = context_.conf.find("sluice.streaming.stateStore.providerClass");
+  if (it != context_.conf.end()) provider = it->second;
+  std::string lower = provider;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  bool memory =
+      lower.find("hdfs") != std::string::npos || lower.find("memory") != std::string::npos;
+  so.store.kind =
+      memory ? state::StateStoreProviderKind::kInMemory : state::StateStoreProviderKind::kRocksDb;
+  so.store.fs = context_.fs;
+  if (!memory) {
+    const char* tmp = getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/sluice-agg-state-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return Status::FromErrno(errno, "creating the aggregation state working directory");
+    }
+    local_dir_ = pattern;
+    so.local_root = local_dir_;
+  }
+  SLUICE_ASSIGN_OR_RETURN_CTX(stores_, state::OperatorStateStores::Open(std::move(so)),
+                              "opening the state of operator " +
+                                  std::to_string(context_.operator_id) + " (" + name() + ")");
+  return Status::OK();
+}
+
+Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
+                                          const std::vector<Batch>& inputs) {
+  if (conn_ == nullptr) return Status::Internal("StreamingAggregate::Process before Open");
+  if (inputs.size() != 1) return Status::Internal("StreamingAggregate takes one input");
+  int64_t start_ms = NowMs();
+  SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("__agg_in", inputs[0]));
+  if (sql_ == nullptr) SLUICE_RETURN_NOT_OK(PrepareSql(inputs[0].schema()));
+  const Sql& sql = *sql_;
+  const bool complete = context_.output_mode == sinks::OutputMode::kComplete;
+  const bool append = context_.output_mode == sinks::OutputMode::kAppend;
+  const bool watermark = has_watermark() && !complete;
+
+  // 1-2. Batch partial rows, late ones dropped.
+  SLUICE_ASSIGN_OR_RETURN(Batch partial, conn_->Query(sql.batch));
+  int64_t dropped = 0;
+  if (watermark && partial.num_rows() > 0) {
+    SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("__agg_partial", partial));
+    SLUICE_ASSIGN_OR_RETURN(Batch kept,
+                            conn_->Query("SELECT * FROM __agg_partial WHERE __evict_us IS NULL OR "
+                                         "__evict_us > " +
+                                         std::to_string(batch.late_watermark_ms * 1000)));
+    dropped = partial.num_rows() - kept.num_rows();
+    partial = kept;
+  }
+
+  // 3. Open every partition's state at version batch_id.
+  const int32_t n = stores_->num_partitions();
+  std::vector<std::unique_ptr<state::StateStore>> stores(static_cast<size_t>(n));
+  SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
+    SLUICE_ASSIGN_OR_RETURN(stores[static_cast<size_t>(p)],
+                            stores_->partition(p).GetStore(batch.batch_id.value()));
+    return Status::OK();
+  }));
+  auto abort_all = [&]() {
+    for (auto& s : stores) {
+      if (s) s->Abort();
+    }
+  };
+  Batch result;
+  Status st = [&]() -> Status {
+    auto group_keys = [&](const Batch& b) -> Result<std::vector<std::string>> {
+      if (sql.key_columns.empty()) return std::vector<std::string>(b.num_rows());
+      std::vector<size_t> cols;
+      for (const auto& k : options_.keys) cols.push_back(*b.ColumnIndex(k));
+      return engine::EncodeRows(b, cols);
+    };
+    auto helper = [&](const Batch& b, const char* column, int64_t row) -> Result<int64_t> {
+      auto idx = b.ColumnIndex(column);
+      if (!idx) return Status::Internal(std::string("missing helper column ") + column);
+      SLUICE_ASSIGN_OR_RETURN(auto v, b.GetInt64(row, *idx));
+      return v.value_or(kNeverEvicted);
+    };
+    auto store_of = [&](const std::string& gk) -> state::StateStore& {
+      return *stores[static_cast<size_t>(state::PartitionForKey(StateKeyPrefix(gk), n))];
+    };
+
+    // 4. The state rows of the batch's groups.
+    SLUICE_ASSIGN_OR_RETURN(auto batch_keys, group_keys(partial));
+    std::vector<std::string> state_rows;
+    std::vector<std::string> old_keys;  // sessions: replaced by the merge
+    if (sql.session) {
+      std::set<std::string> seen;
+      for (const auto& gk : batch_keys) {
+        if (!seen.insert(gk).second) continue;
+        state::StateStore& s = store_of(gk);
+        SLUICE_ASSIGN_OR_RETURN(auto it, s.PrefixScan(StateKeyPrefix(gk)));
+        for (; it->Valid(); it->Next()) {
+          SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(it->value()));
+          state_rows.emplace_back(v.row);
+          old_keys.emplace_back(it->key());
+        }
+        SLUICE_RETURN_NOT_OK(it->status());
+      }
+    } else {
+      for (int64_t r = 0; r < partial.num_rows(); ++r) {
+        SLUICE_ASSIGN_OR_RETURN(int64_t gstart, helper(partial, "__gstart_us", r));
+        const std::string& gk = batch_keys[static_cast<size_t>(r)];
+        SLUICE_ASSIGN_OR_RETURN(auto value, store_of(gk).Get(StateKey(gk, gstart)));
+        if (!value) continue;
+        SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(*value));
+        state_rows.emplace_back(v.row);
+      }
+    }
+
+    // 5. Merge.
+    Batch merged;
+    if (partial.num_rows() > 0) {
+      std::vector<std::string_view> views(state_rows.begin(), state_rows.end());
+      SLUICE_ASSIGN_OR_RETURN(Batch state_batch, engine::DecodeRows(sql.row_schema, views));
+      SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("__agg_state", state_batch));
+      SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("__agg_batch", partial));
+      SLUICE_ASSIGN_OR_RETURN(merged, conn_->Query(sql.merge));
+    }
+
+    // 6. Write.
+    int64_t updates_start = NowMs();
+    for (const auto& k : old_keys) {
+      SLUICE_RETURN_NOT_OK(stores[static_cast<size_t>(state::PartitionForKey(
+                                      std::string_view(k).substr(0, k.size() - 8), n))]
+                               ->Remove(k));
+    }
+    int64_t updated = merged.num_rows();
+    if (updated > 0) {
+      SLUICE_ASSIGN_OR_RETURN(auto keys, group_keys(merged));
+      std::vector<size_t> cols;
+      for (const auto& f : sql.row_schema) cols.push_back(*merged.ColumnIndex(f.name));
+      SLUICE_ASSIGN_OR_RETURN(auto rows, engine::EncodeRows(merged, cols));
+      for (int64_t r = 0; r < merged.num_rows(); ++r) {
+        SLUICE_ASSIGN_OR_RETURN(int64_t gstart, helper(merged, "__gstart_us", r));
+        SLUICE_ASSIGN_OR_RETURN(int64_t evict, helper(merged, "__evict_us", r));
+        const std::string& gk = keys[static_cast<size_t>(r)];
+        SLUICE_RETURN_NOT_OK(store_of(gk).Put(StateKey(gk, gstart),
+                                              StateValue(evict, rows[static_cast<size_t>(r)])));
+      }
+    }
+    progress_.all_updates_time_ms = NowMs() - updates_start;
+
+    // 7. Evict (and, in append mode, emit) what the watermark passed.
+    int64_t removals_start = NowMs();
+    std::vector<std::string> out_rows;
+    int64_t removed = 0;
+    if (watermark) {
+      const int64_t threshold = batch.eviction_watermark_ms * 1000;
+      for (auto& s : stores) {
+        std::vector<std::string> gone;
+        SLUICE_ASSIGN_OR_RETURN(auto it, s->Iterate());
+        for (; it->Valid(); it->Next()) {
+          SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(it->value()));
+          if (v.evict_us > threshold) continue;
+          gone.emplace_back(it->key());
+          if (append) out_rows.emplace_back(v.row);
+        }
+        SLUICE_RETURN_NOT_OK(it->status());
+        it.reset();
+        for (const auto& k : gone) SLUICE_RETURN_NOT_OK(s->Remove(k));
+        removed += static_cast<int64_t>(gone.size());
+      }
+    }
+    progress_.all_removals_time_ms = NowMs() - removals_start;
+
+    // 8. The output rows per mode.
+    Batch rows;
+    if (complete) {
+      for (auto& s : stores) {
+        SLUICE_ASSIGN_OR_RETURN(auto it, s->Iterate());
+        for (; it->Valid(); it->Next()) {
+          SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(it->value()));
+          out_rows.emplace_back(v.row);
+        }
+        SLUICE_RETURN_NOT_OK(it->status());
+      }
+    }
+    if (context_.output_mode == sinks::OutputMode::kUpdate && merged.num_rows() > 0) {
+      rows = merged;
+    } else {
+      std::vector<std::string_view> views(out_rows.begin(), out_rows.end());
+      SLUICE_ASSIGN_OR_RETURN(rows, engine::DecodeRows(sql.row_schema, views));
+    }
+    SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("__agg_rows", rows));
+    SLUICE_ASSIGN_OR_RETURN(result, conn_->Query(sql.finalize));
+
+    // 9. Commit version batch_id + 1 everywhere.
+    SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
+      return stores[static_cast<size_t>(p)]->Commit().status();
+    }));
+    state::StateStoreMetrics m;
+    for (auto& s : stores) {
+      auto sm = s->Metrics();
+      m.num_keys += sm.num_keys;
+      m.memory_used_bytes += sm.memory_used_bytes;
+      m.commit_time_ms += sm.commit_time_ms;
+    }
+    progress_.num_rows_total = m.num_keys;
+    progress_.num_rows_updated = updated;
+    progress_.num_rows_removed = removed;
+    progress_.num_rows_dropped_by_watermark = dropped;
+    progress_.memory_used_bytes = m.memory_used_bytes;
+    progress_.commit_time_ms = m.commit_time_ms;
+    return Status::OK();
+  }();
+  if (!st.ok()) {
+    abort_all();
+    return st.WithContext("batch " + batch.batch_id.ToString() + ", operator " +
+                          std::to_string(context_.operator_id) + " (" + name() + ")");
+  }
+  (void)start_ms;
+  return result;
+}
+
+}  // namespace sluice::ops

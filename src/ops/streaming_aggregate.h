@@ -1,0 +1,89 @@
+// StreamingAggregate: Spark's streaming aggregation (StateStoreSaveExec "stateStoreSave") and
+// session window aggregation ("sessionWindowStateStoreSaveExec") over the state store.
+// docs/streaming-plan.md §4, docs/streaming-sql.md.
+//
+// Input (one batch): the plain grouping keys, the window's event time and the aggregate
+// arguments, one column each (names in StreamingAggregateOptions). Per batch:
+//  1. partial aggregation of the batch per (keys, window) in DuckDB (a sliding window puts a row
+//     in every window that contains it; a session window merges the batch's rows per key);
+//  2. late partial rows (window end / event-time key <= late watermark) are dropped and counted
+//     in numRowsDroppedByWatermark (after partial aggregation, as Spark counts); not in COMPLETE;
+//  3. merge with the state (sessions: overlapping sessions of a key merge into one);
+//  4. output: COMPLETE every group; UPDATE the groups written this batch; APPEND the groups whose
+//     window end / event-time key <= eviction watermark, which are removed from the state (UPDATE
+//     removes them silently).
+// Output columns: the plain keys (input names), then the window column (options.window->output,
+// a STRUCT(start, "end") of the event time's type) when there is one, then one column per
+// aggregate (AggregateCall::output) with its final value.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ops/stateful_operator.h"
+#include "state/partitions.h"
+
+namespace sluice::ops {
+
+enum class AggregateFunction { kCountStar, kCount, kSum, kMin, kMax, kAvg, kFirst, kLast };
+
+// "count", "sum", ... (lower case, as written in SQL); nullopt for any other name.
+std::optional<AggregateFunction> AggregateFunctionFromName(std::string_view name, bool star);
+
+struct AggregateCall {
+  AggregateFunction function = AggregateFunction::kCountStar;
+  std::string argument;  // input column; empty for count(*)
+  std::string output;    // output column
+};
+
+struct TimeWindowSpec {
+  enum class Kind { kTumbling, kSliding, kSession };
+  Kind kind = Kind::kTumbling;
+  std::string time_column;        // input column: the event time (TIMESTAMP / TIMESTAMPTZ)
+  int64_t size_us = 0;            // window length (tumbling, sliding)
+  int64_t slide_us = 0;           // slide (sliding; = size_us for tumbling)
+  int64_t gap_us = 0;             // session gap
+  std::string output = "window";  // the output column: "window" / "session_window"
+  bool watermarked = false;       // the event time carries a watermark: late drop and eviction
+};
+
+struct StreamingAggregateOptions {
+  std::vector<std::string> keys;  // input columns that are plain grouping keys
+  std::optional<TimeWindowSpec> window;
+  // A plain key column that is a watermarked event time (GROUP BY ts): late drop and eviction
+  // by its value. Ignored when `window` is watermarked.
+  std::optional<std::string> event_time_key;
+  std::vector<AggregateCall> aggregates;
+};
+
+class StreamingAggregate final : public StatefulOperator {
+ public:
+  explicit StreamingAggregate(StreamingAggregateOptions options);
+  ~StreamingAggregate() override;
+
+  Status Open(const OperatorContext& context) override;
+  Result<engine::Batch> Process(const OperatorBatch& batch,
+                                const std::vector<engine::Batch>& inputs) override;
+  bool WantsNoDataBatch(int64_t used_watermark_ms, int64_t next_watermark_ms) const override;
+  StateOperatorProgress Progress() const override { return progress_; }
+
+  // "stateStoreSave" or, for session windows, "sessionWindowStateStoreSaveExec".
+  std::string name() const;
+  bool has_watermark() const;
+
+ private:
+  struct Sql;  // the SQL texts built from the input schema at the first batch
+  Status PrepareSql(const engine::Schema& input_schema);
+
+  StreamingAggregateOptions options_;
+  OperatorContext context_;
+  std::unique_ptr<engine::Connection> conn_;
+  std::unique_ptr<state::OperatorStateStores> stores_;
+  std::string local_dir_;  // RocksDB working directories (removed at destruction)
+  std::unique_ptr<Sql> sql_;
+  StateOperatorProgress progress_;
+};
+
+}  // namespace sluice::ops

@@ -1,0 +1,438 @@
+#include "plan/aggregate_planner.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/interval.h"
+#include "ops/streaming_aggregate.h"
+
+namespace sluice::plan {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool IsExpressionObject(const Json& j) {
+  return j.is_object() && j.contains("class") && j.contains("type");
+}
+
+// The string of a VARCHAR constant (possibly under a CAST), or nullopt.
+std::optional<std::string> StringConstant(const Json& e) {
+  if (!e.is_object()) return std::nullopt;
+  if (e.value("class", "") == "CAST") return StringConstant(e["child"]);
+  if (e.value("class", "") != "CONSTANT") return std::nullopt;
+  const Json& v = e["value"];
+  if (!v.is_object() || v.value("is_null", false) || !v.contains("value")) return std::nullopt;
+  if (!v["value"].is_string()) return std::nullopt;
+  return v["value"].get<std::string>();
+}
+
+// The integer value of an integer constant (GROUP BY 1), or nullopt.
+std::optional<int64_t> IntegerConstant(const Json& e) {
+  if (!e.is_object() || e.value("class", "") != "CONSTANT") return std::nullopt;
+  const Json& v = e["value"];
+  if (!v.is_object() || !v.contains("value") || !v["value"].is_number_integer()) {
+    return std::nullopt;
+  }
+  return v["value"].get<int64_t>();
+}
+
+Result<int64_t> IntervalMicros(const Json& e, SqlAst& ast, const std::string& what) {
+  if (auto s = StringConstant(e)) {
+    auto d = ParseDuration(*s);
+    if (!d.ok()) return Status::InvalidArgument("bad " + what + ": " + d.status().message());
+    return d->micros;
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string sql, ast.ExpressionToSql(e));
+  auto b = ast.Query("SELECT CAST(epoch(CAST((" + sql + ") AS INTERVAL)) * 1000000 AS BIGINT)");
+  if (!b.ok() || b->num_rows() != 1) {
+    return Status::InvalidArgument("the " + what +
+                                   " must be a constant interval such as '5 "
+                                   "minutes', not " +
+                                   sql);
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto v, b->GetInt64(0, 0));
+  if (!v) return Status::InvalidArgument("the " + what + " must not be NULL");
+  return *v;
+}
+
+class AggregateBuilder {
+ public:
+  explicit AggregateBuilder(const QueryAnalysis& a) : a_(a) {}
+
+  Status Groups() {
+    const Json& top = a_.top;
+    if (top.value("aggregate_handling", "") == "FORCE_AGGREGATES") {
+      return Status::InvalidArgument(
+          "GROUP BY ALL is not supported in streaming queries yet; list the grouping keys");
+    }
+    if (top.contains("group_sets") && top["group_sets"].size() > 1) {
+      return Status::InvalidArgument(
+          "GROUPING SETS, CUBE and ROLLUP are not supported on streaming DataFrames/Datasets");
+    }
+    const Json& select = top["select_list"];
+    for (Json g : top["group_expressions"]) {
+      if (auto pos = IntegerConstant(g)) {
+        if (*pos < 1 || static_cast<size_t>(*pos) > select.size()) {
+          return Status::InvalidArgument("GROUP BY position " + std::to_string(*pos) +
+                                         " is not in the select list");
+        }
+        g = select[static_cast<size_t>(*pos - 1)];
+      } else if (auto names = ColumnRefNames(g); names.size() == 1) {
+        for (const auto& item : select) {
+          if (!item.value("alias", std::string()).empty() &&
+              Lower(item["alias"].get<std::string>()) == Lower(names[0]) &&
+              ColumnRefNames(item) != names) {
+            g = item;
+          }
+        }
+      }
+      std::string fn = FunctionName(g);
+      if (fn == kWindowFunction || fn == kSessionWindowFunction) {
+        if (window_) {
+          return Status::InvalidArgument(
+              "more than one window(...) / session_window(...) in GROUP BY is not supported");
+        }
+        SLUICE_RETURN_NOT_OK(Window(g, fn == kSessionWindowFunction));
+        window_call_ = g;
+        continue;
+      }
+      if (ContainsAggregate(g)) {
+        return Status::InvalidArgument("GROUP BY cannot contain an aggregate function");
+      }
+      plain_keys_.push_back(g);
+    }
+    for (size_t k = 0; k < plain_keys_.size(); ++k) {
+      auto names = ColumnRefNames(plain_keys_[k]);
+      if (!names.empty() && !a_.StreamsWithWatermarkColumn(names.back()).empty()) {
+        event_time_key_ = "__k" + std::to_string(k);
+      }
+    }
+    return Status::OK();
+  }
+
+  Status Window(const Json& call, bool session) {
+    const Json& args = call["children"];
+    ops::TimeWindowSpec w;
+    w.time_column = "__t";
+    if (session) {
+      if (args.size() != 2) {
+        return Status::InvalidArgument("session_window takes (event time, gap duration)");
+      }
+      w.kind = ops::TimeWindowSpec::Kind::kSession;
+      w.output = "session_window";
+      SLUICE_ASSIGN_OR_RETURN(w.gap_us, IntervalMicros(args[1], *a_.ast, "session gap"));
+      if (w.gap_us <= 0) return Status::InvalidArgument("the session gap must be positive");
+    } else {
+      if (args.size() != 2 && args.size() != 3) {
+        return Status::InvalidArgument(
+            "window takes (event time, window duration[, slide duration]); a start time is not "
+            "supported yet");
+      }
+      w.output = "window";
+      SLUICE_ASSIGN_OR_RETURN(w.size_us, IntervalMicros(args[1], *a_.ast, "window duration"));
+      w.slide_us = w.size_us;
+      if (args.size() == 3) {
+        SLUICE_ASSIGN_OR_RETURN(w.slide_us, IntervalMicros(args[2], *a_.ast, "slide duration"));
+      }
+      if (w.size_us <= 0 || w.slide_us <= 0) {
+        return Status::InvalidArgument("The window duration and slide duration must be positive");
+      }
+      if (w.slide_us > w.size_us) {
+        return Status::InvalidArgument(
+            "The slide duration must be less than or equal to the windowDuration");
+      }
+      w.kind = w.slide_us == w.size_us ? ops::TimeWindowSpec::Kind::kTumbling
+                                       : ops::TimeWindowSpec::Kind::kSliding;
+    }
+    time_expr_ = args[0];
+    auto names = ColumnRefNames(args[0]);
+    w.watermarked = !names.empty() && !a_.StreamsWithWatermarkColumn(names.back()).empty();
+    window_ = w;
+    return Status::OK();
+  }
+
+  // Rewrites an expression of the select list / HAVING / ORDER BY over the operator's output.
+  Result<Json> Rewrite(const Json& e) {
+    if (e.is_array()) {
+      Json out = Json::array();
+      for (const auto& x : e) {
+        SLUICE_ASSIGN_OR_RETURN(auto r, Rewrite(x));
+        out.push_back(std::move(r));
+      }
+      return out;
+    }
+    if (!e.is_object()) return e;
+    if (!IsExpressionObject(e)) {
+      Json out = e;
+      for (auto it = out.begin(); it != out.end(); ++it) {
+        if (it.value().is_object() || it.value().is_array()) {
+          SLUICE_ASSIGN_OR_RETURN(it.value(), Rewrite(it.value()));
+        }
+      }
+      return out;
+    }
+    const std::string alias = e.value("alias", std::string());
+    for (size_t k = 0; k < plain_keys_.size(); ++k) {
+      if (SameExpression(e, plain_keys_[k])) {
+        return MakeColumnRef({"__k" + std::to_string(k)}, alias);
+      }
+    }
+    if (window_ && SameExpression(e, window_call_)) {
+      return MakeColumnRef({window_->output}, alias);
+    }
+    std::string cls = e.value("class", "");
+    if (cls == "SUBQUERY") {
+      return Status::InvalidArgument(
+          "subqueries in the select list of a streaming aggregation are not supported");
+    }
+    if (cls == "COLUMN_REF") {
+      auto names = ColumnRefNames(e);
+      if (window_ && Lower(names[0]) == window_->output) return e;
+      if (names.size() == 1 && output_aliases_allowed_) {
+        for (const auto& o : outputs_) {
+          if (Lower(o.value("alias", std::string())) == Lower(names[0])) return e;
+        }
+      }
+      return Status::InvalidArgument("column \"" + names.back() +
+                                     "\" must appear in the GROUP BY clause or be used in an "
+                                     "aggregate function");
+    }
+    std::string fn = FunctionName(e);
+    if (fn == kWindowFunction || fn == kSessionWindowFunction) {
+      return Status::InvalidArgument(
+          "window(...) / session_window(...) in the select list must be the one in GROUP BY");
+    }
+    if (IsAggregateCall(e)) return Aggregate(e, alias);
+    Json out = e;
+    for (auto it = out.begin(); it != out.end(); ++it) {
+      if (it.key() == "alias" || it.key() == "query_location") continue;
+      if (it.value().is_object() || it.value().is_array()) {
+        SLUICE_ASSIGN_OR_RETURN(it.value(), Rewrite(it.value()));
+      }
+    }
+    return out;
+  }
+
+  Result<Json> Aggregate(const Json& e, const std::string& alias) {
+    std::string fn = FunctionName(e);
+    const Json& args = e["children"];
+    bool star = fn == "count_star" || (args.size() == 1 && args[0].value("class", "") == "STAR");
+    if (e.value("distinct", false)) {
+      return Status::InvalidArgument(
+          "Distinct aggregations are not supported on streaming DataFrames/Datasets (" + fn +
+          "(DISTINCT ...))");
+    }
+    if (e.contains("filter") && !e["filter"].is_null()) {
+      return Status::InvalidArgument(
+          "FILTER (WHERE ...) on a streaming aggregate is not "
+          "supported yet");
+    }
+    if (e.contains("order_bys") && e["order_bys"].is_object() &&
+        !e["order_bys"].value("orders", Json::array()).empty()) {
+      return Status::InvalidArgument("ORDER BY inside a streaming aggregate is not supported yet");
+    }
+    auto function = ops::AggregateFunctionFromName(fn, star);
+    if (!function) {
+      return Status::InvalidArgument(
+          "the aggregate function " + fn +
+          " is not supported in streaming aggregations yet (supported: count, sum, min, max, "
+          "avg, first, last)");
+    }
+    Json arg;
+    if (!star) {
+      if (args.size() != 1) {
+        return Status::InvalidArgument(fn + " in a streaming aggregation takes one argument");
+      }
+      arg = args[0];
+      if (ContainsAggregate(arg)) {
+        return Status::InvalidArgument("aggregate function calls cannot be nested");
+      }
+    }
+    for (size_t j = 0; j < calls_.size(); ++j) {
+      if (calls_[j].function == *function &&
+          (star ? calls_[j].argument.empty() : SameExpression(agg_args_[j], arg))) {
+        return MakeColumnRef({calls_[j].output}, alias);
+      }
+    }
+    size_t j = calls_.size();
+    ops::AggregateCall call;
+    call.function = *function;
+    call.argument = star ? "" : "__a" + std::to_string(j);
+    call.output = "__agg" + std::to_string(j);
+    calls_.push_back(call);
+    agg_args_.push_back(arg);
+    return MakeColumnRef({call.output}, alias);
+  }
+
+  // The select list over the operator's output, with every item named.
+  Status Outputs() {
+    for (const auto& item : a_.top["select_list"]) {
+      if (item.value("class", "") == "STAR") {
+        return Status::InvalidArgument("SELECT * is not supported with a streaming aggregation");
+      }
+      SLUICE_ASSIGN_OR_RETURN(Json r, Rewrite(item));
+      std::string name = item.value("alias", std::string());
+      if (name.empty()) {
+        auto names = ColumnRefNames(item);
+        if (!names.empty()) {
+          name = names.back();
+        } else {
+          SLUICE_ASSIGN_OR_RETURN(name, a_.ast->ExpressionToSql(item));
+        }
+      }
+      r["alias"] = name;
+      outputs_.push_back(std::move(r));
+    }
+    return Status::OK();
+  }
+
+  Result<StatefulPlanSpec> Build() {
+    const Json& top = a_.top;
+    const auto mode = a_.output_mode;
+    bool watermarked = (window_ && window_->watermarked) || event_time_key_.has_value();
+    if (mode == sinks::OutputMode::kAppend && !watermarked) {
+      return Status::InvalidArgument(
+          "Append output mode not supported when there are streaming aggregations on streaming "
+          "DataFrames/DataSets without watermark");
+    }
+    if (mode == sinks::OutputMode::kUpdate && window_ &&
+        window_->kind == ops::TimeWindowSpec::Kind::kSession) {
+      return Status::InvalidArgument(
+          "Update output mode is not supported for session window aggregation on streaming "
+          "DataFrames/Datasets");
+    }
+    SLUICE_RETURN_NOT_OK(Outputs());
+
+    StatefulPlanSpec spec;
+    // Input SQL: the keys, the event time and the aggregate arguments per row.
+    Json input = top;
+    Json items = Json::array();
+    for (size_t k = 0; k < plain_keys_.size(); ++k) {
+      Json e = plain_keys_[k];
+      e["alias"] = "__k" + std::to_string(k);
+      items.push_back(std::move(e));
+    }
+    if (window_) {
+      Json e = time_expr_;
+      e["alias"] = "__t";
+      items.push_back(std::move(e));
+    }
+    for (size_t j = 0; j < calls_.size(); ++j) {
+      if (calls_[j].argument.empty()) continue;
+      Json e = agg_args_[j];
+      e["alias"] = calls_[j].argument;
+      items.push_back(std::move(e));
+    }
+    if (items.empty()) {
+      SLUICE_ASSIGN_OR_RETURN(Json one, a_.ast->ParseSelect("SELECT 1 AS __one"));
+      items = one["select_list"];
+    }
+    input["select_list"] = items;
+    input["group_expressions"] = Json::array();
+    input["group_sets"] = Json::array();
+    input["having"] = nullptr;
+    input["qualify"] = nullptr;
+    input["modifiers"] = Json::array();
+    input["aggregate_handling"] = "STANDARD_HANDLING";
+    SLUICE_ASSIGN_OR_RETURN(std::string input_sql, a_.ast->ToSql(input));
+    spec.input_sqls.push_back(std::move(input_sql));
+
+    // Output SQL over __op_output.
+    SLUICE_ASSIGN_OR_RETURN(Json output, a_.ast->ParseSelect("SELECT * FROM __op_output"));
+    output["select_list"] = outputs_;
+    if (!top["having"].is_null()) {
+      SLUICE_ASSIGN_OR_RETURN(output["where_clause"], Rewrite(top["having"]));
+    }
+    for (const auto& m : top["modifiers"]) {
+      if (m.value("type", "") != "ORDER_MODIFIER") continue;
+      if (mode != sinks::OutputMode::kComplete) {
+        return Status::InvalidArgument(
+            "Sorting is not supported on streaming DataFrames/Datasets, unless it is on "
+            "aggregated DataFrame/Dataset in Complete output mode");
+      }
+      output_aliases_allowed_ = true;  // ORDER BY may name output columns
+      SLUICE_ASSIGN_OR_RETURN(Json r, Rewrite(m));
+      output_aliases_allowed_ = false;
+      output["modifiers"].push_back(std::move(r));
+    }
+    SLUICE_ASSIGN_OR_RETURN(spec.output_sql, a_.ast->ToSql(output));
+
+    // UPDATE: the output columns without aggregates are the MERGE key; they must carry every
+    // grouping key.
+    if (mode == sinks::OutputMode::kUpdate) {
+      std::vector<bool> carried(plain_keys_.size() + 1, false);
+      for (const auto& o : outputs_) {
+        bool has_agg = false;
+        std::vector<std::string> refs;
+        VisitExpression(o, [&](const Json& e) {
+          auto names = ColumnRefNames(e);
+          if (!names.empty()) refs.push_back(Lower(names[0]));
+          return true;
+        });
+        for (const auto& r : refs) has_agg = has_agg || r.rfind("__agg", 0) == 0;
+        if (has_agg) continue;
+        spec.update_keys.push_back(o["alias"].get<std::string>());
+        for (const auto& r : refs) {
+          for (size_t k = 0; k < plain_keys_.size(); ++k) {
+            if (r == "__k" + std::to_string(k)) carried[k] = true;
+          }
+          if (window_ && r == window_->output) carried.back() = true;
+        }
+      }
+      for (size_t k = 0; k < plain_keys_.size(); ++k) {
+        if (carried[k]) continue;
+        SLUICE_ASSIGN_OR_RETURN(std::string key, a_.ast->ExpressionToSql(plain_keys_[k]));
+        return Status::InvalidArgument(
+            "UPDATE output mode: the grouping key " + key +
+            " is not in the select list (the streaming table is merged by the output columns "
+            "without aggregates, so they must carry every grouping key)");
+      }
+      if (window_ && !carried.back()) {
+        return Status::InvalidArgument(
+            "UPDATE output mode: the window is not in the select list (select window.start, "
+            "say): the streaming table is merged by the output columns without aggregates");
+      }
+    }
+
+    ops::StreamingAggregateOptions options;
+    for (size_t k = 0; k < plain_keys_.size(); ++k)
+      options.keys.push_back("__k" + std::to_string(k));
+    options.window = window_;
+    options.event_time_key = event_time_key_;
+    options.aggregates = calls_;
+    auto op = std::make_unique<ops::StreamingAggregate>(std::move(options));
+    spec.operator_name = op->name();
+    spec.op = std::move(op);
+    return spec;
+  }
+
+ private:
+  const QueryAnalysis& a_;
+  std::vector<Json> plain_keys_;
+  std::optional<ops::TimeWindowSpec> window_;
+  Json window_call_;
+  Json time_expr_;
+  std::optional<std::string> event_time_key_;
+  std::vector<ops::AggregateCall> calls_;
+  std::vector<Json> agg_args_;
+  std::vector<Json> outputs_;
+  bool output_aliases_allowed_ = false;
+};
+
+}  // namespace
+
+Result<StatefulPlanSpec> PlanAggregation(const QueryAnalysis& analysis) {
+  if (analysis.top.value("type", "") != "SELECT_NODE") {
+    return Status::InvalidArgument("a streaming aggregation must be a SELECT ... GROUP BY");
+  }
+  AggregateBuilder builder(analysis);
+  SLUICE_RETURN_NOT_OK(builder.Groups());
+  return builder.Build();
+}
+
+}  // namespace sluice::plan

@@ -1,0 +1,153 @@
+#include "plan/event_time_stats.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace sluice::plan {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string Q(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The __stream_<i> indexes named directly by a FROM clause (through joins, not subqueries).
+void StreamsInFrom(const Json& from, std::vector<size_t>* out) {
+  if (!from.is_object()) return;
+  std::string type = from.value("type", "");
+  if (type == "BASE_TABLE") {
+    std::string name = Lower(from.value("table_name", ""));
+    constexpr std::string_view kPrefix = "__stream_";
+    if (name.compare(0, kPrefix.size(), kPrefix) == 0) {
+      size_t i = 0;
+      auto digits = std::string_view(name).substr(kPrefix.size());
+      auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), i);
+      if (ec == std::errc() && ptr == digits.data() + digits.size()) out->push_back(i);
+    }
+  } else if (type == "JOIN") {
+    StreamsInFrom(from["left"], out);
+    StreamsInFrom(from["right"], out);
+  }
+}
+
+void Walk(const Json& node, const ParsedStreamingQuery& query, SqlAst& ast,
+          std::vector<StatsFilters>* out);
+
+void WalkFrom(const Json& from, const ParsedStreamingQuery& query, SqlAst& ast,
+              std::vector<StatsFilters>* out) {
+  if (!from.is_object()) return;
+  std::string type = from.value("type", "");
+  if (type == "SUBQUERY" && from.contains("subquery")) {
+    Walk(from["subquery"].value("node", Json()), query, ast, out);
+  } else if (type == "JOIN") {
+    WalkFrom(from["left"], query, ast, out);
+    WalkFrom(from["right"], query, ast, out);
+  }
+}
+
+void Walk(const Json& node, const ParsedStreamingQuery& query, SqlAst& ast,
+          std::vector<StatsFilters>* out) {
+  if (!node.is_object()) return;
+  std::string type = node.value("type", "");
+  if (type == "SET_OPERATION_NODE") {
+    if (node.contains("left")) Walk(node["left"], query, ast, out);
+    if (node.contains("right")) Walk(node["right"], query, ast, out);
+    if (node.contains("children")) {
+      for (const auto& c : node["children"]) Walk(c, query, ast, out);
+    }
+    return;
+  }
+  if (type != "SELECT_NODE") return;
+  WalkFrom(node["from_table"], query, ast, out);
+  std::vector<size_t> streams;
+  StreamsInFrom(node["from_table"], &streams);
+  if (streams.empty() || node["where_clause"].is_null()) return;
+  for (const Json& conjunct : Conjuncts(node["where_clause"])) {
+    if (ContainsSubquery(conjunct) || ContainsAggregate(conjunct)) continue;
+    std::vector<std::vector<std::string>> refs;
+    VisitExpression(conjunct, [&](const Json& e) {
+      auto names = ColumnRefNames(e);
+      if (!names.empty()) refs.push_back(names);
+      return true;
+    });
+    for (size_t i : streams) {
+      if (i >= query.streams.size() || !query.streams[i].watermark) continue;
+      const StreamRelation& r = query.streams[i];
+      bool ok = !refs.empty();
+      StatsFilter f;
+      for (const auto& names : refs) {
+        if (names.size() > 2 || (names.size() == 2 && Lower(names[0]) != Lower(r.alias))) {
+          ok = false;
+          break;
+        }
+        const std::string& column = names.back();
+        if (Lower(column) == Lower(r.watermark->column)) {
+          ok = false;
+          break;
+        }
+        f.columns.push_back(column);
+      }
+      if (!ok) continue;
+      auto sql = ast.ExpressionToSql(conjunct);
+      if (!sql.ok()) continue;
+      f.sql = *sql;
+      (*out)[i].push_back(std::move(f));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<StatsFilters> FindStatsFilters(const ParsedStreamingQuery& query, const Json& tree,
+                                           SqlAst& ast) {
+  std::vector<StatsFilters> out(query.streams.size());
+  Walk(tree, query, ast, &out);
+  return out;
+}
+
+std::string EventTimeStatsSql(size_t i, const StreamRelation& relation,
+                              const engine::Schema& stream_schema, const StatsFilters& filters) {
+  const std::string col = Q(relation.watermark->column);
+  std::string where = col + " IS NOT NULL";
+  for (const auto& f : filters) {
+    bool all = std::all_of(f.columns.begin(), f.columns.end(), [&](const std::string& c) {
+      return std::any_of(stream_schema.begin(), stream_schema.end(),
+                         [&](const engine::Field& field) { return Lower(field.name) == Lower(c); });
+    });
+    if (all) where += " AND (" + f.sql + ")";
+  }
+  return "SELECT count(*), min(epoch_ms(" + col + ")), max(epoch_ms(" + col + ")), avg(epoch_ms(" +
+         col + ")::DOUBLE) FROM " + StreamViewName(i) + " AS " + Q(relation.alias) + " WHERE " +
+         where;
+}
+
+Result<EventTimeStats> ReadEventTimeStats(const engine::Batch& row) {
+  EventTimeStats s;
+  if (row.num_rows() != 1 || row.num_columns() != 4) {
+    return Status::Internal("event-time statistics: expected one row of four columns");
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto count, row.GetInt64(0, 0));
+  s.count = count.value_or(0);
+  if (s.count == 0) return s;
+  SLUICE_ASSIGN_OR_RETURN(auto min, row.GetInt64(0, 1));
+  SLUICE_ASSIGN_OR_RETURN(auto max, row.GetInt64(0, 2));
+  SLUICE_ASSIGN_OR_RETURN(auto avg, row.GetDouble(0, 3));
+  s.min_ms = min.value_or(0);
+  s.max_ms = max.value_or(0);
+  s.avg_ms = avg.value_or(0);
+  return s;
+}
+
+}  // namespace sluice::plan

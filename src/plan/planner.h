@@ -1,0 +1,79 @@
+// The streaming planner: analyzes a parsed streaming query (plan/stream_query_parser.h), refuses
+// what the output mode does not support (Spark's UnsupportedOperationChecker), and builds the
+// IncrementalPlan the micro-batch loop runs. docs/streaming-plan.md §2.
+//
+// Dispatch: a query without a stateful shape becomes a stateless StreamingPlan; aggregation is
+// planned here (plan/aggregate_planner.h); deduplication and stream-stream joins by the hooks
+// PlanDeduplication (plan/dedup_planner.h) and PlanStreamJoin (plan/join_planner.h), which return
+// std::nullopt for "not my shape".
+//
+// Thread safety: PlanStreamingQuery is reentrant (it opens its own connection).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/engine.h"
+#include "ops/stateful_operator.h"
+#include "plan/incremental_plan.h"
+#include "plan/sql_ast.h"
+#include "plan/stream_query_parser.h"
+#include "sinks/sink.h"
+
+namespace sluice::plan {
+
+struct StreamingQuerySpec {
+  ParsedStreamingQuery query;
+  sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
+};
+
+struct PlannedStreamingQuery {
+  std::unique_ptr<IncrementalPlan> plan;
+  // UPDATE mode: the output columns that are the MERGE key of the target (the output columns
+  // without aggregates). Empty for APPEND and COMPLETE.
+  std::vector<std::string> update_keys;
+  std::vector<std::string> operators;  // stateful operator names, plan order (for messages)
+};
+
+// Refuses, with the reason (InvalidArgument), what the model does not support for the output
+// mode: e.g. "Append output mode not supported when there are streaming aggregations on streaming
+// DataFrames/DataSets without watermark".
+Result<PlannedStreamingQuery> PlanStreamingQuery(engine::Engine* engine,
+                                                 const StreamingQuerySpec& spec);
+
+// ---- What the shape planners get and give ----
+
+// The analyzed query, shared by the shape planners.
+struct QueryAnalysis {
+  const ParsedStreamingQuery* query = nullptr;  // streams (views __stream_<i>), watermarks
+  sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
+  std::string sql;        // query->sql after RewriteWindowCalls: the text `top` is the tree of
+  Json top;               // the top-level SELECT node (SqlAst::ParseSelect(sql))
+  SqlAst* ast = nullptr;  // ToSql / ExpressionToSql of rewritten trees
+
+  // The top-level SELECT node's shape.
+  bool has_aggregation = false;  // GROUP BY or an aggregate call in the select list / HAVING
+  bool has_distinct = false;     // SELECT DISTINCT / DISTINCT ON
+  bool has_qualify = false;      // QUALIFY clause
+  // Stream relations whose WATERMARK names `column` (case-insensitive); empty when none.
+  std::vector<size_t> StreamsWithWatermarkColumn(std::string_view column) const;
+};
+
+// A planned stateful shape: one operator between input SQL and output SQL (stateful_plan.h).
+struct StatefulPlanSpec {
+  std::string operator_name;  // Spark's: "stateStoreSave", "dedupe", "symmetricHashJoin", ...
+  // Per operator input, SQL over the __stream_<i> views (and static relations) giving the rows
+  // the operator gets; one entry (aggregate, dedup) or two (join: left, right).
+  std::vector<std::string> input_sqls;
+  std::unique_ptr<ops::StatefulOperator> op;
+  // SQL over the table "__op_output" (the operator's output) giving the rows for the sink.
+  // Empty means the operator's output as is.
+  std::string output_sql;
+  // UPDATE mode: the output columns without aggregates (the MERGE key).
+  std::vector<std::string> update_keys;
+};
+
+}  // namespace sluice::plan

@@ -1,0 +1,62 @@
+// StreamingPlan: the IncrementalPlan of every planned streaming query (docs/streaming-plan.md §3).
+//
+//   __source_i --view--> __stream_i (+ event-time column) --input SQL per operator input-->
+//       ops::StatefulOperator::Process --> __op_output --output SQL--> rows for the sink
+//
+// A stateless plan has no operator: its query SQL runs over the __stream_i views and its result
+// goes to the sink. Per batch the plan also computes each watermark node's event-time stats on
+// __stream_i after the WHERE conjuncts that do not use the event-time column (docs/sql.md: such a
+// filter runs before the watermark), over all rows, late ones included.
+//
+// Static (non-STREAM) relations are made readable by PlanContext::prepare_connection, called on
+// the plan's connection before each batch's SQL. The plan's connection also has the window
+// macros (plan/window_sql.h).
+//
+// Ownership: the loop owns the plan; the plan owns its operator. Thread safety: query thread only.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/event_time_stats.h"
+#include "plan/incremental_plan.h"
+#include "plan/planner.h"
+#include "plan/stream_query_parser.h"
+
+namespace sluice::plan {
+
+class StreamingPlan final : public IncrementalPlan {
+ public:
+  // Stateless: `sql` (over the __stream_<i> views) gives the output.
+  static std::unique_ptr<StreamingPlan> Stateless(ParsedStreamingQuery query, std::string sql,
+                                                  std::vector<StatsFilters> stats_filters);
+  // One stateful operator (spec.op must be set).
+  static std::unique_ptr<StreamingPlan> Stateful(ParsedStreamingQuery query, StatefulPlanSpec spec,
+                                                 std::vector<StatsFilters> stats_filters);
+
+  Status Open(const PlanContext& context) override;
+  size_t num_sources() const override { return query_.streams.size(); }
+  std::vector<WatermarkNode> watermark_nodes() const override;
+  // Errors carry the batch id and the failing step.
+  Result<PlanOutput> Execute(const PlanInput& input) override;
+  bool WantsNoDataBatch(int64_t used_watermark_ms, int64_t next_watermark_ms) const override;
+  std::string Description() const override;
+
+  // The SQL that defines view __stream_<i> (over __source_<i>).
+  static std::string StreamViewSql(size_t i, const StreamRelation& relation);
+
+ private:
+  StreamingPlan() = default;
+
+  ParsedStreamingQuery query_;
+  std::string sql_;                          // stateless
+  std::vector<StatsFilters> stats_filters_;  // per stream
+  std::optional<StatefulPlanSpec> spec_;
+  std::unique_ptr<engine::Connection> conn_;
+  std::function<Status(engine::Connection&)> prepare_;
+  std::vector<std::string> stats_sql_;  // per stream; empty without watermark (built lazily)
+};
+
+}  // namespace sluice::plan
