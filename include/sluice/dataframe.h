@@ -1,0 +1,186 @@
+// DataFrame: a relational query over batch or streaming inputs, built by transformations whose
+// expressions are SQL strings run by the engine (DuckDB's SQL dialect).
+//
+//   sluice::DataFrame events = session->ReadStream().Format("delta").Load("/wh/events");
+//   sluice::DataFrame clicks = events.Where("kind = 'click'")
+//                                    .WithColumn("day", "CAST(ts AS DATE)")
+//                                    .SelectExpr({"user_id", "day", "upper(page) AS page"});
+//   clicks.IsStreaming();  // true: it reads a stream; start it with clicks.WriteStream()...
+//
+// A frame is batch when all its inputs are batch (Session::Sql, Session::Table, a foreachBatch
+// micro-batch) and streaming when any input is a stream (Session::ReadStream). Both are the same
+// type with the same transformations; a batch frame is run with Collect/Count/Write, a
+// streaming one with WriteStream().Start().
+//
+// Errors: a transformation never fails on the spot. Each one is checked as soon as the schemas
+// of the frame's inputs are known (always for batch frames; for streams whose schema is known
+// when they are loaded: memory, rate, Delta, files with a schema); an invalid frame keeps its
+// first error, returns it from status(), and every later transformation and action returns it
+// too. A streaming frame whose input schema is not known yet (files without a schema) is checked
+// when its query starts (DataStreamWriter::Start).
+//
+// Stateful transformations (GroupBy/Agg over a stream) need the streaming planner; until it is
+// available they are refused at Start with NotSupported. Over batch frames they work.
+//
+// Ownership: a DataFrame is a small immutable value that shares its plan; copies are cheap. It
+// keeps the session's engine (and the memory streams and memory sinks it reads) alive, so it
+// may outlive the Session object.
+// Thread safety: const methods may be called from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sluice/result.h"
+#include "sluice/rows.h"
+
+namespace sluice {
+
+namespace api {
+struct FrameNode;     // internal: the frame's plan
+struct SessionState;  // internal: the session's engine, warehouse, registries
+struct FrameAccess;   // internal
+}  // namespace api
+
+class DataStreamWriter;
+class DataFrameWriter;
+class GroupedData;
+
+class DataFrame {
+ public:
+  // An invalid frame (status(): InvalidArgument "empty DataFrame"); assign a real one.
+  DataFrame();
+
+  // OK, or the first error of the transformations that built this frame.
+  const Status& status() const;
+  bool ok() const { return status().ok(); }
+  // True when the frame reads a stream (a ReadStream() input).
+  bool IsStreaming() const;
+
+  // --- transformations (never fail on the spot; see "Errors" above) ---
+
+  // Columns by name ("*" for all). Names are quoted, so they are matched exactly as SQL's
+  // quoted identifiers (case-insensitively in DuckDB).
+  DataFrame Select(const std::vector<std::string>& columns) const;
+  // SQL expressions: {"id", "upper(name) AS name", "price * qty AS total"}.
+  DataFrame SelectExpr(const std::vector<std::string>& exprs) const;
+  // Rows for which the SQL condition holds ("amount > 0 AND kind = 'click'"). Filter = Where.
+  DataFrame Where(const std::string& condition) const;
+  DataFrame Filter(const std::string& condition) const { return Where(condition); }
+  // Adds the column `name` = SQL `expr`, or replaces it (same position) when it exists.
+  DataFrame WithColumn(const std::string& name, const std::string& expr) const;
+  // Drops the named columns (unknown names: InvalidArgument).
+  DataFrame Drop(const std::vector<std::string>& columns) const;
+  // Names this frame for the condition of a Join ("l.id = r.id").
+  DataFrame Alias(const std::string& alias) const;
+  // Joins with `right` on a SQL condition over the two aliases (Alias(); unaliased frames are
+  // "l" and "r"). `how`: "inner" (default), "left", "right", "full", "semi", "anti", "cross"
+  // (spellings "left_outer", "leftsemi" etc. work). Output: the left columns, then the right's.
+  // The aliases may qualify columns in the condition and in the transformation right after
+  // the Join (Select/SelectExpr/Where/WithColumn/Drop/GroupBy); later transformations see the
+  // output columns by name.
+  // A stream joined with a batch frame reads the batch frame's latest data in every micro-batch
+  // (a stream-static join); a join of two streams needs the streaming planner.
+  DataFrame Join(const DataFrame& right, const std::string& condition,
+                 const std::string& how = "inner") const;
+  // Joins on equal columns of the same names; each key column appears once (SQL USING).
+  DataFrame Join(const DataFrame& right, const std::vector<std::string>& using_columns,
+                 const std::string& how = "inner") const;
+  // Every row of both frames, columns matched by position (Spark's union, SQL UNION ALL).
+  DataFrame Union(const DataFrame& other) const;
+  // Every row of both frames, columns matched by name; missing columns are NULL.
+  DataFrame UnionByName(const DataFrame& other) const;
+  // Groups by SQL expressions (then Agg or Count).
+  GroupedData GroupBy(const std::vector<std::string>& exprs) const;
+
+  // --- actions ---
+
+  // The output columns. For a streaming frame whose input schema is not known yet:
+  // NotSupported (the schema is known once its query runs).
+  Result<std::vector<Column>> Schema() const;
+  // Runs a batch frame and returns its rows. A streaming frame: InvalidArgument ("Queries with
+  // streaming sources must be executed with WriteStream().Start()"), as Spark.
+  Result<Rows> Collect() const;
+  // Runs a batch frame and returns its number of rows.
+  Result<int64_t> Count() const;
+  // The SQL the engine runs for this frame (streams appear as __source_<i>); for messages and
+  // debugging.
+  Result<std::string> ToSql() const;
+
+  // Writes a batch frame (e.g. to a Delta table with txnAppId/txnVersion from foreachBatch).
+  DataFrameWriter Write() const;
+  // Starts a streaming frame as a query.
+  DataStreamWriter WriteStream() const;
+
+ private:
+  friend struct api::FrameAccess;
+  friend class GroupedData;
+  DataFrame(std::shared_ptr<api::SessionState> session, std::shared_ptr<const api::FrameNode> node,
+            Status status);
+
+  std::shared_ptr<api::SessionState> session_;
+  std::shared_ptr<const api::FrameNode> node_;
+  Status status_;
+};
+
+// The result of GroupBy: aggregate it with Agg or Count.
+class GroupedData {
+ public:
+  // SQL aggregate expressions: {"count(*) AS n", "sum(amount) AS total"}. The output is the
+  // grouping expressions, then the aggregates.
+  DataFrame Agg(const std::vector<std::string>& aggregate_exprs) const;
+  // Agg({"count(*) AS count"}).
+  DataFrame Count() const;
+
+ private:
+  friend class DataFrame;
+  GroupedData(DataFrame frame, std::vector<std::string> keys)
+      : frame_(std::move(frame)), keys_(std::move(keys)) {}
+  DataFrame frame_;
+  std::vector<std::string> keys_;
+};
+
+// Writes a batch DataFrame (Spark's DataFrameWriter). Format "delta" only.
+//
+//   // Idempotent per (appId, version): inside foreachBatch, exactly-once per micro-batch.
+//   Status st = batch.Write().Format("delta").Mode("append")
+//                   .Option("txnAppId", "orders-to-silver").Option("txnVersion", batch_id)
+//                   .Save("/wh/silver");
+//
+// Options (names case-insensitive):
+//   txnAppId, txnVersion  both or neither: the write is skipped when the table already records
+//                         appId at a version >= txnVersion; otherwise the commit records it
+//   mergeSchema           "true": add new columns to the table schema (default false)
+// Modes: "append" (default; creates the table when absent), "overwrite" (replace all rows),
+// "error"/"errorifexists" (create; AlreadyExists when the table exists).
+//
+// Thread safety: a builder is used by one thread.
+class DataFrameWriter {
+ public:
+  DataFrameWriter& Format(std::string format);
+  DataFrameWriter& Mode(std::string mode);
+  DataFrameWriter& Option(std::string key, std::string value);
+  DataFrameWriter& Option(std::string key, int64_t value);
+  DataFrameWriter& PartitionBy(std::vector<std::string> columns);
+  // Writes to the Delta table at `path`. Errors: the frame's error, a streaming frame
+  // (InvalidArgument: use WriteStream), bad options, and the write's own errors.
+  Status Save(const std::string& path);
+  // Writes to the warehouse table `name` (<warehouse>/<name>).
+  Status SaveAsTable(const std::string& name);
+
+ private:
+  friend class DataFrame;
+  explicit DataFrameWriter(DataFrame frame) : frame_(std::move(frame)) {}
+  DataFrame frame_;
+  std::string format_ = "delta";
+  std::string mode_ = "append";
+  std::map<std::string, std::string> options_;
+  std::vector<std::string> partition_by_;
+};
+
+}  // namespace sluice

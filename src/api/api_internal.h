@@ -1,0 +1,160 @@
+// Internals of the C++ API (include/sluice/): the session's state, a DataFrame's plan tree and
+// how it becomes engine SQL. Not a public header.
+//
+// A DataFrame is a tree of FrameNodes. Leaves are inputs (a SQL text, a stream, a batch of rows,
+// a Delta table, a memory sink); inner nodes are the transformations. Compile() turns a tree into
+// one SQL SELECT for the engine, in which stream i is the relation __source_<i> (the name
+// plan::SqlPlan registers each source's micro-batch under), and lists what must be made
+// readable on the connection before that SQL runs (registered batches, Delta table views).
+//
+// Thread safety: SessionState is thread-safe (mu guards its maps); FrameNodes are immutable.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "delta/table.h"
+#include "engine/engine.h"
+#include "fs/file_system.h"
+#include "sinks/memory_sink.h"
+#include "sluice/dataframe.h"
+#include "sluice/rows.h"
+#include "sluice/session.h"
+#include "sluice/streaming.h"
+#include "sources/memory_source.h"
+#include "stream/listener_bus.h"
+
+namespace sluice::api {
+
+// One streaming input (a ReadStream().Load() or a MemoryStream).
+struct StreamInput {
+  std::string format;                             // a sources::CreateSource format, or "memory"
+  std::map<std::string, std::string> options;     // as the user wrote them (path included)
+  std::optional<engine::Schema> schema;           // when known before the query starts
+  std::shared_ptr<sources::MemorySource> memory;  // format "memory"
+  std::string description;                        // for messages: "delta /wh/events"
+};
+
+struct FrameNode {
+  enum class Kind {
+    kSql,         // text: a query; tables: the warehouse tables / memory sinks it names
+    kStream,      // stream
+    kBatch,       // batch
+    kDeltaTable,  // path
+    kMemorySink,  // memory_sink
+    kSelect,      // list: SQL expressions
+    kWhere,       // text: condition
+    kWithColumn,  // name, text: expression
+    kDrop,        // list: column names
+    kAlias,       // name
+    kJoin,        // children[0..1], text: condition, how, list: USING columns (when using_join)
+    kUnion,       // children[0..1]; by_name
+    kAggregate,   // list: keys, list2: aggregates
+  };
+  Kind kind = Kind::kSql;
+  std::vector<std::shared_ptr<const FrameNode>> children;
+  std::string text, name, how, path;
+  std::vector<std::string> list, list2;
+  bool using_join = false;
+  bool by_name = false;
+  std::shared_ptr<StreamInput> stream;
+  engine::Batch batch;
+  std::shared_ptr<sinks::MemorySink> memory_sink;
+  // kSql: name as written in the text (lower-cased) -> Delta path or memory sink.
+  std::map<std::string, std::string> delta_tables;
+  std::map<std::string, std::shared_ptr<sinks::MemorySink>> memory_tables;
+};
+using NodePtr = std::shared_ptr<const FrameNode>;
+
+// What Compile produced: the SQL and what must be readable when it runs.
+struct CompiledQuery {
+  std::string sql;
+  std::vector<std::shared_ptr<StreamInput>> streams;             // stream i = __source_<i>
+  std::vector<std::pair<std::string, engine::Batch>> batches;    // registered under the name
+  std::vector<std::pair<std::string, std::string>> delta_views;  // view name -> Delta path
+  std::vector<std::pair<std::string, std::shared_ptr<sinks::MemorySink>>> memory_views;
+  bool has_aggregate = false;
+  bool has_stream_join = false;  // a join with streams on both sides
+};
+
+class ListenerAdapter;
+struct QueryState;
+
+struct SessionState {
+  std::string warehouse;
+  std::shared_ptr<fs::FileSystem> fs;
+  std::unique_ptr<engine::Engine> engine;
+  std::shared_ptr<stream::ListenerBus> bus;
+
+  mutable std::mutex mu;
+  std::map<std::string, std::shared_ptr<sources::MemorySource>> memory_streams;  // by name
+  std::map<std::string, std::shared_ptr<sinks::MemorySink>> memory_sinks;  // by lower-cased name
+  std::map<std::string, std::shared_ptr<delta::DeltaTable>> tables;        // by path
+  std::map<const StreamingQueryListener*, std::shared_ptr<ListenerAdapter>> listeners;
+  std::vector<std::weak_ptr<StreamingQuery>> queries;
+  int64_t next_name = 0;
+
+  // A fresh unique suffix for internal relation names.
+  int64_t NextId();
+  // The table's directory: <warehouse>/<lower-cased name>, or its LOCATION record.
+  Result<std::string> TablePath(const std::string& name) const;
+  // The cached reader of the Delta table at `path`.
+  Result<std::shared_ptr<delta::DeltaTable>> DeltaTableAt(const std::string& path);
+  // Names (lower-cased) of the warehouse's Delta tables.
+  std::set<std::string> WarehouseTableNames() const;
+  std::shared_ptr<sinks::MemorySink> FindMemorySink(const std::string& name) const;
+};
+
+// Stream schemas by stream index, for Compile; a missing entry uses StreamInput::schema.
+using StreamSchemas = std::map<size_t, engine::Schema>;
+
+// Compiles `node` to SQL. Registers what the SQL reads on `conn` as it goes (schemas of
+// sub-frames are needed for WithColumn), with each stream as an empty batch of its schema.
+// NotSupported with "schema of stream" in the message when a stream's schema is unknown.
+Result<CompiledQuery> Compile(SessionState* session, const NodePtr& node, engine::Connection* conn,
+                              const StreamSchemas& schemas = {});
+// Registers the batches and (re)creates the Delta views (latest snapshots) and memory sink
+// views of `q` on `conn`.
+Status Prepare(SessionState* session, const CompiledQuery& q, engine::Connection* conn);
+// Whether the tree reads a stream / how many stream leaves it has.
+bool HasStream(const NodePtr& node);
+size_t CountStreams(const NodePtr& node);
+
+// Public <-> internal conversions.
+struct RowsAccess {
+  static Rows Make(engine::Batch batch);
+  static const engine::Batch& BatchOf(const Rows& rows);
+};
+struct FrameAccess {
+  static DataFrame Make(std::shared_ptr<SessionState> session, NodePtr node);
+  static DataFrame Error(std::shared_ptr<SessionState> session, Status status);
+  static const NodePtr& Node(const DataFrame& frame) { return frame.node_; }
+  static const std::shared_ptr<SessionState>& Session(const DataFrame& frame) {
+    return frame.session_;
+  }
+  static DataStreamReader Reader(std::shared_ptr<SessionState> session) {
+    return DataStreamReader(std::move(session));
+  }
+  static std::shared_ptr<StreamingQuery> Query(std::unique_ptr<QueryState> state);
+  static const std::shared_ptr<SessionState>& State(const sluice::Session& session) {
+    return session.state_;
+  }
+  static QueryState* State(const StreamingQuery& q) { return q.state_.get(); }
+};
+
+// Runs a batch frame: compiles and queries on a new connection.
+Result<engine::Batch> RunBatch(const DataFrame& frame);
+
+// "name" with quotes doubled.
+std::string Quote(const std::string& name);
+std::string Lower(std::string s);
+
+}  // namespace sluice::api

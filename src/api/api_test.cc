@@ -1,0 +1,434 @@
+// Tests of the public C++ API (include/sluice/sluice.h), through the public headers only (plus a
+// temporary directory helper).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fs/test_util.h"
+#include "sluice/sluice.h"
+
+namespace sluice {
+namespace {
+
+using std::chrono::milliseconds;
+
+#define ASSERT_OK(expr)                              \
+  do {                                               \
+    ::sluice::Status _st = ::sluice::ToStatus(expr); \
+    ASSERT_TRUE(_st.ok()) << _st.ToString();         \
+  } while (false)
+
+class ApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = Session::Open({.warehouse = dir_.Join("wh")});
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    session_ = std::move(*s);
+  }
+
+  // Rows of a batch frame, sorted, as "a,b" strings.
+  std::vector<std::string> Sorted(const DataFrame& df) {
+    auto rows = df.Collect();
+    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+    if (!rows.ok()) return {};
+    std::vector<std::string> out = rows->RowStrings();
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  std::shared_ptr<MemoryStream> NewStream(const std::string& name) {
+    auto s = session_->CreateMemoryStream("id BIGINT, name STRING", name);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? *s : nullptr;
+  }
+
+  fs::ScopedTempDir dir_{"sluice-api"};
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(ApiTest, BatchFramesRunSqlTransformations) {
+  DataFrame people = session_->Sql(
+      "SELECT * FROM (VALUES (1, 'ann', 10), (2, 'bob', 20), "
+      "(3, 'cy', 30)) AS t(id, name, dept)");
+  ASSERT_OK(people.status());
+  EXPECT_FALSE(people.IsStreaming());
+  DataFrame depts =
+      session_->Sql("SELECT * FROM (VALUES (10, 'eng'), (20, 'ops')) AS d(dept, dname)");
+
+  EXPECT_EQ(Sorted(people.Where("id > 1").Select({"name"})),
+            (std::vector<std::string>{"bob", "cy"}));
+  EXPECT_EQ(Sorted(people.WithColumn("name", "upper(name)").Select({"id", "name"})),
+            (std::vector<std::string>{"1,ANN", "2,BOB", "3,CY"}));
+  EXPECT_EQ(Sorted(people.WithColumn("twice", "id * 2").SelectExpr({"twice"})),
+            (std::vector<std::string>{"2", "4", "6"}));
+  EXPECT_EQ(
+      Sorted(people.Join(depts, std::vector<std::string>{"dept"}).SelectExpr({"name", "dname"})),
+      (std::vector<std::string>{"ann,eng", "bob,ops"}));
+  EXPECT_EQ(Sorted(people.Alias("p")
+                       .Join(depts.Alias("d"), "p.dept = d.dept", "left")
+                       .SelectExpr({"p.name", "coalesce(d.dname, '-')"})),
+            (std::vector<std::string>{"ann,eng", "bob,ops", "cy,-"}));
+  EXPECT_EQ(Sorted(people.Select({"id"}).Union(people.Select({"id"})).GroupBy({"id"}).Count()),
+            (std::vector<std::string>{"1,2", "2,2", "3,2"}));
+  EXPECT_EQ(Sorted(people.Drop({"dept", "name"})), (std::vector<std::string>{"1", "2", "3"}));
+  auto n = people.Count();
+  ASSERT_OK(n);
+  EXPECT_EQ(*n, 3);
+  auto schema = people.Select({"id", "name"}).Schema();
+  ASSERT_OK(schema);
+  EXPECT_EQ(*schema, (std::vector<Column>{{"id", "INTEGER"}, {"name", "VARCHAR"}}));
+}
+
+TEST_F(ApiTest, TransformationErrorsAreKeptInTheFrame) {
+  DataFrame df = session_->Sql("SELECT 1 AS id");
+  DataFrame bad = df.Where("no_such_column > 1");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("no_such_column"), std::string::npos)
+      << bad.status().ToString();
+  // Later transformations and actions return the first error.
+  DataFrame later = bad.Select({"id"});
+  EXPECT_EQ(later.status(), bad.status());
+  EXPECT_EQ(later.Collect().status(), bad.status());
+  EXPECT_FALSE(df.Join(df, "x", "sideways").ok());
+  EXPECT_TRUE(DataFrame().status().IsInvalidArgument());
+  EXPECT_TRUE(session_->Table("missing").status().IsNotFound());
+}
+
+TEST_F(ApiTest, MemoryStreamToMemorySinkWithProcessAllAvailable) {
+  auto input = NewStream("people");
+  ASSERT_NE(input, nullptr);
+  ASSERT_OK(input->AddSql("VALUES (1, 'ann'), (2, 'bob')"));
+  DataFrame df = input->ToDF().Where("id > 1").WithColumn("upper", "upper(name)");
+  ASSERT_OK(df.status());
+  EXPECT_TRUE(df.IsStreaming());
+  EXPECT_TRUE(df.Collect().status().IsInvalidArgument());
+
+  auto q = df.WriteStream().Format("memory").QueryName("out").Start();
+  ASSERT_OK(q);
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  EXPECT_EQ(Sorted(session_->Table("out")), (std::vector<std::string>{"2,bob,BOB"}));
+  ASSERT_OK(input->AddSql("VALUES (3, 'cy'), (0, 'zed')"));
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  EXPECT_EQ(Sorted(session_->Sql("SELECT * FROM out")),
+            (std::vector<std::string>{"2,bob,BOB", "3,cy,CY"}));
+  EXPECT_TRUE((*q)->IsActive());
+  EXPECT_EQ((*q)->Name(), "out");
+  EXPECT_EQ((*q)->LastBatchId(), 1);
+  auto progress = (*q)->LastProgress();
+  ASSERT_TRUE(progress.has_value());
+  EXPECT_NE(progress->find("\"name\":\"out\""), std::string::npos) << *progress;
+  EXPECT_FALSE((*q)->RecentProgress().empty());
+  EXPECT_EQ(session_->ActiveQueries().size(), 1u);
+  ASSERT_OK((*q)->Stop());
+  EXPECT_FALSE((*q)->IsActive());
+  EXPECT_EQ((*q)->Status().message, "Stopped");
+  EXPECT_FALSE((*q)->Exception().has_value());
+}
+
+TEST_F(ApiTest, FilesStreamWithAvailableNowTrigger) {
+  std::string landing = dir_.Join("landing");
+  ASSERT_OK(fs::LocalFileSystem()->CreateDirectories(landing));
+  ASSERT_OK(fs::LocalFileSystem()->CreateIfAbsent(fs::JoinPath(landing, "a.json"),
+                                                  "{\"id\": 1, \"kind\": \"click\"}\n"
+                                                  "{\"id\": 2, \"kind\": \"view\"}\n"));
+  ASSERT_OK(fs::LocalFileSystem()->CreateIfAbsent(fs::JoinPath(landing, "b.json"),
+                                                  "{\"id\": 3, \"kind\": \"click\"}\n"));
+  DataFrame clicks = session_->ReadStream()
+                         .Format("files")
+                         .Option("format", "json")
+                         .Option("maxFilesPerTrigger", 1)
+                         .Schema("id BIGINT, kind STRING")
+                         .Load(landing)
+                         .Where("kind = 'click'")
+                         .Select({"id"});
+  ASSERT_OK(clicks.status());
+  auto q = clicks.WriteStream()
+               .Format("memory")
+               .QueryName("clicks")
+               .Option("checkpointLocation", dir_.Join("cp_files"))
+               .Trigger(Trigger::AvailableNow())
+               .Start();
+  ASSERT_OK(q);
+  ASSERT_OK((*q)->AwaitTermination());  // AvailableNow ends by itself
+  EXPECT_FALSE((*q)->IsActive());
+  EXPECT_EQ(Sorted(session_->Table("clicks")), (std::vector<std::string>{"1", "3"}));
+  EXPECT_EQ((*q)->LastBatchId(), 1);  // one file per batch
+}
+
+TEST_F(ApiTest, TriggerOnceRunsOneBatchAndContinuousIsRefused) {
+  auto input = NewStream("s");
+  ASSERT_OK(input->AddSql("VALUES (1, 'a')"));
+  ASSERT_OK(input->AddSql("VALUES (2, 'b')"));
+  auto once = input->ToDF()
+                  .WriteStream()
+                  .Format("memory")
+                  .QueryName("once")
+                  .Trigger(Trigger::Once())
+                  .Start();
+  ASSERT_OK(once);
+  auto ended = (*once)->AwaitTermination(milliseconds(60000));
+  ASSERT_OK(ended);
+  EXPECT_TRUE(*ended);
+  EXPECT_EQ((*once)->LastBatchId(), 0);
+  EXPECT_EQ(Sorted(session_->Table("once")), (std::vector<std::string>{"1,a", "2,b"}));
+
+  auto continuous = input->ToDF()
+                        .WriteStream()
+                        .Format("console")
+                        .Trigger(Trigger::Continuous(milliseconds(1000)))
+                        .Start();
+  ASSERT_FALSE(continuous.ok());
+  EXPECT_TRUE(continuous.status().IsNotSupported()) << continuous.status().ToString();
+
+  auto bad_interval = input->ToDF()
+                          .WriteStream()
+                          .Format("console")
+                          .Trigger(Trigger::ProcessingTime("ten seconds"))
+                          .Start();
+  EXPECT_TRUE(bad_interval.status().IsInvalidArgument()) << bad_interval.status().ToString();
+}
+
+TEST_F(ApiTest, StartRefusals) {
+  auto input = NewStream("s");
+  // A batch frame cannot be started; a Delta sink needs a checkpoint and a path.
+  EXPECT_TRUE(session_->Sql("SELECT 1")
+                  .WriteStream()
+                  .Format("memory")
+                  .QueryName("x")
+                  .Start()
+                  .status()
+                  .IsInvalidArgument());
+  EXPECT_TRUE(input->ToDF().WriteStream().Start(dir_.Join("t")).status().IsInvalidArgument());
+  EXPECT_TRUE(input->ToDF().WriteStream().Format("memory").Start().status().IsInvalidArgument());
+  EXPECT_TRUE(input->ToDF().WriteStream().Format("kafkaa").Start().status().IsInvalidArgument());
+  EXPECT_TRUE(input->ToDF()
+                  .WriteStream()
+                  .OutputMode("sideways")
+                  .Format("console")
+                  .Start()
+                  .status()
+                  .IsInvalidArgument());
+  EXPECT_TRUE(session_->ReadStream()
+                  .Format("nope")
+                  .Load("x")
+                  .WriteStream()
+                  .Format("console")
+                  .Start()
+                  .status()
+                  .IsInvalidArgument());
+  EXPECT_TRUE(input->ToDF()
+                  .WriteStream()
+                  .OutputMode("complete")
+                  .Format("console")
+                  .Start()
+                  .status()
+                  .IsInvalidArgument());
+  // Stateful streaming needs the planner: refused at Start, not at the first batch.
+  auto agg = input->ToDF().GroupBy({"name"}).Count().WriteStream().Format("console").Start();
+  EXPECT_TRUE(agg.status().IsNotSupported()) << agg.status().ToString();
+  // Two queries on one checkpoint.
+  std::string cp = dir_.Join("cp_shared");
+  auto q1 = input->ToDF().WriteStream().Format("console").Option("checkpointLocation", cp).Start();
+  ASSERT_OK(q1);
+  auto q2 = input->ToDF().WriteStream().Format("console").Option("checkpointLocation", cp).Start();
+  EXPECT_TRUE(q2.status().IsConflict()) << q2.status().ToString();
+  ASSERT_OK(session_->StopAll());
+  EXPECT_FALSE((*q1)->IsActive());
+}
+
+TEST_F(ApiTest, DeltaSinkIsExactlyOnceAcrossStopAndRestart) {
+  auto input = NewStream("orders");
+  std::string table = dir_.Join("wh/orders_out");
+  std::string cp = dir_.Join("cp_delta");
+  auto start = [&]() {
+    return input->ToDF()
+        .WithColumn("name", "upper(name)")
+        .WriteStream()
+        .Option("checkpointLocation", cp)
+        .Start(table);
+  };
+  ASSERT_OK(input->AddSql("VALUES (1, 'a'), (2, 'b')"));
+  auto q1 = start();
+  ASSERT_OK(q1);
+  ASSERT_OK((*q1)->ProcessAllAvailable());
+  ASSERT_OK(input->AddSql("VALUES (3, 'c')"));
+  ASSERT_OK((*q1)->ProcessAllAvailable());
+  std::string id = (*q1)->Id(), run = (*q1)->RunId();
+  ASSERT_OK((*q1)->Stop());
+
+  ASSERT_OK(input->AddSql("VALUES (4, 'd')"));
+  auto q2 = start();
+  ASSERT_OK(q2);
+  EXPECT_EQ((*q2)->Id(), id);  // the checkpoint's query id
+  EXPECT_NE((*q2)->RunId(), run);
+  ASSERT_OK((*q2)->ProcessAllAvailable());
+  ASSERT_OK((*q2)->Stop());
+  EXPECT_EQ(Sorted(session_->ReadDelta(table)),
+            (std::vector<std::string>{"1,A", "2,B", "3,C", "4,D"}));
+  // Readable by name from the warehouse.
+  EXPECT_EQ(Sorted(session_->Sql("SELECT count(*) FROM orders_out")),
+            (std::vector<std::string>{"4"}));
+
+  // A third run with nothing new writes nothing.
+  auto q3 = start();
+  ASSERT_OK(q3);
+  ASSERT_OK((*q3)->ProcessAllAvailable());
+  ASSERT_OK((*q3)->Stop());
+  EXPECT_EQ(*session_->ReadDelta(table).Count(), 4);
+}
+
+TEST_F(ApiTest, ToTableDerivesTheCheckpointFromTheWarehouse) {
+  auto input = NewStream("s");
+  ASSERT_OK(input->AddSql("VALUES (7, 'x')"));
+  auto q = input->ToDF().WriteStream().Trigger(Trigger::AvailableNow()).ToTable("events");
+  ASSERT_OK(q);
+  ASSERT_OK((*q)->AwaitTermination());
+  EXPECT_EQ(Sorted(session_->Table("events")), (std::vector<std::string>{"7,x"}));
+  auto cp = fs::LocalFileSystem()->Exists(dir_.Join("wh/_checkpoints/events/metadata"));
+  ASSERT_OK(cp);
+  EXPECT_TRUE(*cp);
+}
+
+TEST_F(ApiTest, StreamStaticJoinReadsTheLatestTable) {
+  ASSERT_OK(session_->Sql("SELECT * FROM (VALUES (1, 'gold'), (2, 'silver')) AS t(id, tier)")
+                .Write()
+                .SaveAsTable("tiers"));
+  auto input = NewStream("s");
+  ASSERT_OK(input->AddSql("VALUES (1, 'ann'), (3, 'cy')"));
+  DataFrame joined =
+      input->ToDF().Join(session_->Table("tiers"), std::vector<std::string>{"id"}, "left");
+  ASSERT_OK(joined.status());
+  auto q = joined.WriteStream().Format("memory").QueryName("joined").Start();
+  ASSERT_OK(q);
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  // The static side is re-read in every batch.
+  ASSERT_OK(session_->Sql("SELECT 3 AS id, 'bronze' AS tier").Write().SaveAsTable("tiers"));
+  ASSERT_OK(input->AddSql("VALUES (3, 'cy2')"));
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  EXPECT_EQ(Sorted(session_->Table("joined")),
+            (std::vector<std::string>{"1,ann,gold", "3,cy,NULL", "3,cy2,bronze"}));
+  ASSERT_OK((*q)->Stop());
+}
+
+TEST_F(ApiTest, ForeachBatchGetsEachBatchAsADataFrame) {
+  auto input = NewStream("s");
+  ASSERT_OK(input->AddSql("VALUES (1, 'a'), (2, 'b')"));
+  std::mutex mu;
+  std::vector<std::string> seen;
+  std::string target = dir_.Join("wh/fb_target");
+  auto q = input->ToDF()
+               .WriteStream()
+               .Option("checkpointLocation", dir_.Join("cp_fb"))
+               .ForeachBatch([&](const DataFrame& batch, int64_t batch_id) -> Status {
+                 SLUICE_ASSIGN_OR_RETURN(int64_t n, batch.Count());
+                 {
+                   std::lock_guard<std::mutex> lock(mu);
+                   seen.push_back(std::to_string(batch_id) + ":" + std::to_string(n));
+                 }
+                 // Twice with the same txn: the second write is skipped.
+                 for (int i = 0; i < 2; ++i) {
+                   SLUICE_RETURN_NOT_OK(batch.Write()
+                                            .Format("delta")
+                                            .Option("txnAppId", "fb-test")
+                                            .Option("txnVersion", batch_id)
+                                            .Save(target));
+                 }
+                 return Status::OK();
+               })
+               .Start();
+  ASSERT_OK(q);
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  ASSERT_OK(input->AddSql("VALUES (3, 'c')"));
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  ASSERT_OK((*q)->Stop());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(seen, (std::vector<std::string>{"0:2", "1:1"}));
+  }
+  EXPECT_EQ(Sorted(session_->ReadDelta(target)), (std::vector<std::string>{"1,a", "2,b", "3,c"}));
+  // Bad txn options are refused.
+  EXPECT_TRUE(session_->Sql("SELECT 1 AS id")
+                  .Write()
+                  .Option("txnAppId", "x")
+                  .Save(target)
+                  .IsInvalidArgument());
+}
+
+TEST_F(ApiTest, ForeachBatchFailureFailsTheQuery) {
+  auto input = NewStream("s");
+  ASSERT_OK(input->AddSql("VALUES (1, 'a')"));
+  auto q = input->ToDF()
+               .WriteStream()
+               .Option("checkpointLocation", dir_.Join("cp_fail"))
+               .ForeachBatch([](const DataFrame&, int64_t batch_id) -> Status {
+                 if (batch_id == 1) return Status::IOError("destination unavailable");
+                 return Status::OK();
+               })
+               .Start();
+  ASSERT_OK(q);
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  ASSERT_OK(input->AddSql("VALUES (2, 'b')"));
+  Status st = (*q)->AwaitTermination();
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("destination unavailable"), std::string::npos) << st.ToString();
+  EXPECT_FALSE((*q)->IsActive());
+  ASSERT_TRUE((*q)->Exception().has_value());
+  EXPECT_EQ(*(*q)->Exception(), st);
+  EXPECT_EQ((*q)->LastBatchId(), 0);  // batch 1 was not committed
+}
+
+class RecordingListener : public StreamingQueryListener {
+ public:
+  void OnQueryStarted(const QueryStartedEvent& e) override { Add("started " + e.id); }
+  void OnQueryProgress(const QueryProgressEvent& e) override {
+    Add("progress " + std::to_string(e.batch_id) + " " + std::to_string(e.num_input_rows));
+    EXPECT_NE(e.json.find("\"batchId\":" + std::to_string(e.batch_id)), std::string::npos);
+  }
+  void OnQueryTerminated(const QueryTerminatedEvent& e) override {
+    Add("terminated " + e.id + (e.exception ? " " + *e.exception : ""));
+  }
+  std::vector<std::string> events() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+
+ private:
+  void Add(std::string e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    events_.push_back(std::move(e));
+  }
+  std::mutex mu_;
+  std::vector<std::string> events_;
+};
+
+TEST_F(ApiTest, ListenersGetStartedProgressAndTerminated) {
+  auto listener = std::make_shared<RecordingListener>();
+  session_->AddListener(listener);
+  auto input = NewStream("s");
+  ASSERT_OK(input->AddSql("VALUES (1, 'a'), (2, 'b')"));
+  auto q = input->ToDF()
+               .WriteStream()
+               .Format("memory")
+               .QueryName("l")
+               .Trigger(Trigger::AvailableNow())
+               .Start();
+  ASSERT_OK(q);
+  ASSERT_OK((*q)->AwaitTermination());
+  ASSERT_TRUE(session_->WaitForListenerEvents(milliseconds(60000)));
+  std::string id = (*q)->Id();
+  EXPECT_EQ(listener->events(),
+            (std::vector<std::string>{"started " + id, "progress 0 2", "terminated " + id}));
+  session_->RemoveListener(listener.get());
+  auto q2 = input->ToDF().WriteStream().Format("console").Trigger(Trigger::AvailableNow()).Start();
+  ASSERT_OK(q2);
+  ASSERT_OK((*q2)->AwaitTermination());
+  ASSERT_TRUE(session_->WaitForListenerEvents(milliseconds(60000)));
+  EXPECT_EQ(listener->events().size(), 3u);  // removed: no more events
+}
+
+}  // namespace
+}  // namespace sluice

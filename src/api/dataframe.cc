@@ -1,0 +1,628 @@
+// DataFrame, GroupedData, DataFrameWriter, Rows, and the compilation of frames to engine SQL.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <functional>
+
+#include "api/api_internal.h"
+#include "common/check.h"
+#include "delta/table_writer.h"
+#include "sinks/console_sink.h"
+#include "sources/source_util.h"
+
+namespace sluice {
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+
+struct Rows::Impl {
+  engine::Batch batch;
+  std::vector<Column> columns;
+};
+
+Rows::Rows() : impl_(std::make_shared<const Impl>()) {}
+Rows::Rows(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+const std::vector<Column>& Rows::columns() const { return impl_->columns; }
+int64_t Rows::num_rows() const { return impl_->batch.num_rows(); }
+size_t Rows::num_columns() const { return impl_->columns.size(); }
+std::optional<size_t> Rows::ColumnIndex(std::string_view name) const {
+  return impl_->batch.ColumnIndex(name);
+}
+bool Rows::IsNull(int64_t row, size_t col) const { return impl_->batch.IsNull(row, col); }
+std::optional<std::string> Rows::GetString(int64_t row, size_t col) const {
+  return impl_->batch.GetString(row, col);
+}
+Result<std::optional<int64_t>> Rows::GetInt64(int64_t row, size_t col) const {
+  return impl_->batch.GetInt64(row, col);
+}
+Result<std::optional<double>> Rows::GetDouble(int64_t row, size_t col) const {
+  return impl_->batch.GetDouble(row, col);
+}
+Result<std::optional<bool>> Rows::GetBool(int64_t row, size_t col) const {
+  return impl_->batch.GetBool(row, col);
+}
+std::vector<std::string> Rows::RowStrings() const {
+  std::vector<std::string> out;
+  for (int64_t r = 0; r < num_rows(); ++r) out.push_back(sinks::RowToString(impl_->batch, r));
+  return out;
+}
+std::string Rows::ToString(int64_t num_rows, bool truncate) const {
+  return sinks::ShowString(impl_->batch, num_rows, truncate);
+}
+
+namespace api {
+
+Rows RowsAccess::Make(engine::Batch batch) {
+  auto impl = std::make_shared<Rows::Impl>();
+  for (const engine::Field& f : batch.schema()) impl->columns.push_back({f.name, f.type.ToSql()});
+  impl->batch = std::move(batch);
+  return Rows(std::shared_ptr<const Rows::Impl>(std::move(impl)));
+}
+const engine::Batch& RowsAccess::BatchOf(const Rows& rows) { return rows.impl_->batch; }
+
+std::string Quote(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool HasStream(const NodePtr& node) {
+  if (node == nullptr) return false;
+  if (node->kind == FrameNode::Kind::kStream) return true;
+  for (const NodePtr& c : node->children) {
+    if (HasStream(c)) return true;
+  }
+  return false;
+}
+
+size_t CountStreams(const NodePtr& node) {
+  if (node == nullptr) return 0;
+  size_t n = node->kind == FrameNode::Kind::kStream ? 1 : 0;
+  for (const NodePtr& c : node->children) n += CountStreams(c);
+  return n;
+}
+
+namespace {
+
+bool AllStreamSchemasKnown(const NodePtr& node) {
+  if (node->kind == FrameNode::Kind::kStream) return node->stream->schema.has_value();
+  for (const NodePtr& c : node->children) {
+    if (!AllStreamSchemasKnown(c)) return false;
+  }
+  return true;
+}
+
+std::string JoinList(const std::vector<std::string>& items, const std::string& sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+// Strips trailing whitespace and semicolons.
+std::string TrimQuery(std::string q) {
+  while (!q.empty() && (std::isspace(static_cast<unsigned char>(q.back())) || q.back() == ';')) {
+    q.pop_back();
+  }
+  return q;
+}
+
+Result<std::string> JoinKeyword(const std::string& how) {
+  std::string h = Lower(how);
+  h.erase(std::remove(h.begin(), h.end(), '_'), h.end());
+  if (h == "inner" || h.empty()) return std::string("JOIN");
+  if (h == "left" || h == "leftouter") return std::string("LEFT JOIN");
+  if (h == "right" || h == "rightouter") return std::string("RIGHT JOIN");
+  if (h == "full" || h == "outer" || h == "fullouter") return std::string("FULL JOIN");
+  if (h == "semi" || h == "leftsemi") return std::string("SEMI JOIN");
+  if (h == "anti" || h == "leftanti") return std::string("ANTI JOIN");
+  if (h == "cross") return std::string("CROSS JOIN");
+  return Status::InvalidArgument(
+      "Unsupported join type '" + how +
+      "'. Supported join types include: 'inner', 'outer', 'full', 'fullouter', 'full_outer', "
+      "'left', 'leftouter', 'left_outer', 'right', 'rightouter', 'right_outer', 'leftsemi', "
+      "'left_semi', 'semi', 'leftanti', 'left_anti', 'anti', 'cross'");
+}
+
+class Compiler {
+ public:
+  Compiler(SessionState* session, engine::Connection* conn, const StreamSchemas& schemas)
+      : session_(session), conn_(conn), schemas_(schemas) {}
+
+  Result<std::string> Gen(const NodePtr& n) {
+    using K = FrameNode::Kind;
+    switch (n->kind) {
+      case K::kSql: {
+        for (const auto& [name, path] : n->delta_tables) {
+          AddDeltaView(name, path);
+        }
+        for (const auto& [name, sink] : n->memory_tables) AddMemoryView(name, sink);
+        SLUICE_RETURN_NOT_OK(PrepareSoFar());
+        return "SELECT * FROM (" + TrimQuery(n->text) + ") AS " + NextAlias();
+      }
+      case K::kStream: {
+        size_t i = out_.streams.size();
+        out_.streams.push_back(n->stream);
+        std::string name = "__source_" + std::to_string(i);
+        std::optional<engine::Schema> schema = n->stream->schema;
+        auto it = schemas_.find(i);
+        if (it != schemas_.end()) schema = it->second;
+        if (!schema) {
+          return Status::NotSupported("the schema of stream " + std::to_string(i) + " (" +
+                                      n->stream->description +
+                                      ") is known only when the query starts");
+        }
+        SLUICE_ASSIGN_OR_RETURN(engine::Batch empty, sources::EmptyBatch(conn_, *schema));
+        SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(name, empty));
+        return "SELECT * FROM " + name;
+      }
+      case K::kBatch: {
+        std::string name = "__sluice_batch_" + std::to_string(session_->NextId());
+        out_.batches.emplace_back(name, n->batch);
+        SLUICE_RETURN_NOT_OK(PrepareSoFar());
+        return "SELECT * FROM " + Quote(name);
+      }
+      case K::kDeltaTable: {
+        std::string name = "__sluice_delta_" + std::to_string(session_->NextId());
+        AddDeltaView(name, n->path);
+        SLUICE_RETURN_NOT_OK(PrepareSoFar());
+        return "SELECT * FROM " + Quote(name);
+      }
+      case K::kMemorySink: {
+        std::string name = "__sluice_memory_" + std::to_string(session_->NextId());
+        AddMemoryView(name, n->memory_sink);
+        SLUICE_RETURN_NOT_OK(PrepareSoFar());
+        return "SELECT * FROM " + Quote(name);
+      }
+      case K::kSelect: {
+        SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
+        return "SELECT " + JoinList(n->list) + " FROM " + from;
+      }
+      case K::kWhere: {
+        SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
+        return "SELECT * FROM " + from + " WHERE " + n->text;
+      }
+      case K::kWithColumn: {
+        SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
+        SLUICE_ASSIGN_OR_RETURN(engine::Batch probe,
+                                conn_->Query("SELECT * FROM " + from + " LIMIT 0"));
+        bool exists = false;
+        for (const engine::Field& f : probe.schema()) {
+          if (Lower(f.name) == Lower(n->name)) exists = true;
+        }
+        if (exists) {
+          return "SELECT * REPLACE ((" + n->text + ") AS " + Quote(n->name) + ") FROM " + from;
+        }
+        return "SELECT *, (" + n->text + ") AS " + Quote(n->name) + " FROM " + from;
+      }
+      case K::kDrop: {
+        SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
+        std::vector<std::string> quoted;
+        for (const std::string& col : n->list) quoted.push_back(Quote(col));
+        return "SELECT * EXCLUDE (" + JoinList(quoted) + ") FROM " + from;
+      }
+      case K::kAlias: {
+        SLUICE_ASSIGN_OR_RETURN(std::string c, Gen(n->children[0]));
+        return "SELECT * FROM (" + c + ") AS " + Quote(n->name);
+      }
+      case K::kJoin: {
+        SLUICE_ASSIGN_OR_RETURN(std::string from, JoinFrom(n));
+        return "SELECT * FROM " + from;
+      }
+      case K::kUnion: {
+        SLUICE_ASSIGN_OR_RETURN(std::string a, Gen(n->children[0]));
+        SLUICE_ASSIGN_OR_RETURN(std::string b, Gen(n->children[1]));
+        return "SELECT * FROM ((" + a + ") UNION ALL " + (n->by_name ? "BY NAME " : "") + "(" + b +
+               ")) AS " + NextAlias();
+      }
+      case K::kAggregate: {
+        out_.has_aggregate = true;
+        SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
+        std::vector<std::string> items = n->list;
+        items.insert(items.end(), n->list2.begin(), n->list2.end());
+        return "SELECT " + JoinList(items) + " FROM " + from +
+               (n->list.empty() ? "" : " GROUP BY ALL");
+      }
+    }
+    return Status::Internal("unknown frame node");
+  }
+
+  CompiledQuery Take() { return std::move(out_); }
+
+ private:
+  // The FROM clause of a transformation over `c`: a join's own FROM clause (so that the
+  // transformation right after a Join can use the sides' aliases, "p.name"), otherwise the
+  // sub-frame as a subquery.
+  Result<std::string> FromClause(const NodePtr& c) {
+    if (c->kind == FrameNode::Kind::kJoin) return JoinFrom(c);
+    SLUICE_ASSIGN_OR_RETURN(std::string sql, Gen(c));
+    return "(" + sql + ") AS " + NextAlias();
+  }
+  // "<left> JOIN <right> ON ..." of a join node.
+  Result<std::string> JoinFrom(const NodePtr& n) {
+    if (HasStream(n->children[0]) && HasStream(n->children[1])) out_.has_stream_join = true;
+    SLUICE_ASSIGN_OR_RETURN(std::string l, Side(n->children[0], "l"));
+    SLUICE_ASSIGN_OR_RETURN(std::string r, Side(n->children[1], "r"));
+    SLUICE_ASSIGN_OR_RETURN(std::string kw, JoinKeyword(n->how));
+    std::string from = l + " " + kw + " " + r;
+    if (kw == "CROSS JOIN") return from;
+    if (n->using_join) {
+      std::vector<std::string> quoted;
+      for (const std::string& col : n->list) quoted.push_back(Quote(col));
+      return from + " USING (" + JoinList(quoted) + ")";
+    }
+    return from + " ON " + n->text;
+  }
+  // A join side: "(<sql>) AS <alias>" with the frame's Alias, or the default.
+  Result<std::string> Side(const NodePtr& n, const std::string& default_alias) {
+    if (n->kind == FrameNode::Kind::kAlias) {
+      SLUICE_ASSIGN_OR_RETURN(std::string c, Gen(n->children[0]));
+      return "(" + c + ") AS " + Quote(n->name);
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::string c, Gen(n));
+    return "(" + c + ") AS " + default_alias;
+  }
+  std::string NextAlias() { return "__q" + std::to_string(alias_++); }
+  void AddDeltaView(const std::string& name, const std::string& path) {
+    for (const auto& [v, p] : out_.delta_views) {
+      if (v == name) return;
+    }
+    out_.delta_views.emplace_back(name, path);
+  }
+  void AddMemoryView(const std::string& name, const std::shared_ptr<sinks::MemorySink>& sink) {
+    for (const auto& [v, s] : out_.memory_views) {
+      if (v == name) return;
+    }
+    out_.memory_views.emplace_back(name, sink);
+  }
+  // Makes what was collected so far readable (later sub-frames may need it for their schema).
+  Status PrepareSoFar() {
+    CompiledQuery partial;
+    partial.batches.assign(out_.batches.begin() + prepared_batches_, out_.batches.end());
+    partial.delta_views.assign(out_.delta_views.begin() + prepared_deltas_, out_.delta_views.end());
+    partial.memory_views.assign(out_.memory_views.begin() + prepared_memory_,
+                                out_.memory_views.end());
+    prepared_batches_ = out_.batches.size();
+    prepared_deltas_ = out_.delta_views.size();
+    prepared_memory_ = out_.memory_views.size();
+    return Prepare(session_, partial, conn_);
+  }
+
+  SessionState* session_;
+  engine::Connection* conn_;
+  const StreamSchemas& schemas_;
+  CompiledQuery out_;
+  int alias_ = 0;
+  size_t prepared_batches_ = 0, prepared_deltas_ = 0, prepared_memory_ = 0;
+};
+
+}  // namespace
+
+Result<CompiledQuery> Compile(SessionState* session, const NodePtr& node, engine::Connection* conn,
+                              const StreamSchemas& schemas) {
+  Compiler compiler(session, conn, schemas);
+  SLUICE_ASSIGN_OR_RETURN(std::string sql, compiler.Gen(node));
+  CompiledQuery q = compiler.Take();
+  q.sql = std::move(sql);
+  return q;
+}
+
+Status Prepare(SessionState* session, const CompiledQuery& q, engine::Connection* conn) {
+  for (const auto& [name, batch] : q.batches) {
+    if (batch.num_columns() == 0) {
+      SLUICE_RETURN_NOT_OK(conn->Execute("CREATE OR REPLACE TEMP VIEW " + Quote(name) +
+                                         " AS SELECT 1 AS __empty WHERE false"));
+      continue;
+    }
+    SLUICE_RETURN_NOT_OK(conn->RegisterBatch(name, batch));
+  }
+  for (const auto& [name, path] : q.delta_views) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::shared_ptr<delta::DeltaTable> table,
+                                session->DeltaTableAt(path), "reading Delta table " + path);
+    SLUICE_ASSIGN_OR_RETURN(auto snapshot, table->Latest());
+    SLUICE_ASSIGN_OR_RETURN(std::string scan, table->ScanSql(*snapshot));
+    SLUICE_RETURN_NOT_OK(
+        conn->Execute("CREATE OR REPLACE TEMP VIEW " + Quote(name) + " AS " + scan));
+  }
+  for (const auto& [name, sink] : q.memory_views) {
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, sink->AllRows());
+    if (rows.num_columns() == 0) {
+      return Status::NotFound("memory table '" + name +
+                              "' has no rows yet (its query has not "
+                              "completed a batch)");
+    }
+    SLUICE_RETURN_NOT_OK(conn->RegisterBatch(name, rows));
+  }
+  return Status::OK();
+}
+
+DataFrame FrameAccess::Make(std::shared_ptr<SessionState> session, NodePtr node) {
+  Status st;
+  if (!HasStream(node) || AllStreamSchemasKnown(node)) {
+    // Check the frame now: compile it and bind it with no rows.
+    auto conn = session->engine->Connect();
+    if (!conn.ok()) {
+      st = conn.status();
+    } else {
+      auto q = Compile(session.get(), node, conn->get());
+      if (!q.ok()) {
+        st = q.status();
+      } else {
+        st = (*conn)->Query("SELECT * FROM (" + q->sql + ") AS __check LIMIT 0").status();
+      }
+    }
+  }
+  return DataFrame(std::move(session), std::move(node), std::move(st));
+}
+
+DataFrame FrameAccess::Error(std::shared_ptr<SessionState> session, Status status) {
+  return DataFrame(std::move(session), nullptr, std::move(status));
+}
+
+Result<engine::Batch> RunBatch(const DataFrame& frame) {
+  SLUICE_RETURN_NOT_OK(frame.status());
+  const auto& session = FrameAccess::Session(frame);
+  const NodePtr& node = FrameAccess::Node(frame);
+  if (HasStream(node)) {
+    return Status::InvalidArgument(
+        "Queries with streaming sources must be executed with WriteStream().Start()");
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto conn, session->engine->Connect());
+  SLUICE_ASSIGN_OR_RETURN(CompiledQuery q, Compile(session.get(), node, conn.get()));
+  return conn->Query(q.sql);
+}
+
+}  // namespace api
+
+// ---------------------------------------------------------------------------------------------
+// DataFrame
+
+using api::FrameAccess;
+using api::FrameNode;
+using api::NodePtr;
+
+DataFrame::DataFrame() : status_(Status::InvalidArgument("empty DataFrame")) {}
+
+DataFrame::DataFrame(std::shared_ptr<api::SessionState> session,
+                     std::shared_ptr<const api::FrameNode> node, Status status)
+    : session_(std::move(session)), node_(std::move(node)), status_(std::move(status)) {}
+
+const Status& DataFrame::status() const { return status_; }
+
+bool DataFrame::IsStreaming() const { return api::HasStream(node_); }
+
+namespace {
+
+DataFrame Derive(const DataFrame& base, FrameNode node,
+                 const std::vector<const DataFrame*>& inputs) {
+  for (const DataFrame* in : inputs) {
+    if (!in->ok()) return FrameAccess::Error(FrameAccess::Session(*in), in->status());
+  }
+  for (const DataFrame* in : inputs) {
+    node.children.push_back(FrameAccess::Node(*in));
+    if (FrameAccess::Session(*in) != FrameAccess::Session(base)) {
+      return FrameAccess::Error(FrameAccess::Session(base),
+                                Status::InvalidArgument("cannot combine DataFrames of different "
+                                                        "sessions"));
+    }
+  }
+  return FrameAccess::Make(FrameAccess::Session(base),
+                           std::make_shared<const FrameNode>(std::move(node)));
+}
+
+FrameNode NodeOf(FrameNode::Kind kind) {
+  FrameNode n;
+  n.kind = kind;
+  return n;
+}
+
+}  // namespace
+
+DataFrame DataFrame::Select(const std::vector<std::string>& columns) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kSelect);
+  for (const std::string& c : columns) n.list.push_back(c == "*" ? c : api::Quote(c));
+  return Derive(*this, std::move(n), {this});
+}
+
+DataFrame DataFrame::SelectExpr(const std::vector<std::string>& exprs) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kSelect);
+  n.list = exprs;
+  return Derive(*this, std::move(n), {this});
+}
+
+DataFrame DataFrame::Where(const std::string& condition) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kWhere);
+  n.text = condition;
+  return Derive(*this, std::move(n), {this});
+}
+
+DataFrame DataFrame::WithColumn(const std::string& name, const std::string& expr) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kWithColumn);
+  n.name = name;
+  n.text = expr;
+  return Derive(*this, std::move(n), {this});
+}
+
+DataFrame DataFrame::Drop(const std::vector<std::string>& columns) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kDrop);
+  n.list = columns;
+  return Derive(*this, std::move(n), {this});
+}
+
+DataFrame DataFrame::Alias(const std::string& alias) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kAlias);
+  n.name = alias;
+  return Derive(*this, std::move(n), {this});
+}
+
+DataFrame DataFrame::Join(const DataFrame& right, const std::string& condition,
+                          const std::string& how) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kJoin);
+  n.text = condition;
+  n.how = how;
+  return Derive(*this, std::move(n), {this, &right});
+}
+
+DataFrame DataFrame::Join(const DataFrame& right, const std::vector<std::string>& using_columns,
+                          const std::string& how) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kJoin);
+  n.using_join = true;
+  n.list = using_columns;
+  n.how = how;
+  return Derive(*this, std::move(n), {this, &right});
+}
+
+DataFrame DataFrame::Union(const DataFrame& other) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kUnion);
+  return Derive(*this, std::move(n), {this, &other});
+}
+
+DataFrame DataFrame::UnionByName(const DataFrame& other) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kUnion);
+  n.by_name = true;
+  return Derive(*this, std::move(n), {this, &other});
+}
+
+GroupedData DataFrame::GroupBy(const std::vector<std::string>& exprs) const {
+  return GroupedData(*this, exprs);
+}
+
+DataFrame GroupedData::Agg(const std::vector<std::string>& aggregate_exprs) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kAggregate);
+  n.list = keys_;
+  n.list2 = aggregate_exprs;
+  return Derive(frame_, std::move(n), {&frame_});
+}
+
+DataFrame GroupedData::Count() const { return Agg({"count(*) AS count"}); }
+
+Result<std::vector<Column>> DataFrame::Schema() const {
+  SLUICE_RETURN_NOT_OK(status_);
+  SLUICE_ASSIGN_OR_RETURN(auto conn, session_->engine->Connect());
+  SLUICE_ASSIGN_OR_RETURN(api::CompiledQuery q, api::Compile(session_.get(), node_, conn.get()));
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch probe,
+                          conn->Query("SELECT * FROM (" + q.sql + ") AS __schema LIMIT 0"));
+  return api::RowsAccess::Make(std::move(probe)).columns();
+}
+
+Result<Rows> DataFrame::Collect() const {
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, api::RunBatch(*this));
+  return api::RowsAccess::Make(std::move(rows));
+}
+
+Result<int64_t> DataFrame::Count() const {
+  SLUICE_ASSIGN_OR_RETURN(Rows rows, GroupBy({}).Count().Collect());
+  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> n, rows.GetInt64(0, 0));
+  return n.value_or(0);
+}
+
+Result<std::string> DataFrame::ToSql() const {
+  SLUICE_RETURN_NOT_OK(status_);
+  SLUICE_ASSIGN_OR_RETURN(auto conn, session_->engine->Connect());
+  SLUICE_ASSIGN_OR_RETURN(api::CompiledQuery q, api::Compile(session_.get(), node_, conn.get()));
+  return q.sql;
+}
+
+DataFrameWriter DataFrame::Write() const { return DataFrameWriter(*this); }
+DataStreamWriter DataFrame::WriteStream() const { return DataStreamWriter(*this); }
+
+// ---------------------------------------------------------------------------------------------
+// DataFrameWriter
+
+DataFrameWriter& DataFrameWriter::Format(std::string format) {
+  format_ = std::move(format);
+  return *this;
+}
+DataFrameWriter& DataFrameWriter::Mode(std::string mode) {
+  mode_ = std::move(mode);
+  return *this;
+}
+DataFrameWriter& DataFrameWriter::Option(std::string key, std::string value) {
+  options_[api::Lower(std::move(key))] = std::move(value);
+  return *this;
+}
+DataFrameWriter& DataFrameWriter::Option(std::string key, int64_t value) {
+  return Option(std::move(key), std::to_string(value));
+}
+DataFrameWriter& DataFrameWriter::PartitionBy(std::vector<std::string> columns) {
+  partition_by_ = std::move(columns);
+  return *this;
+}
+
+Status DataFrameWriter::Save(const std::string& path) {
+  SLUICE_RETURN_NOT_OK(frame_.status());
+  if (frame_.IsStreaming()) {
+    return Status::InvalidArgument(
+        "'Write' can not be called on streaming DataFrame: use WriteStream()");
+  }
+  if (api::Lower(format_) != "delta") {
+    return Status::NotSupported("DataFrameWriter format '" + format_ +
+                                "' is not supported (supported: delta)");
+  }
+  delta::WriteOptions opts;
+  std::string mode = api::Lower(mode_);
+  if (mode == "append") {
+    opts.mode = delta::SaveMode::kAppend;
+  } else if (mode == "overwrite") {
+    opts.mode = delta::SaveMode::kOverwrite;
+  } else if (mode == "error" || mode == "errorifexists") {
+    opts.mode = delta::SaveMode::kErrorIfExists;
+  } else {
+    return Status::InvalidArgument("Unknown save mode: " + mode_ +
+                                   ". Accepted save modes are 'overwrite', 'append', "
+                                   "'error', 'errorifexists'");
+  }
+  opts.partition_by = partition_by_;
+  for (const auto& [k, v] : options_) {
+    if (k == "txnappid") {
+      opts.txn_app_id = v;
+    } else if (k == "txnversion") {
+      int64_t version = -1;
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), version);
+      if (ec != std::errc() || end != v.data() + v.size() || version < 0) {
+        return Status::InvalidArgument("option txnVersion must be a non-negative integer, got '" +
+                                       v + "'");
+      }
+      opts.txn_version = version;
+    } else if (k == "mergeschema") {
+      opts.merge_schema = api::Lower(v) == "true";
+    } else {
+      return Status::InvalidArgument("unknown option '" + k +
+                                     "' for the Delta writer (known: txnAppId, txnVersion, "
+                                     "mergeSchema)");
+    }
+  }
+  if (opts.txn_app_id.has_value() != opts.txn_version.has_value()) {
+    return Status::InvalidArgument(
+        "Invalid options for idempotent Dataframe writes: txnAppId and txnVersion must be given "
+        "together");
+  }
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, api::RunBatch(frame_));
+  auto session = FrameAccess::Session(frame_);
+  SLUICE_ASSIGN_OR_RETURN(auto writer,
+                          delta::DeltaTableWriter::Open(session->fs, session->engine.get(), path));
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::WriteResult r, writer->Write(rows, opts),
+                              "writing Delta table " + path);
+  (void)r;
+  return Status::OK();
+}
+
+Status DataFrameWriter::SaveAsTable(const std::string& name) {
+  SLUICE_RETURN_NOT_OK(frame_.status());
+  SLUICE_ASSIGN_OR_RETURN(std::string path, FrameAccess::Session(frame_)->TablePath(name));
+  return Save(path);
+}
+
+}  // namespace sluice

@@ -1,0 +1,455 @@
+// DataStreamWriter, StreamingQuery and the plan that runs a streaming DataFrame.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+
+#include "api/api_internal.h"
+#include "api/query_state.h"
+#include "common/logging.h"
+#include "sinks/console_sink.h"
+#include "sinks/delta_sink.h"
+#include "sinks/foreach_batch_sink.h"
+#include "sources/source_factory.h"
+#include "stream/progress.h"
+
+namespace sluice {
+namespace api {
+namespace {
+
+// The loop owns its sources; a memory stream belongs to the session. This forwards to it.
+class SharedMemorySource final : public sources::Source {
+ public:
+  explicit SharedMemorySource(std::shared_ptr<sources::MemorySource> source)
+      : source_(std::move(source)) {}
+  std::string Description() const override { return source_->Description(); }
+  const engine::Schema& schema() const override { return source_->schema(); }
+  Result<std::optional<sources::OffsetJson>> LatestOffset(
+      const std::optional<sources::OffsetJson>& start, const sources::ReadLimit& limit) override {
+    return source_->LatestOffset(start, limit);
+  }
+  Status PrepareForAvailableNow() override { return source_->PrepareForAvailableNow(); }
+  Result<engine::Batch> GetBatch(const std::optional<sources::OffsetJson>& start,
+                                 const sources::OffsetJson& end) override {
+    return source_->GetBatch(start, end);
+  }
+  Status Commit(const sources::OffsetJson& end) override { return source_->Commit(end); }
+
+ private:
+  std::shared_ptr<sources::MemorySource> source_;
+};
+
+void CollectStreams(const NodePtr& node, std::vector<std::shared_ptr<StreamInput>>* out) {
+  if (node->kind == FrameNode::Kind::kStream) out->push_back(node->stream);
+  for (const NodePtr& c : node->children) CollectStreams(c, out);
+}
+
+// The schemas of the sources as they were created (filled by the source factories, which the
+// loop runs before it opens the plan).
+using SchemaSlots = std::vector<std::optional<engine::Schema>>;
+
+// Runs a streaming DataFrame: compiles it once the sources' schemas are known (Open) and runs
+// the SQL per batch as a plan::SqlPlan, with the frame's static inputs (Delta tables at their
+// latest version, batches) made readable before every batch.
+class FramePlan final : public plan::IncrementalPlan {
+ public:
+  FramePlan(std::shared_ptr<SessionState> session, NodePtr node,
+            std::shared_ptr<SchemaSlots> schemas)
+      : session_(std::move(session)),
+        node_(std::move(node)),
+        schemas_(std::move(schemas)),
+        num_sources_(CountStreams(node_)) {}
+
+  Status Open(const plan::PlanContext& context) override {
+    StreamSchemas known;
+    for (size_t i = 0; i < schemas_->size(); ++i) {
+      if ((*schemas_)[i]) known[i] = *(*schemas_)[i];
+    }
+    SLUICE_ASSIGN_OR_RETURN(auto conn, session_->engine->Connect());
+    SLUICE_ASSIGN_OR_RETURN(compiled_, Compile(session_.get(), node_, conn.get(), known));
+    if (compiled_.has_aggregate) {
+      return Status::NotSupported(
+          "streaming aggregation (GroupBy/Agg over a stream) needs the streaming planner, which "
+          "the C++ API does not use yet; aggregate inside ForeachBatch or in SQL streaming "
+          "tables");
+    }
+    if (compiled_.has_stream_join) {
+      return Status::NotSupported(
+          "a join of two streams needs the streaming planner, which the C++ API does not use "
+          "yet; join a stream with a batch DataFrame (stream-static join) instead");
+    }
+    SLUICE_RETURN_NOT_OK(
+        conn->Query("SELECT * FROM (" + compiled_.sql + ") AS __check LIMIT 0").status());
+    inner_ = std::make_unique<plan::SqlPlan>(compiled_.sql, num_sources_);
+    plan::PlanContext ctx = context;
+    auto outer = context.prepare_connection;
+    ctx.prepare_connection = [this, outer](engine::Connection& c) -> Status {
+      if (outer) SLUICE_RETURN_NOT_OK(outer(c));
+      return Prepare(session_.get(), compiled_, &c);
+    };
+    return inner_->Open(ctx);
+  }
+  size_t num_sources() const override { return num_sources_; }
+  Result<plan::PlanOutput> Execute(const plan::PlanInput& input) override {
+    return inner_->Execute(input);
+  }
+  std::string Description() const override {
+    return "SqlPlan[" + (compiled_.sql.empty() ? std::string("?") : compiled_.sql) + "]";
+  }
+
+ private:
+  std::shared_ptr<SessionState> session_;
+  NodePtr node_;
+  std::shared_ptr<SchemaSlots> schemas_;
+  size_t num_sources_;
+  CompiledQuery compiled_;
+  std::unique_ptr<plan::SqlPlan> inner_;
+};
+
+Result<stream::Trigger> ToStreamTrigger(const sluice::Trigger& t) {
+  using K = sluice::Trigger::Kind;
+  switch (t.kind()) {
+    case K::kDefault:
+      return stream::Trigger::Default();
+    case K::kAvailableNow:
+      return stream::Trigger::AvailableNow();
+    case K::kOnce:
+      return stream::Trigger::Once();
+    case K::kProcessingTime:
+      if (!t.interval_text().empty()) return stream::Trigger::ProcessingTime(t.interval_text());
+      return stream::Trigger::ProcessingTime(t.interval_ms());
+    case K::kContinuous:
+      return stream::Trigger::Continuous(t.interval_ms());
+  }
+  return Status::Internal("unknown trigger");
+}
+
+sinks::OutputMode ToSinkMode(sluice::OutputMode m) {
+  switch (m) {
+    case sluice::OutputMode::kAppend:
+      return sinks::OutputMode::kAppend;
+    case sluice::OutputMode::kUpdate:
+      return sinks::OutputMode::kUpdate;
+    case sluice::OutputMode::kComplete:
+      return sinks::OutputMode::kComplete;
+  }
+  return sinks::OutputMode::kAppend;
+}
+
+Result<bool> ParseBool(const std::string& key, const std::string& value) {
+  std::string v = Lower(value);
+  if (v == "true") return true;
+  if (v == "false") return false;
+  return Status::InvalidArgument("option " + key + " must be true or false, got '" + value + "'");
+}
+
+Result<int64_t> ParseCount(const std::string& key, const std::string& value) {
+  int64_t n = 0;
+  size_t i = 0;
+  for (; i < value.size() && std::isdigit(static_cast<unsigned char>(value[i])); ++i) {
+    n = n * 10 + (value[i] - '0');
+    if (n > (int64_t{1} << 40)) break;
+  }
+  if (value.empty() || i != value.size() || n <= 0) {
+    return Status::InvalidArgument("option " + key + " must be a positive integer, got '" + value +
+                                   "'");
+  }
+  return n;
+}
+
+}  // namespace
+
+std::shared_ptr<StreamingQuery> FrameAccess::Query(std::unique_ptr<QueryState> state) {
+  return std::shared_ptr<StreamingQuery>(new StreamingQuery(std::move(state)));
+}
+
+}  // namespace api
+
+using api::FrameAccess;
+
+// ---------------------------------------------------------------------------------------------
+// DataStreamWriter
+
+DataStreamWriter& DataStreamWriter::Format(std::string format) {
+  format_ = std::move(format);
+  return *this;
+}
+DataStreamWriter& DataStreamWriter::OutputMode(sluice::OutputMode mode) {
+  mode_ = mode;
+  mode_error_.reset();
+  return *this;
+}
+DataStreamWriter& DataStreamWriter::OutputMode(const std::string& mode) {
+  std::string m = api::Lower(mode);
+  if (m == "append") return OutputMode(sluice::OutputMode::kAppend);
+  if (m == "update") return OutputMode(sluice::OutputMode::kUpdate);
+  if (m == "complete") return OutputMode(sluice::OutputMode::kComplete);
+  mode_error_ =
+      "Unknown output mode " + mode + ". Accepted output modes are 'append', 'complete', 'update'";
+  return *this;
+}
+DataStreamWriter& DataStreamWriter::Option(std::string key, std::string value) {
+  options_[api::Lower(std::move(key))] = std::move(value);
+  return *this;
+}
+DataStreamWriter& DataStreamWriter::Option(std::string key, int64_t value) {
+  return Option(std::move(key), std::to_string(value));
+}
+DataStreamWriter& DataStreamWriter::Trigger(const sluice::Trigger& trigger) {
+  trigger_ = trigger;
+  return *this;
+}
+DataStreamWriter& DataStreamWriter::QueryName(std::string name) {
+  name_ = std::move(name);
+  return *this;
+}
+DataStreamWriter& DataStreamWriter::PartitionBy(std::vector<std::string> columns) {
+  partition_by_ = std::move(columns);
+  return *this;
+}
+DataStreamWriter& DataStreamWriter::ForeachBatch(ForeachBatchFunction fn) {
+  foreach_batch_ = std::move(fn);
+  return *this;
+}
+
+Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start(const std::string& path) {
+  options_["path"] = path;
+  return Start();
+}
+
+Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::ToTable(const std::string& name) {
+  SLUICE_RETURN_NOT_OK(frame_.status());
+  SLUICE_ASSIGN_OR_RETURN(std::string path, FrameAccess::Session(frame_)->TablePath(name));
+  table_ = api::Lower(name);
+  format_ = "delta";
+  options_["path"] = path;
+  return Start();
+}
+
+Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
+  SLUICE_RETURN_NOT_OK(frame_.status());
+  std::shared_ptr<api::SessionState> session = FrameAccess::Session(frame_);
+  const api::NodePtr& node = FrameAccess::Node(frame_);
+  if (!frame_.IsStreaming()) {
+    return Status::InvalidArgument("'WriteStream' can be called only on streaming DataFrame");
+  }
+  if (mode_error_) return Status::InvalidArgument(*mode_error_);
+  SLUICE_ASSIGN_OR_RETURN(stream::Trigger trigger, api::ToStreamTrigger(trigger_));
+
+  std::string format = foreach_batch_ ? "foreachbatch" : api::Lower(format_);
+  if (format != "delta" && format != "console" && format != "memory" && format != "foreachbatch") {
+    return Status::InvalidArgument("unknown sink format '" + format_ +
+                                   "' (known: delta, console, memory, or ForeachBatch)");
+  }
+  auto state = std::make_unique<api::QueryState>();
+  state->session = session;
+  state->name = name_;
+
+  // Options: each sink takes its own; anything else is refused.
+  std::optional<std::string> checkpoint, path;
+  bool merge_schema = false, truncate = true;
+  int64_t num_rows = 20;
+  for (const auto& [k, v] : options_) {
+    if (k == "checkpointlocation") {
+      checkpoint = v;
+    } else if (k == "path" && format == "delta") {
+      path = v;
+    } else if (k == "mergeschema" && format == "delta") {
+      SLUICE_ASSIGN_OR_RETURN(merge_schema, api::ParseBool(k, v));
+    } else if (k == "numrows" && format == "console") {
+      SLUICE_ASSIGN_OR_RETURN(num_rows, api::ParseCount(k, v));
+    } else if (k == "truncate" && format == "console") {
+      SLUICE_ASSIGN_OR_RETURN(truncate, api::ParseBool(k, v));
+    } else {
+      return Status::InvalidArgument("unknown option '" + k + "' for the " + format +
+                                     " sink (known: checkpointLocation" +
+                                     (format == "delta"     ? ", path, mergeSchema"
+                                      : format == "console" ? ", numRows, truncate"
+                                                            : "") +
+                                     ")");
+    }
+  }
+  if (!checkpoint && table_) {
+    checkpoint = fs::JoinPath(fs::JoinPath(session->warehouse, "_checkpoints"), *table_);
+  }
+  if (!checkpoint && (format == "console" || format == "memory")) {
+    std::string pattern = "/tmp/sluice-checkpoint-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return Status::FromErrno(errno, "creating a temporary checkpoint directory");
+    }
+    checkpoint = pattern;
+    state->temp_checkpoint = pattern;
+  }
+  if (!checkpoint) {
+    return Status::InvalidArgument(
+        "checkpointLocation must be specified either through "
+        "Option(\"checkpointLocation\", ...) or, for ToTable, derived from the warehouse");
+  }
+  if (format == "delta" && !path) {
+    return Status::InvalidArgument("'path' is not specified: use Start(path) or ToTable(name)");
+  }
+  if (mode_ == sluice::OutputMode::kComplete) {
+    // Every frame the API runs is stateless (FramePlan refuses aggregations), as Spark's
+    // UnsupportedOperationChecker words it.
+    return Status::InvalidArgument(
+        "Complete output mode not supported when there are no streaming aggregations on "
+        "streaming DataFrames/Datasets");
+  }
+  if (format == "delta" && !sinks::DeltaSink::SupportsOutputMode(api::ToSinkMode(mode_))) {
+    return Status::NotSupported(std::string("Data source delta does not support ") +
+                                sinks::OutputModeName(api::ToSinkMode(mode_)) + " output mode");
+  }
+  if (format == "memory" && !name_) {
+    return Status::InvalidArgument("queryName must be specified for memory sink");
+  }
+
+  // Sources, in the order the plan numbers them.
+  std::vector<std::shared_ptr<api::StreamInput>> inputs;
+  api::CollectStreams(node, &inputs);
+  auto slots = std::make_shared<api::SchemaSlots>(inputs.size());
+  std::vector<stream::SourceSpec> specs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::shared_ptr<api::StreamInput> input = inputs[i];
+    stream::SourceSpec spec;
+    if (input->format != "memory") spec.options = input->options;
+    spec.factory =
+        [input, slots,
+         i](const sources::SourceContext& ctx) -> Result<std::unique_ptr<sources::Source>> {
+      std::unique_ptr<sources::Source> source;
+      if (input->memory) {
+        source = std::make_unique<api::SharedMemorySource>(input->memory);
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(source, sources::CreateSource(input->format, ctx));
+      }
+      (*slots)[i] = source->schema();
+      return source;
+    };
+    specs.push_back(std::move(spec));
+  }
+  auto plan = std::make_unique<api::FramePlan>(session, node, slots);
+
+  // The sink.
+  stream::SinkFactory sink_factory;
+  if (format == "foreachbatch") {
+    ForeachBatchFunction fn = foreach_batch_;
+    auto sink = std::make_shared<sinks::ForeachBatchSink>(
+        [session, fn](const engine::Batch& data, BatchId id) -> Status {
+          api::FrameNode n;
+          n.kind = api::FrameNode::Kind::kBatch;
+          n.batch = data;
+          DataFrame batch =
+              FrameAccess::Make(session, std::make_shared<const api::FrameNode>(std::move(n)));
+          return fn(batch, id.value());
+        });
+    sink_factory = stream::FixedSink(sink);
+  } else if (format == "console") {
+    sink_factory = stream::FixedSink(std::make_shared<sinks::ConsoleSink>(
+        sinks::ConsoleSinkOptions{.num_rows = num_rows, .truncate = truncate}));
+  } else if (format == "memory") {
+    state->memory_sink = std::make_shared<sinks::MemorySink>(*name_);
+    sink_factory = stream::FixedSink(state->memory_sink);
+  } else {
+    sinks::DeltaSinkOptions opts;
+    opts.path = *path;
+    opts.partition_by = partition_by_;
+    opts.merge_schema = merge_schema;
+    sink_factory = [opts](const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
+      sinks::DeltaSinkOptions o = opts;
+      o.query_id = ctx.query_id;
+      SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::DeltaSink::Open(ctx.fs, ctx.engine, o));
+      return std::shared_ptr<sinks::Sink>(std::move(sink));
+    };
+  }
+
+  stream::ExecutionOptions eo;
+  eo.checkpoint_root = *checkpoint;
+  eo.query_name = name_;
+  eo.trigger = trigger;
+  eo.output_mode = api::ToSinkMode(mode_);
+  eo.engine = session->engine.get();
+  eo.fs = session->fs;
+  eo.listener_bus = session->bus;
+  auto execution =
+      stream::MicroBatchExecution::Start(eo, std::move(specs), std::move(plan), sink_factory);
+  if (!execution.ok()) {
+    if (state->temp_checkpoint) (void)session->fs->DeleteRecursive(*state->temp_checkpoint);
+    return execution.status();
+  }
+  state->execution = execution.MoveValueUnsafe();
+  if (state->memory_sink) {
+    std::lock_guard<std::mutex> lock(session->mu);
+    session->memory_sinks[api::Lower(*name_)] = state->memory_sink;
+  }
+  std::shared_ptr<StreamingQuery> query = FrameAccess::Query(std::move(state));
+  {
+    std::lock_guard<std::mutex> lock(session->mu);
+    auto& qs = session->queries;
+    qs.erase(std::remove_if(qs.begin(), qs.end(), [](const auto& w) { return w.expired(); }),
+             qs.end());
+    qs.push_back(query);
+  }
+  return query;
+}
+
+// ---------------------------------------------------------------------------------------------
+// StreamingQuery
+
+StreamingQuery::StreamingQuery(std::unique_ptr<api::QueryState> state) : state_(std::move(state)) {}
+
+StreamingQuery::~StreamingQuery() {
+  if (state_ == nullptr || state_->execution == nullptr) return;
+  (void)state_->execution->Stop();
+  state_->execution.reset();
+  if (state_->temp_checkpoint) (void)state_->session->fs->DeleteRecursive(*state_->temp_checkpoint);
+}
+
+const std::string& StreamingQuery::Id() const { return state_->execution->id(); }
+const std::string& StreamingQuery::RunId() const { return state_->execution->run_id(); }
+const std::optional<std::string>& StreamingQuery::Name() const { return state_->name; }
+bool StreamingQuery::IsActive() const { return state_->execution->IsActive(); }
+
+StreamingQueryStatus StreamingQuery::Status() const {
+  stream::QueryStatus s = state_->execution->CurrentStatus();
+  return {s.message, s.is_data_available, s.is_trigger_active};
+}
+
+std::optional<std::string> StreamingQuery::LastProgress() const {
+  auto p = state_->execution->LastProgress();
+  if (!p) return std::nullopt;
+  return stream::ProgressToJson(*p);
+}
+
+std::vector<std::string> StreamingQuery::RecentProgress() const {
+  std::vector<std::string> out;
+  for (const auto& p : state_->execution->RecentProgress()) {
+    out.push_back(stream::ProgressToJson(p));
+  }
+  return out;
+}
+
+std::optional<int64_t> StreamingQuery::LastBatchId() const {
+  int64_t next = state_->execution->NextBatchId().value();
+  if (next == 0) return std::nullopt;
+  return next - 1;
+}
+
+::sluice::Status StreamingQuery::AwaitTermination() {
+  return state_->execution->AwaitTermination();
+}
+
+Result<bool> StreamingQuery::AwaitTermination(std::chrono::milliseconds timeout) {
+  return state_->execution->AwaitTermination(timeout.count());
+}
+
+::sluice::Status StreamingQuery::Stop() { return state_->execution->Stop(); }
+
+::sluice::Status StreamingQuery::ProcessAllAvailable() {
+  return state_->execution->ProcessAllAvailable();
+}
+
+std::optional<::sluice::Status> StreamingQuery::Exception() const {
+  return state_->execution->Exception();
+}
+
+}  // namespace sluice
