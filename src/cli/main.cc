@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/pipeline_runner.h"
 #include "cli/result_printer.h"
 #include "cli/sql_logic_test.h"
 #include "cli/sql_shell.h"
@@ -30,6 +31,13 @@ constexpr const char* kTestFooter =
     "Examples:\n"
     "  sluice test test/sql\n"
     "  sluice test test/sql/basics/select.test -v";
+
+constexpr const char* kRunFooter =
+    "Runs the file's statements, then every streaming table and flow it defines on its own\n"
+    "trigger, in dependency order, printing one line per micro-batch. AVAILABLE NOW and ONCE\n"
+    "queries stop when done; the others run until Ctrl-C (which stops at a batch boundary).\n"
+    "Examples:\n"
+    "  sluice run examples/pipeline.sql --warehouse build/demo-warehouse";
 
 }  // namespace
 
@@ -62,6 +70,15 @@ int main(int argc, char** argv) {
   test->add_flag("--verbose,-v", verbose, "Print each record as it runs and multi-line diffs");
   test->footer(kTestFooter);
 
+  // sluice run
+  sluice::cli::RunCommandOptions run_options;
+  CLI::App* run = app.add_subcommand(
+      "run", "Run a pipeline: its statements, then its streaming tables and flows");
+  run->add_option("file", run_options.file, "The pipeline's SQL file")->required();
+  run->add_option("--warehouse,-w", run_options.warehouse,
+                  "Directory where table names resolve (default ./warehouse)");
+  run->footer(kRunFooter);
+
   CLI11_PARSE(app, argc, argv);
 
   if (!log_level.empty()) {
@@ -77,6 +94,7 @@ int main(int argc, char** argv) {
     sql_options.format = *sluice::cli::ParseOutputFormat(format_text);
     return sluice::cli::RunSqlCommand(sql_options);
   }
+  if (run->parsed()) return sluice::cli::RunPipeline(run_options, std::cout, std::cerr);
   if (test->parsed()) {
     sluice::cli::TestRunOptions options;
     options.features = sluice::cli::BuiltInFeatures();

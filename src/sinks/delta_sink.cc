@@ -1,6 +1,28 @@
 #include "sinks/delta_sink.h"
 
+#include <chrono>
+
+#include "delta/dml_merge.h"
+
 namespace sluice::sinks {
+namespace {
+
+std::string QuoteIdent(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 Result<std::unique_ptr<DeltaSink>> DeltaSink::Open(std::shared_ptr<fs::FileSystem> fs,
                                                    engine::Engine* engine,
@@ -10,25 +32,36 @@ Result<std::unique_ptr<DeltaSink>> DeltaSink::Open(std::shared_ptr<fs::FileSyste
     return Status::InvalidArgument("Delta sink " + options.path +
                                    ": no query id given (it is the txn appId of every commit)");
   }
+  if (engine == nullptr) return Status::InvalidArgument("Delta sink: no engine");
   SLUICE_ASSIGN_OR_RETURN_CTX(
-      auto writer,
-      delta::DeltaTableWriter::Open(std::move(fs), engine, options.path, options.writer),
+      auto writer, delta::DeltaTableWriter::Open(fs, engine, options.path, options.writer),
       "Delta sink " + options.path);
-  return std::unique_ptr<DeltaSink>(new DeltaSink(std::move(writer), std::move(options)));
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto conn, engine->Connect(), "Delta sink " + options.path);
+  return std::unique_ptr<DeltaSink>(
+      new DeltaSink(std::move(writer), std::move(conn), std::move(fs), engine, std::move(options)));
 }
 
 Status DeltaSink::AddBatch(BatchId batch_id, const engine::Batch& data, OutputMode mode) {
   const std::string ctx = "Delta sink " + options_.path + ", batch " + batch_id.ToString();
-  if (!SupportsOutputMode(mode)) {
-    return Status::NotSupported(
-        ctx +
-        ": output mode Update (an upsert by key columns, i.e. a MERGE) is not supported "
-        "by the Delta sink yet; use Append or Complete, or foreachBatch with a MERGE");
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::shared_ptr<const delta::Snapshot> latest, writer_->Latest(),
+                              ctx);
+  const bool table_exists = latest != nullptr;
+  if (table_exists && mode != OutputMode::kComplete && data.num_rows() == 0) {
+    // Nothing to write: no commit (docs/sql.md).
+    last_rows_ = 0;
+    metrics_ = {{"numFiles", "0"}, {"numBytes", "0"}, {"skipped", "false"}};
+    return Status::OK();
+  }
+  // Update without keys (a query without aggregation): every row is new, an append (Spark).
+  if (mode == OutputMode::kUpdate && table_exists && !options_.update_keys.empty()) {
+    return Merge(batch_id, data, ctx);
   }
   delta::WriteOptions w;
+  // Update mode on a new table: the first batch's rows are all new keys, an append.
   w.mode = mode == OutputMode::kComplete ? delta::SaveMode::kOverwrite : delta::SaveMode::kAppend;
   w.merge_schema = options_.merge_schema;
   w.partition_by = options_.partition_by;
+  w.configuration = options_.configuration;
   w.txn_app_id = options_.query_id;
   w.txn_version = batch_id.value();
   w.operation = "STREAMING UPDATE";
@@ -40,6 +73,46 @@ Status DeltaSink::AddBatch(BatchId batch_id, const engine::Batch& data, OutputMo
   metrics_ = {{"numFiles", std::to_string(r.num_files)},
               {"numBytes", std::to_string(r.num_bytes)},
               {"skipped", r.skipped ? "true" : "false"}};
+  if (r.version) metrics_["version"] = r.version->ToString();
+  return Status::OK();
+}
+
+Status DeltaSink::Merge(BatchId batch_id, const engine::Batch& data, const std::string& ctx) {
+  SLUICE_ASSIGN_OR_RETURN_CTX(
+      std::optional<int64_t> done,
+      [&]() -> Result<std::optional<int64_t>> {
+        SLUICE_ASSIGN_OR_RETURN(auto snap, writer_->Latest());
+        return snap->TxnVersion(options_.query_id);
+      }(),
+      ctx);
+  if (done && *done >= batch_id.value()) {
+    last_rows_ = 0;
+    metrics_ = {{"numFiles", "0"}, {"numBytes", "0"}, {"skipped", "true"}};
+    return Status::OK();
+  }
+  delta::MergeSpec spec;
+  spec.source_batch = data;
+  spec.source_alias = "s";
+  spec.target_alias = "t";
+  for (size_t i = 0; i < options_.update_keys.size(); ++i) {
+    const std::string k = QuoteIdent(options_.update_keys[i]);
+    if (i > 0) spec.on += " AND ";
+    spec.on += "t." + k + " IS NOT DISTINCT FROM s." + k;
+  }
+  delta::MergeClause update;
+  update.kind = delta::MergeClauseKind::kMatched;
+  update.action = delta::MergeActionKind::kUpdateAll;
+  delta::MergeClause insert;
+  insert.kind = delta::MergeClauseKind::kNotMatched;
+  insert.action = delta::MergeActionKind::kInsertAll;
+  spec.clauses = {update, insert};
+  delta::DmlTable table{writer_.get(), fs_, engine_, conn_.get()};
+  delta::DmlOptions opts;
+  opts.txn = delta::SetTransaction{options_.query_id, batch_id.value(), NowMs()};
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult r, delta::MergeInto(table, spec, opts), ctx);
+  last_rows_ = data.num_rows();
+  metrics_ = {
+      {"numFiles", std::to_string(r.added_files.size())}, {"numBytes", "0"}, {"skipped", "false"}};
   if (r.version) metrics_["version"] = r.version->ToString();
   return Status::OK();
 }

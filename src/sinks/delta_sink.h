@@ -1,14 +1,21 @@
 // DeltaSink: writes each micro-batch to a Delta table, exactly once (Spark's DeltaSink).
 //
-// Every batch is one Delta commit made with DeltaTableWriter::Write and carrying
-// txn{appId = query id, version = batch id}; the writer skips the write when the table already
-// records that appId at a version >= the batch id. So a re-run of batch N after a crash between
-// the Delta commit and commits/<N> writes nothing twice. The commit's operation is
-// "STREAMING UPDATE" with operationParameters {outputMode, queryId, epochId}.
+// Every batch that writes rows is one Delta commit carrying txn{appId = query id, version =
+// batch id}; a batch whose txn the table already records is skipped. So a re-run of batch N after
+// a crash between the Delta commit and commits/<N> writes nothing twice. Appends and overwrites go
+// through DeltaTableWriter::Write (operation "STREAMING UPDATE" with operationParameters
+// {outputMode, queryId, epochId}).
 //
-// Output modes: Append adds the rows; Complete replaces the whole table with them (an overwrite
-// in the same commit as the txn). Update (an upsert by key columns, a MERGE) is NotSupported
-// until the Delta MERGE (src/delta/dml_merge.h) exists.
+// Output modes:
+// - Append adds the rows. A batch without rows makes no commit (except the first one of a table
+//   that does not exist yet: it creates the table with the batch's schema).
+// - Complete replaces the whole table with the rows (an overwrite in the same commit as the txn),
+//   every batch.
+// - Update upserts the rows by `update_keys` with a Delta MERGE (dml_merge.h: WHEN MATCHED UPDATE
+//   SET *, WHEN NOT MATCHED INSERT *, keys compared with IS NOT DISTINCT FROM) whose commit
+//   carries the txn; with the change data feed on, the table's feed shows update_preimage /
+//   update_postimage for changed keys. A batch without rows makes no commit. Without update_keys
+//   (a query without aggregation) Update appends, as in Spark.
 //
 // The query id must be the checkpoint's (stream/checkpoint_metadata.h): a new checkpoint gets a
 // new id and so starts a new txn sequence at batch 0.
@@ -17,6 +24,7 @@
 // Thread safety: driven by one query thread.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,7 +39,11 @@ struct DeltaSinkOptions {
   std::string query_id;  // required: the txn appId (the streaming query id)
   std::vector<std::string> partition_by;  // partition columns of a new table
   bool merge_schema = false;              // mergeSchema: add new columns to the table schema
-  delta::TableWriterOptions writer;       // commit options (fsync, retries), checkpoints
+  // Table properties of a table the sink creates (e.g. delta.enableChangeDataFeed = true).
+  std::map<std::string, std::string> configuration;
+  // Update mode: the output columns that identify a row of the table (the MERGE key).
+  std::vector<std::string> update_keys;
+  delta::TableWriterOptions writer;  // commit options (fsync, retries), checkpoints
 };
 
 class DeltaSink final : public Sink {
@@ -49,14 +61,29 @@ class DeltaSink final : public Sink {
   // numFiles, numBytes, skipped ("true" when the last batch was already in the table), version.
   std::map<std::string, std::string> Metrics() const override { return metrics_; }
 
-  // Whether AddBatch accepts `mode` (Append and Complete).
-  static bool SupportsOutputMode(OutputMode mode) { return mode != OutputMode::kUpdate; }
+  // Whether AddBatch accepts `mode` (all three).
+  static bool SupportsOutputMode(OutputMode mode) {
+    (void)mode;
+    return true;
+  }
 
  private:
-  DeltaSink(std::unique_ptr<delta::DeltaTableWriter> writer, DeltaSinkOptions options)
-      : writer_(std::move(writer)), options_(std::move(options)) {}
+  DeltaSink(std::unique_ptr<delta::DeltaTableWriter> writer,
+            std::unique_ptr<engine::Connection> conn, std::shared_ptr<fs::FileSystem> fs,
+            engine::Engine* engine, DeltaSinkOptions options)
+      : writer_(std::move(writer)),
+        conn_(std::move(conn)),
+        fs_(std::move(fs)),
+        engine_(engine),
+        options_(std::move(options)) {}
+
+  // Update mode: MERGE of `data` by the update keys, with the txn in the same commit.
+  Status Merge(BatchId batch_id, const engine::Batch& data, const std::string& ctx);
 
   std::unique_ptr<delta::DeltaTableWriter> writer_;
+  std::unique_ptr<engine::Connection> conn_;  // MERGE queries
+  std::shared_ptr<fs::FileSystem> fs_;
+  engine::Engine* engine_;
   DeltaSinkOptions options_;
   std::optional<int64_t> last_rows_;
   std::map<std::string, std::string> metrics_;

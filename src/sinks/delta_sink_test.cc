@@ -1,4 +1,4 @@
-// Tests of DeltaSink: txn idempotency, append/complete, commitInfo, update refused.
+// Tests of DeltaSink: txn idempotency, append/complete/update, commitInfo, empty batches.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -102,16 +102,66 @@ TEST_F(DeltaSinkTest, CompleteOverwrites) {
   EXPECT_EQ(TableRows(), (std::vector<std::string>{"a,2", "b,1"}));
 }
 
-TEST_F(DeltaSinkTest, UpdateModeAndBadOptionsRefused) {
+TEST_F(DeltaSinkTest, UpdateModeWithoutKeysAppendsAndBadOptionsRefused) {
   auto sink = Open();
-  Status st = sink->AddBatch(BatchId(0), Q("SELECT 1 AS a"), OutputMode::kUpdate);
-  EXPECT_TRUE(st.IsNotSupported());
-  EXPECT_NE(st.message().find("Update"), std::string::npos);
-  EXPECT_FALSE(DeltaSink::SupportsOutputMode(OutputMode::kUpdate));
+  ASSERT_TRUE(sink->AddBatch(BatchId(0), Q("SELECT 1 AS a"), OutputMode::kUpdate).ok());
+  ASSERT_TRUE(sink->AddBatch(BatchId(1), Q("SELECT 1 AS a"), OutputMode::kUpdate).ok());
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"1", "1"}));
+  EXPECT_TRUE(DeltaSink::SupportsOutputMode(OutputMode::kUpdate));
   DeltaSinkOptions o;
   o.path = dir_.Join("t");
   EXPECT_TRUE(
       DeltaSink::Open(fs::LocalFileSystem(), engine_.get(), o).status().IsInvalidArgument());
+}
+
+TEST_F(DeltaSinkTest, UpdateModeMergesByKeyOncePerBatch) {
+  DeltaSinkOptions o;
+  o.path = dir_.Join("t");
+  o.query_id = "q-u";
+  o.writer.commit.sync = false;
+  o.update_keys = {"k"};
+  o.configuration = {{"delta.enableChangeDataFeed", "true"}};
+  auto opened = DeltaSink::Open(fs::LocalFileSystem(), engine_.get(), o);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  auto sink = opened.MoveValueUnsafe();
+  ASSERT_TRUE(sink->AddBatch(BatchId(0), Q("SELECT 'a' AS k, 1 AS n UNION ALL SELECT 'b', 1"),
+                             OutputMode::kUpdate)
+                  .ok());
+  Status st = sink->AddBatch(BatchId(1), Q("SELECT 'a' AS k, 5 AS n UNION ALL SELECT 'c', 1"),
+                             OutputMode::kUpdate);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"a,5", "b,1", "c,1"}));
+  const int64_t commits = NumCommits();
+  // A re-run of batch 1 writes nothing; an empty batch makes no commit.
+  ASSERT_TRUE(sink->AddBatch(BatchId(1), Q("SELECT 'a' AS k, 9 AS n"), OutputMode::kUpdate).ok());
+  EXPECT_EQ(sink->Metrics().at("skipped"), "true");
+  ASSERT_TRUE(
+      sink->AddBatch(BatchId(2), Q("SELECT 'a' AS k, 9 AS n LIMIT 0"), OutputMode::kUpdate).ok());
+  EXPECT_EQ(NumCommits(), commits);
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"a,5", "b,1", "c,1"}));
+  // The MERGE commit carries the txn and the change data feed has the update images.
+  auto t = delta::DeltaTable::Open(fs::LocalFileSystem(), engine_.get(), dir_.Join("t"));
+  ASSERT_TRUE(t.ok());
+  auto txn = (*t)->LatestTxnVersion("q-u");
+  ASSERT_TRUE(txn.ok());
+  EXPECT_EQ(*txn, std::optional<int64_t>(1));
+  auto changes = (*t)->Changes(Version(1), std::nullopt);
+  ASSERT_TRUE(changes.ok()) << changes.status().ToString();
+  int pre = 0, post = 0;
+  for (int64_t r = 0; r < changes->num_rows(); ++r) {
+    std::string row = RowToString(*changes, r);
+    pre += row.find("update_preimage") != std::string::npos;
+    post += row.find("update_postimage") != std::string::npos;
+  }
+  EXPECT_EQ(pre, 1);
+  EXPECT_EQ(post, 1);
+}
+
+TEST_F(DeltaSinkTest, AppendOfNoRowsMakesNoCommit) {
+  auto sink = Open();
+  ASSERT_TRUE(sink->AddBatch(BatchId(0), Q("SELECT 1 AS a"), OutputMode::kAppend).ok());
+  ASSERT_TRUE(sink->AddBatch(BatchId(1), Q("SELECT 1 AS a LIMIT 0"), OutputMode::kAppend).ok());
+  EXPECT_EQ(NumCommits(), 1);
 }
 
 }  // namespace

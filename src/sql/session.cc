@@ -6,6 +6,8 @@
 #include "fs/file_system.h"
 #include "sql/delta_references.h"
 #include "sql/literal_rows.h"
+#include "sql/streaming_progress_store.h"
+#include "sql/streaming_statement_parser.h"
 #include "sql/table_statement_parser.h"
 
 namespace sluice::sql {
@@ -130,9 +132,24 @@ Session::Session(std::string warehouse, std::unique_ptr<engine::Engine> engine,
       connection_(std::move(connection)),
       catalog_(std::make_unique<TableCatalog>(fs::LocalFileSystem(), warehouse_)),
       executor_(std::make_unique<TableStatementExecutor>(
-          fs::LocalFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_)) {}
+          fs::LocalFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_)) {
+  ResetStreaming();
+}
+
+void Session::ResetStreaming() {
+  StreamingTableManagerOptions o;
+  o.fs = fs::LocalFileSystem();
+  o.engine = engine_.get();
+  o.tables = catalog_.get();
+  o.settings = &settings_;
+  o.run_table_statement = [this](const TableStatement& statement) {
+    return executor_->Execute(statement);
+  };
+  streaming_ = std::make_unique<StreamingTableManager>(std::move(o));
+}
 
 Session::~Session() {
+  streaming_.reset();
   executor_.reset();
   connection_.reset();
   engine_.reset();
@@ -143,6 +160,7 @@ void Session::ResetCatalog() {
   catalog_ = std::make_unique<TableCatalog>(fs::LocalFileSystem(), warehouse_);
   executor_ = std::make_unique<TableStatementExecutor>(
       fs::LocalFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_);
+  ResetStreaming();
 }
 
 Result<delta::DeltaTable*> Session::TableAt(const std::string& path) {
@@ -273,20 +291,61 @@ Status Session::MaybeHandleSetting(std::string_view statement, bool* handled) {
   return Status::OK();
 }
 
+Result<std::string> Session::PrepareProgressViews(std::string_view statement) {
+  SLUICE_ASSIGN_OR_RETURN(ProgressRewrite rewrite, RewriteStreamingProgress(statement));
+  for (const ProgressReference& ref : rewrite.references) {
+    SLUICE_ASSIGN_OR_RETURN(std::string sql, streaming_->ProgressSql(ref.name));
+    SLUICE_RETURN_NOT_OK(connection_->Execute("CREATE OR REPLACE TEMP VIEW " +
+                                              QuoteIdentifier(ref.view_name) + " AS " + sql));
+    temp_views_.push_back(ref.view_name);
+  }
+  if (rewrite.show_streaming_tables) {
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch rows,
+                            streaming_->Execute(ShowStreamingTablesStatement{}, connection_.get()));
+    SLUICE_RETURN_NOT_OK(connection_->RegisterBatch(kShowStreamingTablesView, rows));
+    temp_batches_.push_back(kShowStreamingTablesView);
+  }
+  return rewrite.sql;
+}
+
+Result<engine::Batch> Session::Drop(const DropTableStatement& drop) {
+  if (!drop.table.is_path) {
+    SLUICE_ASSIGN_OR_RETURN(bool was_streaming, streaming_->DropIfStreaming(drop.table.name));
+    if (was_streaming) {
+      SLUICE_ASSIGN_OR_RETURN(bool exists, catalog_->Exists(drop.table));
+      if (!exists) return engine::Batch();
+    }
+  }
+  return executor_->Execute(drop);
+}
+
 Result<engine::Batch> Session::Execute(std::string_view statement) {
   bool handled = false;
   SLUICE_RETURN_NOT_OK(MaybeHandleSetting(statement, &handled));
   if (handled) return engine::Batch();
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingStatement> streaming_statement,
+                          ParseStreamingStatement(statement));
+  if (streaming_statement) {
+    Result<engine::Batch> result = streaming_->Execute(*streaming_statement, connection_.get());
+    tables_.clear();  // a REFRESH may have written tables
+    return result;
+  }
   SLUICE_ASSIGN_OR_RETURN(std::optional<TableStatement> table_statement,
                           ParseTableStatement(statement));
   // Queries inside table statements (AS SELECT, INSERT ... SELECT, MERGE ... USING) read Delta
   // tables through the same views as plain queries.
   SLUICE_ASSIGN_OR_RETURN(std::string sql, PrepareDeltaViews(statement));
+  SLUICE_ASSIGN_OR_RETURN(sql, PrepareProgressViews(sql));
   if (table_statement) {
     if (sql != statement) {
       SLUICE_ASSIGN_OR_RETURN(table_statement, ParseTableStatement(sql));
     }
-    Result<engine::Batch> result = executor_->Execute(*table_statement);
+    Result<engine::Batch> result = Status::Internal("unset");
+    if (const auto* drop = std::get_if<DropTableStatement>(&*table_statement)) {
+      result = Drop(*drop);
+    } else {
+      result = executor_->Execute(*table_statement);
+    }
     tables_.clear();  // a write may have changed what cached readers hold
     return result;
   }

@@ -2,8 +2,13 @@
 //
 // A Session owns an engine (src/engine), the session's settings and the warehouse's table
 // catalog. It recognises the statements Sluice handles itself (`SET/RESET sluice.<name>`, the
-// Delta table statements of docs/sql.md) and hands every other statement to the engine, where
-// Delta tables of the warehouse are readable by name (docs/sql-frontend.md).
+// Delta table statements and the streaming statements of docs/sql.md) and hands every other
+// statement to the engine, where Delta tables of the warehouse are readable by name
+// (docs/sql-frontend.md) and `streaming_progress('name')` is a relation.
+//
+// Streaming tables (streaming_table_manager.h) run in the session's process: REFRESH returns
+// when its run ends; what Spark keeps only in memory (per-source watermarks) lives as long as
+// the Session.
 //
 // Thread safety: a Session is used by one thread at a time.
 #pragma once
@@ -18,6 +23,7 @@
 #include "delta/table.h"
 #include "engine/engine.h"
 #include "sql/settings.h"
+#include "sql/streaming_table_manager.h"
 #include "sql/table_catalog.h"
 #include "sql/table_statement_executor.h"
 
@@ -42,6 +48,8 @@ class Session {
   Result<engine::Batch> Execute(std::string_view statement);
 
   const Settings& settings() const { return settings_; }
+  // The streaming tables and flows of the warehouse (sluice run starts them through it).
+  StreamingTableManager& streaming() { return *streaming_; }
   const std::string& warehouse() const { return warehouse_; }
 
  private:
@@ -55,6 +63,12 @@ class Session {
   // The cached reader of the table at `path` (snapshots are refreshed on each use).
   Result<delta::DeltaTable*> TableAt(const std::string& path);
   void ResetCatalog();
+  void ResetStreaming();
+
+  // Makes each streaming_progress('name') of `statement` a view; returns the rewritten text.
+  Result<std::string> PrepareProgressViews(std::string_view statement);
+  // DROP TABLE of a streaming table also removes its definition and checkpoint.
+  Result<engine::Batch> Drop(const DropTableStatement& drop);
 
   // Handles SET/RESET of sluice.* settings. Returns true in *handled when it was one.
   Status MaybeHandleSetting(std::string_view statement, bool* handled);
@@ -65,6 +79,7 @@ class Session {
   std::unique_ptr<engine::Connection> connection_;
   std::unique_ptr<TableCatalog> catalog_;
   std::unique_ptr<TableStatementExecutor> executor_;
+  std::unique_ptr<StreamingTableManager> streaming_;
   std::map<std::string, std::unique_ptr<delta::DeltaTable>> tables_;  // by path
   std::vector<std::string> temp_views_;    // views PrepareDeltaViews created
   std::vector<std::string> temp_batches_;  // batches PrepareDeltaViews registered

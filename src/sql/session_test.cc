@@ -43,7 +43,8 @@ TEST_F(SessionTest, SetAndResetSluiceSettings) {
   EXPECT_EQ(*session_->settings().Get("multipleWatermarkPolicy"), "max");
   ASSERT_TRUE(session_->Execute("set SLUICE.noDataBatches TO false;").ok());
   EXPECT_FALSE(session_->settings().GetBoolean("noDataBatches"));
-  ASSERT_TRUE(session_->Execute("-- a comment first\n/* and another */ RESET sluice.noDataBatches").ok());
+  ASSERT_TRUE(
+      session_->Execute("-- a comment first\n/* and another */ RESET sluice.noDataBatches").ok());
   EXPECT_TRUE(session_->settings().GetBoolean("noDataBatches"));
   ASSERT_TRUE(session_->Execute("SET sluice.warehouse = '" + dir_ + "/other'").ok());
   EXPECT_EQ(session_->warehouse(), dir_ + "/other");
@@ -70,6 +71,30 @@ TEST_F(SessionTest, ErrorsNameTheProblem) {
   auto bad = session_->Execute("SELEC 1");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("syntax error"), std::string::npos);
+}
+
+TEST_F(SessionTest, TwoQueriesOnOneCheckpointAreRefused) {
+  ASSERT_TRUE(session_->Execute("CREATE TABLE input (id BIGINT)").ok());
+  ASSERT_TRUE(session_->Execute("INSERT INTO input VALUES (1)").ok());
+  auto created = session_->Execute("CREATE STREAMING TABLE q AS SELECT id FROM STREAM input");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto defs = session_->streaming().ListDefinitions();
+  ASSERT_TRUE(defs.ok());
+  ASSERT_EQ(defs->size(), 1u);
+  // A query running on the default trigger (as `sluice run` starts it) holds the checkpoint.
+  auto running = session_->streaming().Start((*defs)[0], stream::Trigger::Default());
+  ASSERT_TRUE(running.ok()) << running.status().ToString();
+  auto refused = session_->Execute("REFRESH STREAMING TABLE q");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("in use by another query"), std::string::npos)
+      << refused.status().ToString();
+  ASSERT_TRUE((*running)->ProcessAllAvailable().ok());
+  ASSERT_TRUE((*running)->Stop().ok());
+  auto refreshed = session_->Execute("REFRESH STREAMING TABLE q");
+  ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
+  auto rows = session_->Execute("SELECT count(*) FROM q");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows->GetString(0, 0), "1");
 }
 
 }  // namespace

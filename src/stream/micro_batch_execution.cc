@@ -175,6 +175,8 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
   SLUICE_ASSIGN_OR_RETURN(auto tracker,
                           WatermarkTracker::Make(plan->watermark_nodes(), policy, watermark_ms_));
   watermarks_.emplace(std::move(tracker));
+  watermarks_->RestoreNodeWatermarks(options_.initial_node_watermarks_ms);
+  node_watermarks_ms_ = watermarks_->node_watermarks();
 
   PlanContext pc{
       options_.engine, fs_, root, restart_.conf, options_.output_mode, options_.prepare_connection};
@@ -444,6 +446,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
     std::lock_guard<std::mutex> lock(mu_);
     next_batch_id_ = id.Next();
     watermark_ms_ = next_wm;
+    node_watermarks_ms_ = watermarks_->node_watermarks();
   }
 
   // Progress.
@@ -489,6 +492,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   }
   last_trigger_start_ms_ = trigger_start_ms;
   last_idle_progress_ms_ = trigger_start_ms;  // idle progress: 10 s after the last progress
+  if (options_.on_batch_progress) options_.on_batch_progress(p);
   AddProgress(std::move(p));
   return Status::OK();
 }
@@ -597,6 +601,11 @@ BatchId MicroBatchExecution::NextBatchId() const {
 int64_t MicroBatchExecution::CurrentWatermarkMs() const {
   std::lock_guard<std::mutex> lock(mu_);
   return watermark_ms_;
+}
+
+std::vector<std::optional<int64_t>> MicroBatchExecution::NodeWatermarksMs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return node_watermarks_ms_;
 }
 
 }  // namespace sluice::stream

@@ -125,6 +125,13 @@ struct ExecutionOptions {
   std::vector<Observation> observations;
   // Handed to the plan (PlanContext::prepare_connection): readies static relations per batch.
   std::function<Status(engine::Connection&)> prepare_connection;
+  // Per-watermark-node watermarks of an earlier run of this query in the same process (what
+  // NodeWatermarksMs() returned when it ended); empty or of another size: none. Spark keeps
+  // them only in memory, so a streaming table hands them from one REFRESH to the next.
+  std::vector<std::optional<int64_t>> initial_node_watermarks_ms;
+  // Called on the query thread after each batch's progress is made (not for idle triggers),
+  // before the next trigger starts; e.g. to persist it. Must not block for long.
+  std::function<void(const StreamingQueryProgress&)> on_batch_progress;
 };
 
 // What the query is doing (Spark's StreamingQueryStatus).
@@ -178,6 +185,9 @@ class MicroBatchExecution {
   BatchId NextBatchId() const;
   // The global watermark the next batch runs with.
   int64_t CurrentWatermarkMs() const;
+  // Per watermark node (plan order): max event time - delay seen in this run (or restored from
+  // ExecutionOptions::initial_node_watermarks_ms), nullopt for a node that saw no data.
+  std::vector<std::optional<int64_t>> NodeWatermarksMs() const;
   // The file system the query writes through (the FaultInjectingFileSystem with test_crash_at).
   const std::shared_ptr<fs::FileSystem>& file_system() const { return fs_; }
 
@@ -239,14 +249,15 @@ class MicroBatchExecution {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  BatchId next_batch_id_{0};                   // mu_
-  int64_t watermark_ms_ = 0;                   // mu_
-  QueryStatus status_;                         // mu_
-  std::deque<StreamingQueryProgress> recent_;  // mu_
-  std::optional<Status> exception_;            // mu_
-  bool terminated_ = false;                    // mu_
-  int64_t trigger_seq_ = 0;                    // mu_: triggers started
-  int64_t last_idle_trigger_seq_ = 0;          // mu_: the latest trigger that found no data
+  BatchId next_batch_id_{0};                                // mu_
+  int64_t watermark_ms_ = 0;                                // mu_
+  std::vector<std::optional<int64_t>> node_watermarks_ms_;  // mu_
+  QueryStatus status_;                                      // mu_
+  std::deque<StreamingQueryProgress> recent_;               // mu_
+  std::optional<Status> exception_;                         // mu_
+  bool terminated_ = false;                                 // mu_
+  int64_t trigger_seq_ = 0;                                 // mu_: triggers started
+  int64_t last_idle_trigger_seq_ = 0;  // mu_: the latest trigger that found no data
   std::thread thread_;
 };
 

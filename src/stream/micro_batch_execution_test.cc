@@ -371,5 +371,37 @@ TEST_F(MicroBatchExecutionTest, WatermarkMovesFromBatchToBatchAndIsRecovered) {
   EXPECT_EQ((*q2)->CurrentWatermarkMs(), 8000);
 }
 
+TEST_F(MicroBatchExecutionTest, PerNodeWatermarksAndBatchProgressHook) {
+  auto sink = std::make_shared<sinks::MemorySink>();
+  AddInts({5000});
+  std::vector<int64_t> hooked;
+  ExecutionOptions o = Options();
+  o.trigger = Trigger::AvailableNow();
+  o.on_batch_progress = [&hooked](const StreamingQueryProgress& p) {
+    hooked.push_back(p.batch_id);
+  };
+  std::vector<SourceSpec> specs;
+  specs.push_back(testing::TestSourceSpec(stream_));
+  auto q = MicroBatchExecution::Start(o, std::move(specs), std::make_unique<WatermarkedPlan>(),
+                                      FixedSink(sink));
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  ASSERT_TRUE((*q)->AwaitTermination().ok());
+  EXPECT_EQ(hooked, (std::vector<int64_t>{0}));  // idle triggers are not reported
+  const std::vector<std::optional<int64_t>> nodes = (*q)->NodeWatermarksMs();
+  EXPECT_EQ(nodes, (std::vector<std::optional<int64_t>>{4000}));
+  // A next run in the same process starts from them: a smaller event time does not lower the
+  // node's value (without them the node would restart at 2000 - 1000).
+  AddInts({2000});
+  o.initial_node_watermarks_ms = nodes;
+  std::vector<SourceSpec> specs2;
+  specs2.push_back(testing::TestSourceSpec(stream_));
+  auto q2 = MicroBatchExecution::Start(o, std::move(specs2), std::make_unique<WatermarkedPlan>(),
+                                       FixedSink(sink));
+  ASSERT_TRUE(q2.ok()) << q2.status().ToString();
+  ASSERT_TRUE((*q2)->AwaitTermination().ok());
+  EXPECT_EQ((*q2)->NodeWatermarksMs(), (std::vector<std::optional<int64_t>>{4000}));
+  EXPECT_EQ(hooked, (std::vector<int64_t>{0, 1}));
+}
+
 }  // namespace
 }  // namespace sluice::stream

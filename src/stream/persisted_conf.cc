@@ -42,7 +42,7 @@ std::optional<std::string> LegacyConfDefault(std::string_view key) {
 
 ConfMap DefaultPersistedConf() {
   return ConfMap{
-      {std::string(kConfShufflePartitions), "200"},
+      {std::string(kConfShufflePartitions), "4"},  // Sluice default; Spark: 200 (docs/streaming.md)
       {std::string(kConfStateStoreProviderClass), "rocksdb"},
       {std::string(kConfMultipleWatermarkPolicy), "min"},
       {std::string(kConfFlatMapGroupsWithStateFormatVersion), "2"},

@@ -189,14 +189,14 @@ TEST(RestartPlanTest, ChangedNumberOfSourcesNeedsANewCheckpoint) {
 
 TEST(RestartPlanTest, PersistedConfIsRestoredOverSessionDefaults) {
   ConfMap recorded = DefaultPersistedConf();
-  recorded[std::string(kConfShufflePartitions)] = "4";
+  recorded[std::string(kConfShufflePartitions)] = "200";
   const auto latest = std::make_optional(std::pair(BatchId(0), Seq({"1"}, 0, 5, recorded)));
-  RestartOptions options = Options(1);  // session has the default 200, not set explicitly
+  RestartOptions options = Options(1);  // session has the default 4, not set explicitly
   auto plan = ComputeRestartPlan(latest, std::nullopt, std::nullopt, options);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  EXPECT_EQ(plan->conf.at(std::string(kConfShufflePartitions)), "4");
+  EXPECT_EQ(plan->conf.at(std::string(kConfShufflePartitions)), "200");
   ASSERT_EQ(plan->warnings.size(), 1u);
-  EXPECT_NE(plan->warnings[0].find("from the session's '200' to the checkpoint's '4'"),
+  EXPECT_NE(plan->warnings[0].find("from the session's '4' to the checkpoint's '200'"),
             std::string::npos)
       << plan->warnings[0];
 }
@@ -246,7 +246,7 @@ TEST(RestartPlanTest, MissingConfKeysGetLegacyDefaults) {
   EXPECT_EQ(plan->conf.at(std::string(kConfJoinStateFormatVersion)), "1");
   EXPECT_EQ(plan->conf.at(std::string(kConfFlatMapGroupsWithStateFormatVersion)), "1");
   // No legacy default: the session's value prevails.
-  EXPECT_EQ(plan->conf.at(std::string(kConfShufflePartitions)), "200");
+  EXPECT_EQ(plan->conf.at(std::string(kConfShufflePartitions)), "4");
   EXPECT_EQ(plan->conf.size(), PersistedConfKeys().size());
   bool warned = false;
   for (const auto& w : plan->warnings) {

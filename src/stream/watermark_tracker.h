@@ -39,6 +39,16 @@ class WatermarkTracker {
   int64_t global_ms() const { return global_ms_; }
   bool has_nodes() const { return !nodes_.empty(); }
 
+  // Per node: its watermark (max event time - delay seen so far), nullopt when it never saw
+  // data. What a streaming table keeps in memory between REFRESHes of one process (sql.md).
+  const std::vector<std::optional<int64_t>>& node_watermarks() const { return node_ms_; }
+  // Restores per-node values read with node_watermarks() from an earlier run of the same query
+  // in this process. Ignored unless `values` has one entry per node. Does not move the global
+  // watermark (the next Update does).
+  void RestoreNodeWatermarks(const std::vector<std::optional<int64_t>>& values) {
+    if (values.size() == node_ms_.size()) node_ms_ = values;
+  }
+
  private:
   WatermarkTracker(std::vector<WatermarkNode> nodes, bool use_max, int64_t global)
       : nodes_(std::move(nodes)), node_ms_(nodes_.size()), use_max_(use_max), global_ms_(global) {}

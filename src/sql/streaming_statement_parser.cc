@@ -1,0 +1,266 @@
+#include "sql/streaming_statement_parser.h"
+
+#include <cctype>
+#include <utility>
+#include <vector>
+
+#include "common/interval.h"
+#include "plan/tokenizer.h"
+#include "sql/table_statement_parser.h"
+
+namespace sluice::sql {
+namespace {
+
+using plan::DescribePosition;
+using plan::Token;
+using plan::Tokenize;
+using plan::TokenKind;
+
+class Parser {
+ public:
+  Parser(std::string_view sql, std::vector<Token> tokens) : sql_(sql), tokens_(std::move(tokens)) {}
+
+  Result<std::optional<StreamingStatement>> Parse() {
+    if (Peek().IsKeyword("create")) {
+      size_t k = 1;
+      bool or_refresh = false;
+      if (Peek(1).IsKeyword("or") && Peek(2).IsKeyword("refresh")) {
+        or_refresh = true;
+        k = 3;
+      }
+      if (Peek(k).IsKeyword("streaming") && Peek(k + 1).IsKeyword("table")) {
+        for (size_t i = 0; i < k + 2; ++i) Next();
+        return Wrap(ParseCreateStreamingTable(or_refresh));
+      }
+      if (!or_refresh && Peek(1).IsKeyword("flow")) {
+        Next();
+        Next();
+        return Wrap(ParseCreateFlow());
+      }
+      return std::optional<StreamingStatement>();
+    }
+    if (Peek().IsKeyword("refresh") && Peek(1).IsKeyword("streaming") &&
+        Peek(2).IsKeyword("table")) {
+      Next();
+      Next();
+      Next();
+      RefreshStreamingTableStatement s;
+      SLUICE_ASSIGN_OR_RETURN(s.name, Name());
+      SLUICE_RETURN_NOT_OK(ExpectEnd());
+      return std::optional<StreamingStatement>(std::move(s));
+    }
+    if (Peek().IsKeyword("show") && Peek(1).IsKeyword("streaming") && Peek(2).IsKeyword("tables")) {
+      Next();
+      Next();
+      Next();
+      SLUICE_RETURN_NOT_OK(ExpectEnd());
+      return std::optional<StreamingStatement>(ShowStreamingTablesStatement{});
+    }
+    return std::optional<StreamingStatement>();
+  }
+
+ private:
+  template <typename T>
+  static Result<std::optional<StreamingStatement>> Wrap(Result<T> r) {
+    if (!r.ok()) return r.status();
+    return std::optional<StreamingStatement>(StreamingStatement(std::move(r).ValueOrDie()));
+  }
+
+  const Token& Peek(size_t ahead = 0) const {
+    size_t i = pos_ + ahead;
+    return i < tokens_.size() ? tokens_[i] : tokens_.back();
+  }
+  const Token& Next() {
+    const Token& t = Peek();
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+    return t;
+  }
+  bool Keyword(std::string_view k) {
+    if (!Peek().IsKeyword(k)) return false;
+    Next();
+    return true;
+  }
+  bool Keywords(std::initializer_list<std::string_view> ks) {
+    size_t i = 0;
+    for (std::string_view k : ks) {
+      if (!Peek(i).IsKeyword(k)) return false;
+      ++i;
+    }
+    for (size_t k = 0; k < i; ++k) Next();
+    return true;
+  }
+  std::string Describe(const Token& t) const {
+    if (t.kind == TokenKind::kEnd) return "the end of the statement";
+    return "'" + std::string(sql_.substr(t.begin, t.end - t.begin)) + "'";
+  }
+  Status Error(const std::string& expected) const {
+    return Status::InvalidArgument("syntax error at " + DescribePosition(sql_, Peek().begin) +
+                                   ": expected " + expected + ", found " + Describe(Peek()));
+  }
+  Status ExpectKeyword(std::string_view k) {
+    if (Keyword(k)) return Status::OK();
+    std::string upper(k);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return Error(upper);
+  }
+  Status ExpectEnd() {
+    if (Peek().IsSymbol(";")) Next();
+    if (Peek().kind != TokenKind::kEnd) return Error("the end of the statement");
+    return Status::OK();
+  }
+  Result<std::string> Name() {
+    const Token& t = Peek();
+    if (t.kind == TokenKind::kWord || t.kind == TokenKind::kQuotedIdent ||
+        t.kind == TokenKind::kBacktick) {
+      Next();
+      return t.text;
+    }
+    return Error("a name");
+  }
+  // The text of a balanced parenthesized group starting at the current '(' (inclusive).
+  Result<std::string> ParenthesizedText() {
+    if (!Peek().IsSymbol("(")) return Error("'('");
+    size_t begin = Peek().begin;
+    int depth = 0;
+    do {
+      const Token& t = Next();
+      if (t.kind == TokenKind::kEnd) return Error("')'");
+      if (t.IsSymbol("(")) ++depth;
+      if (t.IsSymbol(")")) --depth;
+      if (depth == 0) return std::string(sql_.substr(begin, t.end - begin));
+    } while (true);
+  }
+  // The rest of the statement, without a trailing ';'.
+  std::string Rest() {
+    size_t begin = Peek().begin;
+    size_t end = begin;
+    while (Peek().kind != TokenKind::kEnd) {
+      if (Peek().IsSymbol(";") && Peek(1).kind == TokenKind::kEnd) break;
+      end = Next().end;
+    }
+    return std::string(sql_.substr(begin, end - begin));
+  }
+
+  Result<std::string> StringLiteral(const std::string& what) {
+    if (Peek().kind != TokenKind::kString) return Error(what);
+    return Next().text;
+  }
+
+  Result<stream::Trigger> ParseTrigger() {
+    if (Keywords({"available", "now"})) return stream::Trigger::AvailableNow();
+    if (Keyword("once")) return stream::Trigger::Once();
+    if (Keywords({"processing", "time"})) {
+      SLUICE_ASSIGN_OR_RETURN(std::string interval, StringLiteral("an interval string"));
+      return stream::Trigger::ProcessingTime(interval);
+    }
+    if (Keyword("continuous")) {
+      std::string interval = "1 second";
+      if (Peek().kind == TokenKind::kString) interval = Next().text;
+      return stream::Trigger::Continuous(interval);
+    }
+    return Error("AVAILABLE NOW, PROCESSING TIME 'interval', ONCE or CONTINUOUS 'interval'");
+  }
+
+  Result<CreateStreamingTableStatement> ParseCreateStreamingTable(bool or_refresh) {
+    CreateStreamingTableStatement s;
+    s.or_refresh = or_refresh;
+    SLUICE_ASSIGN_OR_RETURN(s.name, Name());
+    // Column definitions and TBLPROPERTIES are parsed by the table statement parser, from a
+    // CREATE TABLE statement made of their text.
+    std::string columns_text, properties_text;
+    if (Peek().IsSymbol("(")) {
+      SLUICE_ASSIGN_OR_RETURN(columns_text, ParenthesizedText());
+    }
+    for (;;) {
+      if (Keywords({"partitioned", "by"})) {
+        if (!Peek().IsSymbol("(")) return Error("'('");
+        Next();
+        do {
+          SLUICE_ASSIGN_OR_RETURN(std::string col, Name());
+          s.partitioned_by.push_back(std::move(col));
+        } while (Peek().IsSymbol(",") && (Next(), true));
+        if (!Peek().IsSymbol(")")) return Error("')'");
+        Next();
+      } else if (Keyword("tblproperties")) {
+        SLUICE_ASSIGN_OR_RETURN(properties_text, ParenthesizedText());
+      } else if (Keyword("comment")) {
+        SLUICE_RETURN_NOT_OK(StringLiteral("a comment string").status());
+      } else if (Keywords({"output", "mode"})) {
+        if (Keyword("append")) {
+          s.output_mode = sinks::OutputMode::kAppend;
+        } else if (Keyword("update")) {
+          s.output_mode = sinks::OutputMode::kUpdate;
+        } else if (Keyword("complete")) {
+          s.output_mode = sinks::OutputMode::kComplete;
+        } else {
+          return Error("APPEND, UPDATE or COMPLETE");
+        }
+      } else if (Keyword("trigger")) {
+        SLUICE_ASSIGN_OR_RETURN(stream::Trigger t, ParseTrigger());
+        s.trigger = t;
+      } else if (Keywords({"schedule", "every"})) {
+        if (Peek().kind != TokenKind::kNumber) return Error("a number");
+        std::string text = Next().text;
+        SLUICE_ASSIGN_OR_RETURN(std::string unit, Name());
+        SLUICE_ASSIGN_OR_RETURN(Duration d, ParseDuration(text + " " + unit));
+        if (d.millis() <= 0) return Status::InvalidArgument("SCHEDULE EVERY needs a positive time");
+        s.schedule_every_ms = d.millis();
+      } else {
+        break;
+      }
+    }
+    if (Keyword("as")) {
+      std::string q = Rest();
+      if (q.empty()) return Error("a query after AS");
+      s.query = std::move(q);
+    } else if (columns_text.empty()) {
+      return Error("AS <query> or a column list");
+    }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    if (!columns_text.empty() || !properties_text.empty()) {
+      std::string create =
+          "CREATE TABLE __t " + (columns_text.empty() ? "(__x INT)" : columns_text);
+      if (!properties_text.empty()) create += " TBLPROPERTIES " + properties_text;
+      SLUICE_ASSIGN_OR_RETURN(std::optional<TableStatement> parsed, ParseTableStatement(create));
+      const auto* ct = parsed ? std::get_if<CreateTableStatement>(&*parsed) : nullptr;
+      if (ct == nullptr) return Status::InvalidArgument("bad column list or TBLPROPERTIES");
+      if (!columns_text.empty()) s.columns = ct->columns;
+      s.properties = ct->properties;
+    }
+    return s;
+  }
+
+  Result<CreateFlowStatement> ParseCreateFlow() {
+    CreateFlowStatement s;
+    SLUICE_ASSIGN_OR_RETURN(s.name, Name());
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("as"));
+    if (Peek().IsKeyword("auto") && Peek(1).IsKeyword("cdc")) {
+      return Status::NotSupported("CREATE FLOW ... AS AUTO CDC INTO is not supported yet");
+    }
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("insert"));
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("into"));
+    SLUICE_ASSIGN_OR_RETURN(s.target, Name());
+    Keywords({"by", "name"});  // appends always match columns by name
+    if (!Peek().IsKeyword("select") && !Peek().IsKeyword("with") && !Peek().IsKeyword("from") &&
+        !Peek().IsSymbol("(")) {
+      return Error("a query");
+    }
+    s.query = Rest();
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  std::string_view sql_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+Result<std::optional<StreamingStatement>> ParseStreamingStatement(std::string_view sql) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(sql));
+  if (tokens.empty()) return std::optional<StreamingStatement>();
+  return Parser(sql, std::move(tokens)).Parse();
+}
+
+}  // namespace sluice::sql

@@ -1,0 +1,19 @@
+// Parses the streaming statements of docs/sql.md into streaming_statements.h trees.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "common/result.h"
+#include "sql/streaming_statements.h"
+
+namespace sluice::sql {
+
+// Parses `sql` (one statement, an optional trailing ';').
+// - nullopt: not a streaming statement.
+// - a statement: its tree, with the query as the original text.
+// - InvalidArgument: a streaming statement with a syntax error, saying what was expected and
+//   where; NotSupported for TRIGGER CONTINUOUS (with advice).
+Result<std::optional<StreamingStatement>> ParseStreamingStatement(std::string_view sql);
+
+}  // namespace sluice::sql

@@ -1,0 +1,110 @@
+#include "sql/streaming_statement_parser.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice::sql {
+namespace {
+
+template <typename T>
+T Parse(std::string_view sql) {
+  auto r = ParseStreamingStatement(sql);
+  EXPECT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
+  if (!r.ok() || !r->has_value()) {
+    ADD_FAILURE() << "not a streaming statement: " << sql;
+    return T{};
+  }
+  const T* s = std::get_if<T>(&**r);
+  if (s == nullptr) {
+    ADD_FAILURE() << "parsed as another statement: " << sql;
+    return T{};
+  }
+  return *s;
+}
+
+TEST(StreamingStatementParserTest, OtherStatementsAreNotOurs) {
+  for (const char* sql : {"SELECT 1", "CREATE TABLE t (a INT)",
+                          "CREATE OR REPLACE TABLE t AS "
+                          "SELECT 1",
+                          "REFRESH MATERIALIZED VIEW v", "SHOW TABLES"}) {
+    auto r = ParseStreamingStatement(sql);
+    ASSERT_TRUE(r.ok()) << sql;
+    EXPECT_FALSE(r->has_value()) << sql;
+  }
+}
+
+TEST(StreamingStatementParserTest, CreateStreamingTableWithEveryClause) {
+  auto s = Parse<CreateStreamingTableStatement>(
+      "CREATE OR REFRESH STREAMING TABLE Counts (start BIGINT, n BIGINT NOT NULL) "
+      "PARTITIONED BY (start) TBLPROPERTIES ('delta.checkpointInterval' = '5') "
+      "OUTPUT MODE UPDATE TRIGGER PROCESSING TIME '10 seconds' SCHEDULE EVERY 5 MINUTES "
+      "AS SELECT value, count(*) AS n FROM STREAM input GROUP BY value;");
+  EXPECT_TRUE(s.or_refresh);
+  EXPECT_EQ(s.name, "Counts");
+  ASSERT_EQ(s.columns.size(), 2u);
+  EXPECT_EQ(s.columns[1].name, "n");
+  EXPECT_TRUE(s.columns[1].not_null);
+  EXPECT_EQ(s.partitioned_by, std::vector<std::string>{"start"});
+  EXPECT_EQ(s.properties.at("delta.checkpointInterval"), "5");
+  EXPECT_EQ(s.output_mode, sinks::OutputMode::kUpdate);
+  ASSERT_TRUE(s.trigger.has_value());
+  EXPECT_EQ(s.trigger->kind, stream::TriggerKind::kProcessingTime);
+  EXPECT_EQ(s.trigger->interval_ms, 10000);
+  EXPECT_EQ(s.schedule_every_ms, std::optional<int64_t>(300000));
+  EXPECT_EQ(s.query, std::optional<std::string>(
+                         "SELECT value, count(*) AS n FROM STREAM input GROUP BY value"));
+}
+
+TEST(StreamingStatementParserTest, Triggers) {
+  auto a = Parse<CreateStreamingTableStatement>(
+      "CREATE STREAMING TABLE q TRIGGER AVAILABLE NOW AS SELECT * FROM STREAM t");
+  EXPECT_EQ(a.trigger, stream::Trigger::AvailableNow());
+  EXPECT_FALSE(a.or_refresh);
+  EXPECT_EQ(a.output_mode, sinks::OutputMode::kAppend);
+  auto o = Parse<CreateStreamingTableStatement>(
+      "CREATE STREAMING TABLE q TRIGGER ONCE OUTPUT MODE COMPLETE AS SELECT * FROM STREAM t");
+  EXPECT_EQ(o.trigger, stream::Trigger::Once());
+  EXPECT_EQ(o.output_mode, sinks::OutputMode::kComplete);
+  auto c = Parse<CreateStreamingTableStatement>(
+      "CREATE STREAMING TABLE q TRIGGER CONTINUOUS '1 second' AS SELECT * FROM STREAM t");
+  ASSERT_TRUE(c.trigger.has_value());
+  EXPECT_EQ(c.trigger->kind, stream::TriggerKind::kContinuous);
+  auto none = Parse<CreateStreamingTableStatement>("CREATE STREAMING TABLE q AS SELECT 1");
+  EXPECT_FALSE(none.trigger.has_value());
+}
+
+TEST(StreamingStatementParserTest, TableWithoutQueryNeedsColumns) {
+  auto s = Parse<CreateStreamingTableStatement>("CREATE STREAMING TABLE sink (id BIGINT)");
+  EXPECT_FALSE(s.query.has_value());
+  auto r = ParseStreamingStatement("CREATE STREAMING TABLE q");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("expected AS <query> or a column list"), std::string::npos)
+      << r.status().ToString();
+}
+
+TEST(StreamingStatementParserTest, Errors) {
+  auto mode = ParseStreamingStatement("CREATE STREAMING TABLE q OUTPUT MODE SOMETIMES AS SELECT 1");
+  ASSERT_FALSE(mode.ok());
+  EXPECT_NE(mode.status().message().find("APPEND, UPDATE or COMPLETE"), std::string::npos);
+  auto trig = ParseStreamingStatement("CREATE STREAMING TABLE q TRIGGER SOON AS SELECT 1");
+  ASSERT_FALSE(trig.ok());
+  EXPECT_NE(trig.status().message().find("AVAILABLE NOW"), std::string::npos);
+  auto refresh = ParseStreamingStatement("REFRESH STREAMING TABLE q extra");
+  ASSERT_FALSE(refresh.ok());
+  EXPECT_NE(refresh.status().message().find("end of the statement"), std::string::npos);
+}
+
+TEST(StreamingStatementParserTest, RefreshFlowShow) {
+  EXPECT_EQ(Parse<RefreshStreamingTableStatement>("refresh streaming table Q;").name, "Q");
+  auto f = Parse<CreateFlowStatement>(
+      "CREATE FLOW f AS INSERT INTO target BY NAME SELECT a FROM STREAM src");
+  EXPECT_EQ(f.name, "f");
+  EXPECT_EQ(f.target, "target");
+  EXPECT_EQ(f.query, "SELECT a FROM STREAM src");
+  Parse<ShowStreamingTablesStatement>("SHOW STREAMING TABLES");
+  auto cdc = ParseStreamingStatement("CREATE FLOW f AS AUTO CDC INTO t FROM STREAM s KEYS (id)");
+  ASSERT_FALSE(cdc.ok());
+  EXPECT_TRUE(cdc.status().IsNotSupported());
+}
+
+}  // namespace
+}  // namespace sluice::sql

@@ -1,0 +1,63 @@
+#include "sql/streaming_table_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include "fs/test_util.h"
+
+namespace sluice::sql {
+namespace {
+
+StreamingDefinition Sample() {
+  StreamingDefinition d;
+  d.name = "q";
+  d.target = "q";
+  d.query = "SELECT * FROM STREAM t";
+  d.output_mode = sinks::OutputMode::kComplete;
+  d.trigger = stream::Trigger::Once();
+  d.columns = {{"a", "INT", true, std::nullopt}};
+  d.partitioned_by = {"a"};
+  d.properties = {{"delta.enableChangeDataFeed", "false"}};
+  d.sources = {{"delta", {{"path", "/wh/t"}}}};
+  return d;
+}
+
+TEST(StreamingTableCatalogTest, JsonRoundTrip) {
+  StreamingDefinition d = Sample();
+  auto back = DefinitionFromJson(DefinitionToJson(d), "x");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->SameAs(d));
+  StreamingDefinition other = d;
+  other.query = "SELECT 1 FROM STREAM t";
+  EXPECT_FALSE(other.SameAs(d));
+  EXPECT_TRUE(DefinitionFromJson("{\"version\":1}", "x").status().IsCorruption());
+  EXPECT_TRUE(DefinitionFromJson("not json", "x").status().IsCorruption());
+}
+
+TEST(StreamingTableCatalogTest, SaveFindListRemoveAndCheckpoints) {
+  fs::ScopedTempDir dir;
+  StreamingTableCatalog catalog(fs::LocalFileSystem(), dir.path());
+  auto none = catalog.Find(StreamingDefinition::Kind::kTable, "q");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(catalog.Save(Sample()).ok());
+  StreamingDefinition flow = Sample();
+  flow.kind = StreamingDefinition::Kind::kFlow;
+  flow.name = "f";
+  ASSERT_TRUE(catalog.Save(flow).ok());
+  auto found = catalog.Find(StreamingDefinition::Kind::kTable, "Q");
+  ASSERT_TRUE(found.ok() && found->has_value());
+  EXPECT_EQ((*found)->query, Sample().query);
+  auto tables = catalog.List(StreamingDefinition::Kind::kTable);
+  ASSERT_TRUE(tables.ok());
+  ASSERT_EQ(tables->size(), 1u);
+  EXPECT_EQ(catalog.CheckpointOf(Sample()), dir.path() + "/_checkpoints/q");
+  EXPECT_EQ(catalog.CheckpointOf(flow), dir.path() + "/_checkpoints/q/flows/f");
+  ASSERT_TRUE(catalog.Remove(StreamingDefinition::Kind::kTable, "q").ok());
+  ASSERT_TRUE(catalog.Remove(StreamingDefinition::Kind::kTable, "q").ok());
+  auto after = catalog.List(StreamingDefinition::Kind::kTable);
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(after->empty());
+}
+
+}  // namespace
+}  // namespace sluice::sql

@@ -1,0 +1,416 @@
+#include "sql/streaming_table_manager.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "common/logging.h"
+#include "delta/table.h"
+#include "plan/planner.h"
+#include "plan/stream_query_parser.h"
+#include "sinks/delta_sink.h"
+#include "sources/source_factory.h"
+#include "sql/delta_references.h"
+#include "sql/literal_rows.h"
+#include "sql/streaming_progress_store.h"
+#include "sql/streaming_source_resolver.h"
+#include "stream/persisted_conf.h"
+
+namespace sluice::sql {
+namespace {
+
+constexpr char kChangeDataFeed[] = "delta.enableChangeDataFeed";
+
+// A query ready to run: the plan, the MERGE keys, the static Delta relations it reads.
+struct PreparedQuery {
+  plan::PlannedStreamingQuery planned;
+  std::vector<DeltaReference> static_tables;
+  std::vector<std::string> static_paths;  // per static_tables entry
+};
+
+std::string TriggerText(const std::optional<stream::Trigger>& t) {
+  return t ? t->ToString() : std::string("Default");
+}
+
+// The sluice.* settings that a checkpoint records, as the loop's persisted conf.
+stream::ConfMap SessionConf(const Settings& settings) {
+  stream::ConfMap conf = stream::DefaultPersistedConf();
+  conf[std::string(stream::kConfShufflePartitions)] = settings.GetString("shufflePartitions");
+  conf[std::string(stream::kConfMultipleWatermarkPolicy)] =
+      settings.GetString("multipleWatermarkPolicy");
+  return conf;
+}
+
+}  // namespace
+
+StreamingTableManager::StreamingTableManager(StreamingTableManagerOptions options)
+    : options_(std::move(options)), catalog_(options_.fs, options_.tables->warehouse()) {}
+
+std::string StreamingTableManager::Key(const StreamingDefinition& def) const {
+  return (def.kind == StreamingDefinition::Kind::kFlow ? "flow:" : "table:") + def.name;
+}
+
+std::map<std::string, std::string> StreamingTableManager::TableProperties(
+    const StreamingDefinition& def) {
+  std::map<std::string, std::string> props = def.properties;
+  if (props.find(kChangeDataFeed) == props.end()) props[kChangeDataFeed] = "true";
+  return props;
+}
+
+Result<engine::Batch> StreamingTableManager::Execute(const StreamingStatement& statement,
+                                                     engine::Connection* conn) {
+  if (const auto* s = std::get_if<CreateStreamingTableStatement>(&statement)) return Create(*s);
+  if (const auto* s = std::get_if<RefreshStreamingTableStatement>(&statement)) return Refresh(*s);
+  if (const auto* s = std::get_if<CreateFlowStatement>(&statement)) return CreateFlow(*s);
+  return Show(conn);
+}
+
+Status StreamingTableManager::Analyze(StreamingDefinition* def) {
+  if (!def->query) return Status::OK();
+  const std::string what =
+      (def->kind == StreamingDefinition::Kind::kFlow ? "flow " : "table ") + def->name;
+  SLUICE_ASSIGN_OR_RETURN_CTX(plan::ParsedStreamingQuery parsed,
+                              plan::ParseStreamingQuery(*def->query), what);
+  def->sources.clear();
+  for (const plan::StreamRelation& r : parsed.streams) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(
+        ResolvedSource src,
+        ResolveStreamRelation(r, *options_.tables,
+                              [this](const std::string& name) {
+                                auto def = catalog_.Find(StreamingDefinition::Kind::kTable, name);
+                                return def.ok() && def->has_value();
+                              }),
+        what);
+    def->sources.push_back(std::move(src));
+  }
+  return Status::OK();
+}
+
+// Parses and plans `def`'s query; static Delta relations become views named as the rewritten
+// query reads them.
+static Result<PreparedQuery> Prepare(const StreamingDefinition& def, engine::Engine* engine,
+                                     const TableCatalog& tables) {
+  PreparedQuery out;
+  SLUICE_ASSIGN_OR_RETURN(plan::ParsedStreamingQuery parsed,
+                          plan::ParseStreamingQuery(def.query.value_or("")));
+  SLUICE_ASSIGN_OR_RETURN(RewrittenQuery rewritten,
+                          RewriteDeltaReferences(parsed.sql, [&](const std::string& name) {
+                            Result<bool> exists = tables.Exists(TableName{name, false});
+                            return exists.ok() && *exists;
+                          }));
+  std::set<std::string> stream_aliases;  // an alias of a STREAM relation is no static table
+  for (const plan::StreamRelation& r : parsed.streams) {
+    stream_aliases.insert(NormalizeTableName(r.alias));
+  }
+  for (const DeltaReference& ref : rewritten.references) {
+    if (ref.kind == DeltaReference::Kind::kLatest && !ref.table.is_path &&
+        stream_aliases.count(NormalizeTableName(ref.table.name)) > 0) {
+      continue;
+    }
+    if (ref.kind != DeltaReference::Kind::kLatest && ref.kind != DeltaReference::Kind::kVersion) {
+      return Status::NotSupported(
+          "a streaming query can read static Delta tables by name or path (optionally VERSION AS "
+          "OF), not through table_changes, TIMESTAMP AS OF or DESCRIBE; use FROM STREAM for "
+          "changes");
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::string path, tables.Resolve(ref.table));
+    out.static_tables.push_back(ref);
+    out.static_paths.push_back(path);
+  }
+  parsed.sql = rewritten.sql;
+  plan::StreamingQuerySpec spec{std::move(parsed), def.output_mode};
+  SLUICE_ASSIGN_OR_RETURN(out.planned, plan::PlanStreamingQuery(engine, spec));
+  return out;
+}
+
+Result<engine::Batch> StreamingTableManager::Create(const CreateStreamingTableStatement& s) {
+  StreamingDefinition def;
+  def.kind = StreamingDefinition::Kind::kTable;
+  def.name = NormalizeTableName(s.name);
+  def.target = def.name;
+  def.query = s.query;
+  def.output_mode = s.output_mode;
+  def.trigger = s.trigger;
+  def.schedule_every_ms = s.schedule_every_ms;
+  def.columns = s.columns;
+  def.partitioned_by = s.partitioned_by;
+  def.properties = s.properties;
+  const std::string ctx = "CREATE STREAMING TABLE " + def.name;
+  if (def.trigger && def.trigger->kind == stream::TriggerKind::kContinuous) {
+    return Status::NotSupported(
+        ctx +
+        ": TRIGGER CONTINUOUS is not supported: Sluice runs micro-batches only; use "
+        "TRIGGER PROCESSING TIME '<interval>' for low latency (or the default trigger, "
+        "which starts the next batch as soon as data arrives), or TRIGGER AVAILABLE NOW to "
+        "process what is there and stop");
+  }
+  SLUICE_RETURN_NOT_OK_CTX(options_.tables->Resolve(TableName{def.name, false}).status(), ctx);
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> existing,
+                          catalog_.Find(StreamingDefinition::Kind::kTable, def.name));
+  if (existing && !s.or_refresh) {
+    return Status::AlreadyExists(ctx + ": streaming table " + def.name +
+                                 " already exists (CREATE OR REFRESH replaces its definition)");
+  }
+  SLUICE_ASSIGN_OR_RETURN(bool table_exists, options_.tables->Exists(TableName{def.name, false}));
+  if (!existing && table_exists) {
+    return Status::AlreadyExists(ctx + ": table " + def.name +
+                                 " already exists and is not a streaming table");
+  }
+  SLUICE_RETURN_NOT_OK_CTX(Analyze(&def), ctx);
+  if (existing && existing->SameAs(def)) return engine::Batch();  // nothing changed
+  if (def.query) {
+    // Plan once now so that what the model does not support is refused at CREATE.
+    SLUICE_RETURN_NOT_OK_CTX(Prepare(def, options_.engine, *options_.tables).status(), ctx);
+  }
+  if (!table_exists && !def.columns.empty()) {
+    CreateTableStatement create;
+    create.table = TableName{def.name, false};
+    create.columns = def.columns;
+    create.partitioned_by = def.partitioned_by;
+    create.properties = TableProperties(def);
+    SLUICE_RETURN_NOT_OK_CTX(options_.run_table_statement(create).status(), ctx);
+  }
+  SLUICE_RETURN_NOT_OK_CTX(catalog_.Save(def), ctx);
+  return engine::Batch();
+}
+
+Result<engine::Batch> StreamingTableManager::CreateFlow(const CreateFlowStatement& s) {
+  StreamingDefinition def;
+  def.kind = StreamingDefinition::Kind::kFlow;
+  def.name = NormalizeTableName(s.name);
+  def.target = NormalizeTableName(s.target);
+  def.query = s.query;
+  const std::string ctx = "CREATE FLOW " + def.name;
+  SLUICE_RETURN_NOT_OK_CTX(options_.tables->Resolve(TableName{def.name, false}).status(), ctx);
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> existing,
+                          catalog_.Find(StreamingDefinition::Kind::kFlow, def.name));
+  if (existing) return Status::AlreadyExists(ctx + ": flow " + def.name + " already exists");
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> target,
+                          catalog_.Find(StreamingDefinition::Kind::kTable, def.target));
+  SLUICE_ASSIGN_OR_RETURN(bool table_exists, options_.tables->Exists(TableName{def.target, false}));
+  if (!target && !table_exists) {
+    return Status::NotFound(ctx + ": the target table " + def.target +
+                            " does not exist (create it, or a streaming table, first)");
+  }
+  if (target && target->output_mode != sinks::OutputMode::kAppend) {
+    return Status::InvalidArgument(ctx + ": an append flow cannot write to " + def.target +
+                                   ", whose output mode is " +
+                                   sinks::OutputModeName(target->output_mode));
+  }
+  SLUICE_RETURN_NOT_OK_CTX(Analyze(&def), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(Prepare(def, options_.engine, *options_.tables).status(), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(catalog_.Save(def), ctx);
+  return engine::Batch();
+}
+
+Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::StartExecution(
+    const StreamingDefinition& def, const stream::Trigger& trigger,
+    std::optional<std::string> crash_at, const StartOptions& start) {
+  SLUICE_ASSIGN_OR_RETURN(PreparedQuery prepared, Prepare(def, options_.engine, *options_.tables));
+  std::vector<stream::SourceSpec> sources;
+  for (const ResolvedSource& rs : def.sources) {
+    stream::SourceSpec spec;
+    const std::string format = rs.format;
+    spec.factory = [format](const sources::SourceContext& ctx) {
+      return sources::CreateSource(format, ctx);
+    };
+    spec.options = rs.options;
+    sources.push_back(std::move(spec));
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string table_path,
+                          options_.tables->Resolve(TableName{def.target, false}));
+  sinks::DeltaSinkOptions sink_options;
+  sink_options.path = table_path;
+  sink_options.partition_by = def.partitioned_by;
+  sink_options.configuration = TableProperties(def);
+  sink_options.update_keys = prepared.planned.update_keys;
+  stream::SinkFactory sink_factory =
+      [sink_options](const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
+    sinks::DeltaSinkOptions o = sink_options;
+    o.query_id = ctx.query_id;
+    SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::DeltaSink::Open(ctx.fs, ctx.engine, o));
+    return std::shared_ptr<sinks::Sink>(std::move(sink));
+  };
+
+  stream::ExecutionOptions o;
+  o.checkpoint_root = catalog_.CheckpointOf(def);
+  o.query_name = def.name;
+  o.trigger = trigger;
+  o.output_mode = def.output_mode;
+  o.engine = options_.engine;
+  o.fs = options_.fs;
+  o.session_conf = SessionConf(*options_.settings);
+  o.test_crash_at = std::move(crash_at);
+  if (auto it = node_watermarks_.find(Key(def)); it != node_watermarks_.end()) {
+    o.initial_node_watermarks_ms = it->second;
+  }
+  const std::string checkpoint = o.checkpoint_root;
+  std::shared_ptr<fs::FileSystem> progress_fs = options_.fs;
+  auto on_progress = start.on_progress;
+  const std::string name = def.name;
+  o.on_batch_progress = [progress_fs, checkpoint, on_progress,
+                         name](const stream::StreamingQueryProgress& p) {
+    Status st = WriteBatchProgress(*progress_fs, checkpoint, p);
+    if (!st.ok()) {
+      SLUICE_LOG(kWarning) << "streaming table " << name << ": " << st.ToString();
+    }
+    if (on_progress) on_progress(name, p);
+  };
+  if (!prepared.static_tables.empty()) {
+    auto refs = prepared.static_tables;
+    auto paths = prepared.static_paths;
+    auto fs = options_.fs;
+    engine::Engine* engine = options_.engine;
+    o.prepare_connection = [refs, paths, fs, engine](engine::Connection& conn) -> Status {
+      for (size_t i = 0; i < refs.size(); ++i) {
+        SLUICE_ASSIGN_OR_RETURN(auto table, delta::DeltaTable::Open(fs, engine, paths[i]));
+        std::shared_ptr<const delta::Snapshot> snapshot;
+        if (refs[i].kind == DeltaReference::Kind::kVersion) {
+          SLUICE_ASSIGN_OR_RETURN(snapshot, table->SnapshotAt(Version(*refs[i].version)));
+        } else {
+          SLUICE_ASSIGN_OR_RETURN(snapshot, table->Latest());
+        }
+        SLUICE_ASSIGN_OR_RETURN(std::string scan, table->ScanSql(*snapshot));
+        SLUICE_RETURN_NOT_OK(conn.Execute("CREATE OR REPLACE TEMP VIEW " +
+                                          QuoteIdentifier(refs[i].view_name) + " AS " + scan));
+      }
+      return Status::OK();
+    };
+  }
+  return stream::MicroBatchExecution::Start(std::move(o), std::move(sources),
+                                            std::move(prepared.planned.plan), sink_factory);
+}
+
+Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Start(
+    const StreamingDefinition& def, const stream::Trigger& trigger, const StartOptions& start) {
+  return StartExecution(def, trigger, std::nullopt, start);
+}
+
+Status StreamingTableManager::RunToEnd(const StreamingDefinition& def,
+                                       const stream::Trigger& trigger) {
+  std::optional<std::string> crash_at;
+  if (std::string point = options_.settings->GetString("test.crashAt"); !point.empty()) {
+    crash_at = point;
+    SLUICE_RETURN_NOT_OK(options_.settings->Reset("test.crashAt"));  // one shot
+  }
+  Result<std::unique_ptr<stream::MicroBatchExecution>> exec =
+      StartExecution(def, trigger, crash_at, {});
+  if (!exec.ok()) {
+    last_status_[Key(def)] = "failed: " + exec.status().ToString();
+    return exec.status();
+  }
+  Status st = (*exec)->AwaitTermination();
+  if (st.ok()) {
+    node_watermarks_[Key(def)] = (*exec)->NodeWatermarksMs();
+    last_status_[Key(def)] = "ok";
+  } else {
+    // An injected crash stands for the death of the process: nothing in memory survives.
+    node_watermarks_.erase(Key(def));
+    last_status_[Key(def)] = "failed: " + st.ToString();
+  }
+  return st;
+}
+
+Result<engine::Batch> StreamingTableManager::Refresh(const RefreshStreamingTableStatement& s) {
+  const std::string name = NormalizeTableName(s.name);
+  const std::string ctx = "REFRESH STREAMING TABLE " + name;
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> table,
+                          catalog_.Find(StreamingDefinition::Kind::kTable, name));
+  std::vector<StreamingDefinition> queries;
+  if (table && table->query) queries.push_back(*table);
+  SLUICE_ASSIGN_OR_RETURN(std::vector<StreamingDefinition> flows,
+                          catalog_.List(StreamingDefinition::Kind::kFlow));
+  for (auto& f : flows) {
+    if (f.target == name) queries.push_back(std::move(f));
+  }
+  if (!table && queries.empty()) {
+    return Status::NotFound(ctx + ": " + name + " is not a streaming table");
+  }
+  for (const StreamingDefinition& def : queries) {
+    stream::Trigger trigger = stream::Trigger::AvailableNow();
+    if (def.trigger && def.trigger->kind == stream::TriggerKind::kOnce) {
+      trigger = stream::Trigger::Once();
+    }
+    SLUICE_RETURN_NOT_OK_CTX(RunToEnd(def, trigger), ctx);
+  }
+  return engine::Batch();
+}
+
+Result<std::vector<StreamingDefinition>> StreamingTableManager::ListDefinitions() const {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<StreamingDefinition> all,
+                          catalog_.List(StreamingDefinition::Kind::kTable));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<StreamingDefinition> flows,
+                          catalog_.List(StreamingDefinition::Kind::kFlow));
+  for (auto& f : flows) all.push_back(std::move(f));
+  return all;
+}
+
+Result<engine::Batch> StreamingTableManager::Show(engine::Connection* conn) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<StreamingDefinition> defs, ListDefinitions());
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  for (const StreamingDefinition& def : defs) {
+    const std::string checkpoint = catalog_.CheckpointOf(def);
+    SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> progress,
+                            ReadBatchProgress(*options_.fs, checkpoint));
+    std::optional<std::string> last_batch;
+    if (!progress.empty()) {
+      SLUICE_ASSIGN_OR_RETURN(stream::StreamingQueryProgress p,
+                              stream::ParseProgressJson(progress.back()));
+      last_batch = std::to_string(p.batch_id);
+    }
+    std::string status = def.query ? (progress.empty() ? "new" : "idle") : "no query";
+    if (auto it = last_status_.find(Key(def)); it != last_status_.end() && it->second != "ok") {
+      status = it->second;
+    }
+    std::string name = def.kind == StreamingDefinition::Kind::kFlow
+                           ? def.name + " (flow into " + def.target + ")"
+                           : def.name;
+    rows.push_back({name, status, last_batch, TriggerText(def.trigger), checkpoint});
+  }
+  return LiteralRows(
+      conn, {{"name"}, {"status"}, {"last_batch", "BIGINT"}, {"trigger"}, {"checkpoint"}}, rows);
+}
+
+Result<std::string> StreamingTableManager::ProgressSql(const std::string& name) {
+  const std::string lower = NormalizeTableName(name);
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> def,
+                          catalog_.Find(StreamingDefinition::Kind::kTable, lower));
+  if (!def) {
+    SLUICE_ASSIGN_OR_RETURN(def, catalog_.Find(StreamingDefinition::Kind::kFlow, lower));
+  }
+  if (!def) {
+    return Status::NotFound("streaming_progress('" + name + "'): " + name +
+                            " is not a streaming table or flow");
+  }
+  const std::string checkpoint = catalog_.CheckpointOf(*def);
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> progress,
+                          ReadBatchProgress(*options_.fs, checkpoint));
+  return ProgressRowsSql(progress, checkpoint);
+}
+
+Result<bool> StreamingTableManager::DropIfStreaming(const std::string& name) {
+  const std::string lower = NormalizeTableName(name);
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> def,
+                          catalog_.Find(StreamingDefinition::Kind::kTable, lower));
+  if (!def) return false;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<StreamingDefinition> flows,
+                          catalog_.List(StreamingDefinition::Kind::kFlow));
+  for (const auto& f : flows) {
+    if (f.target == lower) {
+      SLUICE_RETURN_NOT_OK(catalog_.Remove(StreamingDefinition::Kind::kFlow, f.name));
+      node_watermarks_.erase(Key(f));
+      last_status_.erase(Key(f));
+    }
+  }
+  const std::string checkpoint = catalog_.TableCheckpoint(lower);
+  SLUICE_ASSIGN_OR_RETURN(bool exists, options_.fs->Exists(checkpoint));
+  if (exists) {
+    SLUICE_RETURN_NOT_OK(options_.fs->DeleteRecursive(checkpoint));
+  }
+  SLUICE_RETURN_NOT_OK(catalog_.Remove(StreamingDefinition::Kind::kTable, lower));
+  node_watermarks_.erase(Key(*def));
+  last_status_.erase(Key(*def));
+  return true;
+}
+
+}  // namespace sluice::sql

@@ -1,0 +1,110 @@
+// StreamingTableManager: the streaming tables and flows of a session (docs/sql.md "Streaming
+// tables and flows", docs/streaming.md).
+//
+// - CREATE [OR REFRESH] STREAMING TABLE parses the query (plan/stream_query_parser.h), resolves
+//   its STREAM relations (streaming_source_resolver.h), plans it (plan/planner.h) so that
+//   unsupported operations and TRIGGER CONTINUOUS are refused here, and stores the definition
+//   (streaming_table_catalog.h). It processes nothing. With column definitions the Delta table is
+//   created at once; otherwise the first batch creates it. The table has the change data feed on
+//   unless TBLPROPERTIES turn it off. CREATE OR REFRESH with the same definition is a no-op; with
+//   another one it replaces the definition and keeps the checkpoint (the restart rules decide
+//   whether the query can continue from it).
+// - REFRESH STREAMING TABLE runs the table's query, then every flow into the table, in this
+//   process with stream::MicroBatchExecution: TRIGGER ONCE = Trigger.Once, anything else =
+//   Trigger.AvailableNow; it returns when the run ends. The per-watermark-node watermarks of each
+//   query are kept here between REFRESHes (lost when the session ends, as in Spark).
+//   `SET sluice.test.crashAt = '<point>'` arms the next REFRESH's first batch (one shot).
+// - CREATE FLOW ... AS INSERT INTO target: an append flow with its own checkpoint.
+// - SHOW STREAMING TABLES, streaming_progress('name'), DROP TABLE of a streaming table.
+// - Start(): a query running on its own trigger, for `sluice run`.
+//
+// Ownership: borrows the engine, catalogs and settings of the Session that owns it.
+// Thread safety: used by one thread at a time (the session's); Start()ed executions run on their
+// own threads and write only their checkpoints and tables.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/engine.h"
+#include "fs/file_system.h"
+#include "sql/settings.h"
+#include "sql/streaming_statements.h"
+#include "sql/streaming_table_catalog.h"
+#include "sql/table_catalog.h"
+#include "sql/table_statements.h"
+#include "stream/micro_batch_execution.h"
+
+namespace sluice::sql {
+
+struct StreamingTableManagerOptions {
+  std::shared_ptr<fs::FileSystem> fs;
+  engine::Engine* engine = nullptr;
+  const TableCatalog* tables = nullptr;
+  Settings* settings = nullptr;  // read; sluice.test.crashAt is reset when consumed
+  // Runs a Delta table statement (CREATE TABLE with columns, DROP TABLE) for the manager.
+  std::function<Result<engine::Batch>(const TableStatement&)> run_table_statement;
+};
+
+// What Start() adds to a run.
+struct StartOptions {
+  // Called on the query thread after each batch (after its progress is persisted).
+  std::function<void(const std::string& name, const stream::StreamingQueryProgress&)> on_progress;
+};
+
+class StreamingTableManager {
+ public:
+  explicit StreamingTableManager(StreamingTableManagerOptions options);
+
+  // Runs a parsed streaming statement; returns its rows (SHOW) or an empty batch.
+  Result<engine::Batch> Execute(const StreamingStatement& statement, engine::Connection* conn);
+
+  // DROP TABLE support: when `name` is a streaming table, removes its definition, its flows'
+  // definitions and its checkpoint (the caller drops the Delta table). Returns whether it was.
+  Result<bool> DropIfStreaming(const std::string& name);
+
+  // The SQL of the streaming_progress('name') relation. NotFound when `name` is neither a
+  // streaming table nor a flow.
+  Result<std::string> ProgressSql(const std::string& name);
+
+  // The definitions of the warehouse, tables then flows, each sorted by name.
+  Result<std::vector<StreamingDefinition>> ListDefinitions() const;
+
+  // Starts `def` on `trigger` (sluice run). The caller owns the execution.
+  Result<std::unique_ptr<stream::MicroBatchExecution>> Start(const StreamingDefinition& def,
+                                                             const stream::Trigger& trigger,
+                                                             const StartOptions& start = {});
+
+  StreamingTableCatalog& catalog() { return catalog_; }
+
+ private:
+  Result<engine::Batch> Create(const CreateStreamingTableStatement& s);
+  Result<engine::Batch> CreateFlow(const CreateFlowStatement& s);
+  Result<engine::Batch> Refresh(const RefreshStreamingTableStatement& s);
+  Result<engine::Batch> Show(engine::Connection* conn);
+
+  // Parses, resolves and plans a query; fills def->sources. Refusals come from here.
+  Status Analyze(StreamingDefinition* def);
+  // Runs `def` to the end with `trigger` (REFRESH).
+  Status RunToEnd(const StreamingDefinition& def, const stream::Trigger& trigger);
+  Result<std::unique_ptr<stream::MicroBatchExecution>> StartExecution(
+      const StreamingDefinition& def, const stream::Trigger& trigger,
+      std::optional<std::string> crash_at, const StartOptions& start);
+  // Table properties of a streaming table's Delta table (the change data feed on by default).
+  static std::map<std::string, std::string> TableProperties(const StreamingDefinition& def);
+  std::string Key(const StreamingDefinition& def) const;
+
+  StreamingTableManagerOptions options_;
+  StreamingTableCatalog catalog_;
+  // Per query (Key): the per-node watermarks at the end of its last REFRESH in this session.
+  std::map<std::string, std::vector<std::optional<int64_t>>> node_watermarks_;
+  // Per query (Key): the outcome of its last REFRESH in this session ("ok" or the error).
+  std::map<std::string, std::string> last_status_;
+};
+
+}  // namespace sluice::sql
