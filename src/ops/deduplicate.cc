@@ -19,6 +19,7 @@
 #include <system_error>
 #include <utility>
 
+#include "common/strings.h"
 #include "engine/batch_builder.h"
 #include "engine/row_codec.h"
 #include "state/partitions.h"
@@ -35,16 +36,6 @@ constexpr char kIndexColumn[] = "__sluice_dedup_index";  // dense candidate inde
 constexpr char kValueColumn[] = "__sluice_dedup_value";  // the state value (BIGINT)
 constexpr char kProviderClassConf[] = "sluice.streaming.stateStore.providerClass";
 
-std::string Quote(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 // ms -> us, saturating (a watermark is far from the limits, but never overflow).
 int64_t MillisToMicros(int64_t ms) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 1000;
@@ -54,7 +45,7 @@ int64_t MillisToMicros(int64_t ms) {
 
 // SQL giving the event time in microseconds of column `quoted` of type `type`.
 Result<std::string> EventTimeMicrosSql(const std::string& name, const engine::DataType& type) {
-  const std::string q = Quote(name);
+  const std::string q = QuoteIdentifier(name);
   switch (type.id) {
     case engine::TypeId::kTimestamp:
     case engine::TypeId::kTimestampTz:
@@ -75,11 +66,6 @@ Result<std::string> EventTimeMicrosSql(const std::string& name, const engine::Da
   return Status::InvalidArgument("event-time column " + name + " has type " + type.ToSql() +
                                  "; deduplication needs TIMESTAMP, TIMESTAMP WITH TIME ZONE, DATE "
                                  "or a window STRUCT with an \"end\" field");
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // Row codec bytes of BIGINT `value` and of a BIGINT NULL. The codec's BIGINT encoding is
@@ -216,7 +202,7 @@ Status DeduplicateOperator::Prepare(const engine::Schema& schema) {
   }
   auto provider = context_.conf.find(kProviderClassConf);
   const bool rocksdb = provider == context_.conf.end() ||
-                       Lower(provider->second).find("rocksdb") != std::string::npos;
+                       AsciiLower(provider->second).find("rocksdb") != std::string::npos;
   o.store.kind =
       rocksdb ? state::StateStoreProviderKind::kRocksDb : state::StateStoreProviderKind::kInMemory;
   o.store.fs = context_.fs;
@@ -262,7 +248,7 @@ Result<engine::Batch> DeduplicateOperator::Candidates(const engine::Batch& input
   std::string partition_by;
   for (size_t i : key_indexes_) {
     if (!partition_by.empty()) partition_by += ", ";
-    partition_by += Quote(input_schema_[i].name);
+    partition_by += QuoteIdentifier(input_schema_[i].name);
   }
   std::string order_by = options_.order_by.empty() ? "" : options_.order_by + ", ";
   order_by += kPosColumn;

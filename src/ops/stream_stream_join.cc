@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/strings.h"
 #include "engine/row_codec.h"
 #include "state/state_store.h"
 
@@ -105,16 +106,6 @@ struct StateRow {
   std::string key;  // the full state key
   StoredValue value;
 };
-
-std::string QuoteIdent(const std::string& name) {
-  std::string q = "\"";
-  for (char c : name) {
-    if (c == '"') q.push_back('"');
-    q.push_back(c);
-  }
-  q.push_back('"');
-  return q;
-}
 
 // Which columns of a side's input batch are what.
 struct SideLayout {
@@ -278,8 +269,8 @@ struct StreamStreamJoin::Impl {
     std::string sql = "SELECT * REPLACE (";
     for (size_t i = 0; i < casts.size(); ++i) {
       if (i > 0) sql += ", ";
-      sql += "CAST(" + QuoteIdent(casts[i].first) + " AS " + casts[i].second + ") AS " +
-             QuoteIdent(casts[i].first);
+      sql += "CAST(" + QuoteIdentifier(casts[i].first) + " AS " + casts[i].second + ") AS " +
+             QuoteIdentifier(casts[i].first);
     }
     sql += ") FROM ";
     sql += table;

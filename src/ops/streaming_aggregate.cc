@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "common/strings.h"
 #include "engine/row_codec.h"
 #include "ops/session_window.h"
 #include "ops/state_rows.h"
@@ -17,15 +18,6 @@ namespace sluice::ops {
 namespace {
 
 using engine::Batch;
-
-std::string Q(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 bool IsIntegral(engine::TypeId id) {
   using engine::TypeId;
@@ -156,7 +148,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   for (size_t j = 0; j < options_.aggregates.size(); ++j) {
     const AggregateCall& call = options_.aggregates[j];
     std::string p = "__p" + std::to_string(j);
-    std::string x = call.argument.empty() ? "" : Q(call.argument);
+    std::string x = call.argument.empty() ? "" : QuoteIdentifier(call.argument);
     engine::DataType type;
     if (!x.empty()) {
       SLUICE_ASSIGN_OR_RETURN(type, type_of(call.argument));
@@ -165,26 +157,26 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
     switch (call.function) {
       case AggregateFunction::kCountStar:
         partials.push_back({p, per_row ? "1::BIGINT" : "count(*)", "sum"});
-        finals.push_back(Q(p));
+        finals.push_back(QuoteIdentifier(p));
         break;
       case AggregateFunction::kCount:
         partials.push_back(
             {p, per_row ? "(" + x + " IS NOT NULL)::BIGINT" : "count(" + x + ")", "sum"});
-        finals.push_back(Q(p));
+        finals.push_back(QuoteIdentifier(p));
         break;
       case AggregateFunction::kSum: {
         std::string v = per_row ? x : "sum(" + x + ")";
         if (IsIntegral(type.id)) v = "CAST(" + v + " AS BIGINT)";
         if (type.id == engine::TypeId::kFloat) v = "CAST(" + v + " AS DOUBLE)";
         partials.push_back({p, v, "sum"});
-        finals.push_back(Q(p));
+        finals.push_back(QuoteIdentifier(p));
         break;
       }
       case AggregateFunction::kMin:
       case AggregateFunction::kMax: {
         std::string fn = call.function == AggregateFunction::kMin ? "min" : "max";
         partials.push_back({p, per_row ? x : fn + "(" + x + ")", fn});
-        finals.push_back(Q(p));
+        finals.push_back(QuoteIdentifier(p));
         break;
       }
       case AggregateFunction::kAvg:
@@ -193,36 +185,38 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
              "sum"});
         partials.push_back(
             {p + "_cnt", per_row ? "(" + x + " IS NOT NULL)::BIGINT" : "count(" + x + ")", "sum"});
-        finals.push_back("CASE WHEN " + Q(p + "_cnt") + " = 0 THEN NULL ELSE " + Q(p + "_sum") +
-                         " / " + Q(p + "_cnt") + " END");
+        finals.push_back("CASE WHEN " + QuoteIdentifier(p + "_cnt") + " = 0 THEN NULL ELSE " +
+                         QuoteIdentifier(p + "_sum") + " / " + QuoteIdentifier(p + "_cnt") +
+                         " END");
         break;
       case AggregateFunction::kFirst:
       case AggregateFunction::kLast: {
         std::string fn = call.function == AggregateFunction::kFirst ? "first" : "last";
         partials.push_back({p, per_row ? x : fn + "(" + x + ")", fn});
-        finals.push_back(Q(p));
+        finals.push_back(QuoteIdentifier(p));
         break;
       }
     }
   }
 
   std::vector<std::string> key_items;
-  for (const auto& k : options_.keys) key_items.push_back(Q(k));
-  std::string wcol = w ? Q(w->output) : "";
+  for (const auto& k : options_.keys) key_items.push_back(QuoteIdentifier(k));
+  std::string wcol = w ? QuoteIdentifier(w->output) : "";
   std::string evict = "NULL::BIGINT";
   if (w && w->watermarked) {
     evict = "epoch_us(struct_extract(" + wcol + ", 'end'))";
   } else if (options_.event_time_key) {
-    evict = "epoch_us(" + Q(*options_.event_time_key) + ")";
+    evict = "epoch_us(" + QuoteIdentifier(*options_.event_time_key) + ")";
   }
   std::string gstart = w ? "epoch_us(struct_extract(" + wcol + ", 'start'))" : "0::BIGINT";
   const std::string helpers = gstart + " AS __gstart_us, " + evict + " AS __evict_us";
 
   // 1. Batch partial rows.
   std::vector<std::string> partial_items;
-  for (const auto& p : partials) partial_items.push_back(p.batch_sql + " AS " + Q(p.name));
+  for (const auto& p : partials)
+    partial_items.push_back(p.batch_sql + " AS " + QuoteIdentifier(p.name));
   if (sql->session) {
-    std::string t = Q(w->time_column);
+    std::string t = QuoteIdentifier(w->time_column);
     std::vector<std::string> items = key_items;
     items.push_back("{'start': " + t + ", 'end': " + t + " + to_microseconds(" +
                     std::to_string(w->gap_us) + ")} AS " + wcol);
@@ -232,7 +226,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
     sql->batch = "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM __agg_in WHERE " +
                  t + " IS NOT NULL)";
   } else if (w) {
-    std::string t = Q(w->time_column);
+    std::string t = QuoteIdentifier(w->time_column);
     int64_t n = (w->size_us + w->slide_us - 1) / w->slide_us;
     std::string slide = std::to_string(w->slide_us);
     std::string start = "(" + t + " - to_microseconds((((epoch_us(" + t + ") % " + slide + ") + " +
@@ -275,7 +269,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
 
   // 2. Merge of state rows and batch partial rows.
   std::vector<std::string> row_items;
-  for (const auto& name : row_names) row_items.push_back(Q(name));
+  for (const auto& name : row_names) row_items.push_back(QuoteIdentifier(name));
   std::vector<std::string> merged_items;
   for (const auto& p : partials) {
     std::string order =
@@ -283,8 +277,8 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
             ? (sql->session ? " ORDER BY struct_extract(" + wcol + ", 'start'), __ord, __seq"
                             : " ORDER BY __ord")
             : "";
-    merged_items.push_back("CAST(" + p.merge_fn + "(" + Q(p.name) + order + ") AS " +
-                           type_sql(p.name) + ") AS " + Q(p.name));
+    merged_items.push_back("CAST(" + p.merge_fn + "(" + QuoteIdentifier(p.name) + order + ") AS " +
+                           type_sql(p.name) + ") AS " + QuoteIdentifier(p.name));
   }
   if (sql->session) {
     sql->merge = SessionMergeSql(key_items, wcol, Join(row_items), merged_items, helpers);
@@ -303,7 +297,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   std::vector<std::string> fin = key_items;
   if (w) fin.push_back(wcol);
   for (size_t j = 0; j < finals.size(); ++j) {
-    fin.push_back(finals[j] + " AS " + Q(options_.aggregates[j].output));
+    fin.push_back(finals[j] + " AS " + QuoteIdentifier(options_.aggregates[j].output));
   }
   sql->finalize = "SELECT " + Join(fin) + " FROM __agg_rows";
   sql_ = std::move(sql);

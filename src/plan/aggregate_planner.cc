@@ -4,17 +4,11 @@
 #include <cctype>
 
 #include "common/interval.h"
+#include "common/strings.h"
 #include "ops/streaming_aggregate.h"
 
 namespace sluice::plan {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool IsExpressionObject(const Json& j) {
   return j.is_object() && j.contains("class") && j.contains("type");
@@ -85,7 +79,7 @@ class AggregateBuilder {
       } else if (auto names = ColumnRefNames(g); names.size() == 1) {
         for (const auto& item : select) {
           if (!item.value("alias", std::string()).empty() &&
-              Lower(item["alias"].get<std::string>()) == Lower(names[0]) &&
+              AsciiLower(item["alias"].get<std::string>()) == AsciiLower(names[0]) &&
               ColumnRefNames(item) != names) {
             g = item;
           }
@@ -192,10 +186,10 @@ class AggregateBuilder {
     }
     if (cls == "COLUMN_REF") {
       auto names = ColumnRefNames(e);
-      if (window_ && Lower(names[0]) == window_->output) return e;
+      if (window_ && AsciiLower(names[0]) == window_->output) return e;
       if (names.size() == 1 && output_aliases_allowed_) {
         for (const auto& o : outputs_) {
-          if (Lower(o.value("alias", std::string())) == Lower(names[0])) return e;
+          if (AsciiLower(o.value("alias", std::string())) == AsciiLower(names[0])) return e;
         }
       }
       return Status::InvalidArgument("column \"" + names.back() +
@@ -371,7 +365,7 @@ class AggregateBuilder {
         std::vector<std::string> refs;
         VisitExpression(o, [&](const Json& e) {
           auto names = ColumnRefNames(e);
-          if (!names.empty()) refs.push_back(Lower(names[0]));
+          if (!names.empty()) refs.push_back(AsciiLower(names[0]));
           return true;
         });
         for (const auto& r : refs) has_agg = has_agg || r.rfind("__agg", 0) == 0;

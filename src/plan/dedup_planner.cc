@@ -17,6 +17,7 @@
 #include <cctype>
 #include <thread>
 
+#include "common/strings.h"
 #include "ops/deduplicate.h"
 
 namespace sluice::plan {
@@ -24,22 +25,6 @@ namespace {
 
 constexpr char kKeyPrefix[] = "__sluice_dedup_key_";
 constexpr char kOrderPrefix[] = "__sluice_dedup_order_";
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::string Quote(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 bool MentionsStream(const Json& j) { return j.dump().find("__stream_") != std::string::npos; }
 
@@ -58,7 +43,7 @@ const StreamRelation* WatermarkedColumn(const QueryAnalysis& a, const Json& expr
   if (streams.empty()) return nullptr;
   if (names.size() >= 2) {  // qualified: the qualifier must be that stream's alias
     for (size_t i : streams) {
-      if (Lower(a.query->streams[i].alias) == Lower(names[names.size() - 2])) {
+      if (AsciiLower(a.query->streams[i].alias) == AsciiLower(names[names.size() - 2])) {
         return &a.query->streams[i];
       }
     }
@@ -74,13 +59,14 @@ std::string EventTimeOutputName(const QueryAnalysis& a, const Json& select_list)
     const std::string cls = item.value("class", "");
     if (cls == "STAR") {
       if (!item["expr"].is_null() || item.value("columns", false)) continue;
-      const std::string relation = Lower(item.value("relation_name", ""));
+      const std::string relation = AsciiLower(item.value("relation_name", ""));
       for (const StreamRelation& s : a.query->streams) {
         if (!s.watermark) continue;
-        if (!relation.empty() && relation != Lower(s.alias)) continue;
+        if (!relation.empty() && relation != AsciiLower(s.alias)) continue;
         bool excluded = false;
         for (const Json& e : item["exclude_list"]) {
-          if (e.is_string() && Lower(e.get<std::string>()) == Lower(s.watermark->column)) {
+          if (e.is_string() &&
+              AsciiLower(e.get<std::string>()) == AsciiLower(s.watermark->column)) {
             excluded = true;
           }
         }
@@ -252,7 +238,7 @@ Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& a
     select_list.push_back(WithAlias(orders[i]["expression"], name));
     hidden.push_back(name);
     if (!order_by.empty()) order_by += ", ";
-    order_by += Quote(name) + OrderSuffix(orders[i]);
+    order_by += QuoteIdentifier(name) + OrderSuffix(orders[i]);
   }
   options.order_by = order_by;
 
@@ -278,7 +264,8 @@ Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& a
   spec.input_sqls.push_back(std::move(input_sql));
   if (!hidden.empty()) {
     std::string exclude;
-    for (const std::string& h : hidden) exclude += (exclude.empty() ? "" : ", ") + Quote(h);
+    for (const std::string& h : hidden)
+      exclude += (exclude.empty() ? "" : ", ") + QuoteIdentifier(h);
     spec.output_sql = "SELECT * EXCLUDE (" + exclude + ") FROM __op_output";
   }
 

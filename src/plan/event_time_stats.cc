@@ -1,4 +1,5 @@
 #include "plan/event_time_stats.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,28 +8,12 @@
 namespace sluice::plan {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::string Q(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // The __stream_<i> indexes named directly by a FROM clause (through joins, not subqueries).
 void StreamsInFrom(const Json& from, std::vector<size_t>* out) {
   if (!from.is_object()) return;
   std::string type = from.value("type", "");
   if (type == "BASE_TABLE") {
-    std::string name = Lower(from.value("table_name", ""));
+    std::string name = AsciiLower(from.value("table_name", ""));
     constexpr std::string_view kPrefix = "__stream_";
     if (name.compare(0, kPrefix.size(), kPrefix) == 0) {
       size_t i = 0;
@@ -88,12 +73,13 @@ void Walk(const Json& node, const ParsedStreamingQuery& query, SqlAst& ast,
       bool ok = !refs.empty();
       StatsFilter f;
       for (const auto& names : refs) {
-        if (names.size() > 2 || (names.size() == 2 && Lower(names[0]) != Lower(r.alias))) {
+        if (names.size() > 2 ||
+            (names.size() == 2 && AsciiLower(names[0]) != AsciiLower(r.alias))) {
           ok = false;
           break;
         }
         const std::string& column = names.back();
-        if (Lower(column) == Lower(r.watermark->column)) {
+        if (AsciiLower(column) == AsciiLower(r.watermark->column)) {
           ok = false;
           break;
         }
@@ -119,18 +105,19 @@ std::vector<StatsFilters> FindStatsFilters(const ParsedStreamingQuery& query, co
 
 std::string EventTimeStatsSql(size_t i, const StreamRelation& relation,
                               const engine::Schema& stream_schema, const StatsFilters& filters) {
-  const std::string col = Q(relation.watermark->column);
+  const std::string col = QuoteIdentifier(relation.watermark->column);
   std::string where = col + " IS NOT NULL";
   for (const auto& f : filters) {
     bool all = std::all_of(f.columns.begin(), f.columns.end(), [&](const std::string& c) {
-      return std::any_of(stream_schema.begin(), stream_schema.end(),
-                         [&](const engine::Field& field) { return Lower(field.name) == Lower(c); });
+      return std::any_of(
+          stream_schema.begin(), stream_schema.end(),
+          [&](const engine::Field& field) { return AsciiLower(field.name) == AsciiLower(c); });
     });
     if (all) where += " AND (" + f.sql + ")";
   }
   return "SELECT count(*), min(epoch_ms(" + col + ")), max(epoch_ms(" + col + ")), avg(epoch_ms(" +
-         col + ")::DOUBLE) FROM " + StreamViewName(i) + " AS " + Q(relation.alias) + " WHERE " +
-         where;
+         col + ")::DOUBLE) FROM " + StreamViewName(i) + " AS " + QuoteIdentifier(relation.alias) +
+         " WHERE " + where;
 }
 
 Result<EventTimeStats> ReadEventTimeStats(const engine::Batch& row) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "common/interval.h"
+#include "common/strings.h"
 #include "ops/stream_stream_join.h"
 
 namespace sluice::plan {
@@ -35,22 +36,8 @@ namespace {
 
 constexpr char kOutputTable[] = "__op_output";
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) { return Lower(a) == Lower(b); }
-
-std::string QuoteIdent(const std::string& name) {
-  std::string q = "\"";
-  for (char c : name) {
-    if (c == '"') q.push_back('"');
-    q.push_back(c);
-  }
-  q.push_back('"');
-  return q;
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return AsciiLower(a) == AsciiLower(b);
 }
 
 // The "type" of a tree node ("" when it has none, or when it is not a string: a constant's type).
@@ -147,7 +134,7 @@ Result<Side> AnalyzeSide(const QueryAnalysis& analysis, const Json& ref, const c
   side.alias = ref.value("alias", std::string());
   if (auto i = StreamIndexOf(ref)) {
     if (side.alias.empty()) side.alias = StreamViewName(*i);
-    side.relation_sql = StreamViewName(*i) + " AS " + QuoteIdent(side.alias);
+    side.relation_sql = StreamViewName(*i) + " AS " + QuoteIdentifier(side.alias);
     if (const WatermarkSpec* w = StreamWatermark(analysis, *i)) {
       side.watermarks.push_back({w->column, false});
     }
@@ -162,7 +149,7 @@ Result<Side> AnalyzeSide(const QueryAnalysis& analysis, const Json& ref, const c
   if (side.alias.empty()) side.alias = std::string("__join_") + which;
   const Json& node = ref["subquery"]["node"];
   SLUICE_ASSIGN_OR_RETURN(std::string sub_sql, analysis.ast->ToSql(node));
-  side.relation_sql = "(" + sub_sql + ") AS " + QuoteIdent(side.alias);
+  side.relation_sql = "(" + sub_sql + ") AS " + QuoteIdentifier(side.alias);
   if (NodeType(node) != "SELECT_NODE") return side;
 
   std::set<size_t> streams;
@@ -401,10 +388,10 @@ std::optional<int64_t> StateWatermarkFromLessThan(const Json& lesser, const Json
     if (t.side == 0) {
       constant += t.sign * t.micros;
     } else if (t.side == s) {
-      s_columns.insert(Lower(t.column.back()));
+      s_columns.insert(AsciiLower(t.column.back()));
       constraint = &t;
     } else {
-      other_columns.insert(Lower(t.column.back()));
+      other_columns.insert(AsciiLower(t.column.back()));
       watermark_term = &t;
     }
   }
@@ -642,7 +629,7 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
     const std::vector<Json>& only = s == 1 ? left_only : right_only;
     ops::JoinSideSpec& spec = s == 1 ? options.left : options.right;
     spec.alias = side.alias;
-    const std::string a = QuoteIdent(side.alias);
+    const std::string a = QuoteIdentifier(side.alias);
     std::string select = "SELECT " + a + ".*";
     for (size_t k = 0; k < keys.size(); ++k) {
       SLUICE_ASSIGN_OR_RETURN(std::string key_sql, analysis.ast->ExpressionToSql(keys[k]));
@@ -652,7 +639,7 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
     if (!side.watermarks.empty()) {
       const WatermarkColumn& w = side.watermarks[0];
       spec.late_time_column = "__join_late_us";
-      select += ", " + TimeMicrosSql(a + "." + QuoteIdent(w.name), w.window) + " AS " +
+      select += ", " + TimeMicrosSql(a + "." + QuoteIdentifier(w.name), w.window) + " AS " +
                 spec.late_time_column;
     }
     if (key_ordinal) {
@@ -667,7 +654,7 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
       if (offset) {
         const WatermarkColumn& w = side.watermarks[0];
         spec.state_time_column = "__join_state_us";
-        select += ", " + TimeMicrosSql(a + "." + QuoteIdent(w.name), w.window) + " AS " +
+        select += ", " + TimeMicrosSql(a + "." + QuoteIdentifier(w.name), w.window) + " AS " +
                   spec.state_time_column;
         spec.state_watermark_offset_ms = *offset;
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/strings.h"
 #include "plan/aggregate_planner.h"
 #include "plan/dedup_planner.h"
 #include "plan/event_time_stats.h"
@@ -11,23 +12,14 @@
 #include "plan/supported_operations.h"
 
 namespace sluice::plan {
-namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<size_t> QueryAnalysis::StreamsWithWatermarkColumn(std::string_view column) const {
   std::vector<size_t> out;
   if (query == nullptr) return out;
   for (size_t i = 0; i < query->streams.size(); ++i) {
     const auto& w = query->streams[i].watermark;
-    if (w && Lower(w->column) == Lower(column)) out.push_back(i);
+    if (w && AsciiLower(w->column) == AsciiLower(column)) out.push_back(i);
   }
   return out;
 }

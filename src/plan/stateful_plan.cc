@@ -1,18 +1,10 @@
 #include "plan/stateful_plan.h"
 
+#include "common/strings.h"
 #include "plan/window_sql.h"
 
 namespace sluice::plan {
 namespace {
-
-std::string Q(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 constexpr char kShufflePartitionsKey[] = "sluice.sql.shuffle.partitions";
 
@@ -40,7 +32,8 @@ std::unique_ptr<StreamingPlan> StreamingPlan::Stateful(ParsedStreamingQuery quer
 std::string StreamingPlan::StreamViewSql(size_t i, const StreamRelation& relation) {
   std::string select = "SELECT *";
   if (relation.watermark && !relation.watermark->IsPlainColumn()) {
-    select += ", (" + relation.watermark->expression + ") AS " + Q(relation.watermark->column);
+    select += ", (" + relation.watermark->expression + ") AS " +
+              QuoteIdentifier(relation.watermark->column);
   }
   return "CREATE OR REPLACE TEMP VIEW " + StreamViewName(i) + " AS " + select + " FROM " +
          SqlPlan::SourceTableName(i);

@@ -5,17 +5,11 @@
 #include <set>
 
 #include "common/interval.h"
+#include "common/strings.h"
 #include "plan/tokenizer.h"
 
 namespace sluice::plan {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // Words that end a relation: they cannot be a bare alias.
 bool IsClauseKeyword(const Token& t) {
@@ -25,7 +19,7 @@ bool IsClauseKeyword(const Token& t) {
       "union",     "except",      "intersect", "window",  "qualify", "semi",    "anti",   "asof",
       "lateral",   "positional",  "pivot",     "unpivot", "sample",  "using",   "select", "from",
       "watermark", "tablesample", "returning", "as",      "delay",   "values"};
-  return t.kind == TokenKind::kWord && kWords.count(Lower(t.text)) > 0;
+  return t.kind == TokenKind::kWord && kWords.count(AsciiLower(t.text)) > 0;
 }
 
 bool IsUnitWord(const Token& t) {
@@ -36,7 +30,7 @@ bool IsUnitWord(const Token& t) {
       "minutes",     "min",          "mins",    "m",           "hour",         "hours", "h",
       "day",         "days",         "d",       "week",        "weeks",        "w",     "month",
       "months",      "year",         "years"};
-  return kUnits.count(Lower(t.text)) > 0;
+  return kUnits.count(AsciiLower(t.text)) > 0;
 }
 
 class Parser {
@@ -59,7 +53,7 @@ class Parser {
         continue;
       }
       if (tok.kind == TokenKind::kWord) {
-        std::string w = Lower(tok.text);
+        std::string w = AsciiLower(tok.text);
         if (w == "select" || w == "from" || w == "where" || w == "group" || w == "having" ||
             w == "order" || w == "qualify" || w == "limit" || w == "union") {
           clause.back() = w;
@@ -113,7 +107,7 @@ class Parser {
                    "(table_changes, read_files, read_rate, read_kafka, nexmark)");
     }
     if (first.kind == TokenKind::kWord && t_[i + 1].IsSymbol("(")) {
-      std::string fn = Lower(first.text);
+      std::string fn = AsciiLower(first.text);
       if (fn == "table_changes") {
         r->kind = StreamRelation::Kind::kTableChanges;
       } else if (fn == "read_files") {
@@ -207,7 +201,7 @@ class Parser {
       size_t value_from = start;
       std::string name;
       if (i - start >= 3 && t_[start].kind == TokenKind::kWord && t_[start + 1].IsSymbol("=>")) {
-        name = Lower(t_[start].text);
+        name = AsciiLower(t_[start].text);
         value_from = start + 2;
       }
       std::string value;

@@ -1,0 +1,16 @@
+// Small text helpers shared by the layers that build SQL text (plan, ops, sinks, stream).
+// Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace sluice {
+
+// ASCII lower case (non-ASCII bytes unchanged).
+std::string AsciiLower(std::string_view s);
+
+// `name` as a double-quoted SQL identifier, embedded quotes doubled: a"b -> "a""b".
+std::string QuoteIdentifier(std::string_view name);
+
+}  // namespace sluice
