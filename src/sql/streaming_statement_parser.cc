@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/interval.h"
+#include "plan/token_cursor.h"
 #include "plan/tokenizer.h"
 #include "sql/table_statement_parser.h"
 
@@ -16,9 +17,9 @@ using plan::Token;
 using plan::Tokenize;
 using plan::TokenKind;
 
-class Parser {
+class Parser : private plan::TokenCursor {
  public:
-  Parser(std::string_view sql, std::vector<Token> tokens) : sql_(sql), tokens_(std::move(tokens)) {}
+  Parser(std::string_view sql, std::vector<Token> tokens) : TokenCursor(sql, std::move(tokens)) {}
 
   Result<std::optional<StreamingStatement>> Parse() {
     if (Peek().IsKeyword("create")) {
@@ -45,7 +46,7 @@ class Parser {
       Next();
       Next();
       RefreshStreamingTableStatement s;
-      SLUICE_ASSIGN_OR_RETURN(s.name, Name());
+      SLUICE_ASSIGN_OR_RETURN(s.name, Identifier());
       SLUICE_RETURN_NOT_OK(ExpectEnd());
       return std::optional<StreamingStatement>(std::move(s));
     }
@@ -66,57 +67,6 @@ class Parser {
     return std::optional<StreamingStatement>(StreamingStatement(std::move(r).ValueOrDie()));
   }
 
-  const Token& Peek(size_t ahead = 0) const {
-    size_t i = pos_ + ahead;
-    return i < tokens_.size() ? tokens_[i] : tokens_.back();
-  }
-  const Token& Next() {
-    const Token& t = Peek();
-    if (pos_ + 1 < tokens_.size()) ++pos_;
-    return t;
-  }
-  bool Keyword(std::string_view k) {
-    if (!Peek().IsKeyword(k)) return false;
-    Next();
-    return true;
-  }
-  bool Keywords(std::initializer_list<std::string_view> ks) {
-    size_t i = 0;
-    for (std::string_view k : ks) {
-      if (!Peek(i).IsKeyword(k)) return false;
-      ++i;
-    }
-    for (size_t k = 0; k < i; ++k) Next();
-    return true;
-  }
-  std::string Describe(const Token& t) const {
-    if (t.kind == TokenKind::kEnd) return "the end of the statement";
-    return "'" + std::string(sql_.substr(t.begin, t.end - t.begin)) + "'";
-  }
-  Status Error(const std::string& expected) const {
-    return Status::InvalidArgument("syntax error at " + DescribePosition(sql_, Peek().begin) +
-                                   ": expected " + expected + ", found " + Describe(Peek()));
-  }
-  Status ExpectKeyword(std::string_view k) {
-    if (Keyword(k)) return Status::OK();
-    std::string upper(k);
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return Error(upper);
-  }
-  Status ExpectEnd() {
-    if (Peek().IsSymbol(";")) Next();
-    if (Peek().kind != TokenKind::kEnd) return Error("the end of the statement");
-    return Status::OK();
-  }
-  Result<std::string> Name() {
-    const Token& t = Peek();
-    if (t.kind == TokenKind::kWord || t.kind == TokenKind::kQuotedIdent ||
-        t.kind == TokenKind::kBacktick) {
-      Next();
-      return t.text;
-    }
-    return Error("a name");
-  }
   // The text of a balanced parenthesized group starting at the current '(' (inclusive).
   Result<std::string> ParenthesizedText() {
     if (!Peek().IsSymbol("(")) return Error("'('");
@@ -164,7 +114,7 @@ class Parser {
   Result<CreateStreamingTableStatement> ParseCreateStreamingTable(bool or_refresh) {
     CreateStreamingTableStatement s;
     s.or_refresh = or_refresh;
-    SLUICE_ASSIGN_OR_RETURN(s.name, Name());
+    SLUICE_ASSIGN_OR_RETURN(s.name, Identifier());
     // Column definitions and TBLPROPERTIES are parsed by the table statement parser, from a
     // CREATE TABLE statement made of their text.
     std::string columns_text, properties_text;
@@ -176,7 +126,7 @@ class Parser {
         if (!Peek().IsSymbol("(")) return Error("'('");
         Next();
         do {
-          SLUICE_ASSIGN_OR_RETURN(std::string col, Name());
+          SLUICE_ASSIGN_OR_RETURN(std::string col, Identifier());
           s.partitioned_by.push_back(std::move(col));
         } while (Peek().IsSymbol(",") && (Next(), true));
         if (!Peek().IsSymbol(")")) return Error("')'");
@@ -201,7 +151,7 @@ class Parser {
       } else if (Keywords({"schedule", "every"})) {
         if (Peek().kind != TokenKind::kNumber) return Error("a number");
         std::string text = Next().text;
-        SLUICE_ASSIGN_OR_RETURN(std::string unit, Name());
+        SLUICE_ASSIGN_OR_RETURN(std::string unit, Identifier());
         SLUICE_ASSIGN_OR_RETURN(Duration d, ParseDuration(text + " " + unit));
         if (d.millis() <= 0) return Status::InvalidArgument("SCHEDULE EVERY needs a positive time");
         s.schedule_every_ms = d.millis();
@@ -232,14 +182,14 @@ class Parser {
 
   Result<CreateFlowStatement> ParseCreateFlow() {
     CreateFlowStatement s;
-    SLUICE_ASSIGN_OR_RETURN(s.name, Name());
+    SLUICE_ASSIGN_OR_RETURN(s.name, Identifier());
     SLUICE_RETURN_NOT_OK(ExpectKeyword("as"));
     if (Peek().IsKeyword("auto") && Peek(1).IsKeyword("cdc")) {
       return Status::NotSupported("CREATE FLOW ... AS AUTO CDC INTO is not supported yet");
     }
     SLUICE_RETURN_NOT_OK(ExpectKeyword("insert"));
     SLUICE_RETURN_NOT_OK(ExpectKeyword("into"));
-    SLUICE_ASSIGN_OR_RETURN(s.target, Name());
+    SLUICE_ASSIGN_OR_RETURN(s.target, Identifier());
     Keywords({"by", "name"});  // appends always match columns by name
     if (!Peek().IsKeyword("select") && !Peek().IsKeyword("with") && !Peek().IsKeyword("from") &&
         !Peek().IsSymbol("(")) {
@@ -249,10 +199,6 @@ class Parser {
     SLUICE_RETURN_NOT_OK(ExpectEnd());
     return s;
   }
-
-  std::string_view sql_;
-  std::vector<Token> tokens_;
-  size_t pos_ = 0;
 };
 
 }  // namespace

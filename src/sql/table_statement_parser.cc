@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "plan/token_cursor.h"
 #include "plan/tokenizer.h"
 
 namespace sluice::sql {
@@ -15,9 +16,9 @@ using plan::Token;
 using plan::Tokenize;
 using plan::TokenKind;
 
-class Parser {
+class Parser : private plan::TokenCursor {
  public:
-  Parser(std::string_view sql, std::vector<Token> tokens) : sql_(sql), tokens_(std::move(tokens)) {}
+  Parser(std::string_view sql, std::vector<Token> tokens) : TokenCursor(sql, std::move(tokens)) {}
 
   Result<std::optional<TableStatement>> Parse() {
     if (Peek().IsKeyword("create")) return ParseCreate();
@@ -40,73 +41,6 @@ class Parser {
   static Result<std::optional<TableStatement>> Wrap(Result<T> r) {
     if (!r.ok()) return r.status();
     return std::optional<TableStatement>(TableStatement(std::move(r).ValueOrDie()));
-  }
-
-  const Token& Peek(size_t ahead = 0) const {
-    size_t i = pos_ + ahead;
-    return i < tokens_.size() ? tokens_[i] : tokens_.back();
-  }
-  const Token& Next() {
-    const Token& t = Peek();
-    if (pos_ + 1 < tokens_.size()) ++pos_;
-    return t;
-  }
-  bool AtEnd() const {
-    return Peek().kind == TokenKind::kEnd ||
-           (Peek().IsSymbol(";") && Peek(1).kind == TokenKind::kEnd);
-  }
-  bool Keyword(std::string_view k) {
-    if (!Peek().IsKeyword(k)) return false;
-    Next();
-    return true;
-  }
-  bool Keywords(std::initializer_list<std::string_view> ks) {
-    size_t i = 0;
-    for (std::string_view k : ks) {
-      if (!Peek(i).IsKeyword(k)) return false;
-      ++i;
-    }
-    for (size_t k = 0; k < i; ++k) Next();
-    return true;
-  }
-  bool Symbol(std::string_view s) {
-    if (!Peek().IsSymbol(s)) return false;
-    Next();
-    return true;
-  }
-
-  std::string Describe(const Token& t) const {
-    if (t.kind == TokenKind::kEnd) return "the end of the statement";
-    return "'" + std::string(sql_.substr(t.begin, t.end - t.begin)) + "'";
-  }
-  Status Error(const std::string& expected) const {
-    return Status::InvalidArgument("syntax error at " + DescribePosition(sql_, Peek().begin) +
-                                   ": expected " + expected + ", found " + Describe(Peek()));
-  }
-  Status ExpectKeyword(std::string_view k) {
-    if (Keyword(k)) return Status::OK();
-    std::string upper(k);
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return Error(upper);
-  }
-  Status ExpectSymbol(std::string_view s) {
-    if (Symbol(s)) return Status::OK();
-    return Error("'" + std::string(s) + "'");
-  }
-  Status ExpectEnd() {
-    Symbol(";");
-    if (Peek().kind != TokenKind::kEnd) return Error("the end of the statement");
-    return Status::OK();
-  }
-
-  Result<std::string> Identifier() {
-    const Token& t = Peek();
-    if (t.kind == TokenKind::kWord || t.kind == TokenKind::kQuotedIdent ||
-        t.kind == TokenKind::kBacktick) {
-      Next();
-      return t.text;
-    }
-    return Error("a name");
   }
 
   // name | schema.name | delta.`path` | "quoted"
@@ -588,10 +522,6 @@ class Parser {
     SLUICE_RETURN_NOT_OK(ExpectEnd());
     return s;
   }
-
-  std::string_view sql_;
-  std::vector<Token> tokens_;
-  size_t pos_ = 0;
 };
 
 }  // namespace
