@@ -985,9 +985,18 @@ TEST_F(FixtureTest, OpenReadsOnlyNewestCheckpointAndLaterCommits) {
     read.insert(p.substr(p.find_last_of('/') + 1));
     EXPECT_EQ(n, 1) << p;
   }
-  EXPECT_EQ(read,
-            (std::set<std::string>{"00000000000000000011.json", "00000000000000000012.json",
-                                   "00000000000000000013.json", "00000000000000000014.json"}));
+  EXPECT_EQ(read, (std::set<std::string>{"_last_checkpoint", "00000000000000000011.json",
+                                         "00000000000000000012.json", "00000000000000000013.json",
+                                         "00000000000000000014.json"}));
+  // The listing started at the checkpoint named by _last_checkpoint: versions 0..9 were not
+  // even listed.
+  for (const std::string& name : counting->listed()) {
+    auto parsed = ParseLogFileName(name);
+    if (parsed) {
+      EXPECT_GE(parsed->version, Version(10)) << name;
+    }
+  }
+  EXPECT_TRUE(counting->listed().count("00000000000000000014.json"));
   // A second Latest() with nothing new reads nothing.
   counting->Reset();
   ASSERT_TRUE((*t)->Latest().ok());

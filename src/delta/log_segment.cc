@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 namespace sluice::delta {
 
 namespace {
@@ -108,32 +110,37 @@ std::optional<Version> LogListing::EarliestRecreatableVersion() const {
   return earliest;
 }
 
-Result<LogListing> ListLog(fs::FileSystem* fs, const std::string& table_root) {
-  LogListing listing;
-  listing.table_root = table_root;
-  while (listing.table_root.size() > 1 && listing.table_root.back() == '/')
-    listing.table_root.pop_back();
-  listing.log_dir = fs::JoinPath(listing.table_root, "_delta_log");
-  auto entries = fs->List(listing.log_dir);
-  if (!entries.ok()) {
-    if (entries.status().IsNotFound()) {
-      return Status::NotFound("not a Delta table: " + listing.log_dir + " does not exist");
-    }
-    return entries.status().WithContext("listing " + listing.log_dir);
+namespace {
+
+std::string TrimTrailingSlashes(std::string root) {
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  return root;
+}
+
+Status ListError(const Status& status, const std::string& log_dir) {
+  if (status.IsNotFound()) {
+    return Status::NotFound("not a Delta table: " + log_dir + " does not exist");
   }
+  return status.WithContext("listing " + log_dir);
+}
+
+// Classifies `entries` into `listing` (commits, complete checkpoints). Entries below
+// `min_version` are skipped.
+void AddEntries(const std::vector<fs::FileInfo>& entries, Version min_version,
+                LogListing* listing) {
   std::map<Version, std::map<int32_t, std::vector<LogFile>>>
       parts;  // version -> num_parts -> files
-  for (const fs::FileInfo& info : *entries) {
+  for (const fs::FileInfo& info : entries) {
     if (info.is_directory) continue;
     auto name = ParseLogFileName(Basename(info.path));
-    if (!name) continue;
+    if (!name || name->version < min_version) continue;
     LogFile file{info, *name};
     switch (name->kind) {
       case LogFileKind::kCommit:
-        listing.commits[name->version] = file;
+        listing->commits[name->version] = file;
         break;
       case LogFileKind::kCheckpoint:
-        listing.checkpoints[name->version] = Checkpoint{name->version, {file}};
+        listing->checkpoints[name->version] = Checkpoint{name->version, {file}};
         break;
       case LogFileKind::kCheckpointPart:
         parts[name->version][name->num_parts].push_back(file);
@@ -141,20 +148,75 @@ Result<LogListing> ListLog(fs::FileSystem* fs, const std::string& table_root) {
     }
   }
   for (auto& [version, by_count] : parts) {
-    if (listing.checkpoints.count(version)) continue;  // prefer the classic single file
+    if (listing->checkpoints.count(version)) continue;  // prefer the classic single file
     for (auto& [num_parts, files] : by_count) {
       std::map<int32_t, LogFile> by_part;
       for (const LogFile& f : files) by_part[f.name.part] = f;
       if (static_cast<int32_t>(by_part.size()) != num_parts) continue;  // incomplete: ignore
       Checkpoint cp{version, {}};
       for (auto& [p, f] : by_part) cp.files.push_back(f);
-      listing.checkpoints[version] = std::move(cp);
+      listing->checkpoints[version] = std::move(cp);
       break;
     }
   }
+}
+
+}  // namespace
+
+Result<LogListing> ListLog(fs::FileSystem* fs, const std::string& table_root) {
+  LogListing listing;
+  listing.table_root = TrimTrailingSlashes(table_root);
+  listing.log_dir = fs::JoinPath(listing.table_root, "_delta_log");
+  auto entries = fs->List(listing.log_dir);
+  if (!entries.ok()) return ListError(entries.status(), listing.log_dir);
+  AddEntries(*entries, Version(0), &listing);
   if (listing.commits.empty() && listing.checkpoints.empty()) {
     return Status::NotFound("not a Delta table: no commits or checkpoints in " + listing.log_dir);
   }
+  return listing;
+}
+
+std::optional<Version> ReadLastCheckpointHint(fs::FileSystem* fs, const std::string& log_dir) {
+  auto text = fs->ReadFile(fs::JoinPath(log_dir, "_last_checkpoint"));
+  if (!text.ok()) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  auto it = j.find("version");
+  if (it == j.end() || !it->is_number_integer() || it->get<int64_t>() < 0) return std::nullopt;
+  return Version(it->get<int64_t>());
+}
+
+Result<LogListing> ListLogForLatest(fs::FileSystem* fs, const std::string& table_root,
+                                    std::optional<Version> known_version) {
+  LogListing listing;
+  listing.table_root = TrimTrailingSlashes(table_root);
+  listing.log_dir = fs::JoinPath(listing.table_root, "_delta_log");
+  std::optional<Version> from = known_version;
+  if (!from) from = ReadLastCheckpointHint(fs, listing.log_dir);
+  if (!from) return ListLog(fs, table_root);
+  // Lists the names starting with `prefix` (versions sharing its leading digits) and says
+  // whether the last version of that range exists, i.e. whether the log may go on after it.
+  auto list_range = [&](int64_t range_index, int digits) -> Result<bool> {
+    auto entries = fs->List(listing.log_dir, Pad(range_index, digits));
+    if (!entries.ok()) return ListError(entries.status(), listing.log_dir);
+    AddEntries(*entries, *from, &listing);
+    int64_t range_size = digits == 19 ? 10 : 100;
+    Version range_end(range_index * range_size + range_size - 1);
+    return listing.commits.count(range_end) > 0 || listing.checkpoints.count(range_end) > 0;
+  };
+  // First the ten versions that share all but the last digit with `from` (a cached version or a
+  // checkpoint usually has few commits after it), then whole hundreds while each one is full.
+  SLUICE_ASSIGN_OR_RETURN(bool more, list_range(from->value() / 10, 19));
+  for (int64_t hundred = from->value() / 100; more; ++hundred) {
+    SLUICE_ASSIGN_OR_RETURN(more, list_range(hundred, 18));
+  }
+  // The start must be usable: a cached version's commit (or a checkpoint at it), or the hinted
+  // checkpoint complete. Anything else (cleaned up, re-created table, stale hint past the end)
+  // needs the whole picture.
+  bool usable = known_version ? (listing.commits.count(*from) || listing.checkpoints.count(*from))
+                              : listing.checkpoints.count(*from) > 0;
+  if (!usable) return ListLog(fs, table_root);
+  listing.listed_from = *from;
   return listing;
 }
 

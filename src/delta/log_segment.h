@@ -55,6 +55,9 @@ struct LogListing {
   std::map<Version, LogFile> commits;
   // Complete checkpoints only (a multi-part checkpoint with a missing part is left out).
   std::map<Version, Checkpoint> checkpoints;
+  // nullopt: the whole log was listed. Otherwise only entries with version >= listed_from were
+  // listed (ListLogForLatest): good for the latest snapshot, not for time travel or history.
+  std::optional<Version> listed_from;
 
   // The newest version that has a commit or a checkpoint; nullopt for an empty log.
   std::optional<Version> LatestVersion() const;
@@ -66,6 +69,24 @@ struct LogListing {
 // Lists `<table_root>/_delta_log`. NotFound ("not a Delta table") when it does not exist or
 // holds no commit or checkpoint.
 Result<LogListing> ListLog(fs::FileSystem* fs, const std::string& table_root);
+
+// Lists only what the latest snapshot needs: the log entries from version `from` on, where
+// `from` is `known_version` when given (a cached snapshot's version, for an incremental update)
+// and otherwise the checkpoint version named by `_last_checkpoint`. The listing goes forward by
+// name prefix (the ten versions around `from`, then whole hundreds) and stops after the first
+// range whose last version does not exist, so opening a table with 10,000 commits stats only the
+// files near its newest checkpoint. (A log with a hole of a whole range's end after `from` is
+// corrupt; this listing reports the version before the hole, a full listing the hole.)
+// Falls back to ListLog (a full listing, listed_from = nullopt) when there is nothing to start
+// from: no known version and `_last_checkpoint` missing, empty or unparsable, the hinted
+// checkpoint incomplete or gone, or no entry at or after `known_version` (a re-created table).
+// `_last_checkpoint` stays a hint: a newer checkpoint after it is found by the forward listing.
+Result<LogListing> ListLogForLatest(fs::FileSystem* fs, const std::string& table_root,
+                                    std::optional<Version> known_version = std::nullopt);
+
+// The version `_last_checkpoint` names, or nullopt when the file is missing, empty or not the
+// JSON object Delta writes ({"version": N, ...}). Never an error: the file is only a hint.
+std::optional<Version> ReadLastCheckpointHint(fs::FileSystem* fs, const std::string& log_dir);
 
 // The files to replay for a snapshot at `version`.
 struct LogSegment {

@@ -130,5 +130,93 @@ TEST(LogSegmentTest, ListLogIgnoresJunkAndIncompleteMultiPart) {
   EXPECT_THAT(missing.status().message(), HasSubstr("not a Delta table"));
 }
 
+// A log of commits 0..last with classic checkpoints at `checkpoints` (file contents are not read
+// by the listing).
+void MakeLog(fs::FileSystem* fs, const std::string& root, int64_t last,
+             std::initializer_list<int64_t> checkpoints) {
+  std::string log = root + "/_delta_log/";
+  for (int64_t v = 0; v <= last; ++v) {
+    Status st = fs->CreateIfAbsent(log + CommitFileName(Version(v)), "x");
+    ASSERT_TRUE(st.ok() || st.IsAlreadyExists()) << st.ToString();
+  }
+  for (int64_t v : checkpoints) {
+    ASSERT_TRUE(fs->CreateIfAbsent(log + CheckpointFileName(Version(v)), "x").ok());
+  }
+}
+
+void WriteHint(fs::FileSystem* fs, const std::string& root, std::string_view text) {
+  ASSERT_TRUE(fs->AtomicReplace(root + "/_delta_log/_last_checkpoint", text).ok());
+}
+
+TEST(LogSegmentTest, ListLogForLatestStartsAtTheHintedCheckpoint) {
+  testing::TempDir tmp;
+  auto fs = fs::LocalFileSystem();
+  MakeLog(fs.get(), tmp.path(), 1234, {1000, 1200});
+  WriteHint(fs.get(), tmp.path(), R"({"version":1200,"size":5})");
+  auto listing = ListLogForLatest(fs.get(), tmp.path());
+  ASSERT_TRUE(listing.ok()) << listing.status().ToString();
+  ASSERT_TRUE(listing->listed_from);
+  EXPECT_EQ(*listing->listed_from, Version(1200));
+  EXPECT_EQ(listing->commits.begin()->first, Version(1200));
+  EXPECT_EQ(*listing->LatestVersion(), Version(1234));
+  EXPECT_EQ(listing->commits.size(), 35u);
+  EXPECT_EQ(listing->checkpoints.size(), 1u);
+  auto seg = BuildLogSegment(*listing, std::nullopt);
+  ASSERT_TRUE(seg.ok()) << seg.status().ToString();
+  EXPECT_EQ(seg->checkpoint->version, Version(1200));
+  EXPECT_EQ(seg->commits.size(), 34u);
+}
+
+TEST(LogSegmentTest, ListLogForLatestCrossesRangesAndFindsNewerCheckpoints) {
+  testing::TempDir tmp;
+  auto fs = fs::LocalFileSystem();
+  // Stale hint (90); the log goes on through 99, 100..199 (full) into 200..203, with a newer
+  // checkpoint at 200.
+  MakeLog(fs.get(), tmp.path(), 203, {90, 200});
+  WriteHint(fs.get(), tmp.path(), R"({"version":90})");
+  auto listing = ListLogForLatest(fs.get(), tmp.path());
+  ASSERT_TRUE(listing.ok()) << listing.status().ToString();
+  EXPECT_EQ(*listing->LatestVersion(), Version(203));
+  EXPECT_EQ(listing->checkpoints.rbegin()->first, Version(200));
+  auto seg = BuildLogSegment(*listing, std::nullopt);
+  ASSERT_TRUE(seg.ok()) << seg.status().ToString();
+  EXPECT_EQ(seg->checkpoint->version, Version(200));
+  EXPECT_EQ(seg->commits.size(), 3u);
+  // Log ending exactly at the end of a decade and of a hundred.
+  MakeLog(fs.get(), tmp.path(), 299, {});
+  listing = ListLogForLatest(fs.get(), tmp.path(), Version(203));
+  ASSERT_TRUE(listing.ok());
+  EXPECT_EQ(*listing->LatestVersion(), Version(299));
+  EXPECT_EQ(*listing->listed_from, Version(203));
+}
+
+TEST(LogSegmentTest, ListLogForLatestFallsBackToAFullListing) {
+  testing::TempDir tmp;
+  auto fs = fs::LocalFileSystem();
+  MakeLog(fs.get(), tmp.path(), 25, {10, 20});
+  for (std::string_view bad : {"", "{", "[]", R"({"version":"20"})", R"({"version":-1})",
+                               R"({"size":3})", R"({"version":15})" /* no such checkpoint */,
+                               R"({"version":500})" /* past the end */}) {
+    WriteHint(fs.get(), tmp.path(), bad);
+    auto listing = ListLogForLatest(fs.get(), tmp.path());
+    ASSERT_TRUE(listing.ok()) << bad << ": " << listing.status().ToString();
+    EXPECT_FALSE(listing->listed_from) << bad;
+    EXPECT_EQ(listing->commits.size(), 26u) << bad;
+    EXPECT_EQ(*listing->LatestVersion(), Version(25)) << bad;
+  }
+  ASSERT_TRUE(fs->DeleteFile(tmp.path() + "/_delta_log/_last_checkpoint").ok());
+  auto listing = ListLogForLatest(fs.get(), tmp.path());
+  ASSERT_TRUE(listing.ok());
+  EXPECT_FALSE(listing->listed_from);
+  // A known version that is gone (a re-created table with fewer versions) lists everything.
+  listing = ListLogForLatest(fs.get(), tmp.path(), Version(40));
+  ASSERT_TRUE(listing.ok());
+  EXPECT_FALSE(listing->listed_from);
+  EXPECT_EQ(*listing->LatestVersion(), Version(25));
+  // Not a table.
+  auto missing = ListLogForLatest(fs.get(), tmp.path() + "/nope");
+  EXPECT_TRUE(missing.status().IsNotFound());
+}
+
 }  // namespace
 }  // namespace sluice::delta

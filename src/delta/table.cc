@@ -26,7 +26,9 @@ Result<std::unique_ptr<DeltaTable>> DeltaTable::Open(std::shared_ptr<fs::FileSys
 Result<LogListing> DeltaTable::ListLocked() { return ListLog(fs_.get(), path_); }
 
 Result<std::shared_ptr<const Snapshot>> DeltaTable::LatestLocked() {
-  SLUICE_ASSIGN_OR_RETURN(LogListing listing, ListLocked());
+  std::optional<Version> known;
+  if (latest_) known = latest_->version;
+  SLUICE_ASSIGN_OR_RETURN(LogListing listing, ListLogForLatest(fs_.get(), path_, known));
   auto latest = listing.LatestVersion();
   if (latest_ && latest && *latest == latest_->version) return latest_;
   std::shared_ptr<const Snapshot> snap;
@@ -39,6 +41,11 @@ Result<std::shared_ptr<const Snapshot>> DeltaTable::LatestLocked() {
       return updated.status();
   }
   if (!snap) {
+    // A listing that starts at the cached version has no checkpoint to load from.
+    if (listing.listed_from && known) {
+      SLUICE_ASSIGN_OR_RETURN(listing, ListLocked());
+      latest = listing.LatestVersion();
+    }
     SLUICE_ASSIGN_OR_RETURN(snap, SnapshotAtLocked(listing, latest.value_or(Version(0))));
   }
   latest_ = snap;

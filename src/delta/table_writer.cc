@@ -182,7 +182,7 @@ Result<std::shared_ptr<const Snapshot>> DeltaTableWriter::RefreshLocked() {
     latest_ = std::make_shared<Snapshot>(std::move(snap));
     return latest_;
   }
-  auto listing = ListLog(fs_.get(), path_);
+  auto listing = ListLogForLatest(fs_.get(), path_);
   if (!listing.ok()) {
     if (listing.status().IsNotFound()) return std::shared_ptr<const Snapshot>();
     return listing.status();

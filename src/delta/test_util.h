@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,7 +122,12 @@ class CountingFileSystem : public fs::FileSystem {
     return base_->ReadFile(p);
   }
   Result<std::vector<fs::FileInfo>> List(const std::string& d, std::string_view prefix) override {
-    return base_->List(d, prefix);
+    auto out = base_->List(d, prefix);
+    if (out.ok()) {
+      std::lock_guard<std::mutex> l(mu_);
+      for (const auto& f : *out) listed_.insert(f.path.substr(f.path.find_last_of('/') + 1));
+    }
+    return out;
   }
   Result<std::vector<fs::FileInfo>> ListRecursive(const std::string& d) override {
     return base_->ListRecursive(d);
@@ -143,6 +149,11 @@ class CountingFileSystem : public fs::FileSystem {
     return base_->SetModificationTime(p, m);
   }
 
+  // Names of the entries List returned since the last Reset.
+  std::set<std::string> listed() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return listed_;
+  }
   std::map<std::string, int> reads() const {
     std::lock_guard<std::mutex> l(mu_);
     return reads_;
@@ -150,6 +161,7 @@ class CountingFileSystem : public fs::FileSystem {
   void Reset() {
     std::lock_guard<std::mutex> l(mu_);
     reads_.clear();
+    listed_.clear();
     events_.clear();
   }
   std::vector<std::string> events() const {
@@ -166,6 +178,7 @@ class CountingFileSystem : public fs::FileSystem {
   std::shared_ptr<fs::FileSystem> base_;
   mutable std::mutex mu_;
   std::map<std::string, int> reads_;
+  std::set<std::string> listed_;
   std::vector<std::string> events_;
 };
 

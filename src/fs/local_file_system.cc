@@ -165,7 +165,9 @@ int ReadAll(const std::string& path, std::string* out) {
 }
 
 // Reads the names in `dir` (without "." and ".."). On error returns errno.
-int ReadDirNames(const std::string& dir, std::vector<std::string>* names) {
+// Appends the names in `dir` that start with `name_prefix` (never "." or ".."), unsorted.
+int ReadDirNames(const std::string& dir, std::vector<std::string>* names,
+                 std::string_view name_prefix = "") {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return errno;
   int err = 0;
@@ -178,6 +180,7 @@ int ReadDirNames(const std::string& dir, std::vector<std::string>* names) {
     }
     std::string_view name(e->d_name);
     if (name == "." || name == "..") continue;
+    if (name.substr(0, name_prefix.size()) != name_prefix) continue;
     names->emplace_back(name);
   }
   ::closedir(d);
@@ -307,13 +310,12 @@ Result<std::vector<FileInfo>> PosixFileSystem::List(const std::string& dir,
                                                     std::string_view name_prefix) {
   constexpr FileOp kOp = FileOp::kList;
   std::vector<std::string> names;
-  int err = ReadDirNames(dir, &names);
+  int err = ReadDirNames(dir, &names, name_prefix);
   if (err != 0) return FileOpError(kOp, dir, err);
   std::sort(names.begin(), names.end());
   std::vector<FileInfo> out;
   out.reserve(names.size());
   for (const std::string& name : names) {
-    if (name.compare(0, name_prefix.size(), name_prefix) != 0) continue;
     std::string path = JoinPath(dir, name);
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) {
