@@ -113,14 +113,20 @@ Result<RewrittenQuery> RewriteDeltaReferences(
       i = next - 1;
       continue;
     }
-    // (DESCRIBE HISTORY t) / (DESCRIBE DETAIL t) as a relation
+    // (DESCRIBE t) / (DESCRIBE HISTORY t) / (DESCRIBE DETAIL t) as a relation, with the same
+    // columns as the statement.
     if (t.IsSymbol("(") &&
-        (tokens[i + 1].IsKeyword("describe") || tokens[i + 1].IsKeyword("desc")) &&
-        (tokens[i + 2].IsKeyword("history") || tokens[i + 2].IsKeyword("detail"))) {
+        (tokens[i + 1].IsKeyword("describe") || tokens[i + 1].IsKeyword("desc"))) {
       DeltaReference ref;
-      ref.kind = tokens[i + 2].IsKeyword("history") ? DeltaReference::Kind::kHistory
-                                                    : DeltaReference::Kind::kDetail;
-      size_t j = i + 3;
+      size_t j = i + 2;
+      if (tokens[j].IsKeyword("history") || tokens[j].IsKeyword("detail")) {
+        ref.kind = tokens[j].IsKeyword("history") ? DeltaReference::Kind::kHistory
+                                                  : DeltaReference::Kind::kDetail;
+        ++j;
+      } else {
+        ref.kind = DeltaReference::Kind::kDescribe;
+        if (tokens[j].IsKeyword("table")) ++j;
+      }
       if (tokens[j].IsKeyword("delta") && tokens[j + 1].IsSymbol(".") &&
           tokens[j + 2].kind == TokenKind::kBacktick) {
         ref.table = TableName{tokens[j + 2].text, true};
@@ -132,14 +138,14 @@ Result<RewrittenQuery> RewriteDeltaReferences(
         return Status::InvalidArgument("DESCRIBE needs a table name at " +
                                        DescribePosition(sql, tokens[j].begin));
       }
+      const char* what = ref.kind == DeltaReference::Kind::kHistory  ? "history:"
+                         : ref.kind == DeltaReference::Kind::kDetail ? "detail:"
+                                                                     : "describe:";
       if (!tokens[j].IsSymbol(")")) {
-        return Status::InvalidArgument("expected ')' after DESCRIBE " +
-                                       std::string(tokens[i + 2].text) + " <table> at " +
+        return Status::InvalidArgument("expected ')' after DESCRIBE <table> at " +
                                        DescribePosition(sql, tokens[j].begin));
       }
-      ref.view_name =
-          std::string(ref.kind == DeltaReference::Kind::kHistory ? "history:" : "detail:") +
-          (ref.table.is_path ? "delta:" : "") + ref.table.name;
+      ref.view_name = std::string(what) + (ref.table.is_path ? "delta:" : "") + ref.table.name;
       replace(t.begin, tokens[j].end, QuoteIdentifier(ref.view_name));
       add_reference(std::move(ref));
       i = j;

@@ -25,7 +25,7 @@
 namespace sluice::sql {
 
 struct DeltaReference {
-  enum class Kind { kLatest, kVersion, kTimestamp, kChanges, kHistory, kDetail };
+  enum class Kind { kLatest, kVersion, kTimestamp, kChanges, kHistory, kDetail, kDescribe };
   Kind kind = Kind::kLatest;
   TableName table;
   std::string view_name;                 // the relation name the rewritten query uses

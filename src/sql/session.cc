@@ -198,10 +198,12 @@ Result<std::string> Session::PrepareDeltaViews(std::string_view statement) {
                                                 : "table " + display +
                                                       " does not exist in warehouse " + warehouse_);
     }
-    if (ref.kind == DeltaReference::Kind::kHistory || ref.kind == DeltaReference::Kind::kDetail) {
+    if (ref.kind == DeltaReference::Kind::kHistory || ref.kind == DeltaReference::Kind::kDetail ||
+        ref.kind == DeltaReference::Kind::kDescribe) {
       DescribeStatement describe;
-      describe.kind = ref.kind == DeltaReference::Kind::kHistory ? DescribeStatement::Kind::kHistory
-                                                                 : DescribeStatement::Kind::kDetail;
+      describe.kind = ref.kind == DeltaReference::Kind::kHistory  ? DescribeStatement::Kind::kHistory
+                      : ref.kind == DeltaReference::Kind::kDetail ? DescribeStatement::Kind::kDetail
+                                                                  : DescribeStatement::Kind::kTable;
       describe.table = ref.table;
       SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, executor_->Execute(describe));
       SLUICE_RETURN_NOT_OK(connection_->RegisterBatch(ref.view_name, rows));
