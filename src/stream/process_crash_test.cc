@@ -71,12 +71,16 @@ int ChildMain(const std::string& dir, bool verify, int num_chunks) {
     return kQueryFailed;
   }
   if (!verify) return kOk;
+  auto fail = [](const char* what, const Status& st) {
+    fprintf(stderr, "verify: %s: %s\n", what, st.ToString().c_str());
+    return kMismatch;
+  };
   auto t = delta::DeltaTable::Open(fs::LocalFileSystem(), engine->get(), table);
-  if (!t.ok()) return kMismatch;
+  if (!t.ok()) return fail("open", t.status());
   auto snap = (*t)->Latest();
-  if (!snap.ok()) return kMismatch;
+  if (!snap.ok()) return fail("latest", snap.status());
   auto rows = (*t)->Scan(**snap);
-  if (!rows.ok()) return kMismatch;
+  if (!rows.ok()) return fail("scan", rows.status());
   std::vector<int64_t> ids;
   for (int64_t r = 0; r < rows->num_rows(); ++r) ids.push_back(rows->GetInt64(r, 0)->value_or(-1));
   std::sort(ids.begin(), ids.end());
@@ -85,7 +89,11 @@ int ChildMain(const std::string& dir, bool verify, int num_chunks) {
     return kMismatch;
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] != static_cast<int64_t>(i)) return kMismatch;
+    if (ids[i] != static_cast<int64_t>(i)) {
+      fprintf(stderr, "row %zu: expected id %zu, table has %lld\n", i, i,
+              static_cast<long long>(ids[i]));
+      return kMismatch;
+    }
   }
   return kOk;
 }
@@ -134,8 +142,11 @@ TEST(ProcessKillTest, SigkillAtRandomMomentsThenRecoverExactlyOnce) {
   std::mt19937 rng(std::random_device{}());
   // A child needs ~100-300 ms to open DuckDB and start; kills spread over start-up and batches.
   std::uniform_int_distribution<int> delay_ms(20, 250);
-  int killed = 0, killed_mid_batch = 0;
-  for (int i = 0; i < 10; ++i) {
+  int killed = 0, killed_mid_batch = 0, runs = 0;
+  // At least 10 runs, and more (up to 40) until one was killed: on a fast machine a child can
+  // finish before its kill, and a run without any kill would test nothing.
+  for (int i = 0; i < 10 || (killed == 0 && i < 40); ++i) {
+    ++runs;
     // Each run sees a longer prefix of the input, so that every run has batches to do.
     pid_t pid = Spawn(dir.path(), false, "", std::min(kChunks, 2 + i));
     ASSERT_GT(pid, 0);
@@ -157,16 +168,20 @@ TEST(ProcessKillTest, SigkillAtRandomMomentsThenRecoverExactlyOnce) {
       };
       if (count(offsets) > count(commits)) ++killed_mid_batch;
     } else {
-      EXPECT_EQ(code, kOk);  // finished before the kill
+      // Finished before the kill. Otherwise the child printed why to stderr (above).
+      EXPECT_EQ(code, kOk) << "run " << i << " exited with " << code
+                           << " (2: setup failed, 3: mismatch, 4: query failed)";
     }
   }
   RecordProperty("killed", killed);
   RecordProperty("killed_mid_batch", killed_mid_batch);
-  std::printf("killed %d of 10 runs, %d between offsets/N and commits/N\n", killed,
+  std::printf("killed %d of %d runs, %d between offsets/N and commits/N\n", killed, runs,
               killed_mid_batch);
   EXPECT_GE(killed, 1);
   pid_t pid = Spawn(dir.path(), true, "");
-  EXPECT_EQ(Wait(pid), kOk);
+  int code = Wait(pid);
+  EXPECT_EQ(code, kOk) << "the recovering run exited with " << code
+                       << " (2: setup failed, 3: mismatch, 4: query failed)";
 }
 
 }  // namespace
