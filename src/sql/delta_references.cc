@@ -124,8 +124,16 @@ Result<RewrittenQuery> RewriteDeltaReferences(
                                                   : DeltaReference::Kind::kDetail;
         ++j;
       } else {
+        // Only (DESCRIBE [TABLE] <table>); anything else, such as (DESCRIBE SELECT ...), is
+        // DuckDB's.
         ref.kind = DeltaReference::Kind::kDescribe;
         if (tokens[j].IsKeyword("table")) ++j;
+        bool is_name = tokens[j].kind == TokenKind::kWord || tokens[j].kind == TokenKind::kQuotedIdent;
+        bool is_path = tokens[j].IsKeyword("delta") && tokens[j + 1].IsSymbol(".") &&
+                       tokens[j + 2].kind == TokenKind::kBacktick && tokens[j + 3].IsSymbol(")");
+        if (!is_path && !(is_name && tokens[j + 1].IsSymbol(")") && !IsClauseWord(tokens[j]))) {
+          continue;
+        }
       }
       if (tokens[j].IsKeyword("delta") && tokens[j + 1].IsSymbol(".") &&
           tokens[j + 2].kind == TokenKind::kBacktick) {
