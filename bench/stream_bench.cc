@@ -8,6 +8,8 @@
 //                   (listing, parsing, Parquet writing, commits).
 //
 // Usage: stream_bench [batch_overhead|files_to_delta|all] [--batches N] [--rows N] [--files N]
+//                    [--threads N]  (DuckDB threads of the engine; default 1, the EngineOptions
+//                    default)
 // Work directories are created under $TMPDIR (default /tmp) and removed afterwards.
 #include <algorithm>
 #include <chrono>
@@ -15,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,9 +93,17 @@ double Percentile(std::vector<int64_t> v, double p) {
   return static_cast<double>(v[std::min(i, v.size() - 1)]);
 }
 
+int g_threads = 1;  // --threads: DuckDB worker threads of the benchmark engine
+
+engine::EngineOptions BenchEngineOptions() {
+  engine::EngineOptions o;
+  o.threads = g_threads;
+  return o;
+}
+
 void BatchOverhead(int batches) {
   stdfs::path dir = MakeWorkDir("overhead");
-  auto engine_or = engine::Engine::Open();
+  auto engine_or = engine::Engine::Open(BenchEngineOptions());
   if (!engine_or.ok()) Die(engine_or.status(), "opening the engine");
   auto engine = std::move(engine_or).ValueOrDie();
   auto conn = engine->Connect().ValueOrDie();
@@ -118,6 +129,7 @@ void BatchOverhead(int batches) {
   auto query = std::move(query_or).ValueOrDie();
 
   std::vector<int64_t> trigger_ms;
+  std::map<std::string, int64_t> phase_total_ms;
   for (int i = 0; i < batches; ++i) {
     if (auto added = memory->AddData(one); !added.ok()) Die(added.status(), "adding a row");
     BENCH_CHECK_OK(query->ProcessAllAvailable(), "processing");
@@ -126,12 +138,21 @@ void BatchOverhead(int batches) {
     if (p.NumInputRows() == 0) continue;
     auto it = p.duration_ms.find("triggerExecution");
     if (it != p.duration_ms.end()) trigger_ms.push_back(it->second);
+    for (const auto& [phase, ms] : p.duration_ms) phase_total_ms[phase] += ms;
   }
   BENCH_CHECK_OK(query->Stop(), "stopping");
   // RecentProgress keeps the last 100: the percentiles are over those (the warm state).
   std::printf("batch_overhead: batches=%d measured=%zu p50_ms=%.1f p99_ms=%.1f max_ms=%.1f\n",
               batches, trigger_ms.size(), Percentile(trigger_ms, 0.5), Percentile(trigger_ms, 0.99),
               Percentile(trigger_ms, 1.0));
+  // Where the time goes: the mean of each durationMs phase (ms granularity, so a mean).
+  std::printf("batch_overhead phases (mean ms):");
+  for (const auto& [phase, total] : phase_total_ms) {
+    std::printf(
+        " %s=%.2f", phase.c_str(),
+        static_cast<double>(total) / static_cast<double>(std::max<size_t>(1, trigger_ms.size())));
+  }
+  std::printf("\n");
   stdfs::remove_all(dir);
 }
 
@@ -155,7 +176,7 @@ void FilesToDelta(int64_t rows, int files) {
       out << line;
     }
   }
-  auto engine = engine::Engine::Open().ValueOrDie();
+  auto engine = engine::Engine::Open(BenchEngineOptions()).ValueOrDie();
   stream::ExecutionOptions options;
   options.checkpoint_root = (dir / "checkpoint").string();
   options.engine = engine.get();
@@ -181,13 +202,24 @@ void FilesToDelta(int64_t rows, int files) {
   BENCH_CHECK_OK(query->AwaitTermination(), "running");
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   int64_t total = 0;
-  for (const auto& p : query->RecentProgress()) total += p.NumInputRows();
+  int64_t batches = 0;
+  std::map<std::string, int64_t> phase_total_ms;
+  for (const auto& p : query->RecentProgress()) {
+    total += p.NumInputRows();
+    if (p.NumInputRows() > 0) ++batches;
+    for (const auto& [phase, ms] : p.duration_ms) phase_total_ms[phase] += ms;
+  }
   std::printf(
       "files_to_delta: rows=%lld files=%d avg_row_bytes=%lld seconds=%.2f rows_per_s=%.0f "
       "MB_per_s=%.1f\n",
       static_cast<long long>(total), files,
       static_cast<long long>(bytes / std::max<int64_t>(1, rows)), seconds,
       static_cast<double>(total) / seconds, static_cast<double>(bytes) / seconds / 1e6);
+  std::printf("files_to_delta phases (total ms over %lld batches):",
+              static_cast<long long>(batches));
+  for (const auto& [phase, ms] : phase_total_ms)
+    std::printf(" %s=%lld", phase.c_str(), static_cast<long long>(ms));
+  std::printf("\n");
   if (total != per_file * files) {
     std::fprintf(stderr, "stream_bench: expected %lld rows, the query read %lld\n",
                  static_cast<long long>(per_file * files), static_cast<long long>(total));
@@ -210,6 +242,7 @@ int main(int argc, char** argv) {
     if (flag == "--batches") batches = std::atoi(argv[i + 1]);
     if (flag == "--rows") rows = std::atoll(argv[i + 1]);
     if (flag == "--files") files = std::atoi(argv[i + 1]);
+    if (flag == "--threads") sluice::g_threads = std::atoi(argv[i + 1]);
   }
   if (which == "batch_overhead" || which == "all") sluice::BatchOverhead(batches);
   if (which == "files_to_delta" || which == "all") sluice::FilesToDelta(rows, files);

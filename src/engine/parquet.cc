@@ -1,6 +1,10 @@
 // Parquet I/O through DuckDB's built-in parquet extension.
 #include <functional>
 
+#include "duckdb/parser/query_node/select_node.hpp"
+#include "duckdb/parser/statement/copy_statement.hpp"
+#include "duckdb/parser/statement/select_statement.hpp"
+#include "duckdb/parser/tableref/column_data_ref.hpp"
 #include "engine/duckdb_convert.h"
 #include "engine/engine.h"
 
@@ -34,24 +38,44 @@ void CollectLeaves(const std::string& label, const std::string& expr, const Data
   }
 }
 
-// Removes the temporary view when the write is over, whatever happened.
-class ScopedView {
- public:
-  ScopedView(internal::ConnectionState* state, std::string name)
-      : state_(state), name_(std::move(name)) {}
-  ~ScopedView() {
-    try {
-      (void)state_->DropBatchView(name_);
-    } catch (...) {
-    }
-  }
-  ScopedView(const ScopedView&) = delete;
-  ScopedView& operator=(const ScopedView&) = delete;
+// The table name that RunOverBatch replaces by the batch itself.
+constexpr const char* kBatchTable = "__sluice_parquet_batch";
 
- private:
-  internal::ConnectionState* state_;
-  std::string name_;
-};
+// The SELECT node of `statement` (a SELECT, or a COPY (SELECT ...) TO ...); null otherwise.
+duckdb::SelectNode* SelectNodeOf(duckdb::SQLStatement& statement) {
+  duckdb::QueryNode* node = nullptr;
+  if (statement.type == duckdb::StatementType::SELECT_STATEMENT) {
+    node = statement.Cast<duckdb::SelectStatement>().node.get();
+  } else if (statement.type == duckdb::StatementType::COPY_STATEMENT) {
+    node = statement.Cast<duckdb::CopyStatement>().info->select_statement.get();
+  }
+  if (node == nullptr || node->type != duckdb::QueryNodeType::SELECT_NODE) return nullptr;
+  return &node->Cast<duckdb::SelectNode>();
+}
+
+// Runs `sql`, one statement whose FROM clause is kBatchTable, with that table replaced by a scan
+// of `data` in place: no temporary view, so no catalog writes (two statements fewer per file).
+Result<Batch> RunOverBatch(internal::ConnectionState* state, const std::string& sql,
+                           const std::shared_ptr<const internal::BatchData>& data) {
+  auto statements = state->conn->ExtractStatements(sql);
+  duckdb::SelectNode* select = statements.size() == 1 ? SelectNodeOf(*statements[0]) : nullptr;
+  if (select == nullptr || !select->from_table) {
+    return Status::Internal("WriteParquet: unexpected statement shape: " + sql);
+  }
+  duckdb::vector<std::string> names(data->names.begin(), data->names.end());
+  auto ref = duckdb::make_uniq<duckdb::ColumnDataRef>(
+      duckdb::optionally_owned_ptr<duckdb::ColumnDataCollection>(data->collection),
+      std::move(names));
+  ref->alias = kBatchTable;  // the binder needs an alias to expand "*"
+  select->from_table = std::move(ref);
+  auto result = state->conn->Query(std::move(statements[0]));
+  if (result->HasError()) return internal::StatusFromError(result->GetErrorObject());
+  std::vector<std::string> out_names(result->names.begin(), result->names.end());
+  auto collection = result->TakeCollection();
+  return internal::MakeBatch(state->db,
+                             std::unique_ptr<duckdb::ColumnDataCollection>(collection.release()),
+                             std::move(out_names));
+}
 
 }  // namespace
 
@@ -65,17 +89,16 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
   }
   auto result = internal::CatchAll([&]() -> Result<ParquetFileInfo> {
     std::shared_ptr<const internal::BatchData> data = batch.data();  // alive until we return
-    const std::string view = "__sluice_parquet_" + std::to_string(state_->next_temp_id++);
-    SLUICE_RETURN_NOT_OK(state_->CreateBatchView(view, data));
-    ScopedView drop_view(state_.get(), view);
-    const std::string source = "temp.main." + internal::QuoteIdent(view);
+    const std::string source = kBatchTable;
 
     SLUICE_ASSIGN_OR_RETURN(
         Batch written,
-        state_->RunQuery("COPY " + source + " TO " + internal::QuoteLiteral(path) +
+        RunOverBatch(state_.get(),
+                     "COPY (SELECT * FROM " + source + ") TO " + internal::QuoteLiteral(path) +
                          " (FORMAT parquet, COMPRESSION " +
                          internal::QuoteLiteral(options.compression) + ", ROW_GROUP_SIZE " +
-                         std::to_string(options.row_group_size) + ", RETURN_STATS true)"));
+                         std::to_string(options.row_group_size) + ", RETURN_STATS true)",
+                     data));
     ParquetFileInfo info;
     info.path = path;
     auto count_col = written.ColumnIndex("count");
@@ -102,7 +125,7 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
       sql += ", count(*) - count(" + leaf.expr + ")";
     }
     sql += " FROM " + source;
-    SLUICE_ASSIGN_OR_RETURN(Batch stats, state_->RunQuery(sql));
+    SLUICE_ASSIGN_OR_RETURN(Batch stats, RunOverBatch(state_.get(), sql, data));
     size_t col = 1;
     for (const StatLeaf& leaf : leaves) {
       ColumnStats cs;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sources/json_lines.h"
 #include "sources/schema_text.h"
 #include "sources/source_util.h"
 
@@ -15,6 +16,7 @@ namespace {
 
 constexpr const char* kSchemasDir = "_schemas";
 constexpr size_t kInferMaxFiles = 100;
+constexpr const char* kJsonLinesView = "sluice_json_lines";
 
 std::string PathList(const std::vector<std::string>& paths) {
   std::string out = "[";
@@ -411,18 +413,19 @@ Result<engine::Batch> FileSource::ReadFiles(const std::vector<std::string>& path
 Result<engine::Batch> FileSource::ReadJson(const std::vector<std::string>& paths) {
   const std::string list = PathList(paths);
   const std::string names = NameList(data_schema_);
-  std::string lines_sql = "WITH raw AS (SELECT list_position(" + list +
-                          ", filename) AS fidx, filename AS fpath, "
-                          "string_split(content, chr(10)) AS lines FROM read_text(" +
-                          list +
-                          ")), "
-                          "l0 AS (SELECT fidx, fpath, unnest(range(len(lines))) AS ln, "
-                          "unnest(lines) AS line0 FROM raw), "
-                          "l AS (SELECT fidx, fpath, ln, rtrim(line0, chr(13)) AS line FROM l0 "
-                          "WHERE trim(line0) <> ''), "
-                          "p AS (SELECT fidx, fpath, ln, line, CASE WHEN json_valid(line) THEN "
-                          "json_type(line) = 'OBJECT' ELSE false END AS ok "
-                          "FROM l)";
+  // The lines are split in C++ (json_lines.h) and registered as a view: one pass, linear in
+  // the bytes read.
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch lines, ReadJsonLines(paths));
+  SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(kJsonLinesView, lines));
+  struct Unregister {
+    engine::Connection* c;
+    ~Unregister() { (void)c->UnregisterBatch(kJsonLinesView); }
+  } unregister{conn_.get()};
+  std::string lines_sql =
+      // A valid JSON text that starts with '{' is an object: json_type only for the others.
+      std::string("WITH p AS (SELECT fidx, ln, line, CASE WHEN NOT json_valid(line) THEN false ") +
+      "WHEN starts_with(line, '{') THEN true ELSE json_type(line) = 'OBJECT' END AS ok FROM " +
+      kJsonLinesView + ")";
   if (mode_ == SchemaEvolutionMode::kAddNewColumns ||
       mode_ == SchemaEvolutionMode::kFailOnNewColumns) {
     SLUICE_ASSIGN_OR_RETURN(
@@ -436,16 +439,30 @@ Result<engine::Batch> FileSource::ReadJson(const std::vector<std::string>& paths
       fresh.push_back(keys.GetString(r, 0).value_or(""));
     SLUICE_RETURN_NOT_OK(CheckNewColumns(paths, fresh));
   }
+  // One parse of each line for the values (json_transform) and one for the JSON types of all
+  // the columns (json_type with a list of paths); a column's raw text is extracted only for the
+  // rows that rescue it. Internal column names (__sluice_*) keep user names from colliding.
+  // No ORDER BY: the lines view is in file then line order, and DuckDB keeps the insertion order
+  // of a query without ORDER BY (preserve_insertion_order, on by default); sorting the whole
+  // batch cost about a tenth of the read.
   nlohmann::ordered_json spec = nlohmann::ordered_json::object();
-  for (const auto& f : data_schema_) spec[f.name] = f.type.ToSql();
-  std::string sql =
-      lines_sql +
-      ", t AS (SELECT fidx, fpath, ln, line, ok, CASE WHEN ok THEN json_transform(line, " +
-      SqlString(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
-      ") END AS t FROM p) SELECT ";
-  std::string frags;
+  std::string key_paths;
   for (const auto& f : data_schema_) {
-    std::string jt = "json_type(line, " + KeyPath(f.name) + ")";
+    spec[f.name] = f.type.ToSql();
+    key_paths += (key_paths.empty() ? "" : ", ") + KeyPath(f.name);
+  }
+  const std::string jts =
+      key_paths.empty() ? "CAST(NULL AS VARCHAR[])" : "json_type(line, [" + key_paths + "])";
+  std::string sql = lines_sql +
+                    ", t AS (SELECT fidx, ln, line, ok, CASE WHEN ok THEN json_transform(line, " +
+                    SqlString(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+                    ") END AS t, CASE WHEN ok THEN " + jts +
+                    " END AS jts FROM p), v AS (SELECT fidx, ln, line, ok, jts";
+  std::string frags, outs;
+  for (size_t i = 0; i < data_schema_.size(); ++i) {
+    const auto& f = data_schema_[i];
+    const std::string jt = "jts[" + std::to_string(i + 1) + "]";
+    const std::string col = "__sluice_c" + std::to_string(i);
     std::string value = "struct_extract(t, " + SqlString(f.name) + ")";
     using engine::TypeId;
     if (f.type.id == TypeId::kTinyInt || f.type.id == TypeId::kSmallInt ||
@@ -455,9 +472,10 @@ Result<engine::Batch> FileSource::ReadJson(const std::vector<std::string>& paths
       value =
           "CASE WHEN NOT ok THEN NULL WHEN " + jt + " = 'DOUBLE' THEN NULL ELSE " + value + " END";
     }
-    sql += value + " AS " + SqlIdent(f.name) + ", ";
-    frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + jt + " IS NOT NULL AND " +
-             jt + " <> 'NULL' AND (" + value + ") IS NULL THEN " +
+    sql += ", " + value + " AS " + col;
+    outs += col + " AS " + SqlIdent(f.name) + ", ";
+    frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + col + " IS NULL AND " + jt +
+             " IS NOT NULL AND " + jt + " <> 'NULL' THEN " +
              SqlString(nlohmann::json(f.name).dump() + ":") + " || json_extract(line, " +
              KeyPath(f.name) + ")::VARCHAR END";
   }
@@ -467,12 +485,12 @@ Result<engine::Batch> FileSource::ReadJson(const std::vector<std::string>& paths
               ", k)), k -> to_json(k)::VARCHAR || ':' || json_extract(line, '$.\"' || replace(k, "
               "'\"', '\\\"') || '\"')::VARCHAR)";
   }
-  std::string rescued =
-      "list_filter(list_concat([" + frags + "]::VARCHAR[], " + unknown + "), x -> x IS NOT NULL)";
-  sql += "CASE WHEN NOT ok THEN line WHEN len(" + rescued +
-         ") = 0 THEN NULL ELSE '{' || array_to_string(" + rescued +
-         ", ',') || ',\"_file_path\":' || to_json(fpath)::VARCHAR || '}' END AS _rescued_data FROM "
-         "t ORDER BY fidx, ln";
+  sql += " FROM t), r AS (SELECT *, CASE WHEN ok THEN list_filter(list_concat([" + frags +
+         "]::VARCHAR[], " + unknown +
+         "), x -> x IS NOT NULL) END AS __sluice_rescued FROM v) SELECT " + outs +
+         "CASE WHEN NOT ok THEN line WHEN len(__sluice_rescued) = 0 THEN NULL ELSE '{' || "
+         "array_to_string(__sluice_rescued, ',') || ',\"_file_path\":' || to_json(list_extract(" +
+         list + ", fidx))::VARCHAR || '}' END AS _rescued_data FROM r";
   return conn_->Query(sql);
 }
 

@@ -114,4 +114,17 @@ Result<int64_t> BatchLog::Purge(BatchId threshold) const {
   return deleted;
 }
 
+Result<int64_t> BatchLog::PurgeRange(BatchId from, BatchId threshold) const {
+  int64_t deleted = 0;
+  for (int64_t id = std::max<int64_t>(from.value(), 0); id < threshold.value(); ++id) {
+    Status st = fs_->DeleteFile(PathFor(BatchId(id)));
+    if (st.ok()) {
+      ++deleted;
+    } else if (!st.IsNotFound()) {
+      return st.WithContext("purging log " + dir_);
+    }
+  }
+  return deleted;
+}
+
 }  // namespace sluice::stream

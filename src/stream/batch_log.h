@@ -76,6 +76,10 @@ class BatchLog {
   // Deletes every entry with id < threshold (exclusive, as Spark's purge). Entries that vanish
   // meanwhile are not an error. Returns how many were deleted.
   Result<int64_t> Purge(BatchId threshold) const;
+  // Deletes the entries with from <= id < threshold by name, without listing the directory (for
+  // a caller that knows every entry below `from` is gone). Absent entries are skipped. Returns
+  // how many were deleted.
+  Result<int64_t> PurgeRange(BatchId from, BatchId threshold) const;
 
  private:
   std::shared_ptr<fs::FileSystem> fs_;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "common/ids.h"
 #include "common/result.h"
@@ -25,5 +26,14 @@ struct PurgeResult {
 Result<PurgeResult> PurgeOldLogEntries(const OffsetSeqLog& offsets, const CommitLog& commits,
                                        BatchId current,
                                        int64_t min_batches_to_retain = kDefaultMinBatchesToRetain);
+
+// As above, for a caller that purges after every batch (the micro-batch loop). `*purged_below`
+// (in/out) is the threshold of that caller's previous successful purge: every entry below it is
+// gone, so only [*purged_below, threshold) is deleted, by name, without listing the two
+// directories (a listing stats every entry: about 200 stat calls per batch at the default
+// retention). Unset: the directories are listed once. Deletes the same entries either way.
+Result<PurgeResult> PurgeOldLogEntries(const OffsetSeqLog& offsets, const CommitLog& commits,
+                                       BatchId current, int64_t min_batches_to_retain,
+                                       std::optional<BatchId>* purged_below);
 
 }  // namespace sluice::stream

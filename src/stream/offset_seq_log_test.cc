@@ -297,6 +297,42 @@ TEST(OffsetSeqLogTest, ConcurrentProcessWritersExactlyOneWins) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
 }
 
+TEST(OffsetSeqLogTest, IncrementalPurgeDeletesTheSameEntriesWithoutListing) {
+  ScopedTempDir dir;
+  const std::string root = dir.Join("ckpt");
+  auto faulty = std::make_shared<fs::FaultInjectingFileSystem>(LocalFileSystem());
+  OffsetSeqLog offsets(faulty, root);
+  CommitLog commits(faulty, root);
+  fs::WriteOptions no_sync;
+  no_sync.sync = false;
+  std::optional<BatchId> purged_below;
+  for (int64_t i = 0; i <= 8; ++i) {
+    ASSERT_TRUE(offsets.Add(BatchId(i), OffsetSeq{}, no_sync).ok());
+    auto purged = PurgeOldLogEntries(offsets, commits, BatchId(i), 3, &purged_below);
+    ASSERT_TRUE(purged.ok()) << purged.status().ToString();
+    ASSERT_TRUE(commits.Add(BatchId(i), CommitMetadata{}, no_sync).ok());
+    if (i == 4) {
+      // The first purge (threshold 1) listed; later ones must not list the directories.
+      EXPECT_EQ(purged_below, BatchId(1));
+      fs::Fault no_list;
+      no_list.ops = fs::OpBit(fs::FileOp::kList);
+      no_list.error = EACCES;
+      no_list.sticky = true;
+      ASSERT_TRUE(faulty->InjectFault(no_list).ok());
+    }
+    if (i == 5) {
+      EXPECT_EQ(purged->offsets_deleted, 1);  // offsets/1
+      EXPECT_EQ(purged->commits_deleted, 1);  // commits/1
+    }
+  }
+  EXPECT_EQ(purged_below, BatchId(5));
+  faulty->ClearFaults();
+  EXPECT_EQ(*offsets.ListIds(),
+            (std::vector<BatchId>{BatchId(5), BatchId(6), BatchId(7), BatchId(8)}));
+  EXPECT_EQ(*commits.ListIds(),
+            (std::vector<BatchId>{BatchId(5), BatchId(6), BatchId(7), BatchId(8)}));
+}
+
 TEST(OffsetSeqLogTest, PurgeKeepsTheLastMinBatchesToRetain) {
   ScopedTempDir dir;
   const std::string root = dir.Join("ckpt");
