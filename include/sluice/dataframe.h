@@ -19,8 +19,12 @@
 // too. A streaming frame whose input schema is not known yet (files without a schema) is checked
 // when its query starts (DataStreamWriter::Start).
 //
-// Stateful transformations (GroupBy/Agg over a stream) need the streaming planner; until it is
-// available they are refused at Start with NotSupported. Over batch frames they work.
+// Stateful transformations of a stream (GroupBy/Agg, DropDuplicates,
+// DropDuplicatesWithinWatermark, a Join of two streams) run as Spark's stateful operators with
+// their state in the checkpoint (docs/cpp-api.md, "Stateful streams"). They are checked when the
+// query starts: DataStreamWriter::Start refuses what the output mode does not support, with
+// Spark's reason (e.g. append mode aggregation without a watermark). Over batch frames they are
+// plain batch operations and WithWatermark has no effect.
 //
 // Ownership: a DataFrame is a small immutable value that shares its plan; copies are cheap. It
 // keeps the session's engine (and the memory streams and memory sinks it reads) alive, so it
@@ -85,7 +89,11 @@ class DataFrame {
   // the Join (Select/SelectExpr/Where/WithColumn/Drop/GroupBy); later transformations see the
   // output columns by name.
   // A stream joined with a batch frame reads the batch frame's latest data in every micro-batch
-  // (a stream-static join); a join of two streams needs the streaming planner.
+  // (a stream-static join). A join of two streams is a stream-stream join: inner, or outer /
+  // semi with watermarks on both sides and a time-range condition (Spark's rules), e.g.
+  //   imps.WithWatermark("its", "2 hours").Alias("i").Join(
+  //       clicks.WithWatermark("cts", "3 hours").Alias("c"),
+  //       "c.ad_id = i.ad_id AND c.cts BETWEEN i.its AND i.its + INTERVAL 1 HOUR", "left")
   DataFrame Join(const DataFrame& right, const std::string& condition,
                  const std::string& how = "inner") const;
   // Joins on equal columns of the same names; each key column appears once (SQL USING).
@@ -95,13 +103,33 @@ class DataFrame {
   DataFrame Union(const DataFrame& other) const;
   // Every row of both frames, columns matched by name; missing columns are NULL.
   DataFrame UnionByName(const DataFrame& other) const;
-  // Groups by SQL expressions (then Agg or Count).
+  // Groups by SQL expressions (then Agg or Count). Over a stream a key may be a time window of
+  // the event-time column: "window(ts, '5 minutes')" (tumbling), "window(ts, '10 minutes',
+  // '5 minutes')" (sliding), "session_window(ts, '5 minutes')"; its output column is the STRUCT
+  // `window` (or `session_window`) with fields start and end.
   GroupedData GroupBy(const std::vector<std::string>& exprs) const;
+
+  // --- event time and stateful streams ---
+
+  // Declares `event_time_column` (a TIMESTAMP column of this frame) as event time with the given
+  // lateness bound ("10 seconds", "1 minute"): Spark's withWatermark. The frame must read exactly
+  // one stream and come before any aggregation, deduplication or stream-stream join. A bad delay
+  // is the frame's error; the other checks are made at Start.
+  DataFrame WithWatermark(const std::string& event_time_column, const std::string& delay) const;
+  // Keeps the first row of each key (all columns when `columns` is empty); Spark's
+  // dropDuplicates. On a stream the keys are kept in state: forever, or until the watermark
+  // passes them when the watermarked event-time column is one of the keys.
+  DataFrame DropDuplicates(const std::vector<std::string>& columns = {}) const;
+  // As DropDuplicates, but a key is kept only until its first row's event time + the delay
+  // passes the watermark (Spark's dropDuplicatesWithinWatermark). A stream needs WithWatermark
+  // first (refused at Start otherwise).
+  DataFrame DropDuplicatesWithinWatermark(const std::vector<std::string>& columns = {}) const;
 
   // --- actions ---
 
-  // The output columns. For a streaming frame whose input schema is not known yet:
-  // NotSupported (the schema is known once its query runs).
+  // The output columns. For a streaming frame whose input schema is not known yet, or that is
+  // stateful (aggregation, deduplication, stream-stream join): NotSupported (the schema is known
+  // once its query runs).
   Result<std::vector<Column>> Schema() const;
   // Runs a batch frame and returns its rows. A streaming frame: InvalidArgument ("Queries with
   // streaming sources must be executed with WriteStream().Start()"), as Spark.

@@ -33,6 +33,11 @@ struct SessionOptions {
   int engine_threads = 1;
   // Engine memory limit ("4GB"); empty: the engine's default (80% of RAM).
   std::string memory_limit;
+  // Run a micro-batch without new data when a stateful query's watermark moved, so that closed
+  // windows are emitted and expired state is evicted at once (Spark's
+  // spark.sql.streaming.noDataMicroBatches.enabled). False: they wait for the next batch with
+  // data. For the queries this session starts.
+  bool no_data_batches = true;
 };
 
 // A stream whose rows a program adds (Spark's MemoryStream), for tests and demos. From

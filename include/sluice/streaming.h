@@ -145,7 +145,9 @@ using ForeachBatchFunction = std::function<Status(const DataFrame& batch, int64_
 // Sinks (Format):
 //   "delta" (default)  Start(path) or ToTable(name); exactly-once: each batch is one Delta commit
 //                      carrying txn(appId = query id, version = batch id). Options: mergeSchema;
-//                      PartitionBy. Append and Update (as Append: the frames run are stateless).
+//                      PartitionBy. Append; Complete (each batch overwrites the table); Update
+//                      (a MERGE by the grouping or deduplication keys; a stateless query
+//                      appends).
 //   "console"          prints each batch (Spark's layout); options numRows (20), truncate (true).
 //                      At-least-once.
 //   "memory"           keeps the rows in the session; read them with Session::Table(<query
@@ -170,7 +172,10 @@ class DataStreamWriter {
   DataStreamWriter& ForeachBatch(ForeachBatchFunction fn);
 
   // Starts the query. Everything that can be refused is refused here, synchronously: the
-  // frame's error, a batch frame (InvalidArgument), a missing checkpoint location, the trigger
+  // frame's error, a batch frame (InvalidArgument), what the output mode does not support
+  // (InvalidArgument with Spark's reason, e.g. "Append output mode not supported when there are
+  // streaming aggregations on streaming DataFrames/DataSets without watermark"), a missing
+  // checkpoint location, the trigger
   // (Continuous: NotSupported), a checkpoint used by another running query (Conflict naming
   // it), a changed source or configuration for an existing checkpoint (InvalidArgument: a new
   // checkpoint is needed), the sources' and sink's options. On success the query runs on its own

@@ -58,11 +58,14 @@ struct FrameNode {
     kJoin,        // children[0..1], text: condition, how, list: USING columns (when using_join)
     kUnion,       // children[0..1]; by_name
     kAggregate,   // list: keys, list2: aggregates
+    kWatermark,   // name: event-time column, text: the delay as written, delay_ms
+    kDedup,       // list: key columns (empty: all); how: "" or "within_watermark"
   };
   Kind kind = Kind::kSql;
   std::vector<std::shared_ptr<const FrameNode>> children;
   std::string text, name, how, path;
   std::vector<std::string> list, list2;
+  int64_t delay_ms = 0;
   bool using_join = false;
   bool by_name = false;
   std::shared_ptr<StreamInput> stream;
@@ -81,8 +84,31 @@ struct CompiledQuery {
   std::vector<std::pair<std::string, engine::Batch>> batches;    // registered under the name
   std::vector<std::pair<std::string, std::string>> delta_views;  // view name -> Delta path
   std::vector<std::pair<std::string, std::shared_ptr<sinks::MemorySink>>> memory_views;
+  // Views over static sub-frames (plan mode), created after the batches and Delta views.
+  std::vector<std::pair<std::string, std::string>> static_views;  // view name -> SQL
   bool has_aggregate = false;
   bool has_stream_join = false;  // a join with streams on both sides
+
+  // Plan mode only: stream relation i of the streaming planner (view __stream_<i>).
+  struct Relation {
+    std::string alias;                     // as the SQL names __stream_<i>
+    std::optional<std::string> watermark;  // the event-time column of a WithWatermark
+    int64_t delay_ms = 0;
+    // WithWatermark: SQL over __source_<i> (the raw source rows) giving the relation's rows;
+    // empty: the raw rows.
+    std::string pre_sql;
+  };
+  std::vector<Relation> relations;  // one per stream, same order
+};
+
+// How Compile treats streams.
+enum class CompileMode {
+  // Stream i is the relation __source_<i> (plan::SqlPlan's names); WithWatermark is a no-op.
+  kSql,
+  // For plan::PlanStreamingQuery: stream i (or the WithWatermark over it) is the relation
+  // __stream_<i> (CompiledQuery::relations), static sub-frames become views (static_views), a
+  // GroupBy groups by position and DropDuplicates become DISTINCT / QUALIFY.
+  kStreamingPlan,
 };
 
 class ListenerAdapter;
@@ -90,6 +116,7 @@ struct QueryState;
 
 struct SessionState {
   std::string warehouse;
+  bool no_data_batches = true;  // SessionOptions::no_data_batches
   std::shared_ptr<fs::FileSystem> fs;
   std::unique_ptr<engine::Engine> engine;
   std::shared_ptr<stream::ListenerBus> bus;
@@ -120,13 +147,19 @@ using StreamSchemas = std::map<size_t, engine::Schema>;
 // sub-frames are needed for WithColumn), with each stream as an empty batch of its schema.
 // NotSupported with "schema of stream" in the message when a stream's schema is unknown.
 Result<CompiledQuery> Compile(SessionState* session, const NodePtr& node, engine::Connection* conn,
-                              const StreamSchemas& schemas = {});
+                              const StreamSchemas& schemas = {},
+                              CompileMode mode = CompileMode::kSql);
 // Registers the batches and (re)creates the Delta views (latest snapshots) and memory sink
 // views of `q` on `conn`.
 Status Prepare(SessionState* session, const CompiledQuery& q, engine::Connection* conn);
 // Whether the tree reads a stream / how many stream leaves it has.
 bool HasStream(const NodePtr& node);
 size_t CountStreams(const NodePtr& node);
+// Whether the tree has a stateful node over a stream (an aggregation or deduplication of a
+// streaming frame, a join of two streams).
+bool HasStatefulStreamNode(const NodePtr& node);
+// The WithWatermark nodes over streams of the tree, in stream order.
+std::vector<const FrameNode*> WatermarkNodes(const NodePtr& node);
 
 // Public <-> internal conversions.
 struct RowsAccess {

@@ -6,6 +6,7 @@
 
 #include "api/api_internal.h"
 #include "common/check.h"
+#include "common/interval.h"
 #include "delta/table_writer.h"
 #include "sinks/console_sink.h"
 #include "sources/source_util.h"
@@ -85,6 +86,33 @@ bool HasStream(const NodePtr& node) {
   return false;
 }
 
+bool HasStatefulStreamNode(const NodePtr& node) {
+  if (node == nullptr) return false;
+  using K = FrameNode::Kind;
+  if ((node->kind == K::kAggregate || node->kind == K::kDedup) && HasStream(node)) return true;
+  if (node->kind == K::kJoin && HasStream(node->children[0]) && HasStream(node->children[1])) {
+    return true;
+  }
+  for (const NodePtr& c : node->children) {
+    if (HasStatefulStreamNode(c)) return true;
+  }
+  return false;
+}
+
+namespace {
+void CollectWatermarks(const NodePtr& node, std::vector<const FrameNode*>* out) {
+  if (node == nullptr) return;
+  if (node->kind == FrameNode::Kind::kWatermark && HasStream(node)) out->push_back(node.get());
+  for (const NodePtr& c : node->children) CollectWatermarks(c, out);
+}
+}  // namespace
+
+std::vector<const FrameNode*> WatermarkNodes(const NodePtr& node) {
+  std::vector<const FrameNode*> out;
+  CollectWatermarks(node, &out);
+  return out;
+}
+
 size_t CountStreams(const NodePtr& node) {
   if (node == nullptr) return 0;
   size_t n = node->kind == FrameNode::Kind::kStream ? 1 : 0;
@@ -119,6 +147,30 @@ std::string TrimQuery(std::string q) {
   return q;
 }
 
+// A grouping key that is a bare window(...) / session_window(...) call gets its column name,
+// as in Spark: "window(ts, '5 minutes')" -> "window(ts, '5 minutes') AS \"window\"".
+std::string NameWindowKey(const std::string& key) {
+  std::string k = Lower(key);
+  size_t b = k.find_first_not_of(" \t\n");
+  size_t e = k.find_last_not_of(" \t\n");
+  if (b == std::string::npos) return key;
+  k = k.substr(b, e - b + 1);
+  std::string name;
+  for (const char* fn : {"window", "session_window"}) {
+    if (k.rfind(std::string(fn) + "(", 0) == 0) name = fn;
+  }
+  if (name.empty() || k.back() != ')') return key;
+  int depth = 0;  // the call's parenthesis must close at the end (no alias, no operator after)
+  bool quoted = false;
+  for (size_t i = name.size(); i < k.size(); ++i) {
+    if (k[i] == '\'') quoted = !quoted;
+    if (quoted) continue;
+    if (k[i] == '(') ++depth;
+    if (k[i] == ')' && --depth == 0 && i + 1 != k.size()) return key;
+  }
+  return key + " AS \"" + name + "\"";
+}
+
 Result<std::string> JoinKeyword(const std::string& how) {
   std::string h = Lower(how);
   h.erase(std::remove(h.begin(), h.end(), '_'), h.end());
@@ -138,11 +190,21 @@ Result<std::string> JoinKeyword(const std::string& how) {
 
 class Compiler {
  public:
-  Compiler(SessionState* session, engine::Connection* conn, const StreamSchemas& schemas)
-      : session_(session), conn_(conn), schemas_(schemas) {}
+  Compiler(SessionState* session, engine::Connection* conn, const StreamSchemas& schemas,
+           CompileMode mode)
+      : session_(session),
+        conn_(conn),
+        schemas_(schemas),
+        plan_mode_(mode == CompileMode::kStreamingPlan) {}
 
   Result<std::string> Gen(const NodePtr& n) {
     using K = FrameNode::Kind;
+    if (plan_mode_ && !HasStream(n)) return StaticView(n);
+    if (plan_mode_ && (n->kind == K::kStream || n->kind == K::kWatermark)) {
+      SLUICE_ASSIGN_OR_RETURN(size_t i, StreamRelation(n));
+      out_.relations[i].alias = "__stream_" + std::to_string(i);
+      return "SELECT * FROM __stream_" + std::to_string(i);
+    }
     switch (n->kind) {
       case K::kSql: {
         for (const auto& [name, path] : n->delta_tables) {
@@ -168,6 +230,10 @@ class Compiler {
         SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(name, empty));
         return "SELECT * FROM " + name;
       }
+      case K::kWatermark:  // outside the streaming planner (a batch frame): no effect, as Spark
+        return Gen(n->children[0]);
+      case K::kDedup:
+        return Dedup(n);
       case K::kBatch: {
         std::string name = "__sluice_batch_" + std::to_string(session_->NextId());
         out_.batches.emplace_back(name, n->batch);
@@ -230,8 +296,15 @@ class Compiler {
       case K::kAggregate: {
         out_.has_aggregate = true;
         SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
-        std::vector<std::string> items = n->list;
+        std::vector<std::string> items;
+        for (const std::string& key : n->list) items.push_back(NameWindowKey(key));
         items.insert(items.end(), n->list2.begin(), n->list2.end());
+        if (plan_mode_) {  // the streaming planner takes GROUP BY positions, not GROUP BY ALL
+          std::vector<std::string> positions;
+          for (size_t k = 0; k < n->list.size(); ++k) positions.push_back(std::to_string(k + 1));
+          return "SELECT " + JoinList(items) + " FROM " + from +
+                 (positions.empty() ? "" : " GROUP BY " + JoinList(positions));
+        }
         return "SELECT " + JoinList(items) + " FROM " + from +
                (n->list.empty() ? "" : " GROUP BY ALL");
       }
@@ -265,8 +338,19 @@ class Compiler {
     }
     return from + " ON " + n->text;
   }
-  // A join side: "(<sql>) AS <alias>" with the frame's Alias, or the default.
+  // A join side: "(<sql>) AS <alias>" with the frame's Alias, or the default. In plan mode a
+  // side that is a stream relation is named directly ("__stream_<i> AS <alias>"), as the
+  // stream-stream join planner wants it.
   Result<std::string> Side(const NodePtr& n, const std::string& default_alias) {
+    if (plan_mode_) {
+      const bool aliased = n->kind == FrameNode::Kind::kAlias;
+      const NodePtr& r = aliased ? n->children[0] : n;
+      if (r->kind == FrameNode::Kind::kStream || r->kind == FrameNode::Kind::kWatermark) {
+        SLUICE_ASSIGN_OR_RETURN(size_t i, StreamRelation(r));
+        out_.relations[i].alias = aliased ? n->name : default_alias;
+        return "__stream_" + std::to_string(i) + " AS " + Quote(out_.relations[i].alias);
+      }
+    }
     if (n->kind == FrameNode::Kind::kAlias) {
       SLUICE_ASSIGN_OR_RETURN(std::string c, Gen(n->children[0]));
       return "(" + c + ") AS " + Quote(n->name);
@@ -275,6 +359,97 @@ class Compiler {
     return "(" + c + ") AS " + default_alias;
   }
   std::string NextAlias() { return "__q" + std::to_string(alias_++); }
+
+  // Plan mode: a sub-frame without streams becomes a view (so that its own aggregations and
+  // DISTINCTs are not taken for streaming ones).
+  Result<std::string> StaticView(const NodePtr& n) {
+    plan_mode_ = false;
+    Result<std::string> sql = Gen(n);
+    plan_mode_ = true;
+    SLUICE_RETURN_NOT_OK(sql.status());
+    std::string name = "__sluice_static_" + std::to_string(session_->NextId());
+    out_.static_views.emplace_back(name, *sql);
+    SLUICE_RETURN_NOT_OK(PrepareSoFar());
+    SLUICE_RETURN_NOT_OK(
+        conn_->Execute("CREATE OR REPLACE TEMP VIEW " + Quote(name) + " AS " + *sql));
+    return "SELECT * FROM " + Quote(name);
+  }
+
+  // Plan mode: registers stream relation i for a stream leaf or a WithWatermark over one stream
+  // (an empty __stream_<i> of its schema on the connection, for the checks) and returns i.
+  Result<size_t> StreamRelation(const NodePtr& n) {
+    const size_t i = out_.streams.size();
+    const std::string view = "__stream_" + std::to_string(i);
+    CompiledQuery::Relation rel;
+    engine::Batch empty;
+    if (n->kind == FrameNode::Kind::kStream) {
+      plan_mode_ = false;
+      Result<std::string> raw = Gen(n);  // registers __source_<i>
+      plan_mode_ = true;
+      SLUICE_RETURN_NOT_OK(raw.status());
+      SLUICE_ASSIGN_OR_RETURN(empty, conn_->Query(*raw + " LIMIT 0"));
+    } else {
+      const NodePtr& child = n->children[0];
+      if (CountStreams(child) != 1 || HasStatefulStreamNode(child) ||
+          !WatermarkNodes(child).empty()) {
+        return Status::InvalidArgument(
+            "WithWatermark(\"" + n->name +
+            "\", ...) must be applied to a frame that reads exactly one stream, before any "
+            "aggregation, deduplication or join of streams and without another WithWatermark");
+      }
+      plan_mode_ = false;
+      Result<std::string> pre = Gen(child);  // its stream is __source_<i>
+      plan_mode_ = true;
+      SLUICE_RETURN_NOT_OK(pre.status());
+      SLUICE_ASSIGN_OR_RETURN(
+          empty, conn_->Query("SELECT * FROM (" + *pre + ") AS " + NextAlias() + " LIMIT 0"));
+      const engine::Field* field = nullptr;
+      for (const engine::Field& f : empty.schema()) {
+        if (Lower(f.name) == Lower(n->name)) field = &f;
+      }
+      if (field == nullptr) {
+        return Status::InvalidArgument("WithWatermark: no column \"" + n->name + "\" in the frame");
+      }
+      const std::string type = field->type.ToSql();
+      if (Lower(type).find("timestamp") == std::string::npos) {
+        return Status::InvalidArgument(
+            "Event time must be defined on a window or a timestamp, "
+            "but " +
+            field->name + " is of type " + type);
+      }
+      rel.watermark = field->name;
+      rel.delay_ms = n->delay_ms;
+      rel.pre_sql = *pre;
+    }
+    if (out_.relations.size() != i) return Status::Internal("stream relations out of order");
+    SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(view, empty));
+    out_.relations.push_back(std::move(rel));
+    return i;
+  }
+
+  // DropDuplicates / DropDuplicatesWithinWatermark.
+  Result<std::string> Dedup(const NodePtr& n) {
+    SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
+    std::vector<std::string> keys;
+    for (const std::string& k : n->list) keys.push_back(Quote(k));
+    if (n->how == "within_watermark" && HasStream(n->children[0])) {
+      std::vector<const FrameNode*> marks = WatermarkNodes(n->children[0]);
+      if (marks.empty()) {
+        return Status::InvalidArgument(
+            "dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets "
+            "without watermark: call WithWatermark(column, delay) first");
+      }
+      if (keys.empty()) {
+        SLUICE_ASSIGN_OR_RETURN(engine::Batch probe,
+                                conn_->Query("SELECT * FROM " + from + " LIMIT 0"));
+        for (const engine::Field& f : probe.schema()) keys.push_back(Quote(f.name));
+      }
+      return "SELECT * FROM " + from + " QUALIFY row_number() OVER (PARTITION BY " +
+             JoinList(keys) + " ORDER BY " + Quote(marks[0]->name) + ") = 1";
+    }
+    if (keys.empty()) return "SELECT DISTINCT * FROM " + from;
+    return "SELECT DISTINCT ON (" + JoinList(keys) + ") * FROM " + from;
+  }
   void AddDeltaView(const std::string& name, const std::string& path) {
     for (const auto& [v, p] : out_.delta_views) {
       if (v == name) return;
@@ -303,6 +478,7 @@ class Compiler {
   SessionState* session_;
   engine::Connection* conn_;
   const StreamSchemas& schemas_;
+  bool plan_mode_;  // CompileMode::kStreamingPlan, off while compiling a static or raw part
   CompiledQuery out_;
   int alias_ = 0;
   size_t prepared_batches_ = 0, prepared_deltas_ = 0, prepared_memory_ = 0;
@@ -311,8 +487,8 @@ class Compiler {
 }  // namespace
 
 Result<CompiledQuery> Compile(SessionState* session, const NodePtr& node, engine::Connection* conn,
-                              const StreamSchemas& schemas) {
-  Compiler compiler(session, conn, schemas);
+                              const StreamSchemas& schemas, CompileMode mode) {
+  Compiler compiler(session, conn, schemas, mode);
   SLUICE_ASSIGN_OR_RETURN(std::string sql, compiler.Gen(node));
   CompiledQuery q = compiler.Take();
   q.sql = std::move(sql);
@@ -345,12 +521,18 @@ Status Prepare(SessionState* session, const CompiledQuery& q, engine::Connection
     }
     SLUICE_RETURN_NOT_OK(conn->RegisterBatch(name, rows));
   }
+  for (const auto& [name, sql] : q.static_views) {
+    SLUICE_RETURN_NOT_OK(
+        conn->Execute("CREATE OR REPLACE TEMP VIEW " + Quote(name) + " AS " + sql));
+  }
   return Status::OK();
 }
 
 DataFrame FrameAccess::Make(std::shared_ptr<SessionState> session, NodePtr node) {
   Status st;
-  if (!HasStream(node) || AllStreamSchemasKnown(node)) {
+  // A stateful stream frame is checked by the streaming planner when its query starts (its
+  // window(...) keys exist only there).
+  if (!HasStream(node) || (AllStreamSchemasKnown(node) && !HasStatefulStreamNode(node))) {
     // Check the frame now: compile it and bind it with no rows.
     auto conn = session->engine->Connect();
     if (!conn.ok()) {
@@ -495,6 +677,36 @@ DataFrame DataFrame::UnionByName(const DataFrame& other) const {
   return Derive(*this, std::move(n), {this, &other});
 }
 
+DataFrame DataFrame::WithWatermark(const std::string& event_time_column,
+                                   const std::string& delay) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kWatermark);
+  n.name = event_time_column;
+  n.text = delay;
+  Result<Duration> d = ParseDuration(delay);
+  if (!d.ok() || d->micros < 0) {
+    return FrameAccess::Error(
+        session_, Status::InvalidArgument("WithWatermark(\"" + event_time_column + "\", \"" +
+                                          delay + "\"): the delay must be a non-negative " +
+                                          "interval such as \"10 seconds\"" +
+                                          (d.ok() ? "" : " (" + d.status().message() + ")")));
+  }
+  n.delay_ms = d->millis();
+  return Derive(*this, std::move(n), {this});
+}
+
+DataFrame DataFrame::DropDuplicates(const std::vector<std::string>& columns) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kDedup);
+  n.list = columns;
+  return Derive(*this, std::move(n), {this});
+}
+
+DataFrame DataFrame::DropDuplicatesWithinWatermark(const std::vector<std::string>& columns) const {
+  FrameNode n = NodeOf(FrameNode::Kind::kDedup);
+  n.list = columns;
+  n.how = "within_watermark";
+  return Derive(*this, std::move(n), {this});
+}
+
 GroupedData DataFrame::GroupBy(const std::vector<std::string>& exprs) const {
   return GroupedData(*this, exprs);
 }
@@ -510,6 +722,11 @@ DataFrame GroupedData::Count() const { return Agg({"count(*) AS count"}); }
 
 Result<std::vector<Column>> DataFrame::Schema() const {
   SLUICE_RETURN_NOT_OK(status_);
+  if (api::HasStatefulStreamNode(node_)) {
+    return Status::NotSupported(
+        "the schema of a stateful streaming DataFrame (a streaming aggregation, deduplication or "
+        "stream-stream join) is known only when its query starts");
+  }
   SLUICE_ASSIGN_OR_RETURN(auto conn, session_->engine->Connect());
   SLUICE_ASSIGN_OR_RETURN(api::CompiledQuery q, api::Compile(session_.get(), node_, conn.get()));
   SLUICE_ASSIGN_OR_RETURN(engine::Batch probe,

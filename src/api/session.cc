@@ -118,6 +118,7 @@ Session::~Session() { (void)StopAll(); }
 Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   auto state = std::make_shared<api::SessionState>();
   state->warehouse = options.warehouse;
+  state->no_data_batches = options.no_data_batches;
   state->fs = fs::LocalFileSystem();
   SLUICE_RETURN_NOT_OK_CTX(state->fs->CreateDirectories(options.warehouse),
                            "creating the warehouse " + options.warehouse);

@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "api/api_internal.h"
+#include "api/frame_plan.h"
 #include "api/query_state.h"
 #include "common/logging.h"
 #include "sinks/console_sink.h"
@@ -44,68 +45,6 @@ void CollectStreams(const NodePtr& node, std::vector<std::shared_ptr<StreamInput
   if (node->kind == FrameNode::Kind::kStream) out->push_back(node->stream);
   for (const NodePtr& c : node->children) CollectStreams(c, out);
 }
-
-// The schemas of the sources as they were created (filled by the source factories, which the
-// loop runs before it opens the plan).
-using SchemaSlots = std::vector<std::optional<engine::Schema>>;
-
-// Runs a streaming DataFrame: compiles it once the sources' schemas are known (Open) and runs
-// the SQL per batch as a plan::SqlPlan, with the frame's static inputs (Delta tables at their
-// latest version, batches) made readable before every batch.
-class FramePlan final : public plan::IncrementalPlan {
- public:
-  FramePlan(std::shared_ptr<SessionState> session, NodePtr node,
-            std::shared_ptr<SchemaSlots> schemas)
-      : session_(std::move(session)),
-        node_(std::move(node)),
-        schemas_(std::move(schemas)),
-        num_sources_(CountStreams(node_)) {}
-
-  Status Open(const plan::PlanContext& context) override {
-    StreamSchemas known;
-    for (size_t i = 0; i < schemas_->size(); ++i) {
-      if ((*schemas_)[i]) known[i] = *(*schemas_)[i];
-    }
-    SLUICE_ASSIGN_OR_RETURN(auto conn, session_->engine->Connect());
-    SLUICE_ASSIGN_OR_RETURN(compiled_, Compile(session_.get(), node_, conn.get(), known));
-    if (compiled_.has_aggregate) {
-      return Status::NotSupported(
-          "streaming aggregation (GroupBy/Agg over a stream) needs the streaming planner, which "
-          "the C++ API does not use yet; aggregate inside ForeachBatch or in SQL streaming "
-          "tables");
-    }
-    if (compiled_.has_stream_join) {
-      return Status::NotSupported(
-          "a join of two streams needs the streaming planner, which the C++ API does not use "
-          "yet; join a stream with a batch DataFrame (stream-static join) instead");
-    }
-    SLUICE_RETURN_NOT_OK(
-        conn->Query("SELECT * FROM (" + compiled_.sql + ") AS __check LIMIT 0").status());
-    inner_ = std::make_unique<plan::SqlPlan>(compiled_.sql, num_sources_);
-    plan::PlanContext ctx = context;
-    auto outer = context.prepare_connection;
-    ctx.prepare_connection = [this, outer](engine::Connection& c) -> Status {
-      if (outer) SLUICE_RETURN_NOT_OK(outer(c));
-      return Prepare(session_.get(), compiled_, &c);
-    };
-    return inner_->Open(ctx);
-  }
-  size_t num_sources() const override { return num_sources_; }
-  Result<plan::PlanOutput> Execute(const plan::PlanInput& input) override {
-    return inner_->Execute(input);
-  }
-  std::string Description() const override {
-    return "SqlPlan[" + (compiled_.sql.empty() ? std::string("?") : compiled_.sql) + "]";
-  }
-
- private:
-  std::shared_ptr<SessionState> session_;
-  NodePtr node_;
-  std::shared_ptr<SchemaSlots> schemas_;
-  size_t num_sources_;
-  CompiledQuery compiled_;
-  std::unique_ptr<plan::SqlPlan> inner_;
-};
 
 Result<stream::Trigger> ToStreamTrigger(const sluice::Trigger& t) {
   using K = sluice::Trigger::Kind;
@@ -289,13 +228,6 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   if (format == "delta" && !path) {
     return Status::InvalidArgument("'path' is not specified: use Start(path) or ToTable(name)");
   }
-  if (mode_ == sluice::OutputMode::kComplete) {
-    // Every frame the API runs is stateless (FramePlan refuses aggregations), as Spark's
-    // UnsupportedOperationChecker words it.
-    return Status::InvalidArgument(
-        "Complete output mode not supported when there are no streaming aggregations on "
-        "streaming DataFrames/Datasets");
-  }
   if (format == "delta" && !sinks::DeltaSink::SupportsOutputMode(api::ToSinkMode(mode_))) {
     return Status::NotSupported(std::string("Data source delta does not support ") +
                                 sinks::OutputModeName(api::ToSinkMode(mode_)) + " output mode");
@@ -327,7 +259,9 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
     };
     specs.push_back(std::move(spec));
   }
-  auto plan = std::make_unique<api::FramePlan>(session, node, slots);
+  // The planner (run when the query opens, before the sink) fills the UPDATE-mode MERGE keys.
+  auto facts = std::make_shared<api::PlanFacts>();
+  auto plan = std::make_unique<api::FramePlan>(session, node, slots, facts);
 
   // The sink.
   stream::SinkFactory sink_factory;
@@ -354,9 +288,18 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
     opts.path = *path;
     opts.partition_by = partition_by_;
     opts.merge_schema = merge_schema;
-    sink_factory = [opts](const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
+    const bool update = mode_ == sluice::OutputMode::kUpdate;
+    sink_factory = [opts, facts, update](
+                       const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
+      if (update && facts->transformed_after_state && !facts->update_keys.empty()) {
+        return Status::NotSupported(
+            "Update output mode into a Delta table merges by the aggregation's (or "
+            "deduplication's) key columns, so the frame must end with it: move the "
+            "transformations after it into Agg's expressions, or use ForeachBatch");
+      }
       sinks::DeltaSinkOptions o = opts;
       o.query_id = ctx.query_id;
+      o.update_keys = facts->update_keys;
       SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::DeltaSink::Open(ctx.fs, ctx.engine, o));
       return std::shared_ptr<sinks::Sink>(std::move(sink));
     };
@@ -370,6 +313,7 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   eo.engine = session->engine.get();
   eo.fs = session->fs;
   eo.listener_bus = session->bus;
+  eo.no_data_batches = session->no_data_batches;
   auto execution =
       stream::MicroBatchExecution::Start(eo, std::move(specs), std::move(plan), sink_factory);
   if (!execution.ok()) {

@@ -18,7 +18,7 @@ bool IsClauseKeyword(const Token& t) {
       "left",      "right",       "full",      "outer",   "cross",   "natural", "on",     "using",
       "union",     "except",      "intersect", "window",  "qualify", "semi",    "anti",   "asof",
       "lateral",   "positional",  "pivot",     "unpivot", "sample",  "using",   "select", "from",
-      "watermark", "tablesample", "returning", "as",      "delay",   "values"};
+      "watermark", "tablesample", "returning", "as",      "delay",   "values",  "with"};
   return t.kind == TokenKind::kWord && kWords.count(AsciiLower(t.text)) > 0;
 }
 
@@ -98,6 +98,22 @@ class Parser {
 
   Status ParseRelation(size_t* pos, size_t index, StreamRelation* r) {
     size_t i = *pos;
+    if (t_[i].IsSymbol("(")) {
+      // STREAM ( table_name [WITH (options)] )
+      ++i;
+      if (!IsTableNameStart(t_[i])) {
+        return Error(i, "STREAM ( must be followed by a table name: STREAM(t) or STREAM t");
+      }
+      ParseTableName(&i, r);
+      if (t_[i].IsKeyword("with")) SLUICE_RETURN_NOT_OK(ParseOptions(&i, r));
+      if (!t_[i].IsSymbol(")")) {
+        return Error(i, "expected ) after the table name of STREAM(" + r->table);
+      }
+      ++i;
+      SLUICE_RETURN_NOT_OK(ParseTail(&i, index, r));
+      *pos = i;
+      return Status::OK();
+    }
     const Token& first = t_[i];
     if (!(first.kind == TokenKind::kWord || first.kind == TokenKind::kQuotedIdent ||
           first.kind == TokenKind::kBacktick) ||
@@ -130,16 +146,83 @@ class Parser {
         r->table = r->positional[0];
       }
     } else {
-      r->kind = StreamRelation::Kind::kTable;
-      r->table = first.text;
-      ++i;
-      while (t_[i].IsSymbol(".") &&
-             (t_[i + 1].kind == TokenKind::kWord || t_[i + 1].kind == TokenKind::kQuotedIdent ||
-              t_[i + 1].kind == TokenKind::kBacktick)) {
-        r->table += "." + t_[i + 1].text;
-        i += 2;
-      }
+      ParseTableName(&i, r);
     }
+    SLUICE_RETURN_NOT_OK(ParseTail(&i, index, r));
+    *pos = i;
+    return Status::OK();
+  }
+
+  bool IsTableNameStart(const Token& t) const {
+    return (t.kind == TokenKind::kWord || t.kind == TokenKind::kQuotedIdent ||
+            t.kind == TokenKind::kBacktick) &&
+           !IsClauseKeyword(t);
+  }
+
+  // A (dotted) table name at *pos.
+  void ParseTableName(size_t* pos, StreamRelation* r) {
+    size_t i = *pos;
+    r->kind = StreamRelation::Kind::kTable;
+    r->table = t_[i].text;
+    ++i;
+    while (t_[i].IsSymbol(".") &&
+           (t_[i + 1].kind == TokenKind::kWord || t_[i + 1].kind == TokenKind::kQuotedIdent ||
+            t_[i + 1].kind == TokenKind::kBacktick)) {
+      r->table += "." + t_[i + 1].text;
+      i += 2;
+    }
+    *pos = i;
+  }
+
+  // At "WITH": ( key [=] value [, ...] ) -- Databricks' options of a table reference. Keys are
+  // identifiers (dotted) or string literals, values literals; both go to `named`, keys
+  // lower-cased. A key given twice (also as a named argument) is an error.
+  Status ParseOptions(size_t* pos, StreamRelation* r) {
+    size_t i = *pos + 1;
+    if (!t_[i].IsSymbol("(")) return Error(i, "WITH must be followed by (option = value, ...)");
+    ++i;
+    while (true) {
+      size_t key_at = i;
+      std::string key;
+      if (t_[i].kind == TokenKind::kString) {
+        key = t_[i++].text;
+      } else if (t_[i].kind == TokenKind::kWord || t_[i].kind == TokenKind::kQuotedIdent ||
+                 t_[i].kind == TokenKind::kBacktick) {
+        key = t_[i++].text;
+        while (t_[i].IsSymbol(".") && t_[i + 1].kind == TokenKind::kWord) {
+          key += "." + t_[i + 1].text;
+          i += 2;
+        }
+      } else {
+        return Error(i, "expected an option name in WITH (...)");
+      }
+      if (t_[i].IsSymbol("=")) ++i;
+      std::string value;
+      if (t_[i].kind == TokenKind::kString || t_[i].kind == TokenKind::kNumber ||
+          t_[i].kind == TokenKind::kWord) {
+        value = t_[i++].text;
+      } else if (t_[i].IsSymbol("-") && t_[i + 1].kind == TokenKind::kNumber) {
+        value = "-" + t_[i + 1].text;
+        i += 2;
+      } else {
+        return Error(i, "expected a literal value for option '" + key + "' in WITH (...)");
+      }
+      key = AsciiLower(key);
+      if (!r->named.emplace(key, value).second) {
+        return Error(key_at, "option '" + key + "' is given twice");
+      }
+      if (t_[i].IsSymbol(")")) break;
+      if (!t_[i].IsSymbol(",")) return Error(i, "expected , or ) in WITH (...)");
+      ++i;
+    }
+    *pos = i + 1;
+    return Status::OK();
+  }
+
+  // After the relation: [WITH (options)] [AS] [alias] [WATERMARK ... [AS alias]].
+  Status ParseTail(size_t* pos, size_t index, StreamRelation* r) {
+    size_t i = *pos;
+    if (t_[i].IsKeyword("with")) SLUICE_RETURN_NOT_OK(ParseOptions(&i, r));
     alias_sql_.clear();
     SLUICE_RETURN_NOT_OK(ParseAlias(&i, r));
     if (t_[i].IsKeyword("watermark")) {

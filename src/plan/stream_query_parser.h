@@ -7,6 +7,12 @@
 //   FROM STREAM table_changes('events', 0)
 //   FROM STREAM read_files('landing/', format => 'json', maxFilesPerTrigger => 2)
 //   FROM STREAM read_rate(rowsPerSecond => 10), read_kafka(...), nexmark(...)
+//   FROM STREAM events WITH (skipChangeCommits = true, maxFilesPerTrigger = 10) AS e
+//   FROM STREAM(events) WITH ('startingVersion' = 3)    -- Databricks' STREAM(t) form
+//
+// Source options: `WITH (key [=] value, ...)` right after the relation (before its alias and
+// WATERMARK), as Databricks SQL's options of a table reference; inside the parentheses of
+// STREAM(t WITH (...)) too. They join the named arguments (keys lower-cased).
 //
 // Thread safety: pure function.
 #pragma once
@@ -37,7 +43,7 @@ struct StreamRelation {  // one FROM STREAM ... in the text, in order of appeara
   std::string table;                    // kTable / kTableChanges: the name as written
   std::vector<std::string> positional;  // positional arguments: literals' values
   std::map<std::string, std::string>
-      named;  // name => value ("format" => "json"), names lower-cased
+      named;  // name => value ("format" => "json") and WITH options, names lower-cased
   std::optional<WatermarkSpec> watermark;
   std::string alias;  // as written, or "__stream_<i>" when none
 };
@@ -57,7 +63,8 @@ std::string StreamViewName(size_t i);
 // other words as written, anything else (an expression) as its SQL text. For table_changes the
 // first positional argument is also stored in `table`. Errors (InvalidArgument) name the line and
 // column: STREAM not followed by a relation, an unknown table function, WATERMARK without
-// DELAY OF INTERVAL, a bad interval, a query without STREAM.
+// DELAY OF INTERVAL, a bad interval, a query without STREAM, a malformed WITH (...) or an option
+// given twice.
 Result<ParsedStreamingQuery> ParseStreamingQuery(std::string_view select_sql);
 
 }  // namespace sluice::plan

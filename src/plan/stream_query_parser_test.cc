@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace sluice::plan {
 namespace {
 
@@ -30,6 +32,37 @@ TEST(StreamQueryParserTest, TableWithWatermarkColumnAndAlias) {
   EXPECT_TRUE(s.watermark->IsPlainColumn());
   EXPECT_EQ(s.watermark->delay_ms, 10000);
   EXPECT_EQ(q.sql, "SELECT e.id FROM __stream_0 AS e");
+}
+
+TEST(StreamQueryParserTest, TableOptionsWithAndStreamParentheses) {
+  auto q = Parse(
+      "SELECT e.id FROM STREAM events WITH (skipChangeCommits = true, 'maxFilesPerTrigger' 2) "
+      "WATERMARK ts DELAY OF INTERVAL 10 SECONDS AS e");
+  ASSERT_EQ(q.streams.size(), 1u);
+  EXPECT_EQ(q.streams[0].table, "events");
+  EXPECT_EQ(q.streams[0].alias, "e");
+  EXPECT_EQ(q.streams[0].named, (std::map<std::string, std::string>{{"skipchangecommits", "true"},
+                                                                    {"maxfilespertrigger", "2"}}));
+  EXPECT_EQ(q.sql, "SELECT e.id FROM __stream_0 AS e");
+
+  q = Parse("SELECT * FROM STREAM(db.events WITH (startingVersion = 3)) AS x");
+  ASSERT_EQ(q.streams.size(), 1u);
+  EXPECT_EQ(q.streams[0].table, "db.events");
+  EXPECT_EQ(q.streams[0].alias, "x");
+  EXPECT_EQ(q.streams[0].named.at("startingversion"), "3");
+  EXPECT_EQ(q.sql, "SELECT * FROM __stream_0 AS x");
+
+  q = Parse("SELECT * FROM STREAM (events) WITH (maxBytesPerTrigger = '1m') WHERE id > 0");
+  EXPECT_EQ(q.streams[0].alias, "events");
+  EXPECT_EQ(q.streams[0].named.at("maxbytespertrigger"), "1m");
+  EXPECT_EQ(q.sql, "SELECT * FROM __stream_0 AS \"events\" WHERE id > 0");
+
+  EXPECT_NE(Error("SELECT * FROM STREAM t WITH (a = 1, A = 2)").find("given twice"),
+            std::string::npos);
+  EXPECT_NE(Error("SELECT * FROM STREAM t WITH a = 1").find("WITH must be followed by"),
+            std::string::npos);
+  EXPECT_NE(Error("SELECT * FROM STREAM(t").find("expected )"), std::string::npos);
+  EXPECT_NE(Error("SELECT * FROM STREAM t WITH (a = )").find("literal value"), std::string::npos);
 }
 
 TEST(StreamQueryParserTest, WatermarkExpressionDefinesColumn) {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
+
+#include "common/strings.h"
 
 namespace sluice::sql {
 namespace {
@@ -43,6 +46,26 @@ bool IsInteger(const std::string& s) {
   });
 }
 
+// The options of `STREAM t [WITH (...)]` (names lower-cased, as the parser gives them).
+Status CheckDeltaTableOptions(const plan::StreamRelation& relation, bool change_feed) {
+  static const std::set<std::string> kDelta = {"startingversion",    "startingtimestamp",
+                                               "maxfilespertrigger", "maxbytespertrigger",
+                                               "skipchangecommits",  "readchangefeed"};
+  for (const auto& [key, value] : relation.named) {
+    if (kDelta.count(key) == 0 || (change_feed && key == "skipchangecommits")) {
+      std::string known;
+      for (const std::string& k : kDelta) {
+        if (change_feed && k == "skipchangecommits") continue;
+        known += (known.empty() ? "" : ", ") + k;
+      }
+      return Status::InvalidArgument(
+          "STREAM " + relation.table + ": unknown option '" + key + "' for a Delta " +
+          (change_feed ? "change data feed" : "table") + " source (known options: " + known + ")");
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<ResolvedSource> ResolveStreamRelation(
@@ -53,7 +76,17 @@ Result<ResolvedSource> ResolveStreamRelation(
   out.options = relation.named;
   switch (relation.kind) {
     case Kind::kTable: {
-      out.format = "delta";
+      // WITH (readChangeFeed = true) reads the change data feed, as Spark's option does.
+      auto cdf = relation.named.find("readchangefeed");
+      const bool change_feed = cdf != relation.named.end() && AsciiLower(cdf->second) == "true";
+      SLUICE_RETURN_NOT_OK(CheckDeltaTableOptions(relation, change_feed));
+      out.format = change_feed ? "delta_cdf" : "delta";
+      if (change_feed && relation.named.count("startingversion") == 0 &&
+          relation.named.count("startingtimestamp") == 0) {
+        return Status::InvalidArgument(
+            "STREAM " + relation.table +
+            " WITH (readChangeFeed = true) needs startingVersion or startingTimestamp");
+      }
       SLUICE_ASSIGN_OR_RETURN(out.options["path"],
                               TablePath(relation.table, tables, is_streaming_table));
       break;

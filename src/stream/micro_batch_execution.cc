@@ -313,7 +313,8 @@ Result<bool> MicroBatchExecution::RunTrigger() {
   }
   t.Add(kDurationLatestOffset, MonoMs() - m0);
   int64_t wm = CurrentWatermarkMs();
-  bool no_data_batch = !has_new_data && last_batch_wants_no_data_ && !single_batch_;
+  bool no_data_batch =
+      !has_new_data && options_.no_data_batches && last_batch_wants_no_data_ && !single_batch_;
   if (!has_new_data && !no_data_batch) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -437,7 +438,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   t->Add(kDurationCommitOffsets, MonoMs() - m0);
   SLUICE_ASSIGN_OR_RETURN_CTX(
       PurgeResult purged,
-      PurgeOldLogEntries(*offsets_, *commits_, id, options_.min_batches_to_retain),
+      PurgeOldLogEntries(*offsets_, *commits_, id, options_.min_batches_to_retain, &purged_below_),
       ctx + ": purging old log entries");
   (void)purged;
   last_batch_wants_no_data_ = plan_->WantsNoDataBatch(watermark_ms, next_wm);

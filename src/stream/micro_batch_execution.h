@@ -122,6 +122,10 @@ struct ExecutionOptions {
   int64_t idle_backoff_max_ms = 100;
   // Idle progress is reported at most this often (Spark's noDataProgressEventInterval).
   int64_t no_data_progress_interval_ms = 10000;
+  // Run a batch without new data when the plan asks for one (WantsNoDataBatch), so that a moved
+  // watermark evicts state and emits rows (Spark's spark.sql.streaming.noDataMicroBatches.enabled;
+  // SET sluice.noDataBatches). False: such rows wait for the next batch that has new data.
+  bool no_data_batches = true;
   std::vector<Observation> observations;
   // Handed to the plan (PlanContext::prepare_connection): readies static relations per batch.
   std::function<Status(engine::Connection&)> prepare_connection;
@@ -245,6 +249,7 @@ class MicroBatchExecution {
   int64_t last_trigger_start_ms_ = -1;
   int64_t last_idle_progress_ms_ = -1;
   int64_t idle_backoff_ms_ = 0;
+  std::optional<BatchId> purged_below_;  // log entries below it are purged (log_purge.h)
   std::atomic<bool> stop_{false};
 
   mutable std::mutex mu_;
