@@ -193,8 +193,12 @@ Status DeduplicateOperator::Prepare(const engine::Schema& schema) {
   o.operator_id = context_.operator_id;
   o.operator_name = progress_.operator_name;
   o.num_partitions = context_.num_partitions;
-  for (size_t i : key_indexes_) {
-    o.schema.key.push_back({schema[i].name, schema[i].type.ToSql(), true});
+  for (size_t j = 0; j < key_indexes_.size(); ++j) {
+    const size_t i = key_indexes_[j];
+    const bool described = options_.key_descriptions.size() == key_indexes_.size() &&
+                           !options_.key_descriptions[j].empty();
+    o.schema.key.push_back(
+        {described ? options_.key_descriptions[j] : schema[i].name, schema[i].type.ToSql(), true});
   }
   if (has_value_) {
     o.schema.value.push_back(

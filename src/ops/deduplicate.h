@@ -54,6 +54,9 @@ struct DeduplicateOptions {
   // Names of the input columns that form the key (exact names, as in the input batch). Empty
   // means every input column (SELECT DISTINCT).
   std::vector<std::string> key_columns;
+  // Per key column, the key as the query wrote it ("lower(id)"): its name in the state schema, so
+  // that a restart with a different key is refused naming both. Empty: the column names.
+  std::vector<std::string> key_descriptions;
   // Name of the input's watermarked event-time column; empty when the input does not carry one
   // (then nothing is late and nothing is evicted). Required by DeduplicateWithinWatermark.
   std::string event_time_column;

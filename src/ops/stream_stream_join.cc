@@ -382,10 +382,15 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
     so.operator_id = context_.operator_id;
     so.operator_name = "symmetricHashJoin";
     so.num_partitions = context_.num_partitions;
-    so.schema.key.push_back({"side", "VARCHAR", false});
+    so.schema.key.push_back(
+        {std::string("side of the ") + JoinTypeName(options_.type) + " join", "VARCHAR", false});
     for (size_t k = 0; k < left_layout.keys.size(); ++k) {
       const engine::Field& f = left_batch.schema()[left_layout.keys[k]];
-      so.schema.key.push_back({"key" + std::to_string(k), f.type.ToSql(), true});
+      const bool described =
+          k < options_.key_descriptions.size() && !options_.key_descriptions[k].empty();
+      so.schema.key.push_back(
+          {described ? options_.key_descriptions[k] : "key" + std::to_string(k), f.type.ToSql(),
+           true});
     }
     so.schema.key.push_back({"index", "BIGINT", false});
     so.schema.value.push_back({"matched", "BOOLEAN", false});

@@ -93,6 +93,10 @@ struct StreamStreamJoinOptions {
   // The rest of the ON condition (the conjuncts that read both sides, equalities of the keys
   // excluded): SQL over the struct columns named left.alias and right.alias. Empty: none.
   std::string condition_sql;
+  // Per join key, the equality as the query wrote it ("l.k = r.k"): the key's name in the state
+  // schema, whose "side" field also names the join type, so that a restart with a different join
+  // is refused naming the difference. Empty: "key<k>".
+  std::vector<std::string> key_descriptions;
   // Tests: use the in-memory state store instead of RocksDB whatever the conf says.
   bool force_in_memory_state = false;
 };

@@ -6,11 +6,13 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "common/strings.h"
 #include "engine/row_codec.h"
+#include "ops/hll_sql.h"
 #include "ops/session_window.h"
 #include "ops/state_rows.h"
 
@@ -64,7 +66,9 @@ int64_t NowMs() {
 struct Partial {
   std::string name;
   std::string batch_sql;  // over the input rows, grouped (windowed) or per row (session)
-  std::string merge_fn;   // "sum", "min", "max", "first", "last"
+  std::string merge_fn;   // "sum", "min", "max", "first", "last"; "" = merge_sql
+  std::string merge_sql;  // the merge aggregate when merge_fn is empty (sketches)
+  std::string schema_name;  // the column's name in the state schema
 };
 
 }  // namespace
@@ -78,6 +82,7 @@ std::optional<AggregateFunction> AggregateFunctionFromName(std::string_view name
   if (name == "avg" || name == "mean") return AggregateFunction::kAvg;
   if (name == "first") return AggregateFunction::kFirst;
   if (name == "last") return AggregateFunction::kLast;
+  if (name == "approx_count_distinct") return AggregateFunction::kApproxCountDistinct;
   return std::nullopt;
 }
 
@@ -196,6 +201,26 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
         finals.push_back(QuoteIdentifier(p));
         break;
       }
+      case AggregateFunction::kApproxCountDistinct: {
+        if (call.hll_precision < 4 || call.hll_precision > 16) {
+          return Status::InvalidArgument("approx_count_distinct: precision " +
+                                         std::to_string(call.hll_precision) +
+                                         " is outside 4..16");
+        }
+        Partial partial{p, HllPartialSql(x, call.hll_precision, per_row), ""};
+        partial.merge_sql = HllMergeSql(QuoteIdentifier(p), call.hll_precision);
+        partials.push_back(std::move(partial));
+        finals.push_back(HllEstimateSql(QuoteIdentifier(p), call.hll_precision));
+        break;
+      }
+    }
+    // State schema names: the call as written; avg's two partials are <call>.sum / <call>.count.
+    const std::string described = call.description.empty() ? call.output : call.description;
+    if (call.function == AggregateFunction::kAvg) {
+      partials[partials.size() - 2].schema_name = described + ".sum";
+      partials.back().schema_name = described + ".count";
+    } else {
+      partials.back().schema_name = described;
     }
   }
 
@@ -272,6 +297,11 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   for (const auto& name : row_names) row_items.push_back(QuoteIdentifier(name));
   std::vector<std::string> merged_items;
   for (const auto& p : partials) {
+    if (p.merge_fn.empty()) {
+      merged_items.push_back("CAST(" + p.merge_sql + " AS " + type_sql(p.name) + ") AS " +
+                             QuoteIdentifier(p.name));
+      continue;
+    }
     std::string order =
         p.merge_fn == "first" || p.merge_fn == "last"
             ? (sql->session ? " ORDER BY struct_extract(" + wcol + ", 'start'), __ord, __seq"
@@ -308,12 +338,26 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   so.operator_id = context_.operator_id;
   so.operator_name = name();
   so.num_partitions = context_.num_partitions;
-  for (size_t i : sql_->key_columns) {
-    so.schema.key.push_back({schema[i].name, schema[i].type.ToSql(), true});
+  // Field names as the query wrote them (see the header): keys, window, partial aggregates.
+  std::vector<std::string> schema_names;
+  for (size_t k = 0; k < options_.keys.size(); ++k) {
+    schema_names.push_back(k < options_.key_descriptions.size() &&
+                                   !options_.key_descriptions[k].empty()
+                               ? options_.key_descriptions[k]
+                               : options_.keys[k]);
   }
-  if (w)
-    so.schema.key.push_back({w->output, schema[*probe.ColumnIndex(w->output)].type.ToSql(), true});
-  for (const auto& f : sql_->row_schema) so.schema.value.push_back({f.name, f.type.ToSql(), true});
+  if (w) {
+    schema_names.push_back(options_.window_description.empty() ? w->output
+                                                               : options_.window_description);
+  }
+  const size_t num_group_fields = schema_names.size();
+  for (const auto& p : partials) schema_names.push_back(p.schema_name);
+  for (size_t i = 0; i < num_group_fields; ++i) {
+    so.schema.key.push_back({schema_names[i], sql_->row_schema[i].type.ToSql(), true});
+  }
+  for (size_t i = 0; i < sql_->row_schema.size(); ++i) {
+    so.schema.value.push_back({schema_names[i], sql_->row_schema[i].type.ToSql(), true});
+  }
   std::string provider;
   auto it = context_.conf.find("sluice.streaming.stateStore.providerClass");
   if (it != context_.conf.end()) provider = it->second;
@@ -387,11 +431,33 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       for (const auto& k : options_.keys) cols.push_back(*b.ColumnIndex(k));
       return engine::EncodeRows(b, cols);
     };
+    // The BIGINT helper columns (__gstart_us, __evict_us) are decoded once per batch and column:
+    // Batch::GetInt64 per cell re-scans the batch, which made it the hot spot of every batch.
+    std::map<std::pair<const Batch*, std::string>, std::vector<int64_t>> helper_columns;
     auto helper = [&](const Batch& b, const char* column, int64_t row) -> Result<int64_t> {
-      auto idx = b.ColumnIndex(column);
-      if (!idx) return Status::Internal(std::string("missing helper column ") + column);
-      SLUICE_ASSIGN_OR_RETURN(auto v, b.GetInt64(row, *idx));
-      return v.value_or(kNeverEvicted);
+      auto key = std::make_pair(&b, std::string(column));
+      auto it = helper_columns.find(key);
+      if (it == helper_columns.end()) {
+        auto idx = b.ColumnIndex(column);
+        if (!idx) return Status::Internal(std::string("missing helper column ") + column);
+        SLUICE_ASSIGN_OR_RETURN(auto encoded, engine::EncodeRows(b, {*idx}));
+        std::vector<int64_t> values(encoded.size(), kNeverEvicted);
+        for (size_t i = 0; i < encoded.size(); ++i) {
+          // Row codec v1 of one BIGINT: 0x01, then 0x00 (NULL) or 0x01 + 8 bytes big-endian
+          // with the sign bit flipped (docs/formats/row-codec.md).
+          const std::string& e = encoded[i];
+          if (e.size() == 10 && e[1] == 1) {
+            uint64_t v = 0;
+            for (size_t k = 2; k < 10; ++k) v = (v << 8) | static_cast<uint8_t>(e[k]);
+            values[i] = static_cast<int64_t>(v ^ (uint64_t{1} << 63));
+          } else if (e.size() != 2) {
+            SLUICE_ASSIGN_OR_RETURN(auto v, b.GetInt64(static_cast<int64_t>(i), *idx));
+            values[i] = v.value_or(kNeverEvicted);
+          }
+        }
+        it = helper_columns.emplace(std::move(key), std::move(values)).first;
+      }
+      return it->second[static_cast<size_t>(row)];
     };
     auto store_of = [&](const std::string& gk) -> state::StateStore& {
       return *stores[static_cast<size_t>(state::PartitionForKey(StateKeyPrefix(gk), n))];
@@ -415,10 +481,25 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
         SLUICE_RETURN_NOT_OK(it->status());
       }
     } else {
+      // The reads run per partition in parallel; the rows keep the batch's row order.
+      std::vector<std::optional<std::string>> found(static_cast<size_t>(partial.num_rows()));
+      std::vector<int64_t> gstarts(found.size());
+      std::vector<std::vector<size_t>> by_partition(static_cast<size_t>(n));
       for (int64_t r = 0; r < partial.num_rows(); ++r) {
-        SLUICE_ASSIGN_OR_RETURN(int64_t gstart, helper(partial, "__gstart_us", r));
-        const std::string& gk = batch_keys[static_cast<size_t>(r)];
-        SLUICE_ASSIGN_OR_RETURN(auto value, store_of(gk).Get(StateKey(gk, gstart)));
+        const size_t i = static_cast<size_t>(r);
+        SLUICE_ASSIGN_OR_RETURN(gstarts[i], helper(partial, "__gstart_us", r));
+        by_partition[static_cast<size_t>(
+                         state::PartitionForKey(StateKeyPrefix(batch_keys[i]), n))]
+            .push_back(i);
+      }
+      SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
+        state::StateStore& store = *stores[static_cast<size_t>(p)];
+        for (size_t i : by_partition[static_cast<size_t>(p)]) {
+          SLUICE_ASSIGN_OR_RETURN(found[i], store.Get(StateKey(batch_keys[i], gstarts[i])));
+        }
+        return Status::OK();
+      }));
+      for (const auto& value : found) {
         if (!value) continue;
         SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(*value));
         state_rows.emplace_back(v.row);
@@ -448,13 +529,24 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       std::vector<size_t> cols;
       for (const auto& f : sql.row_schema) cols.push_back(*merged.ColumnIndex(f.name));
       SLUICE_ASSIGN_OR_RETURN(auto rows, engine::EncodeRows(merged, cols));
+      // The puts run per partition in parallel (each partition's store on one thread).
+      std::vector<int64_t> gstarts(rows.size()), evicts(rows.size());
+      std::vector<std::vector<size_t>> by_partition(static_cast<size_t>(n));
       for (int64_t r = 0; r < merged.num_rows(); ++r) {
-        SLUICE_ASSIGN_OR_RETURN(int64_t gstart, helper(merged, "__gstart_us", r));
-        SLUICE_ASSIGN_OR_RETURN(int64_t evict, helper(merged, "__evict_us", r));
-        const std::string& gk = keys[static_cast<size_t>(r)];
-        SLUICE_RETURN_NOT_OK(store_of(gk).Put(StateKey(gk, gstart),
-                                              StateValue(evict, rows[static_cast<size_t>(r)])));
+        const size_t i = static_cast<size_t>(r);
+        SLUICE_ASSIGN_OR_RETURN(gstarts[i], helper(merged, "__gstart_us", r));
+        SLUICE_ASSIGN_OR_RETURN(evicts[i], helper(merged, "__evict_us", r));
+        by_partition[static_cast<size_t>(state::PartitionForKey(StateKeyPrefix(keys[i]), n))]
+            .push_back(i);
       }
+      SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
+        state::StateStore& store = *stores[static_cast<size_t>(p)];
+        for (size_t i : by_partition[static_cast<size_t>(p)]) {
+          SLUICE_RETURN_NOT_OK(
+              store.Put(StateKey(keys[i], gstarts[i]), StateValue(evicts[i], rows[i])));
+        }
+        return Status::OK();
+      }));
     }
     progress_.all_updates_time_ms = NowMs() - updates_start;
 
@@ -464,19 +556,28 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
     int64_t removed = 0;
     if (watermark) {
       const int64_t threshold = batch.eviction_watermark_ms * 1000;
-      for (auto& s : stores) {
+      // Partitions are scanned and evicted in parallel; rows are emitted in partition order.
+      std::vector<std::vector<std::string>> emitted(static_cast<size_t>(n));
+      std::vector<int64_t> removed_in(static_cast<size_t>(n), 0);
+      SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
+        state::StateStore& s = *stores[static_cast<size_t>(p)];
         std::vector<std::string> gone;
-        SLUICE_ASSIGN_OR_RETURN(auto it, s->Iterate());
+        SLUICE_ASSIGN_OR_RETURN(auto it, s.Iterate());
         for (; it->Valid(); it->Next()) {
           SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(it->value()));
           if (v.evict_us > threshold) continue;
           gone.emplace_back(it->key());
-          if (append) out_rows.emplace_back(v.row);
+          if (append) emitted[static_cast<size_t>(p)].emplace_back(v.row);
         }
         SLUICE_RETURN_NOT_OK(it->status());
         it.reset();
-        for (const auto& k : gone) SLUICE_RETURN_NOT_OK(s->Remove(k));
-        removed += static_cast<int64_t>(gone.size());
+        for (const auto& k : gone) SLUICE_RETURN_NOT_OK(s.Remove(k));
+        removed_in[static_cast<size_t>(p)] = static_cast<int64_t>(gone.size());
+        return Status::OK();
+      }));
+      for (size_t p = 0; p < emitted.size(); ++p) {
+        removed += removed_in[p];
+        for (auto& row : emitted[p]) out_rows.push_back(std::move(row));
       }
     }
     progress_.all_removals_time_ms = NowMs() - removals_start;

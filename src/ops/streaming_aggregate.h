@@ -12,6 +12,9 @@
 //  4. output: COMPLETE every group; UPDATE the groups written this batch; APPEND the groups whose
 //     window end / event-time key <= eviction watermark, which are removed from the state (UPDATE
 //     removes them silently).
+// The state schema (checked on restart, state/operator_metadata.h) names the keys, the window and
+// the partial aggregates by their descriptions as written in the query, so that a restart with a
+// different grouping key or aggregate list fails with an error that names the difference.
 // Output columns: the plain keys (input names), then the window column (options.window->output,
 // a STRUCT(start, "end") of the event time's type) when there is one, then one column per
 // aggregate (AggregateCall::output) with its final value.
@@ -27,7 +30,17 @@
 
 namespace sluice::ops {
 
-enum class AggregateFunction { kCountStar, kCount, kSum, kMin, kMax, kAvg, kFirst, kLast };
+enum class AggregateFunction {
+  kCountStar,
+  kCount,
+  kSum,
+  kMin,
+  kMax,
+  kAvg,
+  kFirst,
+  kLast,
+  kApproxCountDistinct,  // a HyperLogLog sketch per group (ops/hll_sql.h)
+};
 
 // "count", "sum", ... (lower case, as written in SQL); nullopt for any other name.
 std::optional<AggregateFunction> AggregateFunctionFromName(std::string_view name, bool star);
@@ -36,6 +49,11 @@ struct AggregateCall {
   AggregateFunction function = AggregateFunction::kCountStar;
   std::string argument;  // input column; empty for count(*)
   std::string output;    // output column
+  // kApproxCountDistinct: the sketch's precision p (ops/hll_sql.h; 9 = Spark's default rsd 0.05).
+  int hll_precision = 9;
+  // The call as the query wrote it ("sum(v)"): names its partial columns in the state schema, so
+  // that a restart with a changed aggregate list is refused naming it. Empty: `output`.
+  std::string description;
 };
 
 struct TimeWindowSpec {
@@ -51,6 +69,13 @@ struct TimeWindowSpec {
 
 struct StreamingAggregateOptions {
   std::vector<std::string> keys;  // input columns that are plain grouping keys
+  // Per key, the grouping expression as the query wrote it ("lower(name)"): the key's name in the
+  // state schema (a restart with a different grouping key is refused naming both). Empty: the
+  // input column names.
+  std::vector<std::string> key_descriptions;
+  // The window as the query wrote it ("window(ts, '5 seconds')"), for the state schema. Empty:
+  // the window's output column name.
+  std::string window_description;
   std::optional<TimeWindowSpec> window;
   // A plain key column that is a watermarked event time (GROUP BY ts): late drop and eviction
   // by its value. Ignored when `window` is watermarked.

@@ -5,6 +5,7 @@
 
 #include "common/interval.h"
 #include "common/strings.h"
+#include "ops/hll_sql.h"
 #include "ops/streaming_aggregate.h"
 
 namespace sluice::plan {
@@ -52,6 +53,20 @@ Result<int64_t> IntervalMicros(const Json& e, SqlAst& ast, const std::string& wh
   SLUICE_ASSIGN_OR_RETURN(auto v, b->GetInt64(0, 0));
   if (!v) return Status::InvalidArgument("the " + what + " must not be NULL");
   return *v;
+}
+
+// `sql` with the planner's window function names back as the query wrote them
+// (__sluice_window( -> window(), for descriptions in the state schema and messages.
+std::string WrittenWindowCall(std::string sql) {
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{kSessionWindowFunction, "session_window"},
+        std::pair<std::string, std::string>{kWindowFunction, "window"}}) {
+    for (size_t pos = sql.find(from); pos != std::string::npos; pos = sql.find(from, pos)) {
+      sql.replace(pos, from.size(), to);
+      pos += to.size();
+    }
+  }
+  return sql;
 }
 
 class AggregateBuilder {
@@ -235,20 +250,44 @@ class AggregateBuilder {
       return Status::InvalidArgument(
           "the aggregate function " + fn +
           " is not supported in streaming aggregations yet (supported: count, sum, min, max, "
-          "avg, first, last)");
+          "avg, first, last, approx_count_distinct)");
     }
     Json arg;
+    int precision = 9;
     if (!star) {
-      if (args.size() != 1) {
-        return Status::InvalidArgument(fn + " in a streaming aggregation takes one argument");
+      const bool hll = *function == ops::AggregateFunction::kApproxCountDistinct;
+      if (args.size() != 1 && !(hll && args.size() == 2)) {
+        return Status::InvalidArgument(
+            fn + (hll ? " in a streaming aggregation takes (column[, relative standard deviation])"
+                      : " in a streaming aggregation takes one argument"));
       }
       arg = args[0];
       if (ContainsAggregate(arg)) {
         return Status::InvalidArgument("aggregate function calls cannot be nested");
       }
+      double rsd = ops::kDefaultApproxCountDistinctRsd;
+      if (hll && args.size() == 2) {
+        SLUICE_ASSIGN_OR_RETURN(std::string rsd_sql, a_.ast->ExpressionToSql(args[1]));
+        auto b = a_.ast->Query("SELECT CAST((" + rsd_sql + ") AS DOUBLE)");
+        std::optional<double> v;
+        if (b.ok() && b->num_rows() == 1) {
+          auto d = b->GetDouble(0, 0);
+          if (d.ok() && d->has_value()) v = **d;
+        }
+        if (!v) {
+          return Status::InvalidArgument(
+              "approx_count_distinct: the relative standard deviation must be a constant number "
+              "such as 0.05, not " +
+              rsd_sql);
+        }
+        rsd = *v;
+      }
+      if (hll) {
+        SLUICE_ASSIGN_OR_RETURN(precision, ops::HllPrecisionForRelativeSd(rsd));
+      }
     }
     for (size_t j = 0; j < calls_.size(); ++j) {
-      if (calls_[j].function == *function &&
+      if (calls_[j].function == *function && calls_[j].hll_precision == precision &&
           (star ? calls_[j].argument.empty() : SameExpression(agg_args_[j], arg))) {
         return MakeColumnRef({calls_[j].output}, alias);
       }
@@ -256,8 +295,15 @@ class AggregateBuilder {
     size_t j = calls_.size();
     ops::AggregateCall call;
     call.function = *function;
+    call.hll_precision = precision;
     call.argument = star ? "" : "__a" + std::to_string(j);
     call.output = "__agg" + std::to_string(j);
+    {
+      Json described = e;
+      described.erase("alias");
+      SLUICE_ASSIGN_OR_RETURN(call.description, a_.ast->ExpressionToSql(described));
+      if (star) call.description = "count(*)";
+    }
     calls_.push_back(call);
     agg_args_.push_back(arg);
     return MakeColumnRef({call.output}, alias);
@@ -299,6 +345,12 @@ class AggregateBuilder {
       return Status::InvalidArgument(
           "Update output mode is not supported for session window aggregation on streaming "
           "DataFrames/Datasets");
+    }
+    if (mode == sinks::OutputMode::kUpdate && plain_keys_.empty() && !window_) {
+      return Status::InvalidArgument(
+          "UPDATE output mode with a global aggregation (no GROUP BY key) is not supported yet: "
+          "an update is merged into the table by the output columns without aggregates, and "
+          "this query has none; use OUTPUT MODE COMPLETE, which writes the same single row");
     }
     SLUICE_RETURN_NOT_OK(Outputs());
 
@@ -394,8 +446,19 @@ class AggregateBuilder {
     }
 
     ops::StreamingAggregateOptions options;
-    for (size_t k = 0; k < plain_keys_.size(); ++k)
+    for (size_t k = 0; k < plain_keys_.size(); ++k) {
       options.keys.push_back("__k" + std::to_string(k));
+      Json key = plain_keys_[k];
+      key.erase("alias");
+      SLUICE_ASSIGN_OR_RETURN(std::string described, a_.ast->ExpressionToSql(key));
+      options.key_descriptions.push_back(std::move(described));
+    }
+    if (window_) {
+      Json call = window_call_;
+      call.erase("alias");
+      SLUICE_ASSIGN_OR_RETURN(options.window_description, a_.ast->ExpressionToSql(call));
+      options.window_description = WrittenWindowCall(options.window_description);
+    }
     options.window = window_;
     options.event_time_key = event_time_key_;
     options.aggregates = calls_;

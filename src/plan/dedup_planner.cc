@@ -231,6 +231,10 @@ Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& a
     select_list.push_back(WithAlias(keys[i], name));
     hidden.push_back(name);
     options.key_columns.push_back(name);
+    Json described = keys[i];
+    described.erase("alias");
+    SLUICE_ASSIGN_OR_RETURN(std::string key_sql, analysis.ast->ExpressionToSql(described));
+    options.key_descriptions.push_back(std::move(key_sql));
   }
   std::string order_by;
   for (size_t i = 0; i < orders.size(); ++i) {

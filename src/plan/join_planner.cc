@@ -255,7 +255,8 @@ struct SideResolver {
   }
 
   // `expr` with unqualified column references qualified by their side's alias.
-  Result<Json> Qualify(const Json& expr) const {
+  // `keep` (lower case): first names left as they are (the aggregation's `window` column).
+  Result<Json> Qualify(const Json& expr, const std::set<std::string>& keep = {}) const {
     Status error;
     Json out = RewriteExpression(expr, [&](const Json& e) -> std::optional<Json> {
       if (e.value("class", "") != "COLUMN_REF") return std::nullopt;
@@ -263,6 +264,7 @@ struct SideResolver {
       if (EqualsIgnoreCase(names[0], left->alias) || EqualsIgnoreCase(names[0], right->alias)) {
         return std::nullopt;
       }
+      if (keep.count(AsciiLower(names[0])) > 0) return std::nullopt;
       auto s = SideOf(names);
       if (!s.ok()) {
         if (error.ok()) error = s.status();
@@ -669,6 +671,11 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
   if (!both.empty()) {
     SLUICE_ASSIGN_OR_RETURN(options.condition_sql, analysis.ast->ExpressionToSql(AndOf(both)));
   }
+  for (size_t k = 0; k < left_keys.size(); ++k) {  // state schema names (restart checks)
+    SLUICE_ASSIGN_OR_RETURN(std::string l, analysis.ast->ExpressionToSql(left_keys[k]));
+    SLUICE_ASSIGN_OR_RETURN(std::string r, analysis.ast->ExpressionToSql(right_keys[k]));
+    options.key_descriptions.push_back(l + " = " + r);
+  }
 
   // ---- Output SQL: the top-level SELECT over __op_output (one struct column per side). ----
   Json out = top;
@@ -726,13 +733,109 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
 
   StatefulPlanSpec spec;
   spec.operator_name = "symmetricHashJoin";
+  // Spark's produceOutputWatermark: the smallest state watermark of the sides (the input
+  // watermark when no side has one).
+  {
+    std::optional<int64_t> offset;
+    for (const ops::JoinSideSpec* side : {&options.left, &options.right}) {
+      if (side->state_time_column.empty()) continue;
+      offset = std::min(offset.value_or(side->state_watermark_offset_ms),
+                        side->state_watermark_offset_ms);
+    }
+    spec.output_watermark_offset_ms = std::min<int64_t>(offset.value_or(0), 0);
+  }
   spec.input_sqls = std::move(input_sqls);
   spec.output_sql = std::move(output_sql);
   spec.op = std::make_unique<ops::StreamStreamJoin>(std::move(options));
   return std::optional<StatefulPlanSpec>(std::move(spec));
 }
 
+Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelowUnchecked(const QueryAnalysis& analysis,
+                                                                     const std::string& table) {
+  const Json& top = analysis.top;
+  if (!top.is_object() || !top.contains("from_table")) return std::optional<StreamJoinBelow>();
+  const Json& from = top["from_table"];
+  if (NodeType(from) != "JOIN" || !ReadsStream(from["left"]) || !ReadsStream(from["right"])) {
+    return std::optional<StreamJoinBelow>();
+  }
+  // The join alone: its output is one STRUCT column per side (the left one only for a semi
+  // join), filtered by the query's WHERE (which reads the joined rows).
+  SLUICE_ASSIGN_OR_RETURN(Side left, AnalyzeSide(analysis, from["left"], "left"));
+  SLUICE_ASSIGN_OR_RETURN(Side right, AnalyzeSide(analysis, from["right"], "right"));
+  const bool semi = from.value("join_type", "") == "SEMI";
+  Json join_top = top;
+  join_top["select_list"] = Json::array({MakeColumnRef({left.alias})});
+  if (!semi) join_top["select_list"].push_back(MakeColumnRef({right.alias}));
+  join_top["group_expressions"] = Json::array();
+  join_top["group_sets"] = Json::array();
+  join_top["having"] = nullptr;
+  join_top["qualify"] = nullptr;
+  join_top["modifiers"] = Json::array();
+  join_top["aggregate_handling"] = "STANDARD_HANDLING";
+  QueryAnalysis join_analysis = analysis;
+  join_analysis.top = join_top;
+  join_analysis.has_aggregation = false;
+  join_analysis.has_distinct = false;
+  join_analysis.has_qualify = false;
+  SLUICE_ASSIGN_OR_RETURN(join_analysis.sql, analysis.ast->ToSql(join_top));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StatefulPlanSpec> join,
+                          PlanStreamJoinUnchecked(join_analysis));
+  if (!join) return Status::Internal("stream-stream join below an operator was not planned");
+
+  // The rest of the query over the join's output table: column references qualified by their
+  // side, read as the side's struct field (l.x); `*` / `l.*` as unnest(l).
+  SideResolver sides{&left, &right};
+  // The aggregation's window column (`window.start`) is not a side's column.
+  const std::set<std::string> keep = {"window", "session_window"};
+  Json upper = top;
+  Json select_list = Json::array();
+  for (const Json& item : top["select_list"]) {
+    if (item.value("class", "") == "STAR") {
+      const std::string rel = item.value("relation_name", std::string());
+      if (rel.empty() || EqualsIgnoreCase(rel, left.alias)) select_list.push_back(UnnestOf(left.alias));
+      if ((rel.empty() && !semi) || EqualsIgnoreCase(rel, right.alias)) {
+        select_list.push_back(UnnestOf(right.alias));
+      }
+      continue;
+    }
+    SLUICE_ASSIGN_OR_RETURN(Json q, sides.Qualify(item, keep));
+    select_list.push_back(std::move(q));
+  }
+  upper["select_list"] = std::move(select_list);
+  SLUICE_ASSIGN_OR_RETURN(upper["group_expressions"], sides.Qualify(top["group_expressions"], keep));
+  for (const char* clause : {"having", "qualify"}) {
+    if (upper.contains(clause) && !upper[clause].is_null()) {
+      SLUICE_ASSIGN_OR_RETURN(upper[clause], sides.Qualify(upper[clause], keep));
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(upper["modifiers"], sides.Qualify(top["modifiers"], keep));
+  upper["where_clause"] = nullptr;
+  upper["from_table"] = Json{{"type", "BASE_TABLE"},
+                             {"alias", ""},
+                             {"sample", nullptr},
+                             {"query_location", 18446744073709551615ULL},
+                             {"schema_name", ""},
+                             {"table_name", table},
+                             {"column_name_alias", Json::array()},
+                             {"catalog_name", ""},
+                             {"at_clause", nullptr}};
+  StreamJoinBelow out;
+  out.join = std::move(*join);
+  out.upper = std::move(upper);
+  return std::optional<StreamJoinBelow>(std::move(out));
+}
+
 }  // namespace
+
+Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelow(const QueryAnalysis& analysis,
+                                                           const std::string& table) {
+  try {
+    return PlanStreamJoinBelowUnchecked(analysis, table);
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("stream-stream join planner: unexpected parse tree: ") +
+                            e.what());
+  }
+}
 
 Result<std::optional<StatefulPlanSpec>> PlanStreamJoin(const QueryAnalysis& analysis) {
   // The tree walks use nlohmann::json, which throws on a shape it does not expect (a DuckDB

@@ -12,4 +12,18 @@ namespace sluice::plan {
 // std::nullopt when the query has no stream-stream join; an error refuses the query.
 Result<std::optional<StatefulPlanSpec>> PlanStreamJoin(const QueryAnalysis& analysis);
 
+// A stream-stream join with a stateful operator above it (plan/planner.cc: "join, then an
+// aggregation"): the top SELECT's FROM is the join.
+struct StreamJoinBelow {
+  // The join, with the query's WHERE; its output rows have one STRUCT column per side named by
+  // the side's alias (only the left one for a LEFT SEMI JOIN).
+  StatefulPlanSpec join;
+  // The top SELECT node rewritten to read the join's output from the table `table`: no WHERE,
+  // column references qualified by their side (`x` -> `l.x`, a struct field), `*` -> unnest.
+  Json upper;
+};
+// std::nullopt when the top SELECT's FROM is not a stream-stream join; an error refuses it.
+Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelow(const QueryAnalysis& analysis,
+                                                           const std::string& table);
+
 }  // namespace sluice::plan

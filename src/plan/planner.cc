@@ -12,7 +12,6 @@
 #include "plan/supported_operations.h"
 
 namespace sluice::plan {
-namespace {}  // namespace
 
 std::vector<size_t> QueryAnalysis::StreamsWithWatermarkColumn(std::string_view column) const {
   std::vector<size_t> out;
@@ -24,34 +23,65 @@ std::vector<size_t> QueryAnalysis::StreamsWithWatermarkColumn(std::string_view c
   return out;
 }
 
-Result<PlannedStreamingQuery> PlanStreamingQuery(engine::Engine* engine,
-                                                 const StreamingQuerySpec& spec) {
-  SLUICE_ASSIGN_OR_RETURN(auto ast, SqlAst::Open(engine));
-  QueryAnalysis analysis;
-  analysis.query = &spec.query;
-  analysis.output_mode = spec.output_mode;
-  analysis.ast = ast.get();
-  SLUICE_ASSIGN_OR_RETURN(analysis.sql, RewriteWindowCalls(spec.query.sql));
-  SLUICE_ASSIGN_OR_RETURN(analysis.top, ast->ParseSelect(analysis.sql));
-  if (analysis.top.value("type", "") == "SELECT_NODE") {
-    const Json& top = analysis.top;
-    analysis.has_aggregation = !top["group_expressions"].empty() || !top["having"].is_null() ||
-                               ContainsAggregate(top["select_list"]) ||
-                               top.value("aggregate_handling", "") == "FORCE_AGGREGATES";
-    for (const auto& m : top["modifiers"]) {
-      if (m.value("type", "") == "DISTINCT_MODIFIER") analysis.has_distinct = true;
-    }
-    analysis.has_qualify = !top["qualify"].is_null();
-  }
-  SLUICE_RETURN_NOT_OK(CheckSupportedOperations(analysis));
-  std::vector<StatsFilters> stats = FindStatsFilters(spec.query, analysis.top, *ast);
+namespace {
 
-  PlannedStreamingQuery out;
+// The shape flags of a SELECT node (QueryAnalysis::has_*).
+void SetShape(QueryAnalysis* a) {
+  a->has_aggregation = a->has_distinct = a->has_qualify = false;
+  if (a->top.value("type", "") != "SELECT_NODE") return;
+  const Json& top = a->top;
+  a->has_aggregation = !top["group_expressions"].empty() || !top["having"].is_null() ||
+                       ContainsAggregate(top["select_list"]) ||
+                       top.value("aggregate_handling", "") == "FORCE_AGGREGATES";
+  for (const auto& m : top["modifiers"]) {
+    if (m.value("type", "") == "DISTINCT_MODIFIER") a->has_distinct = true;
+  }
+  a->has_qualify = !top["qualify"].is_null();
+}
+
+bool IsStateful(const QueryAnalysis& a) {
+  return a.has_aggregation || a.has_distinct || a.has_qualify;
+}
+
+// An analysis of `node` (a SELECT node of the same query) for planning it on its own.
+Result<QueryAnalysis> AnalysisOf(const QueryAnalysis& parent, Json node,
+                                 sinks::OutputMode mode) {
+  QueryAnalysis a;
+  a.query = parent.query;
+  a.output_mode = mode;
+  a.ast = parent.ast;
+  a.top = std::move(node);
+  SLUICE_ASSIGN_OR_RETURN(a.sql, parent.ast->ToSql(a.top));
+  SetShape(&a);
+  return a;
+}
+
+// A plain DISTINCT (every column), Spark's Distinct: an aggregate.
+bool IsPlainDistinct(const Json& node) {
+  for (const auto& m : node["modifiers"]) {
+    if (m.value("type", "") == "DISTINCT_MODIFIER" && m["distinct_on_targets"].empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr char kGlobalWatermarkMessage[] =
+    "Detected pattern of possible 'correctness' issue due to global watermark. The query "
+    "contains stateful operation which can emit rows older than the current watermark plus "
+    "allowed late record delay, which are \"late rows\" in downstream stateful operations and "
+    "these rows can be discarded. ";
+
+Result<std::vector<StatefulPlanSpec>> PlanStages(const QueryAnalysis& analysis);
+
+// One stateful shape at the top of `analysis` (no chain): a stream-stream join, an aggregation,
+// a deduplication; std::nullopt for a stateless query.
+Result<std::optional<StatefulPlanSpec>> PlanSingle(const QueryAnalysis& analysis) {
   std::optional<StatefulPlanSpec> stateful;
-  if (spec.query.streams.size() >= 2) {  // a stream-stream join needs two STREAM relations
+  if (analysis.query->streams.size() >= 2) {  // a stream-stream join needs two STREAM relations
     SLUICE_ASSIGN_OR_RETURN(stateful, PlanStreamJoin(analysis));
   }
-  if (stateful && (analysis.has_aggregation || analysis.has_distinct || analysis.has_qualify)) {
+  if (stateful && IsStateful(analysis)) {
     return Status::InvalidArgument(
         "a stream-stream join followed by an aggregation or deduplication in the same query is "
         "not supported yet (two stateful operators)");
@@ -73,15 +103,138 @@ Result<PlannedStreamingQuery> PlanStreamingQuery(engine::Engine* engine,
     }
     stateful = std::move(dedup);
   }
-  if (!stateful) {
+  if (stateful && stateful->op == nullptr) {
+    return Status::Internal("a shape planner returned no operator");
+  }
+  return stateful;
+}
+
+// A chain: a stateful top SELECT whose FROM is a stateful subquery (deduplication, say) or a
+// stream-stream join. The lower part is planned first (recursively); the top then reads its
+// output table. std::nullopt when the query is not a chain.
+Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalysis& analysis) {
+  using Stages = std::vector<StatefulPlanSpec>;
+  if (analysis.top.value("type", "") != "SELECT_NODE" || !IsStateful(analysis)) {
+    return std::optional<Stages>();
+  }
+  const Json& from = analysis.top["from_table"];
+  const std::string upper_kind = analysis.has_aggregation ? "an aggregation" : "a deduplication";
+
+  // ---- (SELECT ... stateful ...) AS s: plan the subquery, then the top over its output. ----
+  if (from.value("type", "") == "SUBQUERY" && from.contains("subquery") &&
+      from["subquery"].value("node", Json()).value("type", "") == "SELECT_NODE") {
+    const Json& node = from["subquery"]["node"];
+    // The subquery's rows feed another operator: planned as append (each row once).
+    SLUICE_ASSIGN_OR_RETURN(QueryAnalysis lower,
+                            AnalysisOf(analysis, node, sinks::OutputMode::kAppend));
+    if (!IsStateful(lower)) return std::optional<Stages>();
+    const bool update_or_complete = analysis.output_mode != sinks::OutputMode::kAppend;
+    if (lower.has_aggregation || IsPlainDistinct(node)) {
+      if (update_or_complete) {
+        // Spark's UnsupportedOperationChecker.checkStreamingQueryGlobalWatermarkLimit.
+        return Status::InvalidArgument(
+            std::string(kGlobalWatermarkMessage) + "Here: " +
+            (lower.has_aggregation ? "a streaming aggregation" : "a SELECT DISTINCT") +
+            " in a subquery feeds " + upper_kind + " in " +
+            (analysis.output_mode == sinks::OutputMode::kUpdate ? "Update" : "Complete") +
+            " output mode, where it emits updated rows again. Use OUTPUT MODE APPEND, or DISTINCT "
+            "ON (...) / QUALIFY row_number() ... = 1 for the deduplication");
+      }
+      if (lower.has_aggregation) {
+        return Status::InvalidArgument(
+            "a streaming aggregation followed by another stateful operator (" + upper_kind +
+            " over its result) is not supported yet");
+      }
+    }
+    if (!analysis.has_aggregation) {
+      return Status::InvalidArgument(
+          "a deduplication followed by another deduplication is not supported yet; only an "
+          "aggregation may read a deduplicating subquery");
+    }
+    SLUICE_ASSIGN_OR_RETURN(Stages stages, PlanStages(lower));
+    if (stages.empty()) return Status::Internal("a stateful subquery planned no operator");
+    Json upper_top = analysis.top;
+    Json& table = upper_top["from_table"];
+    const std::string alias = from.value("alias", std::string());
+    table = Json{{"type", "BASE_TABLE"},
+                 {"alias", alias},
+                 {"sample", nullptr},
+                 {"query_location", 18446744073709551615ULL},
+                 {"schema_name", ""},
+                 {"table_name", StreamingPlan::StageTableName(stages.size() - 1)},
+                 {"column_name_alias", from.value("column_name_alias", Json::array())},
+                 {"catalog_name", ""},
+                 {"at_clause", nullptr}};
+    SLUICE_ASSIGN_OR_RETURN(QueryAnalysis upper,
+                            AnalysisOf(analysis, std::move(upper_top), analysis.output_mode));
+    SLUICE_RETURN_NOT_OK(CheckSupportedOperations(upper));
+    SLUICE_ASSIGN_OR_RETURN(std::optional<StatefulPlanSpec> top, PlanSingle(upper));
+    if (!top) return Status::Internal("the top of a chain planned no operator");
+    stages.push_back(std::move(*top));
+    return std::optional<Stages>(std::move(stages));
+  }
+
+  // ---- A stream-stream join, then an aggregation. ----
+  if (analysis.query->streams.size() < 2) return std::optional<Stages>();
+  if (from.value("type", "") != "JOIN") return std::optional<Stages>();
+  SLUICE_RETURN_NOT_OK(CheckSupportedOperations(analysis));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamJoinBelow> below,
+                          PlanStreamJoinBelow(analysis, StreamingPlan::StageTableName(0)));
+  if (!below) return std::optional<Stages>();
+  if (!analysis.has_aggregation) {
+    return Status::InvalidArgument(
+        "deduplication (DISTINCT / QUALIFY) of a stream-stream join is not supported yet (two "
+        "stateful operators); an aggregation over the join is");
+  }
+  SLUICE_ASSIGN_OR_RETURN(QueryAnalysis upper,
+                          AnalysisOf(analysis, std::move(below->upper), analysis.output_mode));
+  SLUICE_RETURN_NOT_OK(CheckSupportedOperations(upper));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StatefulPlanSpec> top, PlanSingle(upper));
+  if (!top) return Status::Internal("the aggregation over a join planned no operator");
+  Stages stages;
+  stages.push_back(std::move(below->join));
+  stages.push_back(std::move(*top));
+  return std::optional<Stages>(std::move(stages));
+}
+
+// The stateful operators of `analysis`, bottom first (empty: stateless). Checks the supported
+// operations of each part.
+Result<std::vector<StatefulPlanSpec>> PlanStages(const QueryAnalysis& analysis) {
+  SLUICE_ASSIGN_OR_RETURN(auto chain, PlanChain(analysis));
+  if (chain) return std::move(*chain);
+  SLUICE_RETURN_NOT_OK(CheckSupportedOperations(analysis));
+  SLUICE_ASSIGN_OR_RETURN(auto single, PlanSingle(analysis));
+  std::vector<StatefulPlanSpec> out;
+  if (single) out.push_back(std::move(*single));
+  return out;
+}
+
+}  // namespace
+
+Result<PlannedStreamingQuery> PlanStreamingQuery(engine::Engine* engine,
+                                                 const StreamingQuerySpec& spec) {
+  SLUICE_ASSIGN_OR_RETURN(auto ast, SqlAst::Open(engine));
+  QueryAnalysis analysis;
+  analysis.query = &spec.query;
+  analysis.output_mode = spec.output_mode;
+  analysis.ast = ast.get();
+  SLUICE_ASSIGN_OR_RETURN(analysis.sql, RewriteWindowCalls(spec.query.sql));
+  SLUICE_ASSIGN_OR_RETURN(analysis.top, ast->ParseSelect(analysis.sql));
+  SetShape(&analysis);
+  std::vector<StatsFilters> stats = FindStatsFilters(spec.query, analysis.top, *ast);
+
+  PlannedStreamingQuery out;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<StatefulPlanSpec> stages, PlanStages(analysis));
+  if (stages.empty()) {
     SLUICE_RETURN_NOT_OK(CheckStatelessOutputMode(analysis));
     out.plan = StreamingPlan::Stateless(spec.query, analysis.sql, std::move(stats));
     return out;
   }
-  if (stateful->op == nullptr) return Status::Internal("a shape planner returned no operator");
-  out.operators.push_back(stateful->operator_name);
-  if (spec.output_mode == sinks::OutputMode::kUpdate) out.update_keys = stateful->update_keys;
-  out.plan = StreamingPlan::Stateful(spec.query, std::move(*stateful), std::move(stats));
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    out.operators.push_back(it->operator_name);  // top-down, as operator ids
+  }
+  if (spec.output_mode == sinks::OutputMode::kUpdate) out.update_keys = stages.back().update_keys;
+  out.plan = StreamingPlan::Chain(spec.query, std::move(stages), std::move(stats));
   return out;
 }
 

@@ -5,7 +5,10 @@
 // Dispatch: a query without a stateful shape becomes a stateless StreamingPlan; aggregation is
 // planned here (plan/aggregate_planner.h); deduplication and stream-stream joins by the hooks
 // PlanDeduplication (plan/dedup_planner.h) and PlanStreamJoin (plan/join_planner.h), which return
-// std::nullopt for "not my shape".
+// std::nullopt for "not my shape". A chain of two stateful operators (an aggregation over a
+// deduplicating subquery or over a stream-stream join) is planned part by part into one
+// StreamingPlan::Chain with Spark's per-operator watermark propagation (plan/stateful_plan.h);
+// Spark's global-watermark correctness check refuses the chains that could drop correct rows.
 //
 // Thread safety: PlanStreamingQuery is reentrant (it opens its own connection).
 #pragma once
@@ -35,7 +38,8 @@ struct PlannedStreamingQuery {
   // UPDATE mode: the output columns that are the MERGE key of the target (the output columns
   // without aggregates). Empty for APPEND and COMPLETE.
   std::vector<std::string> update_keys;
-  std::vector<std::string> operators;  // stateful operator names, plan order (for messages)
+  // Stateful operator names by operator id: top-down (0 = the operator feeding the sink).
+  std::vector<std::string> operators;
 };
 
 // Refuses, with the reason (InvalidArgument), what the model does not support for the output
@@ -74,6 +78,11 @@ struct StatefulPlanSpec {
   std::string output_sql;
   // UPDATE mode: the output columns without aggregates (the MERGE key).
   std::vector<std::string> update_keys;
+  // Spark's produceOutputWatermark: the watermark of the rows this operator outputs, relative to
+  // its input watermark (ms, <= 0). A stream-stream join with range conditions outputs rows as
+  // old as its oldest state watermark (the smallest side offset); other operators output rows at
+  // their input watermark (0). A downstream operator's watermarks are its upstream's plus this.
+  int64_t output_watermark_offset_ms = 0;
 };
 
 }  // namespace sluice::plan

@@ -116,5 +116,56 @@ TEST_F(PlannerTest, RefusalsPerOutputMode) {
       std::string::npos);
 }
 
+TEST_F(PlannerTest, ChainsListOperatorsTopDown) {
+  auto p = Plan(
+      "SELECT window.start, count(*) AS n FROM (SELECT * FROM STREAM e WATERMARK ts DELAY OF "
+      "INTERVAL 5 SECONDS AS e QUALIFY row_number() OVER (PARTITION BY id ORDER BY ts) = 1) AS d "
+      "GROUP BY window(ts, '10 seconds')",
+      kAppend);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->operators, (std::vector<std::string>{"stateStoreSave", "dedupeWithinWatermark"}));
+  p = Plan("SELECT u, count(*) AS n FROM (SELECT DISTINCT ON (sid) sid, u FROM STREAM v) AS s "
+           "GROUP BY u",
+           kUpdate);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->operators, (std::vector<std::string>{"stateStoreSave", "dedupe"}));
+  EXPECT_EQ(p->update_keys, std::vector<std::string>{"u"});
+  p = Plan(
+      "SELECT window.start, count(*) AS n FROM STREAM a WATERMARK ts DELAY OF INTERVAL 5 SECONDS "
+      "AS l JOIN STREAM b WATERMARK ts2 DELAY OF INTERVAL 5 SECONDS AS r ON l.k = r.k AND "
+      "r.ts2 BETWEEN l.ts AND l.ts + INTERVAL 20 SECONDS GROUP BY window(l.ts, '10 seconds')",
+      kAppend);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->operators, (std::vector<std::string>{"stateStoreSave", "symmetricHashJoin"}));
+}
+
+TEST_F(PlannerTest, ChainRefusals) {
+  EXPECT_NE(Refusal("SELECT n, count(*) AS c FROM (SELECT k, count(*) AS n FROM STREAM t GROUP "
+                    "BY k) AS a GROUP BY n",
+                    kComplete)
+                .find("Detected pattern of possible 'correctness' issue due to global watermark"),
+            std::string::npos);
+  EXPECT_NE(Refusal("SELECT k, count(*) AS c FROM (SELECT DISTINCT k, v FROM STREAM t) AS a "
+                    "GROUP BY k",
+                    kUpdate)
+                .find("Detected pattern of possible 'correctness' issue"),
+            std::string::npos);
+  EXPECT_NE(Refusal("SELECT l.k, count(*) AS c FROM STREAM a AS l JOIN STREAM b AS r ON l.k = "
+                    "r.k GROUP BY l.k",
+                    kComplete)
+                .find("not supported in Complete output mode, only in Append output mode"),
+            std::string::npos);
+  EXPECT_NE(Refusal("SELECT DISTINCT l.k FROM STREAM a AS l JOIN STREAM b AS r ON l.k = r.k",
+                    kAppend)
+                .find("not supported yet"),
+            std::string::npos);
+}
+
+TEST(StreamingPlanTest, WatermarkPropagation) {
+  EXPECT_EQ(StreamingPlan::PropagateWatermark(0, -20001), 0);  // no watermark yet
+  EXPECT_EQ(StreamingPlan::PropagateWatermark(110000, -20001), 89999);
+  EXPECT_EQ(StreamingPlan::PropagateWatermark(110000, 0), 110000);
+}
+
 }  // namespace
 }  // namespace sluice::plan

@@ -1,6 +1,7 @@
 #include "plan/stateful_plan.h"
 
 #include "common/strings.h"
+#include "plan/operator_check.h"
 #include "plan/window_sql.h"
 
 namespace sluice::plan {
@@ -22,9 +23,17 @@ std::unique_ptr<StreamingPlan> StreamingPlan::Stateless(ParsedStreamingQuery que
 std::unique_ptr<StreamingPlan> StreamingPlan::Stateful(ParsedStreamingQuery query,
                                                        StatefulPlanSpec spec,
                                                        std::vector<StatsFilters> stats_filters) {
+  std::vector<StatefulPlanSpec> stages;
+  stages.push_back(std::move(spec));
+  return Chain(std::move(query), std::move(stages), std::move(stats_filters));
+}
+
+std::unique_ptr<StreamingPlan> StreamingPlan::Chain(ParsedStreamingQuery query,
+                                                    std::vector<StatefulPlanSpec> stages,
+                                                    std::vector<StatsFilters> stats_filters) {
   std::unique_ptr<StreamingPlan> plan(new StreamingPlan());
   plan->query_ = std::move(query);
-  plan->spec_.emplace(std::move(spec));
+  plan->stages_ = std::move(stages);
   plan->stats_filters_ = std::move(stats_filters);
   return plan;
 }
@@ -45,14 +54,20 @@ Status StreamingPlan::Open(const PlanContext& context) {
   SLUICE_RETURN_NOT_OK_CTX(DefineWindowMacros(*conn_), "defining the window functions");
   prepare_ = context.prepare_connection;
   stats_sql_.assign(query_.streams.size(), "");
-  if (spec_) {
-    if (spec_->op == nullptr)
+  if (!stages_.empty() && context.fs) {
+    std::vector<std::string> names;  // by operator id: top-down
+    for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) names.push_back(it->operator_name);
+    SLUICE_RETURN_NOT_OK(CheckStatefulOperatorsMatch(*context.fs, context.checkpoint_root, names));
+  }
+  for (size_t k = 0; k < stages_.size(); ++k) {
+    StatefulPlanSpec& stage = stages_[k];
+    if (stage.op == nullptr)
       return Status::Internal("StreamingPlan: stateful plan without operator");
     ops::OperatorContext oc;
     oc.engine = context.engine;
     oc.fs = context.fs;
     oc.checkpoint_root = context.checkpoint_root;
-    oc.operator_id = 0;
+    oc.operator_id = static_cast<int64_t>(stages_.size() - 1 - k);  // top-down, as Spark's
     oc.output_mode = context.output_mode;
     oc.conf = context.conf;
     auto it = context.conf.find(kShufflePartitionsKey);
@@ -71,7 +86,9 @@ Status StreamingPlan::Open(const PlanContext& context) {
       }
       oc.num_partitions = n;
     }
-    SLUICE_RETURN_NOT_OK_CTX(spec_->op->Open(oc), "opening operator " + spec_->operator_name);
+    SLUICE_RETURN_NOT_OK_CTX(stage.op->Open(oc), "opening operator " +
+                                                     std::to_string(oc.operator_id) + " (" +
+                                                     stage.operator_name + ")");
   }
   return Status::OK();
 }
@@ -116,40 +133,67 @@ Result<PlanOutput> StreamingPlan::Execute(const PlanInput& input) {
     out.event_time.push_back(stats);
   }
 
-  if (!spec_) {
+  if (stages_.empty()) {
     SLUICE_ASSIGN_OR_RETURN_CTX(out.rows, conn_->Query(sql_), ctx);
     return out;
   }
-  std::vector<engine::Batch> inputs;
-  for (size_t k = 0; k < spec_->input_sqls.size(); ++k) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(auto rows, conn_->Query(spec_->input_sqls[k]),
-                                ctx + ", operator input " + std::to_string(k));
-    inputs.push_back(std::move(rows));
+  int64_t late_ms = input.previous_watermark_ms;
+  int64_t eviction_ms = input.batch_watermark_ms;
+  for (size_t k = 0; k < stages_.size(); ++k) {
+    StatefulPlanSpec& stage = stages_[k];
+    const std::string sctx = stages_.size() == 1
+                                 ? ctx
+                                 : ctx + ", operator " + std::to_string(stages_.size() - 1 - k) +
+                                       " (" + stage.operator_name + ")";
+    std::vector<engine::Batch> inputs;
+    for (size_t i = 0; i < stage.input_sqls.size(); ++i) {
+      SLUICE_ASSIGN_OR_RETURN_CTX(auto rows, conn_->Query(stage.input_sqls[i]),
+                                  sctx + ", operator input " + std::to_string(i));
+      inputs.push_back(std::move(rows));
+    }
+    ops::OperatorBatch ob;
+    ob.batch_id = input.batch_id;
+    ob.late_watermark_ms = late_ms;
+    ob.eviction_watermark_ms = eviction_ms;
+    ob.batch_timestamp_ms = input.batch_timestamp_ms;
+    ob.no_data_batch = input.no_data_batch;
+    SLUICE_ASSIGN_OR_RETURN_CTX(auto op_out, stage.op->Process(ob, inputs), sctx);
+    // Progress lists the top operator (the last stage) first, as Spark's.
+    out.state_operators.insert(out.state_operators.begin(), stage.op->Progress());
+    engine::Batch rows;
+    if (stage.output_sql.empty()) {
+      rows = std::move(op_out);
+    } else {
+      SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch("__op_output", op_out), sctx);
+      SLUICE_ASSIGN_OR_RETURN_CTX(rows, conn_->Query(stage.output_sql), sctx + ", output");
+    }
+    if (k + 1 == stages_.size()) {
+      out.rows = std::move(rows);
+      break;
+    }
+    SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(StageTableName(k), rows), sctx);
+    late_ms = PropagateWatermark(late_ms, stage.output_watermark_offset_ms);
+    eviction_ms = PropagateWatermark(eviction_ms, stage.output_watermark_offset_ms);
   }
-  ops::OperatorBatch ob;
-  ob.batch_id = input.batch_id;
-  ob.late_watermark_ms = input.previous_watermark_ms;
-  ob.eviction_watermark_ms = input.batch_watermark_ms;
-  ob.batch_timestamp_ms = input.batch_timestamp_ms;
-  ob.no_data_batch = input.no_data_batch;
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto op_out, spec_->op->Process(ob, inputs), ctx);
-  out.state_operators.push_back(spec_->op->Progress());
-  if (spec_->output_sql.empty()) {
-    out.rows = std::move(op_out);
-    return out;
-  }
-  SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch("__op_output", op_out), ctx);
-  SLUICE_ASSIGN_OR_RETURN_CTX(out.rows, conn_->Query(spec_->output_sql), ctx + ", output");
   return out;
 }
 
 bool StreamingPlan::WantsNoDataBatch(int64_t used_watermark_ms, int64_t next_watermark_ms) const {
-  return spec_ && spec_->op && spec_->op->WantsNoDataBatch(used_watermark_ms, next_watermark_ms);
+  for (const StatefulPlanSpec& stage : stages_) {
+    if (stage.op && stage.op->WantsNoDataBatch(used_watermark_ms, next_watermark_ms)) return true;
+    used_watermark_ms = PropagateWatermark(used_watermark_ms, stage.output_watermark_offset_ms);
+    next_watermark_ms = PropagateWatermark(next_watermark_ms, stage.output_watermark_offset_ms);
+  }
+  return false;
 }
 
 std::string StreamingPlan::Description() const {
-  if (!spec_) return "StreamingPlan[" + sql_ + "]";
-  return "StreamingPlan[" + spec_->operator_name + "]";
+  if (stages_.empty()) return "StreamingPlan[" + sql_ + "]";
+  std::string names;
+  for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
+    names += (names.empty() ? "" : " <- ") + it->operator_name;
+  }
+  return "StreamingPlan[" + names + "]";
 }
 
 }  // namespace sluice::plan

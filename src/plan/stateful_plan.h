@@ -3,6 +3,16 @@
 //   __source_i --view--> __stream_i (+ event-time column) --input SQL per operator input-->
 //       ops::StatefulOperator::Process --> __op_output --output SQL--> rows for the sink
 //
+// A chain of stateful operators (dedup then aggregation, a stream-stream join then an
+// aggregation) runs its stages bottom-up: stage k's output rows are registered as the table
+// "__stage_<k>" that stage k + 1's input SQL reads; the last stage's output goes to the sink.
+// Watermarks propagate as Spark's (semantics doc §5): stage 0 gets the global watermarks (late
+// rows: the previous batch's; eviction: this batch's); stage k + 1 gets stage k's plus stage k's
+// output_watermark_offset_ms, except that a global watermark of 0 (none yet) stays 0 everywhere.
+// Operator ids are Spark's, top-down: the last stage is operator 0 (state/0), the first n - 1;
+// progress lists the operators in that order. Open refuses a checkpoint whose operators differ
+// (plan/operator_check.h).
+//
 // A stateless plan has no operator: its query SQL runs over the __stream_i views and its result
 // goes to the sink. Per batch the plan also computes each watermark node's event-time stats on
 // __stream_i after the WHERE conjuncts that do not use the event-time column (docs/sql.md: such a
@@ -35,6 +45,17 @@ class StreamingPlan final : public IncrementalPlan {
   // One stateful operator (spec.op must be set).
   static std::unique_ptr<StreamingPlan> Stateful(ParsedStreamingQuery query, StatefulPlanSpec spec,
                                                  std::vector<StatsFilters> stats_filters);
+  // A chain of stateful operators, bottom (first to run) first; each spec.op must be set.
+  static std::unique_ptr<StreamingPlan> Chain(ParsedStreamingQuery query,
+                                              std::vector<StatefulPlanSpec> stages,
+                                              std::vector<StatsFilters> stats_filters);
+
+  // "__stage_<k>": the table holding stage k's output rows for stage k + 1.
+  static std::string StageTableName(size_t k) { return "__stage_" + std::to_string(k); }
+  // The watermark a downstream operator gets from its upstream's `watermark_ms` (see above).
+  static int64_t PropagateWatermark(int64_t watermark_ms, int64_t offset_ms) {
+    return watermark_ms == 0 ? 0 : watermark_ms + offset_ms;
+  }
 
   Status Open(const PlanContext& context) override;
   size_t num_sources() const override { return query_.streams.size(); }
@@ -53,7 +74,7 @@ class StreamingPlan final : public IncrementalPlan {
   ParsedStreamingQuery query_;
   std::string sql_;                          // stateless
   std::vector<StatsFilters> stats_filters_;  // per stream
-  std::optional<StatefulPlanSpec> spec_;
+  std::vector<StatefulPlanSpec> stages_;  // bottom first; empty: stateless
   std::unique_ptr<engine::Connection> conn_;
   std::function<Status(engine::Connection&)> prepare_;
   std::vector<std::string> stats_sql_;  // per stream; empty without watermark (built lazily)
