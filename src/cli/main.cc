@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/checkpoint_commands.h"
 #include "cli/pipeline_runner.h"
 #include "cli/result_printer.h"
 #include "cli/sql_logic_test.h"
@@ -38,6 +39,19 @@ constexpr const char* kRunFooter =
     "queries stop when done; the others run until Ctrl-C (which stops at a batch boundary).\n"
     "Examples:\n"
     "  sluice run examples/pipeline.sql --warehouse build/demo-warehouse";
+
+constexpr const char* kInspectFooter =
+    "Only reads: safe on a running query's checkpoint. A damaged file is an error naming it.\n"
+    "Examples:\n"
+    "  sluice checkpoint inspect warehouse/_checkpoints/counts\n"
+    "  sluice checkpoint inspect warehouse/_checkpoints/counts --json";
+
+constexpr const char* kDumpFooter =
+    "Shows the state as of the last committed batch, one row per key, decoded with the state\n"
+    "schema in the checkpoint (what read_state('table') shows in SQL). Only reads.\n"
+    "Examples:\n"
+    "  sluice state dump warehouse/_checkpoints/counts\n"
+    "  sluice state dump warehouse/_checkpoints/counts --operator 0 --json";
 
 }  // namespace
 
@@ -79,6 +93,26 @@ int main(int argc, char** argv) {
                   "Directory where table names resolve (default ./warehouse)");
   run->footer(kRunFooter);
 
+  // sluice checkpoint inspect / sluice state dump (cli/checkpoint_commands.h)
+  sluice::cli::CheckpointCommandOptions inspect_options;
+  CLI::App* checkpoint = app.add_subcommand("checkpoint", "Look into a streaming checkpoint");
+  checkpoint->require_subcommand(1);
+  CLI::App* inspect = checkpoint->add_subcommand(
+      "inspect", "Query id, batches, offsets, watermark, conf and state of a checkpoint");
+  inspect->add_option("dir", inspect_options.checkpoint, "The checkpoint directory")->required();
+  inspect->add_flag("--json", inspect_options.json, "Print JSON for scripts");
+  inspect->footer(kInspectFooter);
+  sluice::cli::CheckpointCommandOptions dump_options;
+  CLI::App* state = app.add_subcommand("state", "Look at the state of a streaming checkpoint");
+  state->require_subcommand(1);
+  CLI::App* dump =
+      state->add_subcommand("dump", "Print the committed state of a checkpoint's stateful operators");
+  dump->add_option("dir", dump_options.checkpoint, "The checkpoint directory")->required();
+  dump->add_option("--operator", dump_options.operator_id, "Only this operator (its id: 0, 1, ...)")
+      ->check(CLI::NonNegativeNumber);
+  dump->add_flag("--json", dump_options.json, "One JSON object per state row (JSON lines)");
+  dump->footer(kDumpFooter);
+
   CLI11_PARSE(app, argc, argv);
 
   if (!log_level.empty()) {
@@ -94,6 +128,10 @@ int main(int argc, char** argv) {
     sql_options.format = *sluice::cli::ParseOutputFormat(format_text);
     return sluice::cli::RunSqlCommand(sql_options);
   }
+  if (inspect->parsed()) {
+    return sluice::cli::RunCheckpointInspect(inspect_options, std::cout, std::cerr);
+  }
+  if (dump->parsed()) return sluice::cli::RunStateDump(dump_options, std::cout, std::cerr);
   if (run->parsed()) return sluice::cli::RunPipeline(run_options, std::cout, std::cerr);
   if (test->parsed()) {
     sluice::cli::TestRunOptions options;

@@ -1,6 +1,9 @@
 #include "state/checkpointed_provider.h"
 
 #include <chrono>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
 
 #include "common/check.h"
 #include "common/logging.h"
@@ -14,16 +17,22 @@ int64_t ElapsedMs(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// Keeps the provider's count of open iterators; Commit refuses while any is open.
+// Keeps the provider's count of open iterators; Commit refuses while any is open. `on_key`
+// (optional) is told each key the caller asks for, so that the store knows it is present.
 class CountedIterator final : public StateIterator {
  public:
-  CountedIterator(std::unique_ptr<StateIterator> inner, int* counter)
-      : inner_(std::move(inner)), counter_(counter) {
+  CountedIterator(std::unique_ptr<StateIterator> inner, int* counter,
+                  std::function<void(std::string_view)> on_key)
+      : inner_(std::move(inner)), counter_(counter), on_key_(std::move(on_key)) {
     ++*counter_;
   }
   ~CountedIterator() override { --*counter_; }
   bool Valid() const override { return inner_->Valid(); }
-  std::string_view key() const override { return inner_->key(); }
+  std::string_view key() const override {
+    std::string_view k = inner_->key();
+    if (on_key_) on_key_(k);
+    return k;
+  }
   std::string_view value() const override { return inner_->value(); }
   void Next() override { inner_->Next(); }
   Status status() const override { return inner_->status(); }
@@ -31,6 +40,7 @@ class CountedIterator final : public StateIterator {
  private:
   std::unique_ptr<StateIterator> inner_;
   int* counter_;
+  std::function<void(std::string_view)> on_key_;
 };
 
 }  // namespace
@@ -53,11 +63,9 @@ class CheckpointedStore final : public StateStore {
     SLUICE_RETURN_NOT_OK(CheckOpen("Get"));
     auto got = provider_->backend_->Get(key);
     if (got.ok() && provider_->options_.track_num_keys) {
-      // Read-modify-write (Get then Put of the same key) is the common pattern: remember
+      // Read-modify-write (Get, later Put of the same key) is the common pattern: remember
       // whether the key exists so that the Put need not read it again to count keys.
-      last_get_key_.assign(key);
-      last_get_found_ = got->has_value();
-      last_get_valid_ = true;
+      Remember(key, got->has_value());
     }
     return got;
   }
@@ -69,8 +77,8 @@ class CheckpointedStore final : public StateStore {
     if (provider_->options_.track_num_keys) {
       SLUICE_ASSIGN_OR_RETURN(bool exists, Exists(key));
       if (!exists) ++provider_->num_keys_;
+      Remember(key, true);
     }
-    last_get_valid_ = false;
     SLUICE_RETURN_NOT_OK(provider_->backend_->Put(key, value));
     changelog_.Put(key, value);
     ++num_updated_;
@@ -83,8 +91,8 @@ class CheckpointedStore final : public StateStore {
       SLUICE_ASSIGN_OR_RETURN(bool exists, Exists(key));
       if (!exists) return Status::OK();  // nothing to remove, nothing to log
       --provider_->num_keys_;
+      Remember(key, false);
     }
-    last_get_valid_ = false;
     dirty_ = true;
     provider_->backend_empty_ = false;
     SLUICE_RETURN_NOT_OK(provider_->backend_->Delete(key));
@@ -136,19 +144,46 @@ class CheckpointedStore final : public StateStore {
                                    (state_ == kCommitted ? "committed" : "aborted"));
   }
 
-  // Whether `key` is present, from the last Get when it asked for the same key.
+  // Whether `key` is present: known from this batch's Get/Put/Remove of it, else read.
   Result<bool> Exists(std::string_view key) {
-    if (last_get_valid_ && last_get_key_ == key) return last_get_found_;
+    if (auto it = known_.find(key); it != known_.end()) return it->second;
     SLUICE_ASSIGN_OR_RETURN(auto old, provider_->backend_->Get(key));
     return old.has_value();
+  }
+  // Records whether `key` is present now. Bounded: past kMaxKnownKeys the record starts over
+  // (a forgotten key is read again), so a batch touching millions of keys stays small.
+  void Remember(std::string_view key, bool present) {
+    if (auto it = known_.find(key); it != known_.end()) {
+      it->second = present;
+      return;
+    }
+    if (known_.size() >= kMaxKnownKeys) {
+      known_.clear();
+      ++known_generation_;
+    }
+    known_.emplace(std::string(key), present);
+  }
+  // A key an iterator returned: present, unless this batch removed or wrote it since (an
+  // iterator may return a key as of its creation). Such keys are already known, and a key
+  // forgotten since the iterator's creation (generation changed) is not recorded.
+  void RememberScanned(std::string_view key, uint64_t generation) {
+    if (generation != known_generation_ || known_.size() >= kMaxKnownKeys) return;
+    if (known_.find(key) == known_.end()) known_.emplace(std::string(key), true);
   }
 
   Result<std::unique_ptr<StateIterator>> Scan(std::string begin, std::optional<std::string> end) {
     SLUICE_RETURN_NOT_OK(CheckOpen("a scan"));
     SLUICE_ASSIGN_OR_RETURN(auto it,
                             provider_->backend_->NewIterator(std::move(begin), std::move(end)));
+    std::function<void(std::string_view)> on_key;
+    if (provider_->options_.track_num_keys) {
+      // Evictions scan, then remove what they saw: the removal need not read the key again.
+      on_key = [this, generation = known_generation_](std::string_view k) {
+        RememberScanned(k, generation);
+      };
+    }
     return std::unique_ptr<StateIterator>(
-        new CountedIterator(std::move(it), &provider_->open_iterators_));
+        new CountedIterator(std::move(it), &provider_->open_iterators_, std::move(on_key)));
   }
 
   CheckpointedProvider* provider_;
@@ -160,9 +195,15 @@ class CheckpointedStore final : public StateStore {
   int64_t num_removed_ = 0;
   StateStoreMetrics metrics_;  // frozen at Commit/Abort
   // The last Get (for key counting); invalidated by every write.
-  std::string last_get_key_;
-  bool last_get_found_ = false;
-  bool last_get_valid_ = false;
+  // Keys whose presence this batch has seen (track_num_keys only), so that counting keys does
+  // not read a key again after the operator's own Get of it.
+  static constexpr size_t kMaxKnownKeys = size_t{1} << 17;
+  uint64_t known_generation_ = 0;  // incremented when known_ starts over
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, bool, StringHash, std::equal_to<>> known_;
 };
 
 // ----------------------------------------------------------------------------------------------

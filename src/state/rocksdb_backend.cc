@@ -8,6 +8,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/table_properties_collectors.h>
 #include <rocksdb/write_batch.h>
 #include <rocksdb/write_buffer_manager.h>
 
@@ -43,7 +44,11 @@ Result<std::shared_ptr<RocksDbMemoryBudget>> RocksDbMemoryBudget::Create(
   impl->cache = rocksdb::NewLRUCache(co);
   impl->write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
       static_cast<size_t>(static_cast<double>(total_bytes) * write_buffer_fraction), impl->cache,
-      /*allow_stall=*/true);  // writes wait for flushes rather than exceed the budget
+      // No stall: with many stores sharing the budget and written from several threads, a
+      // stalled writer can wait forever for a flush that only another stalled store would
+      // start (seen with 200 partitions). Over the budget, the manager makes the writing store
+      // flush its memtable instead, which keeps memory near the budget.
+      /*allow_stall=*/false);
   return std::shared_ptr<RocksDbMemoryBudget>(new RocksDbMemoryBudget(std::move(impl)));
 }
 
@@ -119,6 +124,14 @@ class RocksDbBackend final : public KvBackend {
     o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
     o.keep_log_file_num = 2;
     o.avoid_flush_during_shutdown = true;
+    // No memtable Bloom filter: it is allocated with every memtable and charged to the shared
+    // write buffer manager, so 200 partitions' empty memtables alone exceeded a 256 MiB budget
+    // and writes stalled for ever (AggregateLoopTest.AppendModeWithRocksDbAndTheDefaultPartitions).
+    // Evictions delete many keys and then scan again next batch: files dense with deletions are
+    // compacted early so that scans do not keep stepping over their tombstones.
+    o.table_properties_collector_factories.emplace_back(
+        rocksdb::NewCompactOnDeletionCollectorFactory(/*sliding_window_size=*/65536,
+                                                      /*deletion_trigger=*/16384));
     rocksdb::BlockBasedTableOptions t;
     if (settings_.shared_budget) {
       t.block_cache = settings_.shared_budget->impl()->cache;
@@ -130,7 +143,7 @@ class RocksDbBackend final : public KvBackend {
       t.block_cache = rocksdb::NewLRUCache(co);
       o.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
           static_cast<size_t>(settings_.block_cache_bytes / 2), t.block_cache,
-          /*allow_stall=*/true);
+          /*allow_stall=*/false);  // see RocksDbMemoryBudget::Create
     }
     cache_ = t.block_cache;
     t.cache_index_and_filter_blocks = true;
