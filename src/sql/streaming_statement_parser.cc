@@ -184,9 +184,7 @@ class Parser : private plan::TokenCursor {
     CreateFlowStatement s;
     SLUICE_ASSIGN_OR_RETURN(s.name, Identifier());
     SLUICE_RETURN_NOT_OK(ExpectKeyword("as"));
-    if (Peek().IsKeyword("auto") && Peek(1).IsKeyword("cdc")) {
-      return Status::NotSupported("CREATE FLOW ... AS AUTO CDC INTO is not supported yet");
-    }
+    if (Keywords({"auto", "cdc"})) return ParseAutoCdc(std::move(s));
     SLUICE_RETURN_NOT_OK(ExpectKeyword("insert"));
     SLUICE_RETURN_NOT_OK(ExpectKeyword("into"));
     SLUICE_ASSIGN_OR_RETURN(s.target, Identifier());
@@ -197,6 +195,84 @@ class Parser : private plan::TokenCursor {
     }
     s.query = Rest();
     SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  // The text of the tokens up to (not including) one of `stops` at parenthesis depth 0, or the
+  // end of the statement; empty when there are none.
+  std::string TextUntil(std::initializer_list<std::string_view> stops) {
+    size_t begin = Peek().begin;
+    size_t end = begin;
+    int depth = 0;
+    while (Peek().kind != TokenKind::kEnd) {
+      if (Peek().IsSymbol(";") && Peek(1).kind == TokenKind::kEnd) break;
+      if (depth == 0) {
+        bool stop = false;
+        for (std::string_view k : stops) stop = stop || Peek().IsKeyword(k);
+        if (stop) break;
+      }
+      if (Peek().IsSymbol("(")) ++depth;
+      if (Peek().IsSymbol(")") && depth > 0) --depth;
+      end = Next().end;
+    }
+    return std::string(sql_.substr(begin, end - begin));
+  }
+
+  // '(' identifier [, identifier]* ')'
+  Result<std::vector<std::string>> IdentifierList() {
+    SLUICE_RETURN_NOT_OK(ExpectSymbol("("));
+    std::vector<std::string> out;
+    do {
+      SLUICE_ASSIGN_OR_RETURN(std::string id, Identifier());
+      out.push_back(std::move(id));
+    } while (Symbol(","));
+    SLUICE_RETURN_NOT_OK(ExpectSymbol(")"));
+    return out;
+  }
+
+  // After AUTO CDC: INTO target FROM STREAM src KEYS (...) SEQUENCE BY col
+  // [APPLY AS DELETE WHEN cond] [COLUMNS * [EXCEPT (...)] | COLUMNS (...)]
+  // [STORED AS SCD TYPE {1 | 2}].
+  Result<CreateFlowStatement> ParseAutoCdc(CreateFlowStatement s) {
+    AutoCdcSpec spec;
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("into"));
+    SLUICE_ASSIGN_OR_RETURN(s.target, Identifier());
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("from"));
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("stream"));
+    std::string source = TextUntil({"keys"});
+    if (source.empty()) return Error("the source after FROM STREAM");
+    s.query = "SELECT * FROM STREAM " + source;
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("keys"));
+    SLUICE_ASSIGN_OR_RETURN(spec.keys, IdentifierList());
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("sequence"));
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("by"));
+    SLUICE_ASSIGN_OR_RETURN(spec.sequence_by, Identifier());
+    if (Keywords({"apply", "as", "delete", "when"})) {
+      std::string cond = TextUntil({"columns", "stored"});
+      if (cond.empty()) return Error("a condition after APPLY AS DELETE WHEN");
+      spec.delete_when = std::move(cond);
+    }
+    if (Keyword("columns")) {
+      if (Symbol("*")) {
+        if (Keyword("except")) {
+          spec.columns_mode = AutoCdcSpec::Columns::kExcept;
+          SLUICE_ASSIGN_OR_RETURN(spec.columns, IdentifierList());
+        }
+      } else if (Peek().IsSymbol("(")) {
+        spec.columns_mode = AutoCdcSpec::Columns::kList;
+        SLUICE_ASSIGN_OR_RETURN(spec.columns, IdentifierList());
+      } else {
+        return Error("'*', '* EXCEPT (...)' or '(columns)' after COLUMNS");
+      }
+    }
+    if (Keywords({"stored", "as", "scd", "type"})) {
+      if (Peek().kind != TokenKind::kNumber || (Peek().text != "1" && Peek().text != "2")) {
+        return Error("1 or 2 after STORED AS SCD TYPE");
+      }
+      spec.scd_type = Next().text == "1" ? 1 : 2;
+    }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    s.auto_cdc = std::move(spec);
     return s;
   }
 };

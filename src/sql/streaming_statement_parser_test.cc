@@ -103,7 +103,41 @@ TEST(StreamingStatementParserTest, RefreshFlowShow) {
   Parse<ShowStreamingTablesStatement>("SHOW STREAMING TABLES");
   auto cdc = ParseStreamingStatement("CREATE FLOW f AS AUTO CDC INTO t FROM STREAM s KEYS (id)");
   ASSERT_FALSE(cdc.ok());
-  EXPECT_TRUE(cdc.status().IsNotSupported());
+  EXPECT_NE(cdc.status().message().find("expected SEQUENCE"), std::string::npos)
+      << cdc.status().ToString();
+}
+
+TEST(StreamingStatementParserTest, AutoCdcFlow) {
+  auto f = Parse<CreateFlowStatement>(
+      "CREATE FLOW f AS AUTO CDC INTO tgt FROM STREAM table_changes('src', 0) KEYS (id, \"Region\")"
+      " SEQUENCE BY ts APPLY AS DELETE WHEN op = 'DELETE' AND (x > 1) COLUMNS * EXCEPT (op, x)"
+      " STORED AS SCD TYPE 2;");
+  EXPECT_EQ(f.target, "tgt");
+  EXPECT_EQ(f.query, "SELECT * FROM STREAM table_changes('src', 0)");
+  ASSERT_TRUE(f.auto_cdc.has_value());
+  EXPECT_EQ(f.auto_cdc->keys, (std::vector<std::string>{"id", "Region"}));
+  EXPECT_EQ(f.auto_cdc->sequence_by, "ts");
+  EXPECT_EQ(f.auto_cdc->delete_when, "op = 'DELETE' AND (x > 1)");
+  EXPECT_EQ(f.auto_cdc->columns_mode, AutoCdcSpec::Columns::kExcept);
+  EXPECT_EQ(f.auto_cdc->columns, (std::vector<std::string>{"op", "x"}));
+  EXPECT_EQ(f.auto_cdc->scd_type, 2);
+
+  auto plain = Parse<CreateFlowStatement>(
+      "create flow g as auto cdc into t from stream s keys (k) sequence by n columns (k, v)");
+  ASSERT_TRUE(plain.auto_cdc.has_value());
+  EXPECT_FALSE(plain.auto_cdc->delete_when.has_value());
+  EXPECT_EQ(plain.auto_cdc->columns_mode, AutoCdcSpec::Columns::kList);
+  EXPECT_EQ(plain.auto_cdc->columns, (std::vector<std::string>{"k", "v"}));
+  EXPECT_EQ(plain.auto_cdc->scd_type, 1);
+
+  auto scd3 = ParseStreamingStatement(
+      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM s KEYS (id) SEQUENCE BY ts STORED AS SCD TYPE "
+      "3");
+  ASSERT_FALSE(scd3.ok());
+  EXPECT_NE(scd3.status().message().find("1 or 2"), std::string::npos);
+  auto nokeys = ParseStreamingStatement(
+      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM s KEYS () SEQUENCE BY ts");
+  ASSERT_FALSE(nokeys.ok());
 }
 
 }  // namespace

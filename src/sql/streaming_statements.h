@@ -1,7 +1,7 @@
 // The syntax trees of the streaming statements of docs/sql.md ("Streaming tables and flows",
 // "Watching streams"): CREATE [OR REFRESH] STREAMING TABLE, REFRESH STREAMING TABLE, CREATE FLOW
-// ... AS INSERT INTO, SHOW STREAMING TABLES. Queries are kept as the original SQL text; the plan
-// layer (plan/stream_query_parser.h, plan/planner.h) analyses them.
+// ... AS INSERT INTO | AS AUTO CDC INTO, SHOW STREAMING TABLES. Queries are kept as the original
+// SQL text; the plan layer (plan/stream_query_parser.h, plan/planner.h) analyses them.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sinks/sink.h"
+#include "sql/auto_cdc_spec.h"
 #include "sql/table_statements.h"
 #include "stream/trigger.h"
 
@@ -35,10 +36,13 @@ struct RefreshStreamingTableStatement {
 };
 
 // CREATE FLOW name AS INSERT INTO target [BY NAME] <query>: an append flow.
+// CREATE FLOW name AS AUTO CDC INTO target FROM STREAM src ...: an AUTO CDC flow; `query` is then
+// `SELECT * FROM STREAM src` and `auto_cdc` holds the rest.
 struct CreateFlowStatement {
   std::string name;
   std::string target;
   std::string query;
+  std::optional<AutoCdcSpec> auto_cdc;
 };
 
 struct ShowStreamingTablesStatement {};

@@ -39,7 +39,8 @@ bool StreamingDefinition::SameAs(const StreamingDefinition& o) const {
   return kind == o.kind && name == o.name && target == o.target && query == o.query &&
          output_mode == o.output_mode && trigger == o.trigger &&
          schedule_every_ms == o.schedule_every_ms && cols(columns) == cols(o.columns) &&
-         partitioned_by == o.partitioned_by && properties == o.properties && sources == o.sources;
+         partitioned_by == o.partitioned_by && properties == o.properties && sources == o.sources &&
+         auto_cdc == o.auto_cdc;
 }
 
 std::string DefinitionToJson(const StreamingDefinition& def) {
@@ -68,6 +69,7 @@ std::string DefinitionToJson(const StreamingDefinition& def) {
   for (const auto& s : def.sources) {
     j["sources"].push_back({{"format", s.format}, {"options", s.options}});
   }
+  if (def.auto_cdc) j["auto_cdc"] = AutoCdcSpecToJson(*def.auto_cdc);
   return j.dump();
 }
 
@@ -107,6 +109,11 @@ Result<StreamingDefinition> DefinitionFromJson(const std::string& text, const st
     for (const auto& s : j.at("sources")) {
       d.sources.push_back({s.at("format").get<std::string>(),
                            s.at("options").get<std::map<std::string, std::string>>()});
+    }
+    if (j.contains("auto_cdc")) {
+      Result<AutoCdcSpec> spec = AutoCdcSpecFromJson(j["auto_cdc"]);
+      if (!spec.ok()) return bad(spec.status().message());
+      d.auto_cdc = std::move(spec).ValueOrDie();
     }
   } catch (const std::exception& e) {
     return bad(e.what());

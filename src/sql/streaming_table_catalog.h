@@ -8,6 +8,7 @@
 //    "output_mode":"Append","trigger":{"kind":"AvailableNow","interval_ms":0},
 //    "schedule_every_ms":null,"columns":[{"name":"a","type":"INT"}],"partitioned_by":[],
 //    "properties":{...},"sources":[{"format":"delta","options":{"path":"/wh/input"}}]}
+// An AUTO CDC flow adds "auto_cdc": {...} (auto_cdc_spec.h); its query is SELECT * FROM STREAM src.
 //
 // `sources` are the query's STREAM relations resolved when the definition was made (a table
 // name to its path, relative paths made absolute). Checkpoints: a table's at
@@ -26,6 +27,7 @@
 #include "common/result.h"
 #include "fs/file_system.h"
 #include "sinks/sink.h"
+#include "sql/auto_cdc_spec.h"
 #include "sql/table_statements.h"
 #include "stream/trigger.h"
 
@@ -51,6 +53,7 @@ struct StreamingDefinition {
   std::vector<std::string> partitioned_by;
   Properties properties;
   std::vector<ResolvedSource> sources;
+  std::optional<AutoCdcSpec> auto_cdc;  // an AUTO CDC flow; nullopt for an append flow or a table
 
   // Same query, sources, mode, trigger and table shape (CREATE OR REFRESH with no change).
   bool SameAs(const StreamingDefinition& other) const;

@@ -33,6 +33,35 @@ TEST(StreamingTableCatalogTest, JsonRoundTrip) {
   EXPECT_TRUE(DefinitionFromJson("not json", "x").status().IsCorruption());
 }
 
+TEST(StreamingTableCatalogTest, AutoCdcJsonRoundTrip) {
+  StreamingDefinition d = Sample();
+  d.kind = StreamingDefinition::Kind::kFlow;
+  AutoCdcSpec spec;
+  spec.keys = {"id", "region"};
+  spec.sequence_by = "ts";
+  spec.delete_when = "op = 'DELETE'";
+  spec.columns_mode = AutoCdcSpec::Columns::kExcept;
+  spec.columns = {"op"};
+  spec.scd_type = 2;
+  d.auto_cdc = spec;
+  auto back = DefinitionFromJson(DefinitionToJson(d), "x");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_TRUE(back->auto_cdc.has_value());
+  EXPECT_EQ(*back->auto_cdc, spec);
+  EXPECT_TRUE(back->SameAs(d));
+  StreamingDefinition type1 = d;
+  type1.auto_cdc->scd_type = 1;
+  EXPECT_FALSE(type1.SameAs(d));
+  // An append flow's definition has no auto_cdc member (and older definitions still load).
+  EXPECT_FALSE(DefinitionFromJson(DefinitionToJson(Sample()), "x")->auto_cdc.has_value());
+  std::string bad = DefinitionToJson(d);
+  bad.replace(bad.find("\"except\""), 8, "\"sorted\"");
+  auto r = DefinitionFromJson(bad, "x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("unknown columns_mode 'sorted'"), std::string::npos)
+      << r.status().ToString();
+}
+
 TEST(StreamingTableCatalogTest, SaveFindListRemoveAndCheckpoints) {
   fs::ScopedTempDir dir;
   StreamingTableCatalog catalog(fs::LocalFileSystem(), dir.path());

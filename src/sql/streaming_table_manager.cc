@@ -10,6 +10,7 @@
 #include "plan/stream_query_parser.h"
 #include "sinks/delta_sink.h"
 #include "sources/source_factory.h"
+#include "sql/auto_cdc_flow.h"
 #include "sql/delta_references.h"
 #include "sql/literal_rows.h"
 #include "sql/streaming_progress_store.h"
@@ -180,6 +181,7 @@ Result<engine::Batch> StreamingTableManager::CreateFlow(const CreateFlowStatemen
   def.name = NormalizeTableName(s.name);
   def.target = NormalizeTableName(s.target);
   def.query = s.query;
+  def.auto_cdc = s.auto_cdc;
   const std::string ctx = "CREATE FLOW " + def.name;
   SLUICE_RETURN_NOT_OK_CTX(options_.tables->Resolve(TableName{def.name, false}).status(), ctx);
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> existing,
@@ -192,13 +194,20 @@ Result<engine::Batch> StreamingTableManager::CreateFlow(const CreateFlowStatemen
     return Status::NotFound(ctx + ": the target table " + def.target +
                             " does not exist (create it, or a streaming table, first)");
   }
-  if (target && target->output_mode != sinks::OutputMode::kAppend) {
+  if (!def.auto_cdc && target && target->output_mode != sinks::OutputMode::kAppend) {
     return Status::InvalidArgument(ctx + ": an append flow cannot write to " + def.target +
                                    ", whose output mode is " +
                                    sinks::OutputModeName(target->output_mode));
   }
   SLUICE_RETURN_NOT_OK_CTX(Analyze(&def), ctx);
   SLUICE_RETURN_NOT_OK_CTX(Prepare(def, options_.engine, *options_.tables).status(), ctx);
+  if (def.auto_cdc) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string target_path,
+                                options_.tables->Resolve(TableName{def.target, false}), ctx);
+    SLUICE_RETURN_NOT_OK_CTX(
+        CheckAutoCdcFlow(def, target, target_path, table_exists, options_.fs, options_.engine),
+        ctx);
+  }
   SLUICE_RETURN_NOT_OK_CTX(catalog_.Save(def), ctx);
   return engine::Batch();
 }
@@ -231,6 +240,9 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
     SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::DeltaSink::Open(ctx.fs, ctx.engine, o));
     return std::shared_ptr<sinks::Sink>(std::move(sink));
   };
+  if (def.auto_cdc) {
+    sink_factory = AutoCdcSinkFactory(def, table_path, catalog_.CheckpointOf(def));
+  }
 
   stream::ExecutionOptions o;
   o.checkpoint_root = catalog_.CheckpointOf(def);
@@ -240,6 +252,7 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
   o.engine = options_.engine;
   o.fs = options_.fs;
   o.session_conf = SessionConf(*options_.settings);
+  o.no_data_batches = options_.settings->GetBoolean("noDataBatches");
   o.test_crash_at = std::move(crash_at);
   if (auto it = node_watermarks_.find(Key(def)); it != node_watermarks_.end()) {
     o.initial_node_watermarks_ms = it->second;

@@ -15,6 +15,8 @@
 //   query are kept here between REFRESHes (lost when the session ends, as in Spark).
 //   `SET sluice.test.crashAt = '<point>'` arms the next REFRESH's first batch (one shot).
 // - CREATE FLOW ... AS INSERT INTO target: an append flow with its own checkpoint.
+// - CREATE FLOW ... AS AUTO CDC INTO target: a flow with its own checkpoint whose batches are
+//   applied by auto_cdc_sink.h (checks and sink wiring in auto_cdc_flow.h).
 // - SHOW STREAMING TABLES, streaming_progress('name'), DROP TABLE of a streaming table.
 // - Start(): a query running on its own trigger, for `sluice run`.
 //
