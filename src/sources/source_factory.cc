@@ -5,6 +5,7 @@
 #include "sources/delta_source.h"
 #include "sources/file_source.h"
 #include "sources/memory_source.h"
+#include "sources/kafka/kafka_source.h"
 #include "sources/rate_source.h"
 #include "sources/schema_text.h"
 #include "sources/source_options.h"
@@ -180,6 +181,11 @@ Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const So
   if (f == "delta_cdf") return CreateDeltaCdf(ctx);
   if (f == "files" || f == "cloudfiles") return CreateFiles(ctx);
   if (f == "rate") return CreateRate(ctx);
+  if (f == "kafka") {
+    SLUICE_ASSIGN_OR_RETURN(auto options, kafka::ParseKafkaSourceOptions(ctx.options));
+    SLUICE_ASSIGN_OR_RETURN(auto src, kafka::KafkaSource::Open(ctx, std::move(options)));
+    return std::unique_ptr<Source>(std::move(src));
+  }
   if (f == "memory") {
     SourceOptions o("memory source", ctx.options);
     SLUICE_RETURN_NOT_OK(o.CheckKnown({"schema"}));
@@ -193,7 +199,7 @@ Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const So
   }
   return Status::InvalidArgument(
       "unknown source format '" + format +
-      "' (known formats: delta, delta_cdf, files, cloudFiles, rate, memory)");
+      "' (known formats: delta, delta_cdf, files, cloudFiles, rate, kafka, memory)");
 }
 
 }  // namespace sluice::sources

@@ -11,6 +11,9 @@
 //                (addNewColumns|rescue|none|failOnNewColumns), badRecordsPath, header,
 //                delimiter (alias sep); a "cloudFiles." prefix on a name is ignored
 //   "rate"       rowsPerSecond, numPartitions, rampUpTime
+//   "kafka"      kafka.bootstrap.servers (or bootstrapServers) and other kafka.*, subscribe |
+//                subscribePattern | assign, startingOffsets, maxOffsetsPerTrigger,
+//                failOnDataLoss, groupIdPrefix, kafkaConsumer.pollTimeoutMs (docs/kafka.md)
 //   "memory"     schema (required)
 // Errors: InvalidArgument naming the unknown format, the unknown option (with the known ones)
 // or the option whose value is wrong.

@@ -6,6 +6,8 @@
 #include "fs/file_system.h"
 #include "sql/delta_references.h"
 #include "sql/literal_rows.h"
+#include "sql/read_state.h"
+#include "sql/spark_functions.h"
 #include "sql/streaming_progress_store.h"
 #include "sql/streaming_statement_parser.h"
 #include "sql/table_statement_parser.h"
@@ -310,6 +312,44 @@ Result<std::string> Session::PrepareProgressViews(std::string_view statement) {
   return rewrite.sql;
 }
 
+Result<std::string> Session::PrepareReadStateViews(std::string_view statement) {
+  SLUICE_ASSIGN_OR_RETURN(ReadStateRewrite rewrite, RewriteReadState(statement));
+  for (const ReadStateReference& ref : rewrite.references) {
+    const std::string what =
+        "read_state('" + ref.name + "'" +
+        (ref.operator_index ? ", " + std::to_string(*ref.operator_index) : "") + ")";
+    const std::string lower = NormalizeTableName(ref.name);
+    SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> def,
+                            streaming_->catalog().Find(StreamingDefinition::Kind::kTable, lower));
+    if (!def) {
+      SLUICE_ASSIGN_OR_RETURN(def,
+                              streaming_->catalog().Find(StreamingDefinition::Kind::kFlow, lower));
+    }
+    if (!def) return Status::NotFound(what + ": " + ref.name + " is not a streaming table or flow");
+    SLUICE_ASSIGN_OR_RETURN(
+        std::vector<OperatorState> ops,
+        ReadCommittedState(fs::LocalFileSystem(), streaming_->catalog().CheckpointOf(*def),
+                           ref.operator_index, what));
+    // One operator: its rows. Several: their rows by column name (NULL where one lacks a column).
+    std::string union_sql;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const std::string part =
+          ops.size() == 1 ? ref.view_name : ref.view_name + "#" + std::to_string(i);
+      SLUICE_RETURN_NOT_OK(connection_->RegisterBatch(part, ops[i].rows));
+      temp_batches_.push_back(part);
+      union_sql += (i ? " UNION ALL BY NAME SELECT * FROM " : "SELECT * FROM ") + QuoteIdentifier(part);
+    }
+    if (ops.size() > 1) {
+      SLUICE_RETURN_NOT_OK_CTX(connection_->Execute("CREATE OR REPLACE TEMP VIEW " +
+                                                    QuoteIdentifier(ref.view_name) + " AS " +
+                                                    union_sql),
+                               what);
+      temp_views_.push_back(ref.view_name);
+    }
+  }
+  return rewrite.sql;
+}
+
 Result<engine::Batch> Session::Drop(const DropTableStatement& drop) {
   if (!drop.table.is_path) {
     SLUICE_ASSIGN_OR_RETURN(bool was_streaming, streaming_->DropIfStreaming(drop.table.name));
@@ -321,10 +361,14 @@ Result<engine::Batch> Session::Drop(const DropTableStatement& drop) {
   return executor_->Execute(drop);
 }
 
-Result<engine::Batch> Session::Execute(std::string_view statement) {
+Result<engine::Batch> Session::Execute(std::string_view original) {
   bool handled = false;
-  SLUICE_RETURN_NOT_OK(MaybeHandleSetting(statement, &handled));
+  SLUICE_RETURN_NOT_OK(MaybeHandleSetting(original, &handled));
   if (handled) return engine::Batch();
+  // Spark functions that DuckDB spells differently (spark_functions.h), for every statement.
+  SLUICE_ASSIGN_OR_RETURN(const std::string rewritten,
+                          RewriteSparkFunctions(connection_.get(), original));
+  const std::string_view statement = rewritten;
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingStatement> streaming_statement,
                           ParseStreamingStatement(statement));
   if (streaming_statement) {
@@ -338,6 +382,7 @@ Result<engine::Batch> Session::Execute(std::string_view statement) {
   // tables through the same views as plain queries.
   SLUICE_ASSIGN_OR_RETURN(std::string sql, PrepareDeltaViews(statement));
   SLUICE_ASSIGN_OR_RETURN(sql, PrepareProgressViews(sql));
+  SLUICE_ASSIGN_OR_RETURN(sql, PrepareReadStateViews(sql));
   if (table_statement) {
     if (sql != statement) {
       SLUICE_ASSIGN_OR_RETURN(table_statement, ParseTableStatement(sql));

@@ -4,7 +4,7 @@
 // catalog. It recognises the statements Sluice handles itself (`SET/RESET sluice.<name>`, the
 // Delta table statements and the streaming statements of docs/sql.md) and hands every other
 // statement to the engine, where Delta tables of the warehouse are readable by name
-// (docs/sql-frontend.md) and `streaming_progress('name')` is a relation.
+// (docs/sql-frontend.md) and `streaming_progress('name')` and `read_state('name')` are relations.
 //
 // Streaming tables (streaming_table_manager.h) run in the session's process: REFRESH returns
 // when its run ends; what Spark keeps only in memory (per-source watermarks) lives as long as
@@ -67,6 +67,9 @@ class Session {
 
   // Makes each streaming_progress('name') of `statement` a view; returns the rewritten text.
   Result<std::string> PrepareProgressViews(std::string_view statement);
+  // Makes each read_state('name'[, operator]) of `statement` a relation (sql/read_state.h);
+  // returns the rewritten text.
+  Result<std::string> PrepareReadStateViews(std::string_view statement);
   // DROP TABLE of a streaming table also removes its definition and checkpoint.
   Result<engine::Batch> Drop(const DropTableStatement& drop);
 

@@ -1,0 +1,75 @@
+// KafkaClient: the librdkafka handle the Kafka source reads through (docs/kafka.md): topic
+// metadata, watermark offsets, and exact reads of offset ranges.
+//
+// Thread safety: one thread at a time (the query thread). librdkafka runs its own threads
+// underneath; all of them are stopped when the client is destroyed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "common/result.h"
+#include "sources/kafka/kafka_offsets.h"
+
+namespace sluice::sources::kafka {
+
+// One record as read; the views are valid only during the callback.
+struct KafkaRecord {
+  const TopicPartition* tp = nullptr;
+  int64_t offset = 0;
+  const void* key = nullptr;  // nullptr: NULL key
+  size_t key_len = 0;
+  const void* value = nullptr;  // nullptr: NULL value (a tombstone)
+  size_t value_len = 0;
+  int64_t timestamp_ms = -1;  // -1: not available
+  int32_t timestamp_type = 0;  // 0 create time, 1 log append time (Spark's timestampType)
+};
+
+struct KafkaClientOptions {
+  // librdkafka properties ("bootstrap.servers", "security.protocol", ...): the source's
+  // "kafka.*" options without the prefix.
+  std::map<std::string, std::string> config;
+  std::string group_id;         // never committed to
+  int64_t timeout_ms = 120000;  // metadata and watermark queries, and a read's wait for a record
+};
+
+class KafkaClient {
+ public:
+  static Result<std::unique_ptr<KafkaClient>> Open(const KafkaClientOptions& options);
+  ~KafkaClient();
+  KafkaClient(const KafkaClient&) = delete;
+  KafkaClient& operator=(const KafkaClient&) = delete;
+
+  // Topic name -> number of partitions, for every topic the cluster has (internal topics such
+  // as __consumer_offsets left out).
+  Result<std::map<std::string, int32_t>> ListTopics();
+
+  // The earliest available offset and the high watermark (the next offset to be written).
+  // NotFound when the topic or partition does not exist.
+  Result<std::pair<int64_t, int64_t>> Watermarks(const TopicPartition& tp);
+
+  // Calls `fn` for every record with offset in [first, end) of each partition of `ranges`, as
+  // the records arrive: each partition's in offset order, partitions interleaved. Records at
+  // `end` or later that librdkafka fetched are dropped. The partitions are fetched together.
+  // Offsets without a record (transaction markers, compacted records) are skipped.
+  // An error from `fn` stops the read and is returned. IOError when a partition delivers nothing
+  // for timeout_ms although its range is not done; NotFound ("... no longer available") when a
+  // range starts below the partition's earliest available offset: the caller checks data loss
+  // first.
+  using RecordFn = std::function<Status(const KafkaRecord&)>;
+  Status ReadRanges(const std::map<TopicPartition, std::pair<int64_t, int64_t>>& ranges,
+                    const RecordFn& fn);
+
+ private:
+  struct Handle;
+  explicit KafkaClient(std::unique_ptr<Handle> handle, int64_t timeout_ms);
+  std::unique_ptr<Handle> handle_;
+  int64_t timeout_ms_;
+};
+
+}  // namespace sluice::sources::kafka

@@ -1,0 +1,422 @@
+#include "sources/kafka/kafka_source.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+
+#include "common/logging.h"
+#include "common/strings.h"
+#include "engine/batch_builder.h"
+#include "sources/source_options.h"
+
+namespace sluice::sources::kafka {
+
+namespace {
+
+std::vector<std::string> SplitTopics(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    std::string t = text.substr(pos, comma - pos);
+    t.erase(0, t.find_first_not_of(" \t"));
+    t.erase(t.find_last_not_of(" \t") + 1);
+    if (!t.empty()) out.push_back(t);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::string RandomHex() {
+  std::random_device rd;
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%08x%08x", rd(), rd());
+  return buf;
+}
+
+constexpr const char* kInitialOffsetsFile = "0";
+
+}  // namespace
+
+bool IsSecretOption(std::string_view name) {
+  std::string n = AsciiLower(name);
+  return n.find("password") != std::string::npos || n.find("secret") != std::string::npos ||
+         n.find("jaas") != std::string::npos ||
+         (n.size() >= 4 && n.compare(n.size() - 4, 4, ".key") == 0) ||
+         n.find("key.pem") != std::string::npos || n.find("token") != std::string::npos;
+}
+
+Result<KafkaSourceOptions> ParseKafkaSourceOptions(
+    const std::map<std::string, std::string>& user) {
+  SourceOptions o("kafka source", user);
+  SLUICE_RETURN_NOT_OK(o.CheckNoDuplicates());
+  KafkaSourceOptions out;
+  for (const auto& [name, value] : user) {
+    std::string lower = AsciiLower(name);
+    if (lower.rfind("kafka.", 0) == 0) {
+      out.kafka_config[name.substr(6)] = value;
+    } else if (lower == "bootstrapservers") {  // read_kafka(bootstrapServers => ...)
+      out.kafka_config["bootstrap.servers"] = value;
+    } else if (lower != "subscribe" && lower != "subscribepattern" && lower != "assign" &&
+               lower != "startingoffsets" && lower != "maxoffsetspertrigger" &&
+               lower != "failondataloss" && lower != "groupidprefix" &&
+               lower != "kafkaconsumer.polltimeoutms") {
+      return Status::InvalidArgument(
+          "kafka source: unknown option '" + name +
+          "' (known: kafka.bootstrap.servers and other kafka.* options, subscribe, "
+          "subscribePattern, assign, startingOffsets, maxOffsetsPerTrigger, failOnDataLoss, "
+          "groupIdPrefix, kafkaConsumer.pollTimeoutMs)");
+    }
+  }
+  if (!out.kafka_config.count("bootstrap.servers")) {
+    return Status::InvalidArgument(
+        "kafka source: option 'kafka.bootstrap.servers' is required (bootstrapServers in SQL)");
+  }
+  int strategies = o.Has("subscribe") + o.Has("subscribePattern") + o.Has("assign");
+  if (strategies != 1) {
+    return Status::InvalidArgument(
+        "kafka source: exactly one of the options 'subscribe', 'subscribePattern' and 'assign' "
+        "must be given" +
+        std::string(strategies == 0 ? "" : ", got " + std::to_string(strategies)));
+  }
+  if (auto s = o.Get("subscribe")) {
+    out.subscribe = SplitTopics(*s);
+    if (out.subscribe.empty()) {
+      return Status::InvalidArgument("kafka source: option 'subscribe' names no topic");
+    }
+  }
+  if (auto p = o.Get("subscribePattern")) {
+    if (p->empty()) return Status::InvalidArgument("kafka source: option 'subscribePattern' is empty");
+    try {
+      std::regex check(*p);
+    } catch (const std::regex_error& e) {
+      return Status::InvalidArgument("kafka source: option 'subscribePattern' is not a valid "
+                                     "regular expression: '" + *p + "' (" + e.what() + ")");
+    }
+    out.subscribe_pattern = *p;
+  }
+  if (auto a = o.Get("assign")) {
+    SLUICE_ASSIGN_OR_RETURN(out.assign, AssignmentFromJson(*a));
+  }
+  if (auto s = o.Get("startingOffsets")) {
+    std::string lower = AsciiLower(*s);
+    if (lower == "earliest") {
+      out.starting_earliest = true;
+    } else if (lower != "latest") {
+      SLUICE_ASSIGN_OR_RETURN(out.starting_offsets,
+                              OffsetsFromJson(*s, "option 'startingOffsets'", true));
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(out.max_offsets_per_trigger, o.GetInt64("maxOffsetsPerTrigger", 1));
+  SLUICE_ASSIGN_OR_RETURN(auto fail, o.GetBool("failOnDataLoss"));
+  out.fail_on_data_loss = fail.value_or(true);
+  if (auto g = o.Get("groupIdPrefix")) out.group_id_prefix = *g;
+  SLUICE_ASSIGN_OR_RETURN(auto poll, o.GetInt64("kafkaConsumer.pollTimeoutMs", 1));
+  if (poll) out.poll_timeout_ms = *poll;
+  return out;
+}
+
+engine::Schema KafkaSource::RowSchema() {
+  using engine::DataType;
+  using engine::TypeId;
+  return {{"key", DataType{TypeId::kBlob}},
+          {"value", DataType{TypeId::kBlob}},
+          {"topic", DataType{TypeId::kVarchar}},
+          {"partition", DataType{TypeId::kInteger}},
+          {"offset", DataType{TypeId::kBigInt}},
+          {"timestamp", DataType{TypeId::kTimestampTz}},
+          {"timestampType", DataType{TypeId::kInteger}}};
+}
+
+KafkaSource::KafkaSource(const SourceContext& ctx, KafkaSourceOptions options,
+                         std::unique_ptr<KafkaClient> client)
+    : ctx_(ctx), options_(std::move(options)), client_(std::move(client)), schema_(RowSchema()) {
+  if (options_.subscribe_pattern) pattern_.emplace(*options_.subscribe_pattern);
+}
+
+Result<std::unique_ptr<KafkaSource>> KafkaSource::Open(const SourceContext& ctx,
+                                                       KafkaSourceOptions options) {
+  KafkaClientOptions co;
+  co.config = options.kafka_config;
+  co.group_id = options.group_id_prefix + "-" + RandomHex();
+  co.timeout_ms = options.poll_timeout_ms;
+  auto client = KafkaClient::Open(co);
+  if (!client.ok()) return client.status().WithContext("kafka source");
+  return std::unique_ptr<KafkaSource>(
+      new KafkaSource(ctx, std::move(options), std::move(*client)));
+}
+
+std::string KafkaSource::Description() const {
+  // Spark: KafkaV2[Subscribe[orders]]; options (and so secrets) never appear here.
+  std::string what;
+  if (!options_.subscribe.empty()) {
+    what = "Subscribe[";
+    for (size_t i = 0; i < options_.subscribe.size(); ++i) {
+      what += (i ? "," : "") + options_.subscribe[i];
+    }
+  } else if (options_.subscribe_pattern) {
+    what = "SubscribePattern[" + *options_.subscribe_pattern;
+  } else {
+    what = "Assign[";
+    bool first = true;
+    for (const auto& tp : options_.assign) {
+      what += (first ? "" : ", ") + tp.ToString();
+      first = false;
+    }
+  }
+  return "KafkaV2[" + what + "]]";
+}
+
+Result<std::set<TopicPartition>> KafkaSource::CurrentPartitions() {
+  if (!options_.assign.empty()) return options_.assign;
+  SLUICE_ASSIGN_OR_RETURN(auto topics, client_->ListTopics());
+  std::set<TopicPartition> out;
+  for (const auto& [topic, count] : topics) {
+    bool wanted = pattern_ ? std::regex_match(topic, *pattern_)
+                           : std::find(options_.subscribe.begin(), options_.subscribe.end(),
+                                       topic) != options_.subscribe.end();
+    if (!wanted) continue;
+    for (int32_t p = 0; p < count; ++p) out.insert(TopicPartition{topic, p});
+  }
+  return out;
+}
+
+Result<PartitionOffsets> KafkaSource::FetchLatest() {
+  SLUICE_ASSIGN_OR_RETURN(auto partitions, CurrentPartitions());
+  PartitionOffsets out;
+  for (const TopicPartition& tp : partitions) {
+    auto w = client_->Watermarks(tp);
+    if (!w.ok()) {
+      if (w.status().IsNotFound()) continue;  // deleted since the metadata was read
+      return w.status().WithContext(Description());
+    }
+    out[tp] = w->second;
+  }
+  last_latest_ = out;
+  return out;
+}
+
+Result<PartitionOffsets> KafkaSource::InitialOffsets(const PartitionOffsets& latest) {
+  const std::string path =
+      ctx_.checkpoint_dir.empty() ? "" : fs::JoinPath(ctx_.checkpoint_dir, kInitialOffsetsFile);
+  auto parse = [&](const std::string& text) -> Result<PartitionOffsets> {
+    if (text.rfind("v1\n", 0) != 0) {
+      return Status::Corruption("Kafka initial offsets file " + path +
+                                " is malformed: it must start with the line v1");
+    }
+    auto offsets = OffsetsFromJson(text.substr(3), "Kafka initial offsets file " + path, false);
+    if (!offsets.ok()) return Status::Corruption(offsets.status().message());
+    return *offsets;
+  };
+  if (!path.empty()) {
+    auto text = ctx_.fs->ReadFile(path);
+    if (text.ok()) return parse(*text);
+    if (!text.status().IsNotFound()) return text.status().WithContext(Description());
+  }
+  PartitionOffsets initial;
+  for (const auto& [tp, high] : latest) {
+    int64_t want = options_.starting_earliest ? kEarliest : kLatest;
+    if (options_.starting_offsets) {
+      auto it = options_.starting_offsets->find(tp);
+      if (it == options_.starting_offsets->end()) {
+        // Spark: startingOffsets JSON must name every partition of the subscription.
+        return Status::InvalidArgument(Description() + ": option 'startingOffsets' does not "
+                                       "name partition " + tp.ToString() +
+                                       " (it must give an offset, or -2/-1, for every partition)");
+      }
+      want = it->second;
+    }
+    if (want == kLatest) {
+      initial[tp] = high;
+    } else if (want == kEarliest) {
+      SLUICE_ASSIGN_OR_RETURN(auto w, client_->Watermarks(tp));
+      initial[tp] = w.first;
+    } else {
+      initial[tp] = want;
+    }
+  }
+  if (options_.starting_offsets) {
+    for (const auto& [tp, o] : *options_.starting_offsets) {
+      if (!latest.count(tp)) {
+        return Status::InvalidArgument(Description() + ": option 'startingOffsets' names " +
+                                       tp.ToString() + ", which is not subscribed or does not exist");
+      }
+    }
+  }
+  if (!path.empty()) {
+    Status st = ctx_.fs->CreateIfAbsent(path, "v1\n" + OffsetsToJson(initial));
+    if (st.IsAlreadyExists()) {
+      SLUICE_ASSIGN_OR_RETURN(std::string text, ctx_.fs->ReadFile(path));
+      return parse(text);
+    }
+    SLUICE_RETURN_NOT_OK_CTX(st, Description());
+  }
+  return initial;
+}
+
+Status KafkaSource::ReportDataLoss(const std::string& message) {
+  if (options_.fail_on_data_loss) {
+    return Status::IOError(
+        Description() + ": " + message +
+        ". Some data may have been lost because it is no longer available in Kafka. If you want "
+        "the query to continue, set the source option 'failOnDataLoss' to 'false'.");
+  }
+  SLUICE_LOG(kWarning) << Description() << ": " << message
+                       << ". Some data may have been lost; continuing (failOnDataLoss=false).";
+  return Status::OK();
+}
+
+Status KafkaSource::PrepareForAvailableNow() {
+  SLUICE_ASSIGN_OR_RETURN(auto latest, FetchLatest());
+  available_now_end_ = std::move(latest);
+  return Status::OK();
+}
+
+Result<std::optional<OffsetJson>> KafkaSource::LatestOffset(
+    const std::optional<OffsetJson>& start, const ReadLimit& limit) {
+  PartitionOffsets until;
+  if (available_now_end_) {
+    until = *available_now_end_;
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(until, FetchLatest());
+  }
+  PartitionOffsets from;
+  if (start) {
+    SLUICE_ASSIGN_OR_RETURN(from, OffsetsFromJson(*start, Description() + " offset", false));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(from, InitialOffsets(until));
+  }
+  PartitionOffsets new_starts;
+  for (const auto& [tp, end] : until) {
+    if (from.count(tp)) continue;
+    auto w = client_->Watermarks(tp);
+    if (w.ok()) new_starts[tp] = w->first;
+  }
+  PartitionOffsets end = until;
+  if (limit.max_rows && !limit.all_available) {
+    end = RateLimit(*limit.max_rows, from, until, new_starts);
+  } else if (options_.max_offsets_per_trigger && !limit.all_available) {
+    end = RateLimit(*options_.max_offsets_per_trigger, from, until, new_starts);
+  }
+  // A partition behind its start (a re-created topic) is reported when the batch is read; the
+  // end never moves backwards here.
+  for (auto& [tp, offset] : end) {
+    if (auto it = from.find(tp); it != from.end() && offset < it->second) offset = it->second;
+  }
+  return OffsetsToJson(end);
+}
+
+Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& start,
+                                            const OffsetJson& end_json) {
+  SLUICE_ASSIGN_OR_RETURN(PartitionOffsets end,
+                          OffsetsFromJson(end_json, Description() + " end offset", false));
+  PartitionOffsets from;
+  if (start) {
+    SLUICE_ASSIGN_OR_RETURN(from, OffsetsFromJson(*start, Description() + " start offset", false));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(from, InitialOffsets(end));
+  }
+  for (const auto& [tp, offset] : from) {
+    if (!end.count(tp)) {
+      SLUICE_RETURN_NOT_OK(ReportDataLoss("partition " + tp.ToString() + " is gone"));
+    }
+  }
+  std::map<TopicPartition, std::pair<int64_t, int64_t>> ranges;
+  for (const auto& [tp, until] : end) {
+    int64_t first = 0;
+    auto it = from.find(tp);
+    if (it != from.end()) {
+      first = it->second;
+    } else {
+      // A new partition: read from its earliest offset; anything else than 0 lost data.
+      SLUICE_ASSIGN_OR_RETURN(auto w, client_->Watermarks(tp));
+      first = w.first;
+      if (first != 0) {
+        SLUICE_RETURN_NOT_OK(ReportDataLoss("added partition " + tp.ToString() +
+                                            " starts from " + std::to_string(first) +
+                                            " instead of 0"));
+      }
+    }
+    if (until < first) {
+      SLUICE_RETURN_NOT_OK(ReportDataLoss("partition " + tp.ToString() + "'s offset was changed "
+                                          "from " + std::to_string(first) + " to " +
+                                          std::to_string(until)));
+      continue;
+    }
+    if (until == first) continue;
+    SLUICE_ASSIGN_OR_RETURN(auto w, client_->Watermarks(tp));
+    if (first < w.first) {
+      SLUICE_RETURN_NOT_OK(ReportDataLoss(
+          "offsets [" + std::to_string(first) + ", " + std::to_string(std::min(until, w.first)) +
+          ") of " + tp.ToString() + " were deleted (earliest available offset " +
+          std::to_string(w.first) + ")"));
+      first = w.first;
+      if (first >= until) continue;
+    }
+    ranges[tp] = {first, until};
+  }
+  // One builder per partition, filled straight from librdkafka's buffers as records arrive;
+  // the batch is their concatenation in partition order.
+  std::map<TopicPartition, engine::BatchBuilder> builders;
+  for (const auto& [tp, range] : ranges) builders.emplace(tp, engine::BatchBuilder(schema_));
+  auto append = [&](const KafkaRecord& r) -> Status {
+    engine::BatchBuilder& b = builders.at(*r.tp);
+    if (r.key) {
+      SLUICE_RETURN_NOT_OK(b.AppendString(
+          std::string_view(static_cast<const char*>(r.key), r.key_len)));
+    } else {
+      SLUICE_RETURN_NOT_OK(b.AppendNull());
+    }
+    if (r.value) {
+      SLUICE_RETURN_NOT_OK(b.AppendString(
+          std::string_view(static_cast<const char*>(r.value), r.value_len)));
+    } else {
+      SLUICE_RETURN_NOT_OK(b.AppendNull());
+    }
+    SLUICE_RETURN_NOT_OK(b.AppendString(r.tp->topic));
+    SLUICE_RETURN_NOT_OK(b.AppendInt64(r.tp->partition));
+    SLUICE_RETURN_NOT_OK(b.AppendInt64(r.offset));
+    if (r.timestamp_ms >= 0) {
+      SLUICE_RETURN_NOT_OK(b.AppendTimestampMicros(r.timestamp_ms * 1000));
+    } else {
+      SLUICE_RETURN_NOT_OK(b.AppendNull());
+    }
+    SLUICE_RETURN_NOT_OK(b.AppendInt64(r.timestamp_type));
+    return b.EndRow();
+  };
+  SLUICE_RETURN_NOT_OK_CTX(client_->ReadRanges(ranges, append), Description());
+  if (builders.empty()) return engine::BatchBuilder(schema_).Finish();
+  std::vector<engine::Batch> parts;
+  for (auto& [tp, b] : builders) {
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch part, b.Finish());
+    parts.push_back(std::move(part));
+  }
+  if (parts.size() == 1) return parts[0];
+  return engine::Batch::Concat(parts);
+}
+
+std::map<std::string, std::string> KafkaSource::Metrics(
+    const std::optional<OffsetJson>& latest) const {
+  if (!latest || last_latest_.empty()) return {};
+  auto end = OffsetsFromJson(*latest, "offset", false);
+  if (!end.ok() || end->empty()) return {};
+  int64_t min = INT64_MAX, max = 0;
+  double sum = 0;
+  int64_t n = 0;
+  for (const auto& [tp, high] : last_latest_) {
+    auto it = end->find(tp);
+    int64_t behind = std::max<int64_t>(0, high - (it == end->end() ? 0 : it->second));
+    min = std::min(min, behind);
+    max = std::max(max, behind);
+    sum += static_cast<double>(behind);
+    ++n;
+  }
+  char avg[32];
+  std::snprintf(avg, sizeof(avg), "%.1f", sum / static_cast<double>(n));
+  return {{"avgOffsetsBehindLatest", avg},
+          {"maxOffsetsBehindLatest", std::to_string(max)},
+          {"minOffsetsBehindLatest", std::to_string(min)}};
+}
+
+}  // namespace sluice::sources::kafka

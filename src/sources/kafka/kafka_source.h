@@ -1,0 +1,88 @@
+// KafkaSource: Spark's Kafka source (KafkaMicroBatchStream) as a sources::Source, on librdkafka
+// (docs/kafka.md). `ReadStream().Format("kafka")`, options with Spark's names.
+//
+// Offsets: {"topic":{"0":23,"1":7}}, the next offset to read per partition. A batch (start, end]
+// reads, for every partition, the records at offsets [start, end) — exactly those, also when a
+// batch is re-run after a crash (KafkaClient::ReadRanges drops whatever librdkafka prefetched
+// beyond `end`).
+//
+// Rows: key BLOB, value BLOB, topic VARCHAR, partition INTEGER, offset BIGINT,
+// timestamp TIMESTAMP WITH TIME ZONE, timestampType INTEGER.
+//
+// Thread safety: as every Source, driven by one thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "sources/kafka/kafka_client.h"
+#include "sources/kafka/kafka_offsets.h"
+#include "sources/source.h"
+
+namespace sluice::sources::kafka {
+
+struct KafkaSourceOptions {
+  std::map<std::string, std::string> kafka_config;  // "kafka.*" without the prefix
+  // Exactly one of the three.
+  std::vector<std::string> subscribe;
+  std::optional<std::string> subscribe_pattern;
+  std::set<TopicPartition> assign;
+  // nullopt = latest. Values may be kEarliest / kLatest.
+  std::optional<PartitionOffsets> starting_offsets;
+  bool starting_earliest = false;
+  std::optional<int64_t> max_offsets_per_trigger;
+  bool fail_on_data_loss = true;
+  std::string group_id_prefix = "spark-kafka-source";
+  int64_t poll_timeout_ms = 120000;
+};
+
+// Parses the user's options (SourceContext::options). InvalidArgument naming the option.
+Result<KafkaSourceOptions> ParseKafkaSourceOptions(const std::map<std::string, std::string>& opts);
+
+// "*****" for option names that hold secrets (password, secret, jaas config, key material).
+bool IsSecretOption(std::string_view name);
+
+class KafkaSource final : public Source {
+ public:
+  static Result<std::unique_ptr<KafkaSource>> Open(const SourceContext& ctx,
+                                                   KafkaSourceOptions options);
+
+  std::string Description() const override;
+  const engine::Schema& schema() const override { return schema_; }
+  Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,
+                                                 const ReadLimit& limit) override;
+  Status PrepareForAvailableNow() override;
+  Result<engine::Batch> GetBatch(const std::optional<OffsetJson>& start,
+                                 const OffsetJson& end) override;
+  std::map<std::string, std::string> Metrics(
+      const std::optional<OffsetJson>& latest) const override;
+
+  // The schema of every Kafka source.
+  static engine::Schema RowSchema();
+
+ private:
+  KafkaSource(const SourceContext& ctx, KafkaSourceOptions options,
+              std::unique_ptr<KafkaClient> client);
+  // The partitions the options select, as the cluster has them now.
+  Result<std::set<TopicPartition>> CurrentPartitions();
+  // High watermark of every current partition.
+  Result<PartitionOffsets> FetchLatest();
+  // Where the first batch starts: startingOffsets resolved against the cluster.
+  Result<PartitionOffsets> InitialOffsets(const PartitionOffsets& latest);
+  // Data loss (a range starting below the earliest available offset, or a partition of `start`
+  // that is gone): an error when failOnDataLoss, else a warning and the readable part.
+  Status ReportDataLoss(const std::string& message);
+
+  SourceContext ctx_;
+  KafkaSourceOptions options_;
+  std::unique_ptr<KafkaClient> client_;
+  engine::Schema schema_;
+  std::optional<std::regex> pattern_;
+  std::optional<PartitionOffsets> available_now_end_;  // set by PrepareForAvailableNow
+  PartitionOffsets last_latest_;                       // high watermarks seen last
+};
+
+}  // namespace sluice::sources::kafka

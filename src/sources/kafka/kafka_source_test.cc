@@ -1,0 +1,245 @@
+// The Kafka source against librdkafka's mock cluster, started by each test on loopback.
+#include "sources/kafka/kafka_source.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fs/local_file_system.h"
+#include "fs/test_util.h"
+#include "sources/kafka/mock_cluster.h"
+#include "sources/source_factory.h"
+
+namespace sluice::sources::kafka {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class KafkaSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto e = engine::Engine::Open();
+    ASSERT_TRUE(e.ok());
+    engine_ = std::move(*e);
+  }
+
+  SourceContext Context(std::map<std::string, std::string> options,
+                        const std::string& checkpoint_subdir = "src") {
+    SourceContext ctx;
+    ctx.fs = fs::LocalFileSystem();
+    ctx.engine = engine_.get();
+    ctx.checkpoint_dir = dir_.Join(checkpoint_subdir);
+    options["kafka.bootstrap.servers"] = cluster_.bootstrap();
+    options["kafkaConsumer.pollTimeoutMs"] = "20000";
+    ctx.options = std::move(options);
+    return ctx;
+  }
+
+  std::unique_ptr<Source> Make(std::map<std::string, std::string> options,
+                               const std::string& checkpoint_subdir = "src") {
+    auto s = CreateSource("kafka", Context(std::move(options), checkpoint_subdir));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  // "partition:offset:key:value" per row, in the batch's order.
+  static std::vector<std::string> Rows(const engine::Batch& b) {
+    std::vector<std::string> out;
+    for (int64_t r = 0; r < b.num_rows(); ++r) {
+      auto key = b.GetString(r, 0);
+      auto value = b.GetString(r, 1);
+      out.push_back(std::to_string(b.GetInt64(r, 3)->value_or(-1)) + ":" +
+                    std::to_string(b.GetInt64(r, 4)->value_or(-1)) + ":" +
+                    key.value_or("NULL") + ":" + value.value_or("NULL"));
+    }
+    return out;
+  }
+
+  fs::ScopedTempDir dir_{"sluice-kafka"};
+  testing::MockKafkaCluster cluster_;
+  std::unique_ptr<engine::Engine> engine_;
+};
+
+TEST_F(KafkaSourceTest, ReadsExactlyTheRecordedRangesAndRereadsThemIdentically) {
+  cluster_.CreateTopic("orders", 3);
+  for (int i = 0; i < 30; ++i) {
+    cluster_.Produce("orders", i % 3, i % 5 == 0 ? std::nullopt : std::optional<std::string>("k" + std::to_string(i)),
+                     "v" + std::to_string(i));
+  }
+  cluster_.Flush();
+  auto src = Make({{"subscribe", "orders"}, {"startingOffsets", "earliest"}});
+  ASSERT_TRUE(src);
+  EXPECT_EQ(src->Description(), "KafkaV2[Subscribe[orders]]");
+  EXPECT_EQ(src->schema().size(), 7u);
+  auto end = src->LatestOffset(std::nullopt, ReadLimit{});
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  ASSERT_TRUE(*end);
+  EXPECT_EQ(**end, R"({"orders":{"0":10,"1":10,"2":10}})");
+  auto batch = src->GetBatch(std::nullopt, **end);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto rows = Rows(*batch);
+  ASSERT_EQ(rows.size(), 30u);
+  EXPECT_EQ(rows[0], "0:0:NULL:v0");  // partition order, then offset order
+  EXPECT_EQ(rows[1], "0:1:k3:v3");
+  EXPECT_EQ(rows[10], "1:0:k1:v1");
+  // More data arrives; the next batch is (end, new end]. A fresh source (another process after a
+  // crash) re-reading the same ranges gets the same rows, whatever it prefetches.
+  for (int i = 30; i < 36; ++i) cluster_.Produce("orders", i % 3, "k", "v" + std::to_string(i));
+  cluster_.Flush();
+  auto end2 = src->LatestOffset(**end, ReadLimit{});
+  ASSERT_TRUE(end2.ok());
+  EXPECT_EQ(**end2, R"({"orders":{"0":12,"1":12,"2":12}})");
+  auto again = Make({{"subscribe", "orders"}, {"startingOffsets", "earliest"}});
+  auto b1 = src->GetBatch(**end, **end2);
+  auto b2 = again->GetBatch(**end, **end2);
+  ASSERT_TRUE(b1.ok() && b2.ok());
+  EXPECT_EQ(Rows(*b1), Rows(*b2));
+  EXPECT_EQ(Rows(*b1).size(), 6u);
+  auto first_again = again->GetBatch(std::nullopt, **end);
+  ASSERT_TRUE(first_again.ok());
+  EXPECT_EQ(Rows(*first_again), rows);
+  // Metrics: nothing behind after reading to the high watermarks.
+  auto m = src->Metrics(**end2);
+  EXPECT_EQ(m["maxOffsetsBehindLatest"], "0");
+}
+
+TEST_F(KafkaSourceTest, MaxOffsetsPerTriggerSplitsAcrossPartitions) {
+  cluster_.CreateTopic("t", 2);
+  for (int i = 0; i < 40; ++i) cluster_.Produce("t", i < 10 ? 0 : 1, "k", "v");
+  cluster_.Flush();
+  auto src = Make({{"subscribe", "t"}, {"startingOffsets", "earliest"},
+                   {"maxOffsetsPerTrigger", "8"}});
+  ASSERT_TRUE(src);
+  auto end = src->LatestOffset(std::nullopt, ReadLimit{});
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  // Backlogs 10 and 30: shares 2 and 6.
+  EXPECT_EQ(**end, R"({"t":{"0":2,"1":6}})");
+  auto b = src->GetBatch(std::nullopt, **end);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->num_rows(), 8);
+  // The loop's own limit (Trigger.AvailableNow ignores it with all_available).
+  ReadLimit all;
+  all.all_available = true;
+  auto end_all = src->LatestOffset(**end, all);
+  EXPECT_EQ(**end_all, R"({"t":{"0":10,"1":30}})");
+  auto m = src->Metrics(**end);
+  EXPECT_EQ(m["maxOffsetsBehindLatest"], "24");
+  EXPECT_EQ(m["minOffsetsBehindLatest"], "8");
+  EXPECT_EQ(m["avgOffsetsBehindLatest"], "16.0");
+}
+
+TEST_F(KafkaSourceTest, LatestStartIsPersistedSoARestartStartsAtTheSameOffsets) {
+  cluster_.CreateTopic("t", 1);
+  for (int i = 0; i < 5; ++i) cluster_.Produce("t", 0, "old", "old");
+  cluster_.Flush();
+  auto src = Make({{"subscribe", "t"}});  // startingOffsets latest (default)
+  auto end = src->LatestOffset(std::nullopt, ReadLimit{});
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  EXPECT_EQ(**end, R"({"t":{"0":5}})");
+  auto initial = fs::LocalFileSystem()->ReadFile(dir_.Join("src/0"));
+  ASSERT_TRUE(initial.ok());
+  EXPECT_EQ(*initial, "v1\n{\"t\":{\"0\":5}}");
+  for (int i = 0; i < 3; ++i) cluster_.Produce("t", 0, "new", "new");
+  cluster_.Flush();
+  // A restarted source with the same checkpoint re-runs batch 0 from the persisted start.
+  auto restarted = Make({{"subscribe", "t"}});
+  auto b0 = restarted->GetBatch(std::nullopt, **end);
+  ASSERT_TRUE(b0.ok());
+  EXPECT_EQ(b0->num_rows(), 0);
+  auto end1 = restarted->LatestOffset(**end, ReadLimit{});
+  auto b1 = restarted->GetBatch(**end, **end1);
+  ASSERT_TRUE(b1.ok());
+  EXPECT_EQ(Rows(*b1), (std::vector<std::string>{"0:5:new:new", "0:6:new:new", "0:7:new:new"}));
+}
+
+TEST_F(KafkaSourceTest, PatternPicksUpNewTopicsFromTheirStart) {
+  cluster_.CreateTopic("events-a", 1);
+  cluster_.Produce("events-a", 0, "k", "a0");
+  cluster_.Produce("other", 0, "k", "x");
+  cluster_.Flush();
+  auto src = Make({{"subscribePattern", "events-.*"}, {"startingOffsets", "earliest"}});
+  auto end = src->LatestOffset(std::nullopt, ReadLimit{});
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  EXPECT_EQ(**end, R"({"events-a":{"0":1}})");
+  EXPECT_EQ(src->Description(), "KafkaV2[SubscribePattern[events-.*]]");
+  cluster_.CreateTopic("events-b", 1);
+  cluster_.Produce("events-b", 0, "k", "b0");
+  cluster_.Produce("events-b", 0, "k", "b1");
+  cluster_.Flush();
+  auto end2 = src->LatestOffset(**end, ReadLimit{});
+  ASSERT_TRUE(end2.ok());
+  EXPECT_EQ(**end2, R"({"events-a":{"0":1},"events-b":{"0":2}})");
+  auto b = src->GetBatch(**end, **end2);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(Rows(*b), (std::vector<std::string>{"0:0:k:b0", "0:1:k:b1"}));
+}
+
+TEST_F(KafkaSourceTest, AssignAndStartingOffsetsJson) {
+  cluster_.CreateTopic("t", 3);
+  for (int p = 0; p < 3; ++p) {
+    for (int i = 0; i < 4; ++i) cluster_.Produce("t", p, "k", std::to_string(p) + "-" + std::to_string(i));
+  }
+  cluster_.Flush();
+  auto src = Make({{"assign", R"({"t":[0,2]})"}, {"startingOffsets", R"({"t":{"0":3,"2":-2}})"}});
+  auto end = src->LatestOffset(std::nullopt, ReadLimit{});
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  auto b = src->GetBatch(std::nullopt, **end);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(Rows(*b), (std::vector<std::string>{"0:3:k:0-3", "2:0:k:2-0", "2:1:k:2-1",
+                                                "2:2:k:2-2", "2:3:k:2-3"}));
+  // startingOffsets must name every assigned partition.
+  auto missing = CreateSource(
+      "kafka", Context({{"assign", R"({"t":[0,1]})"}, {"startingOffsets", R"({"t":{"0":0}})"}},
+                       "other"));
+  ASSERT_TRUE(missing.ok());
+  auto r = (*missing)->LatestOffset(std::nullopt, ReadLimit{});
+  EXPECT_THAT(r.status().message(), HasSubstr("does not name partition t-1"));
+}
+
+TEST_F(KafkaSourceTest, DataLossFailsUnlessFailOnDataLossIsFalse) {
+  cluster_.CreateTopic("t", 1);
+  cluster_.Produce("t", 0, "k", "v");
+  cluster_.Flush();
+  // The checkpoint says a partition t-5 was read; it does not exist any more.
+  std::string start = R"({"t":{"0":0,"5":3}})";
+  auto src = Make({{"subscribe", "t"}});
+  auto end = src->LatestOffset(start, ReadLimit{});
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  auto failed = src->GetBatch(start, **end);
+  EXPECT_FALSE(failed.ok());
+  EXPECT_THAT(failed.status().message(), HasSubstr("partition t-5 is gone"));
+  EXPECT_THAT(failed.status().message(), HasSubstr("failOnDataLoss"));
+  auto lenient = Make({{"subscribe", "t"}, {"failOnDataLoss", "false"}}, "lenient");
+  auto ok = lenient->GetBatch(start, **end);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->num_rows(), 1);
+}
+
+TEST_F(KafkaSourceTest, OptionErrorsNameTheOptionAndNeverShowSecrets) {
+  auto err = [&](std::map<std::string, std::string> o) {
+    auto s = CreateSource("kafka", Context(std::move(o)));
+    return s.ok() ? std::string("ok") : s.status().message();
+  };
+  EXPECT_THAT(err({}), HasSubstr("exactly one of the options 'subscribe', 'subscribePattern'"));
+  EXPECT_THAT(err({{"subscribe", "a"}, {"assign", R"({"a":[0]})"}}), HasSubstr("exactly one"));
+  EXPECT_THAT(err({{"subscribePattern", "("}}), HasSubstr("not a valid regular expression"));
+  EXPECT_THAT(err({{"subscribe", "a"}, {"maxOffsetsPerTrigger", "0"}}),
+              HasSubstr("maxOffsetsPerTrigger"));
+  EXPECT_THAT(err({{"subscribe", "a"}, {"colour", "red"}}), HasSubstr("unknown option 'colour'"));
+  EXPECT_THAT(err({{"subscribe", "a"}, {"kafka.group.id", "g"}}), HasSubstr("groupIdPrefix"));
+  std::string bad = err({{"subscribe", "a"}, {"kafka.sasl.password", "hunter2"},
+                         {"kafka.not.a.property", "hunter3"}});
+  EXPECT_THAT(bad, HasSubstr("kafka.not.a.property"));
+  EXPECT_THAT(bad, Not(HasSubstr("hunter")));
+  auto ok = CreateSource("kafka", Context({{"subscribe", "a"}, {"kafka.sasl.password", "hunter2"},
+                                           {"kafka.sasl.username", "u"}}));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_THAT((*ok)->Description(), Not(HasSubstr("hunter2")));
+  EXPECT_TRUE(IsSecretOption("kafka.sasl.password"));
+  EXPECT_TRUE(IsSecretOption("kafka.ssl.key.password"));
+  EXPECT_TRUE(IsSecretOption("kafka.sasl.jaas.config"));
+  EXPECT_FALSE(IsSecretOption("kafka.bootstrap.servers"));
+}
+
+}  // namespace
+}  // namespace sluice::sources::kafka
