@@ -91,10 +91,25 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
     err << "Error: " << defs.status().ToString() << "\n";
     return 1;
   }
+  // A flow without a trigger of its own runs on its target table's (as flows follow their
+  // table's refresh), so an AVAILABLE NOW table's flows stop by themselves too.
+  auto trigger_for = [&](const sql::StreamingDefinition& def) {
+    if (def.kind == sql::StreamingDefinition::Kind::kFlow && !def.trigger &&
+        !def.schedule_every_ms) {
+      for (const auto& other : *defs) {
+        if (other.kind != sql::StreamingDefinition::Kind::kFlow &&
+            sql::NormalizeTableName(other.name) == sql::NormalizeTableName(def.target)) {
+          return TriggerOf(other);
+        }
+      }
+    }
+    return TriggerOf(def);
+  };
   std::vector<Query> queries;
   for (const std::string& key : defined) {
     for (const auto& def : *defs) {
-      if (Key(def) == key) queries.push_back({def, TriggerOf(def), {}, "", nullptr, false, false});
+      if (Key(def) == key)
+        queries.push_back({def, trigger_for(def), {}, "", nullptr, false, false});
     }
   }
   if (queries.empty()) {

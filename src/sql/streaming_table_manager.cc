@@ -186,7 +186,17 @@ Result<engine::Batch> StreamingTableManager::CreateFlow(const CreateFlowStatemen
   SLUICE_RETURN_NOT_OK_CTX(options_.tables->Resolve(TableName{def.name, false}).status(), ctx);
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> existing,
                           catalog_.Find(StreamingDefinition::Kind::kFlow, def.name));
-  if (existing) return Status::AlreadyExists(ctx + ": flow " + def.name + " already exists");
+  if (existing) {
+    // Re-declaring the same flow (a pipeline file run again by `sluice run`) changes nothing;
+    // a different definition under the same name is an error.
+    if (existing->target == def.target && existing->query == def.query &&
+        existing->auto_cdc == def.auto_cdc) {
+      return engine::Batch();
+    }
+    return Status::AlreadyExists(
+        ctx + ": flow " + def.name +
+        " already exists with a different definition (use a new flow name)");
+  }
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> target,
                           catalog_.Find(StreamingDefinition::Kind::kTable, def.target));
   SLUICE_ASSIGN_OR_RETURN(bool table_exists, options_.tables->Exists(TableName{def.target, false}));

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# End-to-end crash test of the headline pipeline (issue 6, examples/orders/pipeline.sql): order
+# events with duplicates, out-of-order and malformed records are produced into a mock Kafka
+# cluster (its own process) round by round while `sluice run` of the whole pipeline is killed
+# with SIGKILL at random moments and restarted. After a final clean run:
+#   - orders_silver holds exactly the latest valid state of every order (cancelled ones absent),
+#   - orders_dlq holds exactly the malformed records and those without an order_id, each once,
+#   - revenue_by_customer equals the aggregate of orders_silver.
+#
+# Usage: orders_pipeline_crash.sh <sluice> <sluice_mock_kafka> [kills (default 5)] [seed]
+set -uo pipefail
+SLUICE="$(realpath "$1")"
+MOCK="$(realpath "$2")"
+KILLS="${3:-5}"
+RANDOM="${4:-$$}"
+EXAMPLE="$(cd "$(dirname "$0")/../../examples/orders" && pwd)"
+command -v kcat > /dev/null || { echo "FAIL: kcat is not installed (apt install kcat)"; exit 1; }
+WORK="$(mktemp -d)"
+mock_pid=""
+cleanup() {
+  [[ -n "${mock_pid}" ]] && kill "${mock_pid}" 2> /dev/null && wait "${mock_pid}" 2> /dev/null
+  rm -rf "${WORK}"
+}
+trap cleanup EXIT
+cd "${WORK}"
+"${MOCK}" bootstrap.txt orders:3 > mock.log 2>&1 &
+mock_pid=$!
+for ((i = 0; i < 100; i++)); do [[ -s bootstrap.txt ]] && break; sleep 0.1; done
+[[ -s bootstrap.txt ]] || { echo "FAIL: the mock cluster did not start:"; cat mock.log; exit 1; }
+BOOTSTRAP="$(cat bootstrap.txt)"
+sed "s|@KAFKA_BOOTSTRAP@|${BOOTSTRAP}|" "${EXAMPLE}/pipeline.sql" > pipeline.sql
+
+ORDERS=40
+rounds=0
+produce() {
+  "${EXAMPLE}/generate_events.sh" "${rounds}" "${ORDERS}" valid.json |
+    kcat -P -b "${BOOTSTRAP}" -t orders -K: 2>> kcat.log ||
+    { echo "FAIL: kcat could not produce:"; cat kcat.log; exit 1; }
+  rounds=$((rounds + 1))
+}
+
+killed=0
+for ((attempt = 0; killed < KILLS && attempt < 4 * KILLS; attempt++)); do
+  produce
+  "${SLUICE}" run pipeline.sql --warehouse wh > run.log 2>&1 &
+  pid=$!
+  # The whole pipeline takes a few seconds: kill anywhere in it.
+  sleep "$((RANDOM % 3)).$(printf '%03d' $((RANDOM % 1000)))"
+  if kill -9 "${pid}" 2> /dev/null; then killed=$((killed + 1)); fi
+  wait "${pid}" 2> /dev/null
+  code=$?
+  if [[ ${code} -ne 0 && ${code} -ne 137 ]]; then
+    echo "FAIL: attempt ${attempt}: sluice run exited ${code} (not a kill):"; cat run.log; exit 1
+  fi
+done
+produce
+if ! "${SLUICE}" run pipeline.sql --warehouse wh > run.log 2>&1; then
+  echo "FAIL: the final run failed:"; cat run.log; exit 1
+fi
+
+check() {  # check <what> <query giving one value> <expected value>
+  local got
+  got="$("${SLUICE}" sql --warehouse wh --format csv "$2" 2>&1 | tail -n 1 | tr -d '\r"')"
+  if [[ "${got}" != "$3" ]]; then
+    echo "FAIL: ${1}: got '${got}', want '$3'"
+    exit 1
+  fi
+  echo "ok: ${1} (${got})"
+}
+EXPECTED="WITH e AS (SELECT * FROM read_json('valid.json', columns = {order_id: 'BIGINT',
+  customer: 'VARCHAR', status: 'VARCHAR', amount: 'DOUBLE', ts: 'TIMESTAMPTZ'})),
+  latest AS (SELECT * FROM e QUALIFY row_number() OVER (PARTITION BY order_id ORDER BY ts DESC) = 1)
+  SELECT order_id, customer, status, amount, ts FROM latest WHERE status <> 'cancelled'"
+check "silver rows" "SELECT count(*) FROM orders_silver" \
+  "$("${SLUICE}" sql --warehouse wh --format csv "SELECT count(*) FROM (${EXPECTED})" |
+     tail -n 1 | tr -d '\r"')"
+check "silver = the latest valid state of every order" \
+  "SELECT count(*) FROM ((SELECT * FROM orders_silver EXCEPT ALL (${EXPECTED}))
+                         UNION ALL ((${EXPECTED}) EXCEPT ALL SELECT * FROM orders_silver))" "0"
+check "dead letters, each once" \
+  "SELECT count(*) || ',' || count(DISTINCT (\"partition\", \"offset\")) || ',' ||
+          count(*) FILTER (WHERE error = 'malformed JSON') FROM orders_dlq" \
+  "$((rounds * 4)),$((rounds * 4)),$((rounds * 3))"
+check "gold = aggregate of silver" \
+  "SELECT count(*) FROM ((SELECT customer, orders, revenue FROM revenue_by_customer WHERE orders <> 0
+      EXCEPT ALL SELECT customer, count(*), round(sum(amount), 2) FROM orders_silver GROUP BY customer)
+    UNION ALL (SELECT customer, count(*), round(sum(amount), 2) FROM orders_silver GROUP BY customer
+      EXCEPT ALL SELECT customer, orders, revenue FROM revenue_by_customer WHERE orders <> 0))" "0"
+echo "rounds=${rounds} orders=$((rounds * ORDERS)) sigkills=${killed} PASS"
