@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <map>
 
 #include "api/api_internal.h"
 #include "api/frame_plan.h"
@@ -12,6 +13,7 @@
 #include "sinks/console_sink.h"
 #include "sinks/delta_sink.h"
 #include "sinks/foreach_batch_sink.h"
+#include "sinks/kafka_sink.h"
 #include "sources/source_factory.h"
 #include "stream/progress.h"
 
@@ -177,9 +179,10 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   SLUICE_ASSIGN_OR_RETURN(stream::Trigger trigger, api::ToStreamTrigger(trigger_));
 
   std::string format = foreach_batch_ ? "foreachbatch" : api::Lower(format_);
-  if (format != "delta" && format != "console" && format != "memory" && format != "foreachbatch") {
+  if (format != "delta" && format != "console" && format != "memory" && format != "kafka" &&
+      format != "foreachbatch") {
     return Status::InvalidArgument("unknown sink format '" + format_ +
-                                   "' (known: delta, console, memory, or ForeachBatch)");
+                                   "' (known: delta, console, memory, kafka, or ForeachBatch)");
   }
   auto state = std::make_unique<api::QueryState>();
   state->session = session;
@@ -189,6 +192,7 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   std::optional<std::string> checkpoint, path;
   bool merge_schema = false, truncate = true;
   int64_t num_rows = 20;
+  std::map<std::string, std::string> kafka_options;  // topic, kafka.*
   for (const auto& [k, v] : options_) {
     if (k == "checkpointlocation") {
       checkpoint = v;
@@ -200,11 +204,14 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
       SLUICE_ASSIGN_OR_RETURN(num_rows, api::ParseCount(k, v));
     } else if (k == "truncate" && format == "console") {
       SLUICE_ASSIGN_OR_RETURN(truncate, api::ParseBool(k, v));
+    } else if (format == "kafka" && (k == "topic" || k.rfind("kafka.", 0) == 0)) {
+      kafka_options[k] = v;
     } else {
       return Status::InvalidArgument("unknown option '" + k + "' for the " + format +
                                      " sink (known: checkpointLocation" +
                                      (format == "delta"     ? ", path, mergeSchema"
                                       : format == "console" ? ", numRows, truncate"
+                                      : format == "kafka"   ? ", topic, kafka.*"
                                                             : "") +
                                      ")");
     }
@@ -283,6 +290,14 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   } else if (format == "memory") {
     state->memory_sink = std::make_shared<sinks::MemorySink>(*name_);
     sink_factory = stream::FixedSink(state->memory_sink);
+  } else if (format == "kafka") {
+    // At-least-once, as Spark's Kafka sink (sinks/kafka_sink.h).
+    SLUICE_ASSIGN_OR_RETURN(sinks::KafkaSinkOptions opts,
+                            sinks::ParseKafkaSinkOptions(kafka_options));
+    sink_factory = [opts](const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
+      SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::KafkaSink::Open(ctx.engine, opts));
+      return std::shared_ptr<sinks::Sink>(std::move(sink));
+    };
   } else {
     sinks::DeltaSinkOptions opts;
     opts.path = *path;

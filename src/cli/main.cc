@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
   run->add_option("file", run_options.file, "The pipeline's SQL file")->required();
   run->add_option("--warehouse,-w", run_options.warehouse,
                   "Directory where table names resolve (default ./warehouse)");
+  run->add_option("--progress-log", run_options.progress_log,
+                  "Append every batch's progress JSON (one object per line) to this file");
   run->footer(kRunFooter);
 
   // sluice checkpoint inspect / sluice state dump (cli/checkpoint_commands.h)
@@ -105,8 +107,8 @@ int main(int argc, char** argv) {
   sluice::cli::CheckpointCommandOptions dump_options;
   CLI::App* state = app.add_subcommand("state", "Look at the state of a streaming checkpoint");
   state->require_subcommand(1);
-  CLI::App* dump =
-      state->add_subcommand("dump", "Print the committed state of a checkpoint's stateful operators");
+  CLI::App* dump = state->add_subcommand(
+      "dump", "Print the committed state of a checkpoint's stateful operators");
   dump->add_option("dir", dump_options.checkpoint, "The checkpoint directory")->required();
   dump->add_option("--operator", dump_options.operator_id, "Only this operator (its id: 0, 1, ...)")
       ->check(CLI::NonNegativeNumber);

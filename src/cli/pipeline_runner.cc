@@ -15,6 +15,7 @@
 #include "sql/statement_splitter.h"
 #include "sql/streaming_statement_parser.h"
 #include "sql/table_catalog.h"
+#include "stream/progress.h"
 
 namespace sluice::cli {
 namespace {
@@ -140,11 +141,20 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   }
 
   // 3. Run.
+  std::ofstream progress_log;
+  if (!options.progress_log.empty()) {
+    progress_log.open(options.progress_log, std::ios::app);
+    if (!progress_log) {
+      err << "Error: cannot open the progress log " << options.progress_log << " for appending\n";
+      return 1;
+    }
+  }
   std::mutex out_mu;
   sql::StartOptions start;
-  start.on_progress = [&out, &out_mu](const std::string& name,
-                                      const stream::StreamingQueryProgress& p) {
+  start.on_progress = [&out, &out_mu, &progress_log](const std::string& name,
+                                                     const stream::StreamingQueryProgress& p) {
     std::lock_guard<std::mutex> lock(out_mu);
+    if (progress_log.is_open()) progress_log << stream::ProgressToJson(p) << std::endl;
     out << std::left << std::setw(20) << name << " batch " << std::setw(5) << p.batch_id << " "
         << std::right << std::setw(9) << p.NumInputRows() << " rows " << std::setw(12) << std::fixed
         << std::setprecision(1) << p.ProcessedRowsPerSecond() << " rows/s " << std::setw(7)

@@ -44,11 +44,10 @@ Result<std::shared_ptr<RocksDbMemoryBudget>> RocksDbMemoryBudget::Create(
   impl->cache = rocksdb::NewLRUCache(co);
   impl->write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
       static_cast<size_t>(static_cast<double>(total_bytes) * write_buffer_fraction), impl->cache,
-      // No stall: with many stores sharing the budget and written from several threads, a
-      // stalled writer can wait forever for a flush that only another stalled store would
-      // start (seen with 200 partitions). Over the budget, the manager makes the writing store
-      // flush its memtable instead, which keeps memory near the budget.
-      /*allow_stall=*/false);
+      // Writes wait for flushes rather than exceed the budget. Nothing may be charged to the
+      // manager that a flush cannot free (no memtable Bloom filter, see the options below):
+      // with 200 partitions such charges alone exceeded the budget and writes stalled for ever.
+      /*allow_stall=*/true);
   return std::shared_ptr<RocksDbMemoryBudget>(new RocksDbMemoryBudget(std::move(impl)));
 }
 
@@ -143,7 +142,7 @@ class RocksDbBackend final : public KvBackend {
       t.block_cache = rocksdb::NewLRUCache(co);
       o.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
           static_cast<size_t>(settings_.block_cache_bytes / 2), t.block_cache,
-          /*allow_stall=*/false);  // see RocksDbMemoryBudget::Create
+          /*allow_stall=*/true);  // see RocksDbMemoryBudget::Create
     }
     cache_ = t.block_cache;
     t.cache_index_and_filter_blocks = true;

@@ -1,0 +1,89 @@
+// Kafka through the public C++ API: ReadStream().Format("kafka") -> transform ->
+// WriteStream().Format("kafka"), against librdkafka's mock cluster started by the test.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "fs/test_util.h"
+#include "sluice/sluice.h"
+#include "sources/kafka/mock_cluster.h"
+
+namespace sluice {
+namespace {
+
+TEST(KafkaApiTest, KafkaToKafkaThroughTheApi) {
+  fs::ScopedTempDir dir("sluice-kafka-api");
+  sources::kafka::testing::MockKafkaCluster cluster;
+  cluster.CreateTopic("in", 2);
+  cluster.CreateTopic("out", 1);
+  for (int i = 0; i < 10; ++i)
+    cluster.Produce("in", i % 2, "k" + std::to_string(i), std::to_string(i));
+  cluster.Flush();
+  auto session = Session::Open({.warehouse = dir.Join("wh")});
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  DataFrame in = (*session)
+                     ->ReadStream()
+                     .Format("kafka")
+                     .Option("kafka.bootstrap.servers", cluster.bootstrap())
+                     .Option("subscribe", "in")
+                     .Option("startingOffsets", "earliest")
+                     .Load();
+  ASSERT_TRUE(in.status().ok()) << in.status().ToString();
+  DataFrame doubled =
+      in.SelectExpr({"key", "CAST(CAST(decode(value) AS INT) * 2 AS VARCHAR) AS value"});
+  auto q = doubled.WriteStream()
+               .Format("kafka")
+               .Option("kafka.bootstrap.servers", cluster.bootstrap())
+               .Option("topic", "out")
+               .Option("checkpointLocation", dir.Join("ck"))
+               .Start();
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  ASSERT_TRUE((*q)->ProcessAllAvailable().ok());
+  ASSERT_TRUE((*q)->Stop().ok());
+  // Read "out" back as a batch of the stream.
+  auto back = (*session)
+                  ->ReadStream()
+                  .Format("kafka")
+                  .Option("kafka.bootstrap.servers", cluster.bootstrap())
+                  .Option("subscribe", "out")
+                  .Option("startingOffsets", "earliest")
+                  .Load()
+                  .SelectExpr({"decode(key) AS k", "decode(value) AS v"})
+                  .WriteStream()
+                  .Format("memory")
+                  .QueryName("back")
+                  .Start();
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_TRUE((*back)->ProcessAllAvailable().ok());
+  auto rows = (*session)->Table("back").Collect();
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  std::vector<std::string> got = rows->RowStrings();
+  std::sort(got.begin(), got.end());
+  std::vector<std::string> want;
+  for (int i = 0; i < 10; ++i)
+    want.push_back("k" + std::to_string(i) + "," + std::to_string(2 * i));
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
+  ASSERT_TRUE((*back)->Stop().ok());
+  // A Kafka sink needs a checkpoint and names its options.
+  auto no_ck = doubled.WriteStream()
+                   .Format("kafka")
+                   .Option("kafka.bootstrap.servers", cluster.bootstrap())
+                   .Option("topic", "out")
+                   .Start();
+  EXPECT_FALSE(no_ck.ok());
+  EXPECT_NE(no_ck.status().message().find("checkpointLocation"), std::string::npos);
+  auto bad = doubled.WriteStream()
+                 .Format("kafka")
+                 .Option("kafka.bootstrap.servers", cluster.bootstrap())
+                 .Option("colour", "red")
+                 .Option("checkpointLocation", dir.Join("ck2"))
+                 .Start();
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("topic, kafka.*"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice
