@@ -14,17 +14,16 @@ SLUICE="${BUILD}/sluice"
 MOCK="${BUILD}/src/sources/kafka/sluice_mock_kafka"
 command -v kcat > /dev/null || { echo "kcat is missing: apt install kcat"; exit 1; }
 WORK="$(mktemp -d)"
-mock_pid=""
+# shellcheck source=../../scripts/mock-kafka.sh
+source "${HERE}/../../scripts/mock-kafka.sh"
 cleanup() {
-  [[ -n "${mock_pid}" ]] && kill "${mock_pid}" 2> /dev/null && wait "${mock_pid}" 2> /dev/null
+  stop_mock_kafka
   rm -rf "${WORK}"
 }
 trap cleanup EXIT
 cd "${WORK}"
-"${MOCK}" bootstrap.txt orders:3 > mock.log 2>&1 &
-mock_pid=$!
-for ((i = 0; i < 100; i++)); do [[ -s bootstrap.txt ]] && break; sleep 0.1; done
-BOOTSTRAP="$(cat bootstrap.txt)"
+start_mock_kafka "${MOCK}" orders:3
+BOOTSTRAP="${KAFKA_BOOTSTRAP}"
 echo "mock Kafka cluster at ${BOOTSTRAP}"
 for ((r = 0; r < ROUNDS; r++)); do
   "${HERE}/generate_events.sh" "${r}" "${ORDERS}" valid.json | kcat -P -b "${BOOTSTRAP}" -t orders -K:

@@ -190,6 +190,11 @@ Status AutoCdcSink::ApplyToTarget(BatchId batch_id, const AutoCdcColumns& cols,
   }
   if (!update.assignments.empty()) spec.clauses.push_back(update);
   spec.clauses.push_back(insert);
+  return MergeIntoTarget(spec, batch_id, total, ctx);
+}
+
+Status AutoCdcSink::MergeIntoTarget(const delta::MergeSpec& spec, BatchId batch_id, int64_t total,
+                                    const std::string& ctx) {
   delta::DmlTable table{target_.get(), fs_, engine_, conn_.get()};
   delta::DmlOptions opts;
   opts.txn = delta::SetTransaction{options_.query_id, batch_id.value(), NowMs()};

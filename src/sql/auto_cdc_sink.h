@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "delta/dml_merge.h"
 #include "delta/table_writer.h"
 #include "sinks/sink.h"
 #include "sql/auto_cdc_spec.h"
@@ -81,6 +82,10 @@ class AutoCdcSink final : public sinks::Sink {
   Status ComputeChanges(const AutoCdcColumns& cols, const std::string& ctx);
   Status ApplyToTarget(BatchId batch_id, const AutoCdcColumns& cols, const std::string& ctx);
   Status ApplyToState(BatchId batch_id, const AutoCdcColumns& cols, const std::string& ctx);
+  // The batch's one MERGE commit into the target, with the flow's txn (query id, batch id);
+  // records `total` as the batch's output rows and the commit's version in the metrics.
+  Status MergeIntoTarget(const delta::MergeSpec& spec, BatchId batch_id, int64_t total,
+                         const std::string& ctx);
   // SCD type 2 (auto_cdc_sink_scd2.cc): the target's history rows of the keys the batch touches
   // are rebuilt from their events, then merged; the state table holds the delete events.
   Status ApplyScd2(BatchId batch_id, const AutoCdcColumns& cols, const std::string& ctx);

@@ -118,13 +118,7 @@ Status AutoCdcSink::ApplyScd2(BatchId batch_id, const AutoCdcColumns& cols,
   insert.assignments.emplace_back(kStartAt, "s." + Q(kStartAt));
   insert.assignments.emplace_back(kEndAt, "s." + Q(kEndAt));
   spec.clauses = {update, insert};
-  delta::DmlTable table{target_.get(), fs_, engine_, conn_.get()};
-  delta::DmlOptions opts;
-  opts.txn = delta::SetTransaction{options_.query_id, batch_id.value(), NowMs()};
-  SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult r, delta::MergeInto(table, spec, opts), ctx);
-  last_rows_ = total;
-  if (r.version) metrics_["version"] = r.version->ToString();
-  return Status::OK();
+  return MergeIntoTarget(spec, batch_id, total, ctx);
 }
 
 Status AutoCdcSink::ApplyScd2State(BatchId batch_id, const AutoCdcColumns& cols,

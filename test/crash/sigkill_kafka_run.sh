@@ -14,19 +14,17 @@ KILLS="${3:-20}"
 RANDOM="${4:-$$}"
 command -v kcat > /dev/null || { echo "FAIL: kcat is not installed (apt install kcat)"; exit 1; }
 WORK="$(mktemp -d)"
-mock_pid=""
+# shellcheck source=../../scripts/mock-kafka.sh
+source "$(dirname "$0")/../../scripts/mock-kafka.sh"
 cleanup() {
-  [[ -n "${mock_pid}" ]] && kill "${mock_pid}" 2> /dev/null && wait "${mock_pid}" 2> /dev/null
+  stop_mock_kafka
   rm -rf "${WORK}"
 }
 trap cleanup EXIT
 cd "${WORK}"
 
-"${MOCK}" bootstrap.txt orders:3 > mock.log 2>&1 &
-mock_pid=$!
-for ((i = 0; i < 100; i++)); do [[ -s bootstrap.txt ]] && break; sleep 0.1; done
-[[ -s bootstrap.txt ]] || { echo "FAIL: the mock cluster did not start:"; cat mock.log; exit 1; }
-BOOTSTRAP="$(cat bootstrap.txt)"
+start_mock_kafka "${MOCK}" orders:3 || { echo "FAIL: see above"; exit 1; }
+BOOTSTRAP="${KAFKA_BOOTSTRAP}"
 
 RECORDS_PER_ROUND=30
 records=0

@@ -3,9 +3,6 @@
 #include <librdkafka/rdkafka.h>
 
 #include <chrono>
-#include <optional>
-#include <set>
-#include <vector>
 
 namespace sluice::sources::kafka {
 
