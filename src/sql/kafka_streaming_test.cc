@@ -88,5 +88,62 @@ TEST_F(KafkaStreamingTest, BadOptionsFailWithTheOptionsName) {
   EXPECT_THAT(r.status().message(), HasSubstr("exactly one of the options 'subscribe'"));
 }
 
+TEST_F(KafkaStreamingTest, BatchReadWithoutStreamReadsStartingToEndingOffsets) {
+  cluster_.CreateTopic("orders", 2);
+  Produce(0, 10);
+  const std::string servers = "bootstrapServers => '" + cluster_.bootstrap() + "'";
+  EXPECT_EQ(One("SELECT count(*) || '/' || sum((decode(value)::JSON->>'id')::INT) FROM read_kafka(" +
+                servers + ", subscribe => 'orders')"),
+            "10/45");
+  EXPECT_EQ(One("SELECT string_agg(partition || ':' || \"offset\", ',' ORDER BY partition, "
+                "\"offset\") FROM read_kafka(" + servers +
+                ", subscribe => 'orders', startingOffsets => '{\"orders\":{\"0\":3,\"1\":-2}}', "
+                "endingOffsets => '{\"orders\":{\"0\":-1,\"1\":2}}')"),
+            "0:3,0:4,1:0,1:1");
+  // Two reads in one statement, joined.
+  EXPECT_EQ(One("SELECT count(*) FROM read_kafka(" + servers + ", subscribe => 'orders') a JOIN "
+                "read_kafka(" + servers + ", subscribe => 'orders') b USING (partition, \"offset\")"),
+            "10");
+  auto bad = session_->Execute("SELECT * FROM read_kafka(" + servers +
+                               ", subscribe => 'orders', startingOffsets => 'latest')");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().ToString(), HasSubstr("startingOffsets can't be latest"));
+  auto positional = session_->Execute("SELECT * FROM read_kafka('x')");
+  ASSERT_FALSE(positional.ok());
+  EXPECT_THAT(positional.status().ToString(), HasSubstr("named arguments only"));
+}
+
+TEST_F(KafkaStreamingTest, IncludeHeadersGivesAListOfKeyValueStructs) {
+  cluster_.CreateTopic("h", 1);
+  cluster_.ProduceWithHeaders("h", 0, "a", {{"trace", "t-1"}, {"bin", std::string("\x01\x00\xff", 3)},
+                                            {"none", std::nullopt}});
+  cluster_.Produce("h", 0, std::nullopt, "b");  // no headers: NULL, as Spark
+  cluster_.ProduceWithHeaders("h", 0, "c", {{"trace", "t-2"}, {"trace", "t-3"}});
+  cluster_.Flush();
+  const std::string servers = "bootstrapServers => '" + cluster_.bootstrap() + "'";
+  EXPECT_EQ(One("SELECT typeof(headers) FROM read_kafka(" + servers +
+                ", subscribe => 'h', includeHeaders => true) LIMIT 1"),
+            "STRUCT(\"key\" VARCHAR, \"value\" BLOB)[]");
+  EXPECT_EQ(One("SELECT string_agg(decode(value) || '=' || coalesce(len(headers)::VARCHAR, 'NULL'), "
+                "',' ORDER BY \"offset\") FROM read_kafka(" + servers +
+                ", subscribe => 'h', includeHeaders => 'true')"),
+            "a=3,b=NULL,c=2");
+  EXPECT_EQ(One("SELECT headers[1].key || '=' || decode(headers[1].value) || '|' || "
+                "hex(headers[2].value) || '|' || headers[3].key || '=' || "
+                "coalesce(headers[3].value::VARCHAR, 'NULL') FROM read_kafka(" + servers +
+                ", subscribe => 'h', includeHeaders => true) WHERE \"offset\" = 0"),
+            "trace=t-1|0100FF|none=NULL");
+  // In a streaming table too.
+  Run("CREATE STREAMING TABLE hs AS SELECT decode(value) AS v, headers FROM STREAM read_kafka(" +
+      servers + ", subscribe => 'h', startingOffsets => 'earliest', includeHeaders => true)");
+  Run("REFRESH STREAMING TABLE hs");
+  EXPECT_EQ(One("SELECT string_agg(h.key || '=' || decode(h.value), ',') FROM "
+                "(SELECT unnest(headers) AS h FROM hs WHERE v = 'c')"),
+            "trace=t-2,trace=t-3");
+  // Without the option there is no headers column.
+  auto no = session_->Execute("SELECT headers FROM read_kafka(" + servers + ", subscribe => 'h')");
+  EXPECT_FALSE(no.ok());
+}
+
 }  // namespace
 }  // namespace sluice::sql

@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "fs/file_system.h"
+#include "sources/kafka/kafka_source.h"
 #include "sql/delta_references.h"
+#include "sql/kafka_batch_read.h"
 #include "sql/literal_rows.h"
 #include "sql/read_state.h"
 #include "sql/spark_functions.h"
@@ -350,6 +352,21 @@ Result<std::string> Session::PrepareReadStateViews(std::string_view statement) {
   return rewrite.sql;
 }
 
+Result<std::string> Session::PrepareKafkaBatchViews(std::string_view statement) {
+  SLUICE_ASSIGN_OR_RETURN(KafkaBatchRewrite rewrite, RewriteKafkaBatchReads(statement));
+  for (const KafkaBatchReference& ref : rewrite.references) {
+    sources::SourceContext ctx;
+    ctx.fs = fs::LocalFileSystem();
+    ctx.engine = engine_.get();
+    ctx.options = ref.options;
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, sources::kafka::KafkaSource::ReadBatch(ctx),
+                                "read_kafka");
+    SLUICE_RETURN_NOT_OK(connection_->RegisterBatch(ref.view_name, rows));
+    temp_batches_.push_back(ref.view_name);
+  }
+  return rewrite.sql;
+}
+
 Result<engine::Batch> Session::Drop(const DropTableStatement& drop) {
   if (!drop.table.is_path) {
     SLUICE_ASSIGN_OR_RETURN(bool was_streaming, streaming_->DropIfStreaming(drop.table.name));
@@ -383,6 +400,7 @@ Result<engine::Batch> Session::Execute(std::string_view original) {
   SLUICE_ASSIGN_OR_RETURN(std::string sql, PrepareDeltaViews(statement));
   SLUICE_ASSIGN_OR_RETURN(sql, PrepareProgressViews(sql));
   SLUICE_ASSIGN_OR_RETURN(sql, PrepareReadStateViews(sql));
+  SLUICE_ASSIGN_OR_RETURN(sql, PrepareKafkaBatchViews(sql));
   if (table_statement) {
     if (sql != statement) {
       SLUICE_ASSIGN_OR_RETURN(table_statement, ParseTableStatement(sql));

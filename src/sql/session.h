@@ -70,6 +70,8 @@ class Session {
   // Makes each read_state('name'[, operator]) of `statement` a relation (sql/read_state.h);
   // returns the rewritten text.
   Result<std::string> PrepareReadStateViews(std::string_view statement);
+  // read_kafka(...) without STREAM: a batch read of Kafka (sql/kafka_batch_read.h).
+  Result<std::string> PrepareKafkaBatchViews(std::string_view statement);
   // DROP TABLE of a streaming table also removes its definition and checkpoint.
   Result<engine::Batch> Drop(const DropTableStatement& drop);
 

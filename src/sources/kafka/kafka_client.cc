@@ -29,8 +29,8 @@ struct KafkaClient::Handle {
   }
 };
 
-KafkaClient::KafkaClient(std::unique_ptr<Handle> handle, int64_t timeout_ms)
-    : handle_(std::move(handle)), timeout_ms_(timeout_ms) {}
+KafkaClient::KafkaClient(std::unique_ptr<Handle> handle, int64_t timeout_ms, bool read_headers)
+    : handle_(std::move(handle)), timeout_ms_(timeout_ms), read_headers_(read_headers) {}
 
 KafkaClient::~KafkaClient() = default;
 
@@ -80,7 +80,7 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
     return Status::InvalidArgument(std::string("Kafka consumer: ") + errstr);
   }
   rd_kafka_poll_set_consumer(handle->rk);
-  return std::unique_ptr<KafkaClient>(new KafkaClient(std::move(handle), options.timeout_ms));
+  return std::unique_ptr<KafkaClient>(new KafkaClient(std::move(handle), options.timeout_ms, options.read_headers));
 }
 
 Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
@@ -125,6 +125,7 @@ Status KafkaClient::ReadRanges(
     bool done = false;
   };
   std::map<TopicPartition, Progress> parts;
+  std::vector<KafkaHeader> headers;  // the current record's, reused
   PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(ranges.size())));
   for (const auto& [tp, range] : ranges) {
     if (range.first >= range.second) continue;
@@ -195,6 +196,22 @@ Status KafkaClient::ReadRanges(
           rd_kafka_timestamp_type_t type;
           r.timestamp_ms = rd_kafka_message_timestamp(m, &type);
           r.timestamp_type = type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? 1 : 0;
+          if (read_headers_) {
+            headers.clear();
+            rd_kafka_headers_t* hdrs = nullptr;
+            if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+              const char* name = nullptr;
+              const void* value = nullptr;
+              size_t size = 0;
+              for (size_t h = 0;
+                   rd_kafka_header_get_all(hdrs, h, &name, &value, &size) ==
+                   RD_KAFKA_RESP_ERR_NO_ERROR;
+                   ++h) {
+                headers.push_back(KafkaHeader{name, value, size});
+              }
+            }
+            r.headers = &headers;
+          }
           st = fn(r);
           if (m->offset >= p.end - 1) finish();
         }

@@ -12,11 +12,19 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/result.h"
 #include "sources/kafka/kafka_offsets.h"
 
 namespace sluice::sources::kafka {
+
+// One record header; the views are valid only during the callback.
+struct KafkaHeader {
+  std::string_view key;
+  const void* value = nullptr;  // nullptr: NULL value
+  size_t value_len = 0;
+};
 
 // One record as read; the views are valid only during the callback.
 struct KafkaRecord {
@@ -28,6 +36,8 @@ struct KafkaRecord {
   size_t value_len = 0;
   int64_t timestamp_ms = -1;  // -1: not available
   int32_t timestamp_type = 0;  // 0 create time, 1 log append time (Spark's timestampType)
+  // The record's headers in order, when KafkaClientOptions::read_headers; else empty.
+  const std::vector<KafkaHeader>* headers = nullptr;
 };
 
 struct KafkaClientOptions {
@@ -36,6 +46,7 @@ struct KafkaClientOptions {
   std::map<std::string, std::string> config;
   std::string group_id;         // never committed to
   int64_t timeout_ms = 120000;  // metadata and watermark queries, and a read's wait for a record
+  bool read_headers = false;    // fill KafkaRecord::headers (includeHeaders)
 };
 
 class KafkaClient {
@@ -67,9 +78,10 @@ class KafkaClient {
 
  private:
   struct Handle;
-  explicit KafkaClient(std::unique_ptr<Handle> handle, int64_t timeout_ms);
+  explicit KafkaClient(std::unique_ptr<Handle> handle, int64_t timeout_ms, bool read_headers);
   std::unique_ptr<Handle> handle_;
   int64_t timeout_ms_;
+  bool read_headers_;
 };
 
 }  // namespace sluice::sources::kafka

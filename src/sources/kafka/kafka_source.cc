@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <random>
 
+#include "common/interval.h"
 #include "common/logging.h"
 #include "common/strings.h"
 #include "engine/batch_builder.h"
@@ -61,12 +62,15 @@ Result<KafkaSourceOptions> ParseKafkaSourceOptions(
     } else if (lower != "subscribe" && lower != "subscribepattern" && lower != "assign" &&
                lower != "startingoffsets" && lower != "maxoffsetspertrigger" &&
                lower != "failondataloss" && lower != "groupidprefix" &&
-               lower != "kafkaconsumer.polltimeoutms") {
+               lower != "kafkaconsumer.polltimeoutms" && lower != "minoffsetspertrigger" &&
+               lower != "includeheaders" &&
+               lower != "maxtriggerdelay") {
       return Status::InvalidArgument(
           "kafka source: unknown option '" + name +
           "' (known: kafka.bootstrap.servers and other kafka.* options, subscribe, "
-          "subscribePattern, assign, startingOffsets, maxOffsetsPerTrigger, failOnDataLoss, "
-          "groupIdPrefix, kafkaConsumer.pollTimeoutMs)");
+          "subscribePattern, assign, startingOffsets, maxOffsetsPerTrigger, "
+          "minOffsetsPerTrigger, maxTriggerDelay, failOnDataLoss, groupIdPrefix, "
+          "includeHeaders, kafkaConsumer.pollTimeoutMs)");
     }
   }
   if (!out.kafka_config.count("bootstrap.servers")) {
@@ -109,30 +113,66 @@ Result<KafkaSourceOptions> ParseKafkaSourceOptions(
     }
   }
   SLUICE_ASSIGN_OR_RETURN(out.max_offsets_per_trigger, o.GetInt64("maxOffsetsPerTrigger", 1));
+  SLUICE_ASSIGN_OR_RETURN(out.min_offsets_per_trigger, o.GetInt64("minOffsetsPerTrigger", 1));
+  if (auto d = o.Get("maxTriggerDelay")) {
+    auto parsed = ParseDuration(*d);
+    if (!parsed.ok() || parsed->micros < 0) {
+      return Status::InvalidArgument("kafka source: option 'maxTriggerDelay' must be a duration "
+                                     "such as '15m' or '30 seconds', got '" + *d + "'");
+    }
+    out.max_trigger_delay_ms = parsed->micros / 1000;
+  }
+  if (out.min_offsets_per_trigger && out.max_offsets_per_trigger &&
+      *out.min_offsets_per_trigger > *out.max_offsets_per_trigger) {
+    return Status::InvalidArgument(
+        "kafka source: option 'minOffsetsPerTrigger' (" +
+        std::to_string(*out.min_offsets_per_trigger) +
+        ") must not be greater than 'maxOffsetsPerTrigger' (" +
+        std::to_string(*out.max_offsets_per_trigger) + ")");
+  }
   SLUICE_ASSIGN_OR_RETURN(auto fail, o.GetBool("failOnDataLoss"));
   out.fail_on_data_loss = fail.value_or(true);
   if (auto g = o.Get("groupIdPrefix")) out.group_id_prefix = *g;
+  SLUICE_ASSIGN_OR_RETURN(auto headers, o.GetBool("includeHeaders"));
+  out.include_headers = headers.value_or(false);
   SLUICE_ASSIGN_OR_RETURN(auto poll, o.GetInt64("kafkaConsumer.pollTimeoutMs", 1));
   if (poll) out.poll_timeout_ms = *poll;
   return out;
 }
 
-engine::Schema KafkaSource::RowSchema() {
+engine::Schema KafkaSource::RowSchema(bool include_headers) {
   using engine::DataType;
   using engine::TypeId;
-  return {{"key", DataType{TypeId::kBlob}},
-          {"value", DataType{TypeId::kBlob}},
-          {"topic", DataType{TypeId::kVarchar}},
-          {"partition", DataType{TypeId::kInteger}},
-          {"offset", DataType{TypeId::kBigInt}},
-          {"timestamp", DataType{TypeId::kTimestampTz}},
-          {"timestampType", DataType{TypeId::kInteger}}};
+  engine::Schema schema = {{"key", DataType{TypeId::kBlob}},
+                           {"value", DataType{TypeId::kBlob}},
+                           {"topic", DataType{TypeId::kVarchar}},
+                           {"partition", DataType{TypeId::kInteger}},
+                           {"offset", DataType{TypeId::kBigInt}},
+                           {"timestamp", DataType{TypeId::kTimestampTz}},
+                           {"timestampType", DataType{TypeId::kInteger}}};
+  if (include_headers) {
+    DataType header{TypeId::kStruct};
+    header.children = {{"key", DataType{TypeId::kVarchar}}, {"value", DataType{TypeId::kBlob}}};
+    DataType list{TypeId::kList};
+    list.children = {{"element", header}};
+    schema.push_back({"headers", list});
+  }
+  return schema;
 }
 
 KafkaSource::KafkaSource(const SourceContext& ctx, KafkaSourceOptions options,
                          std::unique_ptr<KafkaClient> client)
-    : ctx_(ctx), options_(std::move(options)), client_(std::move(client)), schema_(RowSchema()) {
+    : ctx_(ctx),
+      options_(std::move(options)),
+      client_(std::move(client)),
+      schema_(RowSchema(options_.include_headers)) {
   if (options_.subscribe_pattern) pattern_.emplace(*options_.subscribe_pattern);
+  if (ctx_.clock) {
+    clock_ = ctx_.clock;
+  } else {
+    default_clock_ = DefaultClock();
+    clock_ = default_clock_.get();
+  }
 }
 
 Result<std::unique_ptr<KafkaSource>> KafkaSource::Open(const SourceContext& ctx,
@@ -141,10 +181,19 @@ Result<std::unique_ptr<KafkaSource>> KafkaSource::Open(const SourceContext& ctx,
   co.config = options.kafka_config;
   co.group_id = options.group_id_prefix + "-" + RandomHex();
   co.timeout_ms = options.poll_timeout_ms;
+  co.read_headers = options.include_headers;
   auto client = KafkaClient::Open(co);
   if (!client.ok()) return client.status().WithContext("kafka source");
-  return std::unique_ptr<KafkaSource>(
-      new KafkaSource(ctx, std::move(options), std::move(*client)));
+  std::unique_ptr<engine::Connection> headers_conn;
+  if (options.include_headers) {
+    if (!ctx.engine) {
+      return Status::InvalidArgument("kafka source: includeHeaders needs an engine in the context");
+    }
+    SLUICE_ASSIGN_OR_RETURN(headers_conn, ctx.engine->Connect());
+  }
+  std::unique_ptr<KafkaSource> source(new KafkaSource(ctx, std::move(options), std::move(*client)));
+  source->headers_conn_ = std::move(headers_conn);
+  return source;
 }
 
 std::string KafkaSource::Description() const {
@@ -293,6 +342,10 @@ Result<std::optional<OffsetJson>> KafkaSource::LatestOffset(
     auto w = client_->Watermarks(tp);
     if (w.ok()) new_starts[tp] = w->first;
   }
+  if (options_.min_offsets_per_trigger && !limit.all_available && !available_now_end_ &&
+      DelayBatch(from, until)) {
+    return start ? *start : OffsetsToJson(from);
+  }
   PartitionOffsets end = until;
   if (limit.max_rows && !limit.all_available) {
     end = RateLimit(*limit.max_rows, from, until, new_starts);
@@ -305,6 +358,22 @@ Result<std::optional<OffsetJson>> KafkaSource::LatestOffset(
     if (auto it = from.find(tp); it != from.end() && offset < it->second) offset = it->second;
   }
   return OffsetsToJson(end);
+}
+
+bool KafkaSource::DelayBatch(const PartitionOffsets& from, const PartitionOffsets& until) {
+  const int64_t now = clock_->NowMs();
+  if (last_trigger_ms_ == 0) last_trigger_ms_ = now;
+  int64_t available = 0;
+  for (const auto& [tp, high] : until) {
+    auto it = from.find(tp);
+    available += std::max<int64_t>(0, high - (it == from.end() ? 0 : it->second));
+  }
+  if (available < *options_.min_offsets_per_trigger &&
+      now - last_trigger_ms_ < options_.max_trigger_delay_ms) {
+    return true;
+  }
+  last_trigger_ms_ = now;
+  return false;
 }
 
 Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& start,
@@ -358,8 +427,13 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
   }
   // One builder per partition, filled straight from librdkafka's buffers as records arrive;
   // the batch is their concatenation in partition order.
+  engine::Schema build_schema = RowSchema(false);
+  if (options_.include_headers) {
+    build_schema.push_back({"headers", engine::DataType{engine::TypeId::kVarchar}});
+  }
   std::map<TopicPartition, engine::BatchBuilder> builders;
-  for (const auto& [tp, range] : ranges) builders.emplace(tp, engine::BatchBuilder(schema_));
+  for (const auto& [tp, range] : ranges) builders.emplace(tp, engine::BatchBuilder(build_schema));
+  std::string encoded;
   auto append = [&](const KafkaRecord& r) -> Status {
     engine::BatchBuilder& b = builders.at(*r.tp);
     if (r.key) {
@@ -383,17 +457,151 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
       SLUICE_RETURN_NOT_OK(b.AppendNull());
     }
     SLUICE_RETURN_NOT_OK(b.AppendInt64(r.timestamp_type));
+    if (options_.include_headers) {
+      if (!r.headers || r.headers->empty()) {
+        SLUICE_RETURN_NOT_OK(b.AppendNull());
+      } else {
+        EncodeHeaders(*r.headers, &encoded);
+        SLUICE_RETURN_NOT_OK(b.AppendString(encoded));
+      }
+    }
     return b.EndRow();
   };
   SLUICE_RETURN_NOT_OK_CTX(client_->ReadRanges(ranges, append), Description());
-  if (builders.empty()) return engine::BatchBuilder(schema_).Finish();
   std::vector<engine::Batch> parts;
   for (auto& [tp, b] : builders) {
     SLUICE_ASSIGN_OR_RETURN(engine::Batch part, b.Finish());
     parts.push_back(std::move(part));
   }
-  if (parts.size() == 1) return parts[0];
-  return engine::Batch::Concat(parts);
+  engine::Batch rows;
+  if (parts.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(rows, engine::BatchBuilder(build_schema).Finish());
+  } else if (parts.size() == 1) {
+    rows = std::move(parts[0]);
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(rows, engine::Batch::Concat(parts));
+  }
+  if (!options_.include_headers) return rows;
+  return DecodeHeaders(rows);
+}
+
+void KafkaSource::EncodeHeaders(const std::vector<KafkaHeader>& headers, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  auto hex = [&](const void* data, size_t len) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < len; ++i) {
+      out->push_back(kHex[p[i] >> 4]);
+      out->push_back(kHex[p[i] & 15]);
+    }
+  };
+  out->clear();
+  for (size_t i = 0; i < headers.size(); ++i) {
+    if (i) out->push_back(',');
+    hex(headers[i].key.data(), headers[i].key.size());
+    out->push_back(':');
+    if (headers[i].value) {
+      hex(headers[i].value, headers[i].value_len);
+    } else {
+      out->push_back('~');  // a NULL value
+    }
+  }
+}
+
+Result<engine::Batch> KafkaSource::DecodeHeaders(const engine::Batch& rows) {
+  // Each header is "<hex key>:<hex value or ~>", joined by ','; decode(unhex(..)) gives the
+  // key's text, unhex(..) the value's bytes.
+  static constexpr const char* kName = "__sluice_kafka_headers";
+  SLUICE_RETURN_NOT_OK(headers_conn_->RegisterBatch(kName, rows));
+  auto out = headers_conn_->Query(
+      "SELECT key, value, topic, \"partition\", \"offset\", \"timestamp\", timestampType, "
+      "CASE WHEN headers IS NULL THEN NULL ELSE list_transform(string_split(headers, ','), "
+      "h -> {'key': decode(unhex(split_part(h, ':', 1))), 'value': CASE WHEN "
+      "split_part(h, ':', 2) = '~' THEN NULL ELSE unhex(split_part(h, ':', 2)) END}) END "
+      "AS headers FROM " + std::string(kName));
+  Status dropped = headers_conn_->UnregisterBatch(kName);
+  if (!out.ok()) return out.status().WithContext(Description() + ": decoding record headers");
+  SLUICE_RETURN_NOT_OK(dropped);
+  return out;
+}
+
+Result<engine::Batch> KafkaSource::ReadBatch(const SourceContext& batch_ctx) {
+  SourceContext ctx = batch_ctx;
+  ctx.checkpoint_dir.clear();
+  std::optional<std::string> ending;
+  bool has_starting = false;
+  for (auto it = ctx.options.begin(); it != ctx.options.end();) {
+    const std::string lower = AsciiLower(it->first);
+    if (lower == "maxoffsetspertrigger" || lower == "minoffsetspertrigger" ||
+        lower == "maxtriggerdelay") {
+      return Status::InvalidArgument("kafka batch read: option '" + it->first +
+                                     "' applies to streaming reads only");
+    }
+    if (lower == "startingoffsets") {
+      has_starting = true;
+      if (AsciiLower(it->second) == "latest") {
+        return Status::InvalidArgument(
+            "kafka batch read: startingOffsets can't be latest for a batch read (use earliest "
+            "or JSON offsets)");
+      }
+    }
+    if (lower == "endingoffsets") {
+      ending = it->second;
+      it = ctx.options.erase(it);
+      continue;
+    }
+    ++it;
+  }
+  if (!has_starting) ctx.options["startingOffsets"] = "earliest";
+  SLUICE_ASSIGN_OR_RETURN(KafkaSourceOptions options, ParseKafkaSourceOptions(ctx.options));
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<KafkaSource> source, Open(ctx, std::move(options)));
+  SLUICE_ASSIGN_OR_RETURN(PartitionOffsets latest, source->FetchLatest());
+  SLUICE_ASSIGN_OR_RETURN(PartitionOffsets start, source->InitialOffsets(latest));
+  PartitionOffsets end = latest;
+  if (ending && AsciiLower(*ending) == "earliest") {
+    return Status::InvalidArgument("kafka batch read: endingOffsets can't be earliest for a batch "
+                                   "read (use latest or JSON offsets)");
+  }
+  if (ending && AsciiLower(*ending) != "latest") {
+    SLUICE_ASSIGN_OR_RETURN(PartitionOffsets given,
+                            OffsetsFromJson(*ending, "option 'endingOffsets'", true));
+    for (const auto& [tp, offset] : given) {
+      if (!latest.count(tp)) {
+        return Status::InvalidArgument("kafka batch read: option 'endingOffsets' names " +
+                                       tp.ToString() +
+                                       ", which is not subscribed or does not exist");
+      }
+      if (offset == kEarliest) {
+        return Status::InvalidArgument("kafka batch read: option 'endingOffsets' can't use -2 "
+                                       "(earliest) for " + tp.ToString());
+      }
+    }
+    for (auto& [tp, offset] : end) {
+      auto it = given.find(tp);
+      if (it == given.end()) {
+        return Status::InvalidArgument("kafka batch read: option 'endingOffsets' does not name "
+                                       "partition " + tp.ToString() +
+                                       " (it must give an offset, or -1, for every partition)");
+      }
+      if (it->second == kLatest) continue;
+      if (it->second > offset) {
+        return Status::InvalidArgument("kafka batch read: the ending offset " +
+                                       std::to_string(it->second) + " of " + tp.ToString() +
+                                       " is past the partition's latest offset " +
+                                       std::to_string(offset));
+      }
+      offset = it->second;
+    }
+  }
+  for (const auto& [tp, offset] : end) {
+    auto it = start.find(tp);
+    if (it != start.end() && offset < it->second) {
+      return Status::InvalidArgument("kafka batch read: the ending offset " +
+                                     std::to_string(offset) + " of " + tp.ToString() +
+                                     " is before its starting offset " +
+                                     std::to_string(it->second));
+    }
+  }
+  return source->GetBatch(OffsetsToJson(start), OffsetsToJson(end));
 }
 
 std::map<std::string, std::string> KafkaSource::Metrics(

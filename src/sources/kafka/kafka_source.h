@@ -7,7 +7,8 @@
 // beyond `end`).
 //
 // Rows: key BLOB, value BLOB, topic VARCHAR, partition INTEGER, offset BIGINT,
-// timestamp TIMESTAMP WITH TIME ZONE, timestampType INTEGER.
+// timestamp TIMESTAMP WITH TIME ZONE, timestampType INTEGER, and with includeHeaders
+// headers STRUCT(key VARCHAR, value BLOB)[] (NULL for a record without headers, as Spark).
 //
 // Thread safety: as every Source, driven by one thread.
 #pragma once
@@ -34,9 +35,15 @@ struct KafkaSourceOptions {
   std::optional<PartitionOffsets> starting_offsets;
   bool starting_earliest = false;
   std::optional<int64_t> max_offsets_per_trigger;
+  // Spark's minOffsetsPerTrigger / maxTriggerDelay: a batch is delayed (LatestOffset returns its
+  // start) while fewer new offsets than the minimum are available and less than the delay has
+  // passed since the last batch was triggered (or since the source was opened).
+  std::optional<int64_t> min_offsets_per_trigger;
+  int64_t max_trigger_delay_ms = 15 * 60 * 1000;
   bool fail_on_data_loss = true;
   std::string group_id_prefix = "spark-kafka-source";
   int64_t poll_timeout_ms = 120000;
+  bool include_headers = false;
 };
 
 // Parses the user's options (SourceContext::options). InvalidArgument naming the option.
@@ -60,8 +67,17 @@ class KafkaSource final : public Source {
   std::map<std::string, std::string> Metrics(
       const std::optional<OffsetJson>& latest) const override;
 
-  // The schema of every Kafka source.
-  static engine::Schema RowSchema();
+  // The schema of a Kafka source's rows (with the headers column when `include_headers`).
+  static engine::Schema RowSchema(bool include_headers = false);
+
+  // A batch (non-streaming) read, Spark's `spark.read.format("kafka")`: the records from
+  // `startingOffsets` (default earliest) up to `endingOffsets` (default latest: the high
+  // watermarks when the read starts; JSON per partition with -1 = latest), in partition then
+  // offset order. `ctx.options` are the source options plus endingOffsets; streaming-only
+  // options (maxOffsetsPerTrigger, minOffsetsPerTrigger, maxTriggerDelay) are refused, as are
+  // startingOffsets = latest and endingOffsets = earliest (Spark's rules). ctx.checkpoint_dir is
+  // ignored: nothing is persisted.
+  static Result<engine::Batch> ReadBatch(const SourceContext& ctx);
 
  private:
   KafkaSource(const SourceContext& ctx, KafkaSourceOptions options,
@@ -75,14 +91,28 @@ class KafkaSource final : public Source {
   // Data loss (a range starting below the earliest available offset, or a partition of `start`
   // that is gone): an error when failOnDataLoss, else a warning and the readable part.
   Status ReportDataLoss(const std::string& message);
+  // includeHeaders: the builder's encoded form of a record's headers, and its decoding into
+  // the nested `headers` column (see headers_conn_).
+  static void EncodeHeaders(const std::vector<KafkaHeader>& headers, std::string* out);
+  Result<engine::Batch> DecodeHeaders(const engine::Batch& rows);
+  // minOffsetsPerTrigger: true when the batch from `from` to `until` must wait (Spark's
+  // delayBatch); otherwise records now as the last trigger time.
+  bool DelayBatch(const PartitionOffsets& from, const PartitionOffsets& until);
 
   SourceContext ctx_;
   KafkaSourceOptions options_;
   std::unique_ptr<KafkaClient> client_;
   engine::Schema schema_;
+  // includeHeaders: rows are built with the headers hex-encoded in a VARCHAR column and turned
+  // into the nested column by one SQL projection on this connection (BatchBuilder has no nested
+  // values).
+  std::unique_ptr<engine::Connection> headers_conn_;
   std::optional<std::regex> pattern_;
   std::optional<PartitionOffsets> available_now_end_;  // set by PrepareForAvailableNow
   PartitionOffsets last_latest_;                       // high watermarks seen last
+  Clock* clock_;                                       // ctx_.clock or the default clock
+  std::shared_ptr<Clock> default_clock_;
+  int64_t last_trigger_ms_ = 0;  // 0: not yet set (Spark's lastTriggerMillis)
 };
 
 }  // namespace sluice::sources::kafka

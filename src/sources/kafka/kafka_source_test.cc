@@ -103,6 +103,82 @@ TEST_F(KafkaSourceTest, ReadsExactlyTheRecordedRangesAndRereadsThemIdentically) 
   EXPECT_EQ(m["maxOffsetsBehindLatest"], "0");
 }
 
+TEST_F(KafkaSourceTest, MinOffsetsPerTriggerDelaysUntilEnoughDataOrMaxTriggerDelay) {
+  cluster_.CreateTopic("t", 2);
+  for (int i = 0; i < 4; ++i) cluster_.Produce("t", i % 2, "k", "v");
+  cluster_.Flush();
+  ManualClock clock(1'000'000);
+  SourceContext ctx = Context({{"subscribe", "t"}, {"startingOffsets", "earliest"},
+                               {"minOffsetsPerTrigger", "10"}, {"maxTriggerDelay", "1m"}});
+  ctx.clock = &clock;
+  auto src = CreateSource("kafka", ctx);
+  ASSERT_TRUE(src.ok()) << src.status().ToString();
+  // The first call starts the delay clock; 4 < 10 new offsets: the batch waits at its start.
+  auto first = (*src)->LatestOffset(std::nullopt, ReadLimit{});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(**first, R"({"t":{"0":0,"1":0}})");
+  auto start = **first;
+  clock.Advance(59'000);
+  EXPECT_EQ(**(*src)->LatestOffset(start, ReadLimit{}), start);
+  // Enough data arrives: the batch runs at once and restarts the delay.
+  for (int i = 0; i < 8; ++i) cluster_.Produce("t", i % 2, "k", "v");
+  cluster_.Flush();
+  auto end = (*src)->LatestOffset(start, ReadLimit{});
+  EXPECT_EQ(**end, R"({"t":{"0":6,"1":6}})");
+  // A little more data: below the minimum, it waits until maxTriggerDelay has passed.
+  for (int i = 0; i < 3; ++i) cluster_.Produce("t", 0, "k", "v");
+  cluster_.Flush();
+  clock.Advance(30'000);
+  EXPECT_EQ(**(*src)->LatestOffset(**end, ReadLimit{}), **end);
+  clock.Advance(30'000);
+  EXPECT_EQ(**(*src)->LatestOffset(**end, ReadLimit{}), R"({"t":{"0":9,"1":6}})");
+  // Trigger.AvailableNow's all_available ignores the minimum.
+  for (int i = 0; i < 2; ++i) cluster_.Produce("t", 1, "k", "v");
+  cluster_.Flush();
+  ReadLimit all;
+  all.all_available = true;
+  EXPECT_EQ(**(*src)->LatestOffset(R"({"t":{"0":9,"1":6}})", all), R"({"t":{"0":9,"1":8}})");
+}
+
+TEST_F(KafkaSourceTest, MinOffsetsPerTriggerOptionErrors) {
+  auto bad = CreateSource("kafka", Context({{"subscribe", "t"}, {"maxTriggerDelay", "soon"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("'maxTriggerDelay' must be a duration"));
+  auto order = CreateSource("kafka", Context({{"subscribe", "t"}, {"minOffsetsPerTrigger", "10"},
+                                              {"maxOffsetsPerTrigger", "5"}}));
+  ASSERT_FALSE(order.ok());
+  EXPECT_THAT(order.status().message(), HasSubstr("must not be greater than 'maxOffsetsPerTrigger'"));
+}
+
+TEST_F(KafkaSourceTest, BatchReadFromStartingToEndingOffsets) {
+  cluster_.CreateTopic("b", 2);
+  for (int i = 0; i < 10; ++i) cluster_.Produce("b", i % 2, "k", "v" + std::to_string(i));
+  cluster_.Flush();
+  SourceContext ctx = Context({{"subscribe", "b"}});
+  auto all = KafkaSource::ReadBatch(ctx);  // earliest .. latest
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(Rows(*all).size(), 10u);
+  EXPECT_EQ(Rows(*all)[0], "0:0:k:v0");
+  ctx.options["startingOffsets"] = R"({"b":{"0":1,"1":-2}})";
+  ctx.options["endingOffsets"] = R"({"b":{"0":3,"1":-1}})";
+  auto part = KafkaSource::ReadBatch(ctx);
+  ASSERT_TRUE(part.ok()) << part.status().ToString();
+  EXPECT_EQ(Rows(*part), (std::vector<std::string>{"0:1:k:v2", "0:2:k:v4", "1:0:k:v1", "1:1:k:v3",
+                                                   "1:2:k:v5", "1:3:k:v7", "1:4:k:v9"}));
+  auto expect_error = [&](std::map<std::string, std::string> extra, const std::string& what) {
+    SourceContext c = Context({{"subscribe", "b"}});
+    for (auto& [k, v] : extra) c.options[k] = v;
+    auto r = KafkaSource::ReadBatch(c);
+    ASSERT_FALSE(r.ok()) << what;
+    EXPECT_THAT(r.status().message(), HasSubstr(what));
+  };
+  expect_error({{"startingOffsets", "latest"}}, "startingOffsets can't be latest");
+  expect_error({{"endingOffsets", "earliest"}}, "endingOffsets can't be earliest");
+  expect_error({{"maxOffsetsPerTrigger", "5"}}, "applies to streaming reads only");
+  expect_error({{"endingOffsets", R"({"b":{"0":3}})"}}, "does not name partition b-1");
+  expect_error({{"endingOffsets", R"({"b":{"0":99,"1":-1}})"}}, "past the partition's latest");
+}
+
 TEST_F(KafkaSourceTest, MaxOffsetsPerTriggerSplitsAcrossPartitions) {
   cluster_.CreateTopic("t", 2);
   for (int i = 0; i < 40; ++i) cluster_.Produce("t", i < 10 ? 0 : 1, "k", "v");

@@ -8,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace sluice::sources::kafka::testing {
 
@@ -65,6 +67,25 @@ class MockKafkaCluster {
                               RD_KAFKA_V_END);
     }
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) throw std::runtime_error(rd_kafka_err2str(err));
+  }
+  // Produces one record with headers (a nullopt value = a NULL header value).
+  void ProduceWithHeaders(
+      const std::string& topic, int partition, const std::string& value,
+      const std::vector<std::pair<std::string, std::optional<std::string>>>& headers) {
+    rd_kafka_headers_t* hdrs = rd_kafka_headers_new(headers.size());
+    for (const auto& [name, v] : headers) {
+      rd_kafka_header_add(hdrs, name.data(), static_cast<ssize_t>(name.size()),
+                          v ? v->data() : nullptr, v ? static_cast<ssize_t>(v->size()) : 0);
+    }
+    rd_kafka_resp_err_t err = rd_kafka_producev(
+        producer_, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+        RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+        RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_headers_destroy(hdrs);  // owned by the message only on success
+      throw std::runtime_error(rd_kafka_err2str(err));
+    }
   }
   void Flush() {
     if (rd_kafka_flush(producer_, 10000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
