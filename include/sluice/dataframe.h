@@ -184,6 +184,8 @@ class GroupedData {
 //   txnAppId, txnVersion  both or neither: the write is skipped when the table already records
 //                         appId at a version >= txnVersion; otherwise the commit records it
 //   mergeSchema           "true": add new columns to the table schema (default false)
+//   delta.*               table properties of a table this write creates (ignored when the
+//                         table exists), e.g. Option("delta.enableChangeDataFeed", "true")
 // Modes: "append" (default; creates the table when absent), "overwrite" (replace all rows),
 // "error"/"errorifexists" (create; AlreadyExists when the table exists).
 //

@@ -815,10 +815,29 @@ Status DataFrameWriter::Save(const std::string& path) {
       opts.txn_version = version;
     } else if (k == "mergeschema") {
       opts.merge_schema = api::Lower(v) == "true";
+    } else if (k.rfind("delta.", 0) == 0) {
+      // A table property of a new table, as Delta's writer options. Option names arrive
+      // lower-cased; the log needs the protocol's spelling.
+      static const char* const kProperties[] = {
+          "delta.enableChangeDataFeed", "delta.appendOnly", "delta.checkpointInterval",
+          "delta.logRetentionDuration", "delta.deletedFileRetentionDuration",
+          "delta.enableDeletionVectors", "delta.dataSkippingNumIndexedCols",
+          "delta.checkpoint.writeStatsAsJson", "delta.checkpoint.writeStatsAsStruct"};
+      std::string name;
+      for (const char* p : kProperties) {
+        if (api::Lower(p) == k) name = p;
+      }
+      if (name.empty()) {
+        std::string known;
+        for (const char* p : kProperties) known += (known.empty() ? "" : ", ") + std::string(p);
+        return Status::InvalidArgument("unknown Delta table property '" + k +
+                                       "' for the Delta writer (known: " + known + ")");
+      }
+      opts.configuration[name] = v;
     } else {
       return Status::InvalidArgument("unknown option '" + k +
                                      "' for the Delta writer (known: txnAppId, txnVersion, "
-                                     "mergeSchema)");
+                                     "mergeSchema, delta.* table properties)");
     }
   }
   if (opts.txn_app_id.has_value() != opts.txn_version.has_value()) {

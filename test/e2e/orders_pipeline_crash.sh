@@ -7,12 +7,18 @@
 #   - orders_dlq holds exactly the malformed records and those without an order_id, each once,
 #   - revenue_by_customer equals the aggregate of orders_silver.
 #
+# With a fifth argument, the path of examples/orders/orders_pipeline (the same pipeline written
+# with the C++ API, silver by a foreachBatch MERGE), that program is run and killed instead of
+# `sluice run pipeline.sql`; the checks are the same.
+#
 # Usage: orders_pipeline_crash.sh <sluice> <sluice_mock_kafka> [kills (default 5)] [seed]
+#                                 [orders_pipeline]
 set -uo pipefail
 SLUICE="$(realpath "$1")"
 MOCK="$(realpath "$2")"
 KILLS="${3:-5}"
 RANDOM="${4:-$$}"
+CPP_PIPELINE="${5:+$(realpath "$5")}"
 EXAMPLE="$(cd "$(dirname "$0")/../../examples/orders" && pwd)"
 command -v kcat > /dev/null || { echo "FAIL: kcat is not installed (apt install kcat)"; exit 1; }
 WORK="$(mktemp -d)"
@@ -27,6 +33,13 @@ cd "${WORK}"
 start_mock_kafka "${MOCK}" orders:3 || { echo "FAIL: see above"; exit 1; }
 BOOTSTRAP="${KAFKA_BOOTSTRAP}"
 sed "s|@KAFKA_BOOTSTRAP@|${BOOTSTRAP}|" "${EXAMPLE}/pipeline.sql" > pipeline.sql
+KILL_WINDOW_MS=3000
+[[ -n "${CPP_PIPELINE}" ]] && KILL_WINDOW_MS=800
+if [[ -n "${CPP_PIPELINE}" ]]; then
+  RUN=("${CPP_PIPELINE}" --bootstrap "${BOOTSTRAP}" --warehouse wh)
+else
+  RUN=("${SLUICE}" run pipeline.sql --warehouse wh)
+fi
 
 ORDERS=40
 rounds=0
@@ -40,19 +53,20 @@ produce() {
 killed=0
 for ((attempt = 0; killed < KILLS && attempt < 4 * KILLS; attempt++)); do
   produce
-  "${SLUICE}" run pipeline.sql --warehouse wh > run.log 2>&1 &
+  "${RUN[@]}" > run.log 2>&1 &
   pid=$!
-  # The whole pipeline takes a few seconds: kill anywhere in it.
-  sleep "$((RANDOM % 3)).$(printf '%03d' $((RANDOM % 1000)))"
+  # The whole pipeline takes a few seconds (the C++ program under one): kill anywhere in it.
+  ms=$((RANDOM % KILL_WINDOW_MS))
+  sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
   if kill -9 "${pid}" 2> /dev/null; then killed=$((killed + 1)); fi
   wait "${pid}" 2> /dev/null
   code=$?
   if [[ ${code} -ne 0 && ${code} -ne 137 ]]; then
-    echo "FAIL: attempt ${attempt}: sluice run exited ${code} (not a kill):"; cat run.log; exit 1
+    echo "FAIL: attempt ${attempt}: the pipeline exited ${code} (not a kill):"; cat run.log; exit 1
   fi
 done
 produce
-if ! "${SLUICE}" run pipeline.sql --warehouse wh > run.log 2>&1; then
+if ! "${RUN[@]}" > run.log 2>&1; then
   echo "FAIL: the final run failed:"; cat run.log; exit 1
 fi
 
@@ -84,4 +98,4 @@ check "gold = aggregate of silver" \
       EXCEPT ALL SELECT customer, count(*), round(sum(amount), 2) FROM orders_silver GROUP BY customer)
     UNION ALL (SELECT customer, count(*), round(sum(amount), 2) FROM orders_silver GROUP BY customer
       EXCEPT ALL SELECT customer, orders, revenue FROM revenue_by_customer WHERE orders <> 0))" "0"
-echo "rounds=${rounds} orders=$((rounds * ORDERS)) sigkills=${killed} PASS"
+echo "${CPP_PIPELINE:+C++ pipeline: }rounds=${rounds} orders=$((rounds * ORDERS)) sigkills=${killed} PASS"
