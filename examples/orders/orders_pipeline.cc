@@ -73,10 +73,10 @@ Status RunBronze(sluice::Session* session, const Options& o) {
           .Load()
           .SelectExpr({"decode(value) AS payload", "topic", "\"partition\"", "\"offset\""})
           .SelectExpr({Field("order_id", "BIGINT"), Field("customer", "VARCHAR"),
-                   Field("status", "VARCHAR"), Field("amount", "DOUBLE"),
-                   Field("ts", "TIMESTAMPTZ"),
-                   "CASE WHEN json_valid(payload) THEN NULL ELSE payload END AS bad_payload",
-                   "topic", "\"partition\"", "\"offset\""});
+                       Field("status", "VARCHAR"), Field("amount", "DOUBLE"),
+                       Field("ts", "TIMESTAMPTZ"),
+                       "CASE WHEN json_valid(payload) THEN NULL ELSE payload END AS bad_payload",
+                       "topic", "\"partition\"", "\"offset\""});
   return RunToEnd(bronze.WriteStream()
                       .QueryName("orders_bronze")
                       .Trigger(sluice::Trigger::AvailableNow())
@@ -90,9 +90,9 @@ Status RunDeadLetters(sluice::Session* session) {
                       .Table("orders_bronze")
                       .Where("bad_payload IS NOT NULL OR order_id IS NULL OR ts IS NULL")
                       .SelectExpr({"topic", "\"partition\"", "\"offset\"", "bad_payload",
-                               "CASE WHEN bad_payload IS NOT NULL THEN 'malformed JSON' "
-                               "WHEN order_id IS NULL THEN 'missing order_id' "
-                               "ELSE 'missing ts' END AS error"});
+                                   "CASE WHEN bad_payload IS NOT NULL THEN 'malformed JSON' "
+                                   "WHEN order_id IS NULL THEN 'missing order_id' "
+                                   "ELSE 'missing ts' END AS error"});
   return RunToEnd(dlq.WriteStream()
                       .QueryName("orders_dlq")
                       .Trigger(sluice::Trigger::AvailableNow())
@@ -110,17 +110,16 @@ class SilverMerger {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<sluice::DeltaTable> silver,
                             sluice::DeltaTable::ForName(session_, "orders_silver"));
     // A MERGE source must not match a target row twice: the batch's latest event per order.
-    DataFrame latest = batch.GroupBy({"order_id"})
-                           .Agg({"arg_max(customer, ts) AS customer",
-                                 "arg_max(status, ts) AS status", "arg_max(amount, ts) AS amount",
-                                 "max(ts) AS ts"});
-    SLUICE_ASSIGN_OR_RETURN(
-        sluice::DeltaOperationResult result,
-        silver->Merge(latest, "s", "t.order_id = s.order_id")
-            .WhenMatchedDelete("s.ts > t.ts AND s.status = 'cancelled'")
-            .WhenMatchedUpdateAll("s.ts > t.ts")
-            .WhenNotMatchedInsertAll("s.status <> 'cancelled'")
-            .Execute({.txn_app_id = kSilverAppId, .txn_version = batch_id}));
+    DataFrame latest =
+        batch.GroupBy({"order_id"})
+            .Agg({"arg_max(customer, ts) AS customer", "arg_max(status, ts) AS status",
+                  "arg_max(amount, ts) AS amount", "max(ts) AS ts"});
+    SLUICE_ASSIGN_OR_RETURN(sluice::DeltaOperationResult result,
+                            silver->Merge(latest, "s", "t.order_id = s.order_id")
+                                .WhenMatchedDelete("s.ts > t.ts AND s.status = 'cancelled'")
+                                .WhenMatchedUpdateAll("s.ts > t.ts")
+                                .WhenNotMatchedInsertAll("s.status <> 'cancelled'")
+                                .Execute({.txn_app_id = kSilverAppId, .txn_version = batch_id}));
     if (result.skipped) {
       std::cout << "orders_silver: batch " << batch_id << " already merged, skipped\n";
     }
@@ -142,21 +141,20 @@ Status RunSilver(sluice::Session* session) {
                              .SaveAsTable("orders_silver"));
   }
   // A redelivered event has the same order, status and event time.
-  DataFrame valid =
-      session->ReadStream()
-          .Table("orders_bronze")
-          .Where("bad_payload IS NULL AND order_id IS NOT NULL AND ts IS NOT NULL")
-          .SelectExpr({"order_id", "customer", "status", "amount", "ts"})
-          .WithWatermark("ts", "10 minutes")
-          .DropDuplicatesWithinWatermark({"order_id", "status", "ts"});
-  return RunToEnd(valid.WriteStream()
-                      .QueryName("orders_silver")
-                      .Option("checkpointLocation",
-                              session->warehouse() + "/_checkpoints/orders_silver_merge")
-                      .Trigger(sluice::Trigger::AvailableNow())
-                      .ForeachBatch(SilverMerger(session))
-                      .Start(),
-                  "orders_silver");
+  DataFrame valid = session->ReadStream()
+                        .Table("orders_bronze")
+                        .Where("bad_payload IS NULL AND order_id IS NOT NULL AND ts IS NOT NULL")
+                        .SelectExpr({"order_id", "customer", "status", "amount", "ts"})
+                        .WithWatermark("ts", "10 minutes")
+                        .DropDuplicatesWithinWatermark({"order_id", "status", "ts"});
+  return RunToEnd(
+      valid.WriteStream()
+          .QueryName("orders_silver")
+          .Option("checkpointLocation", session->warehouse() + "/_checkpoints/orders_silver_merge")
+          .Trigger(sluice::Trigger::AvailableNow())
+          .ForeachBatch(SilverMerger(session))
+          .Start(),
+      "orders_silver");
 }
 
 // Gold: revenue and orders per customer from silver's change data feed (an update or delete

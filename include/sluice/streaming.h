@@ -152,6 +152,10 @@ using ForeachBatchFunction = std::function<Status(const DataFrame& batch, int64_
 //                      At-least-once.
 //   "memory"           keeps the rows in the session; read them with Session::Table(<query
 //                      name>) (QueryName is required). Exactly-once within the process.
+//   "kafka"            Start(); records from the columns value [, key, topic, partition];
+//                      options kafka.* (kafka.bootstrap.servers required), topic. At-least-once;
+//                      exactly-once with kafka.transactional.id (+ transactionMarkerTopic), one
+//                      Kafka transaction per batch (docs/kafka.md "Sink").
 //   ForeachBatch(fn)   calls fn per batch (the format is then ignored). At-least-once by itself.
 // Options: checkpointLocation (required, except for ToTable, where it defaults to
 // <warehouse>/_checkpoints/<table>, and for console and memory sinks, which get a new temporary

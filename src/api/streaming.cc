@@ -192,7 +192,7 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   std::optional<std::string> checkpoint, path;
   bool merge_schema = false, truncate = true;
   int64_t num_rows = 20;
-  std::map<std::string, std::string> kafka_options;  // topic, kafka.*
+  std::map<std::string, std::string> kafka_options;  // topic, transactionMarkerTopic, kafka.*
   for (const auto& [k, v] : options_) {
     if (k == "checkpointlocation") {
       checkpoint = v;
@@ -204,16 +204,17 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
       SLUICE_ASSIGN_OR_RETURN(num_rows, api::ParseCount(k, v));
     } else if (k == "truncate" && format == "console") {
       SLUICE_ASSIGN_OR_RETURN(truncate, api::ParseBool(k, v));
-    } else if (format == "kafka" && (k == "topic" || k.rfind("kafka.", 0) == 0)) {
+    } else if (format == "kafka" &&
+               (k == "topic" || k == "transactionmarkertopic" || k.rfind("kafka.", 0) == 0)) {
       kafka_options[k] = v;
     } else {
-      return Status::InvalidArgument("unknown option '" + k + "' for the " + format +
-                                     " sink (known: checkpointLocation" +
-                                     (format == "delta"     ? ", path, mergeSchema"
-                                      : format == "console" ? ", numRows, truncate"
-                                      : format == "kafka"   ? ", topic, kafka.*"
-                                                            : "") +
-                                     ")");
+      return Status::InvalidArgument(
+          "unknown option '" + k + "' for the " + format + " sink (known: checkpointLocation" +
+          (format == "delta"     ? ", path, mergeSchema"
+           : format == "console" ? ", numRows, truncate"
+           : format == "kafka"   ? ", topic, kafka.*, transactionMarkerTopic"
+                                 : "") +
+          ")");
     }
   }
   if (!checkpoint && table_) {

@@ -2,7 +2,11 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -63,18 +67,29 @@ Result<KafkaSinkOptions> ParseKafkaSinkOptions(const std::map<std::string, std::
   KafkaSinkOptions out;
   for (const auto& [name, value] : options) {
     std::string lower = AsciiLower(name);
-    if (lower.rfind("kafka.", 0) == 0) {
+    if (lower == "kafka.transactional.id") {
+      if (value.empty()) {
+        return Status::InvalidArgument("kafka sink: option 'kafka.transactional.id' is empty");
+      }
+      out.transactional_id = value;
+    } else if (lower.rfind("kafka.", 0) == 0) {
       out.kafka_config[name.substr(6)] = value;
     } else if (lower == "bootstrapservers") {
       out.kafka_config["bootstrap.servers"] = value;
     } else if (lower == "topic") {
       out.topic = value;
+    } else if (lower == "transactionmarkertopic") {
+      if (value.empty()) {
+        return Status::InvalidArgument("kafka sink: option 'transactionMarkerTopic' is empty");
+      }
+      out.marker_topic = value;
     } else if (lower == "checkpointlocation") {
       // Handled by the query.
     } else {
       return Status::InvalidArgument("kafka sink: unknown option '" + name +
                                      "' (known: kafka.bootstrap.servers and other kafka.* "
-                                     "options, topic)");
+                                     "options such as kafka.transactional.id, topic, "
+                                     "transactionMarkerTopic)");
     }
   }
   if (!out.kafka_config.count("bootstrap.servers")) {
@@ -103,9 +118,13 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
       {"delivery.timeout.ms", std::to_string(options.delivery_timeout_ms)},
   };
   for (const auto& [k, v] : options.kafka_config) settings[k] = v;
+  if (options.transactional_id) {
+    settings["transactional.id"] = *options.transactional_id;
+    settings["transaction.timeout.ms"] =
+        std::to_string(std::max<int64_t>(60000, options.delivery_timeout_ms + 10000));
+  }
   for (const auto& [k, v] : settings) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr)) !=
-        RD_KAFKA_CONF_OK) {
+    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr)) != RD_KAFKA_CONF_OK) {
       rd_kafka_conf_destroy(conf);
       // The value is not repeated: it may be a secret.
       return Status::InvalidArgument("kafka sink: option 'kafka." + k + "': " + errstr);
@@ -118,8 +137,134 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
     rd_kafka_conf_destroy(conf);
     return Status::InvalidArgument(std::string("kafka sink: ") + errstr);
   }
-  return std::unique_ptr<KafkaSink>(
+  if (options.transactional_id) {
+    // Fences an older producer with this id and aborts its open transaction.
+    if (rd_kafka_error_t* e = rd_kafka_init_transactions(
+            producer->rk, static_cast<int>(options.delivery_timeout_ms))) {
+      std::string msg = rd_kafka_error_string(e);
+      rd_kafka_error_destroy(e);
+      return Status::IOError("kafka sink: starting transactions for transactional.id '" +
+                             *options.transactional_id + "': " + msg);
+    }
+  }
+  auto sink = std::unique_ptr<KafkaSink>(
       new KafkaSink(std::move(conn), std::move(options), std::move(producer)));
+  if (sink->options_.transactional_id) {
+    SLUICE_ASSIGN_OR_RETURN(int64_t next, sink->ReadMarkers());
+    sink->next_uncommitted_ = next;
+  }
+  return sink;
+}
+
+Result<int64_t> KafkaSink::ReadMarkers() {
+  const std::string what = Description() + ": reading the transaction markers of '" +
+                           *options_.transactional_id + "' in topic " + options_.marker_topic;
+  char errstr[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  std::map<std::string, std::string> settings = {{"log_level", "3"},
+                                                 {"group.id", "sluice-sink-markers"},
+                                                 {"enable.auto.commit", "false"},
+                                                 {"enable.partition.eof", "true"},
+                                                 {"isolation.level", "read_committed"}};
+  for (const auto& [k, v] : options_.kafka_config) {
+    // Connection and security settings apply to the marker reader too; producer ones do not.
+    if (k == "bootstrap.servers" || k.rfind("security.", 0) == 0 || k.rfind("sasl.", 0) == 0 ||
+        k.rfind("ssl.", 0) == 0 || k == "client.id") {
+      settings[k] = v;
+    }
+  }
+  for (const auto& [k, v] : settings) {
+    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr)) != RD_KAFKA_CONF_OK) {
+      rd_kafka_conf_destroy(conf);
+      return Status::InvalidArgument("kafka sink: option 'kafka." + k + "': " + errstr);
+    }
+  }
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
+  if (rk == nullptr) {
+    rd_kafka_conf_destroy(conf);
+    return Status::InvalidArgument(what + ": " + errstr);
+  }
+  struct Closer {
+    rd_kafka_t* rk;
+    ~Closer() {
+      rd_kafka_assign(rk, nullptr);
+      rd_kafka_consumer_close(rk);
+      rd_kafka_destroy(rk);
+    }
+  } closer{rk};
+  const int timeout = static_cast<int>(options_.delivery_timeout_ms);
+  int64_t low = 0, high = 0;
+  rd_kafka_resp_err_t err =
+      rd_kafka_query_watermark_offsets(rk, options_.marker_topic.c_str(), 0, &low, &high, timeout);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return Status::IOError(what + ": " + rd_kafka_err2str(err) +
+                           " (create the topic with one partition, or allow auto-creation)");
+  }
+  int64_t next = 0;
+  if (high <= low) return next;
+  rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(parts, options_.marker_topic.c_str(), 0)->offset = low;
+  err = rd_kafka_assign(rk, parts);
+  rd_kafka_topic_partition_list_destroy(parts);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return Status::IOError(what + ": " + rd_kafka_err2str(err));
+  const std::string& id = *options_.transactional_id;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
+  while (true) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status::IOError(what + ": timed out before the end of the partition");
+    }
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
+    if (m == nullptr) continue;
+    bool eof = m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF;
+    Status st;
+    if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR && !eof) {
+      st = Status::IOError(what + ": " + rd_kafka_message_errstr(m));
+    } else if (!eof && m->key_len == id.size() && std::memcmp(m->key, id.data(), id.size()) == 0) {
+      std::string value(static_cast<const char*>(m->payload), m->len);
+      int64_t batch = -1;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), batch);
+      if (ec != std::errc() || end != value.data() + value.size() || batch < 0) {
+        st = Status::Corruption(what + ": the marker at offset " + std::to_string(m->offset) +
+                                " is not a batch id: '" + value + "'");
+      } else {
+        next = batch + 1;
+      }
+    }
+    rd_kafka_message_destroy(m);
+    SLUICE_RETURN_NOT_OK(st);
+    if (eof) return next;
+  }
+}
+
+std::optional<int64_t> KafkaSink::NextUncommittedBatch() const { return next_uncommitted_; }
+
+Status KafkaSink::CommitTransaction(const std::string& ctx, BatchId batch_id) {
+  const int timeout = static_cast<int>(options_.delivery_timeout_ms);
+  const std::string& id = *options_.transactional_id;
+  const std::string value = std::to_string(batch_id.value());
+  rd_kafka_error_t* e = nullptr;
+  rd_kafka_resp_err_t err = rd_kafka_producev(
+      producer_->rk, RD_KAFKA_V_TOPIC(options_.marker_topic.c_str()), RD_KAFKA_V_PARTITION(0),
+      RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(id.data(), id.size()),
+      RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_END);
+  std::string msg;
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    msg = std::string("writing the marker to ") + options_.marker_topic + ": " +
+          rd_kafka_err2str(err);
+  } else {
+    e = rd_kafka_commit_transaction(producer_->rk, timeout);
+    if (e == nullptr) {
+      next_uncommitted_ = batch_id.value() + 1;
+      return Status::OK();
+    }
+    msg = rd_kafka_error_string(e);
+    rd_kafka_error_destroy(e);
+  }
+  if (rd_kafka_error_t* a = rd_kafka_abort_transaction(producer_->rk, timeout)) {
+    rd_kafka_error_destroy(a);  // the commit's error is the one to report
+  }
+  return Status::IOError(ctx + ": committing the Kafka transaction: " + msg);
 }
 
 std::string KafkaSink::Description() const {
@@ -129,6 +274,33 @@ std::string KafkaSink::Description() const {
 Status KafkaSink::AddBatch(BatchId batch_id, const engine::Batch& data, OutputMode mode) {
   (void)mode;  // Spark's Kafka sink writes the rows it gets in every mode
   const std::string ctx = Description() + " batch " + batch_id.ToString();
+  if (!next_uncommitted_) {
+    SLUICE_ASSIGN_OR_RETURN(last_rows_, ProduceRecords(ctx, data));
+    return Status::OK();
+  }
+  if (batch_id.value() < *next_uncommitted_) {
+    last_rows_ = 0;  // committed by an earlier run: a re-run after a crash writes nothing
+    return Status::OK();
+  }
+  if (rd_kafka_error_t* e = rd_kafka_begin_transaction(producer_->rk)) {
+    std::string msg = rd_kafka_error_string(e);
+    rd_kafka_error_destroy(e);
+    return Status::IOError(ctx + ": beginning a Kafka transaction: " + msg);
+  }
+  Result<int64_t> produced = ProduceRecords(ctx, data);
+  if (!produced.ok()) {
+    if (rd_kafka_error_t* a = rd_kafka_abort_transaction(
+            producer_->rk, static_cast<int>(options_.delivery_timeout_ms))) {
+      rd_kafka_error_destroy(a);
+    }
+    return produced.status();
+  }
+  SLUICE_RETURN_NOT_OK(CommitTransaction(ctx, batch_id));
+  last_rows_ = *produced;
+  return Status::OK();
+}
+
+Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::Batch& data) {
   // Columns: which ones there are and how to render each as hex.
   std::map<std::string, engine::TypeId> cols;
   for (const auto& f : data.schema()) {
@@ -240,8 +412,7 @@ Status KafkaSink::AddBatch(BatchId batch_id, const engine::Batch& data, OutputMo
                            std::to_string(produced) +
                            " records were not delivered; first error: " + producer_->first_error);
   }
-  last_rows_ = produced;
-  return Status::OK();
+  return produced;
 }
 
 }  // namespace sluice::sinks

@@ -12,6 +12,19 @@
 // commits/<N> writes its records again; within one run the idempotent producer never duplicates
 // on retries. Options (`kafka.*`, passed to librdkafka) never appear in errors or descriptions.
 //
+// Exactly-once (option `kafka.transactional.id`): each batch is one Kafka transaction that also
+// writes a marker record (key = the transactional.id, value = the batch id in decimal) to
+// partition 0 of the marker topic (option `transactionMarkerTopic`, default
+// `sluice-transaction-markers`; create it with one partition and cleanup.policy=compact, or let the
+// broker auto-create it). Opening the sink calls init_transactions, which fences an older producer
+// with the same transactional.id and aborts its open transaction (a batch cut short by a crash
+// leaves only aborted records), then reads the marker partition with isolation.level =
+// read_committed: the last marker with this id is the last batch committed to Kafka. A batch whose
+// id is not above it (a re-run after a crash between the Kafka commit and commits/<N>) is skipped.
+// Readers see each batch once with isolation.level = read_committed (librdkafka's and Sluice's
+// Kafka source's default). One transactional.id per checkpoint: a new checkpoint (batch ids from
+// 0 again) needs a new one.
+//
 // Thread safety: driven by one query thread.
 #pragma once
 
@@ -28,6 +41,8 @@ struct KafkaSinkOptions {
   std::map<std::string, std::string> kafka_config;  // "kafka.*" without the prefix
   std::optional<std::string> topic;                 // the `topic` option
   int64_t delivery_timeout_ms = 120000;
+  std::optional<std::string> transactional_id;              // kafka.transactional.id: exactly-once
+  std::string marker_topic = "sluice-transaction-markers";  // transactionMarkerTopic
 };
 
 // From the user's options: kafka.* (kafka.bootstrap.servers required), topic.
@@ -42,14 +57,25 @@ class KafkaSink final : public Sink {
   Status AddBatch(BatchId batch_id, const engine::Batch& data, OutputMode mode) override;
   std::optional<int64_t> LastNumOutputRows() const override { return last_rows_; }
 
+  // Exactly-once mode: the first batch id not committed to Kafka (0 when none is), as read from
+  // the marker topic when the sink was opened and advanced by each commit since.
+  std::optional<int64_t> NextUncommittedBatch() const;
+
  private:
   struct Producer;
+  // Produces the batch's records (inside the transaction in exactly-once mode); the count.
+  Result<int64_t> ProduceRecords(const std::string& ctx, const engine::Batch& data);
+  Status CommitTransaction(const std::string& ctx, BatchId batch_id);
+  // Reads the marker partition: the batch after the last one this transactional.id committed.
+  Result<int64_t> ReadMarkers();
   KafkaSink(std::unique_ptr<engine::Connection> conn, KafkaSinkOptions options,
             std::unique_ptr<Producer> producer);
 
   std::unique_ptr<engine::Connection> conn_;
   KafkaSinkOptions options_;
   std::unique_ptr<Producer> producer_;
+  // Exactly-once mode: the first batch id not yet committed to Kafka.
+  std::optional<int64_t> next_uncommitted_;
   std::optional<int64_t> last_rows_;
 };
 

@@ -24,7 +24,8 @@ Result<KafkaBatchRewrite> RewriteKafkaBatchReads(std::string_view sql) {
       if (!named) {
         return Status::InvalidArgument(
             "read_kafka takes named arguments only, such as read_kafka(bootstrapServers => "
-            "'host:9092', subscribe => 'topic') (at " + where + ")");
+            "'host:9092', subscribe => 'topic') (at " +
+            where + ")");
       }
       const std::string name = tokens[j].text;
       j += 2;

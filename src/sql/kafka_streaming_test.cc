@@ -37,9 +37,9 @@ class KafkaStreamingTest : public ::testing::Test {
   }
   void Produce(int from, int to) {
     for (int i = from; i < to; ++i) {
-      cluster_.Produce("orders", i % 2, "k" + std::to_string(i % 7),
-                       "{\"id\":" + std::to_string(i) + ",\"amount\":" + std::to_string(i * 10) +
-                           "}");
+      cluster_.Produce(
+          "orders", i % 2, "k" + std::to_string(i % 7),
+          "{\"id\":" + std::to_string(i) + ",\"amount\":" + std::to_string(i * 10) + "}");
     }
     cluster_.Flush();
   }
@@ -62,8 +62,9 @@ TEST_F(KafkaStreamingTest, StreamingTableReadsEveryRecordExactlyOnceAcrossRestar
   Run("REFRESH STREAMING TABLE orders_bronze");
   EXPECT_EQ(One("SELECT count(*) FROM orders_bronze"), "20");
   // maxOffsetsPerTrigger 6 over 20 records: 4 batches (6, 6, 6, 2).
-  EXPECT_EQ(One("SELECT count(*) FROM streaming_progress('orders_bronze') WHERE num_input_rows > 0"),
-            "4");
+  EXPECT_EQ(
+      One("SELECT count(*) FROM streaming_progress('orders_bronze') WHERE num_input_rows > 0"),
+      "4");
   EXPECT_THAT(One("SELECT progress->'sources'->0->>'description' FROM "
                   "streaming_progress('orders_bronze') ORDER BY batch_id DESC LIMIT 1"),
               HasSubstr("KafkaV2[Subscribe[orders]]"));
@@ -92,17 +93,21 @@ TEST_F(KafkaStreamingTest, BatchReadWithoutStreamReadsStartingToEndingOffsets) {
   cluster_.CreateTopic("orders", 2);
   Produce(0, 10);
   const std::string servers = "bootstrapServers => '" + cluster_.bootstrap() + "'";
-  EXPECT_EQ(One("SELECT count(*) || '/' || sum((decode(value)::JSON->>'id')::INT) FROM read_kafka(" +
-                servers + ", subscribe => 'orders')"),
-            "10/45");
+  EXPECT_EQ(
+      One("SELECT count(*) || '/' || sum((decode(value)::JSON->>'id')::INT) FROM read_kafka(" +
+          servers + ", subscribe => 'orders')"),
+      "10/45");
   EXPECT_EQ(One("SELECT string_agg(partition || ':' || \"offset\", ',' ORDER BY partition, "
-                "\"offset\") FROM read_kafka(" + servers +
+                "\"offset\") FROM read_kafka(" +
+                servers +
                 ", subscribe => 'orders', startingOffsets => '{\"orders\":{\"0\":3,\"1\":-2}}', "
                 "endingOffsets => '{\"orders\":{\"0\":-1,\"1\":2}}')"),
             "0:3,0:4,1:0,1:1");
   // Two reads in one statement, joined.
-  EXPECT_EQ(One("SELECT count(*) FROM read_kafka(" + servers + ", subscribe => 'orders') a JOIN "
-                "read_kafka(" + servers + ", subscribe => 'orders') b USING (partition, \"offset\")"),
+  EXPECT_EQ(One("SELECT count(*) FROM read_kafka(" + servers +
+                ", subscribe => 'orders') a JOIN "
+                "read_kafka(" +
+                servers + ", subscribe => 'orders') b USING (partition, \"offset\")"),
             "10");
   auto bad = session_->Execute("SELECT * FROM read_kafka(" + servers +
                                ", subscribe => 'orders', startingOffsets => 'latest')");
@@ -115,8 +120,9 @@ TEST_F(KafkaStreamingTest, BatchReadWithoutStreamReadsStartingToEndingOffsets) {
 
 TEST_F(KafkaStreamingTest, IncludeHeadersGivesAListOfKeyValueStructs) {
   cluster_.CreateTopic("h", 1);
-  cluster_.ProduceWithHeaders("h", 0, "a", {{"trace", "t-1"}, {"bin", std::string("\x01\x00\xff", 3)},
-                                            {"none", std::nullopt}});
+  cluster_.ProduceWithHeaders(
+      "h", 0, "a",
+      {{"trace", "t-1"}, {"bin", std::string("\x01\x00\xff", 3)}, {"none", std::nullopt}});
   cluster_.Produce("h", 0, std::nullopt, "b");  // no headers: NULL, as Spark
   cluster_.ProduceWithHeaders("h", 0, "c", {{"trace", "t-2"}, {"trace", "t-3"}});
   cluster_.Flush();
@@ -124,14 +130,15 @@ TEST_F(KafkaStreamingTest, IncludeHeadersGivesAListOfKeyValueStructs) {
   EXPECT_EQ(One("SELECT typeof(headers) FROM read_kafka(" + servers +
                 ", subscribe => 'h', includeHeaders => true) LIMIT 1"),
             "STRUCT(\"key\" VARCHAR, \"value\" BLOB)[]");
-  EXPECT_EQ(One("SELECT string_agg(decode(value) || '=' || coalesce(len(headers)::VARCHAR, 'NULL'), "
-                "',' ORDER BY \"offset\") FROM read_kafka(" + servers +
-                ", subscribe => 'h', includeHeaders => 'true')"),
-            "a=3,b=NULL,c=2");
+  EXPECT_EQ(
+      One("SELECT string_agg(decode(value) || '=' || coalesce(len(headers)::VARCHAR, 'NULL'), "
+          "',' ORDER BY \"offset\") FROM read_kafka(" +
+          servers + ", subscribe => 'h', includeHeaders => 'true')"),
+      "a=3,b=NULL,c=2");
   EXPECT_EQ(One("SELECT headers[1].key || '=' || decode(headers[1].value) || '|' || "
                 "hex(headers[2].value) || '|' || headers[3].key || '=' || "
-                "coalesce(headers[3].value::VARCHAR, 'NULL') FROM read_kafka(" + servers +
-                ", subscribe => 'h', includeHeaders => true) WHERE \"offset\" = 0"),
+                "coalesce(headers[3].value::VARCHAR, 'NULL') FROM read_kafka(" +
+                servers + ", subscribe => 'h', includeHeaders => true) WHERE \"offset\" = 0"),
             "trace=t-1|0100FF|none=NULL");
   // In a streaming table too.
   Run("CREATE STREAMING TABLE hs AS SELECT decode(value) AS v, headers FROM STREAM read_kafka(" +

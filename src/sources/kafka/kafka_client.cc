@@ -80,7 +80,8 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
     return Status::InvalidArgument(std::string("Kafka consumer: ") + errstr);
   }
   rd_kafka_poll_set_consumer(handle->rk);
-  return std::unique_ptr<KafkaClient>(new KafkaClient(std::move(handle), options.timeout_ms, options.read_headers));
+  return std::unique_ptr<KafkaClient>(
+      new KafkaClient(std::move(handle), options.timeout_ms, options.read_headers));
 }
 
 Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
@@ -105,19 +106,19 @@ Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition
   int64_t low = 0, high = 0;
   rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
       handle_->rk, tp.topic.c_str(), tp.partition, &low, &high, static_cast<int>(timeout_ms_));
-  if (err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION ||
-      err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
+  if (err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+      err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
     return Status::NotFound("Kafka: " + tp.ToString() + " does not exist");
   }
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Status::IOError("Kafka: querying the offsets of " + tp.ToString() + " failed: " +
-                           Err(err));
+    return Status::IOError("Kafka: querying the offsets of " + tp.ToString() +
+                           " failed: " + Err(err));
   }
   return std::make_pair(low, high);
 }
 
-Status KafkaClient::ReadRanges(
-    const std::map<TopicPartition, std::pair<int64_t, int64_t>>& ranges, const RecordFn& fn) {
+Status KafkaClient::ReadRanges(const std::map<TopicPartition, std::pair<int64_t, int64_t>>& ranges,
+                               const RecordFn& fn) {
   // All partitions are fetched at once (one fetch session, so the broker's fetch wait is paid
   // once, not per partition); records go to `fn` as they arrive.
   struct Progress {
@@ -153,8 +154,7 @@ Status KafkaClient::ReadRanges(
         for (const auto& [tp, p] : parts) {
           if (p.done) continue;
           st = Status::IOError("Kafka: timed out after " + std::to_string(timeout_ms_) +
-                               " ms reading " + describe(tp, p) +
-                               " (kafkaConsumer.pollTimeoutMs)");
+                               " ms reading " + describe(tp, p) + " (kafkaConsumer.pollTimeoutMs)");
           break;
         }
       }
@@ -175,9 +175,9 @@ Status KafkaClient::ReadRanges(
         if (m->offset >= p.end) finish();
       } else if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
                  m->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
-        st = Status::NotFound("Kafka: " + describe(it->first, p) +
-                              " are no longer available (deleted by retention?): " +
-                              rd_kafka_message_errstr(m));
+        st = Status::NotFound(
+            "Kafka: " + describe(it->first, p) +
+            " are no longer available (deleted by retention?): " + rd_kafka_message_errstr(m));
       } else if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
         st = Status::IOError("Kafka: reading " + it->first.ToString() + ": " +
                              rd_kafka_message_errstr(m));
@@ -203,9 +203,8 @@ Status KafkaClient::ReadRanges(
               const char* name = nullptr;
               const void* value = nullptr;
               size_t size = 0;
-              for (size_t h = 0;
-                   rd_kafka_header_get_all(hdrs, h, &name, &value, &size) ==
-                   RD_KAFKA_RESP_ERR_NO_ERROR;
+              for (size_t h = 0; rd_kafka_header_get_all(hdrs, h, &name, &value, &size) ==
+                                 RD_KAFKA_RESP_ERR_NO_ERROR;
                    ++h) {
                 headers.push_back(KafkaHeader{name, value, size});
               }
@@ -216,8 +215,8 @@ Status KafkaClient::ReadRanges(
           if (m->offset >= p.end - 1) finish();
         }
       }
-    } else if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR &&
-               m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF && it == parts.end() && !m->rkt) {
+    } else if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF &&
+               it == parts.end() && !m->rkt) {
       // A client-level error (e.g. all brokers down): report it unless it clears up.
       if (now - last_progress > std::chrono::milliseconds(timeout_ms_)) {
         st = Status::IOError(std::string("Kafka: ") + rd_kafka_message_errstr(m));

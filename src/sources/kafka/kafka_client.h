@@ -34,7 +34,7 @@ struct KafkaRecord {
   size_t key_len = 0;
   const void* value = nullptr;  // nullptr: NULL value (a tombstone)
   size_t value_len = 0;
-  int64_t timestamp_ms = -1;  // -1: not available
+  int64_t timestamp_ms = -1;   // -1: not available
   int32_t timestamp_type = 0;  // 0 create time, 1 log append time (Spark's timestampType)
   // The record's headers in order, when KafkaClientOptions::read_headers; else empty.
   const std::vector<KafkaHeader>* headers = nullptr;

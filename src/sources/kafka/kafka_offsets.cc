@@ -48,8 +48,8 @@ Result<int32_t> ParsePartition(const std::string& text, const std::string& what)
 Result<PartitionOffsets> OffsetsFromJson(const std::string& json, const std::string& what,
                                          bool allow_special) {
   nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  const std::string expected = what + " must be JSON like {\"topic\":{\"0\":23,\"1\":-2}}, got '" +
-                               json + "'";
+  const std::string expected =
+      what + " must be JSON like {\"topic\":{\"0\":23,\"1\":-2}}, got '" + json + "'";
   if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument(expected);
   PartitionOffsets out;
   for (auto& [topic, partitions] : j.items()) {
@@ -59,10 +59,9 @@ Result<PartitionOffsets> OffsetsFromJson(const std::string& json, const std::str
       if (!offset.is_number_integer()) return Status::InvalidArgument(expected);
       int64_t o = offset.get<int64_t>();
       if (o < (allow_special ? kEarliest : 0)) {
-        return Status::InvalidArgument(what + ": offset " + std::to_string(o) + " of " + topic +
-                                       "-" + partition + " is not valid" +
-                                       (allow_special ? " (use -2 for earliest, -1 for latest)"
-                                                      : ""));
+        return Status::InvalidArgument(
+            what + ": offset " + std::to_string(o) + " of " + topic + "-" + partition +
+            " is not valid" + (allow_special ? " (use -2 for earliest, -1 for latest)" : ""));
       }
       out[TopicPartition{topic, p}] = o;
     }

@@ -21,8 +21,8 @@ TEST(KafkaOffsetsTest, ParsingRejectsWhatSparkRejects) {
   EXPECT_TRUE(OffsetsFromJson(R"({"t":{"0":-2,"1":-1}})", "startingOffsets", true).ok());
   auto special = OffsetsFromJson(R"({"t":{"0":-2}})", "the offset", false);
   EXPECT_THAT(special.status().message(), HasSubstr("offset -2 of t-0 is not valid"));
-  for (const char* bad : {"", "[]", R"({"t":[0]})", R"({"t":{"x":1}})", R"({"t":{"0":"1"}})",
-                          R"({"t":{"-1":1}})"}) {
+  for (const char* bad :
+       {"", "[]", R"({"t":[0]})", R"({"t":{"x":1}})", R"({"t":{"0":"1"}})", R"({"t":{"-1":1}})"}) {
     auto r = OffsetsFromJson(bad, "option 'startingOffsets'", true);
     EXPECT_FALSE(r.ok()) << bad;
     EXPECT_THAT(r.status().message(), HasSubstr("startingOffsets")) << bad;

@@ -96,8 +96,8 @@ TEST_F(KafkaSinkTest, TopicColumnAndErrors) {
   EXPECT_THAT(extra.message(), HasSubstr("column 'id' cannot be written to Kafka"));
   auto no_value = sink->AddBatch(BatchId(1), Rows("SELECT 't1' AS topic"), OutputMode::kAppend);
   EXPECT_THAT(no_value.message(), HasSubstr("must have a 'value' column"));
-  auto bad_type = sink->AddBatch(BatchId(1), Rows("SELECT 't1' AS topic, 42 AS value"),
-                                 OutputMode::kAppend);
+  auto bad_type =
+      sink->AddBatch(BatchId(1), Rows("SELECT 't1' AS topic, 42 AS value"), OutputMode::kAppend);
   EXPECT_THAT(bad_type.message(), HasSubstr("must be VARCHAR or BLOB"));
   auto null_topic = sink->AddBatch(BatchId(1), Rows("SELECT NULL::VARCHAR AS topic, 'v' AS value"),
                                    OutputMode::kAppend);
@@ -109,9 +109,9 @@ TEST_F(KafkaSinkTest, TopicColumnAndErrors) {
                   .status()
                   .message(),
               HasSubstr("unknown option 'colour'"));
-  auto bad = KafkaSink::Open(
-      engine_.get(), *ParseKafkaSinkOptions({{"kafka.bootstrap.servers", "h"},
-                                             {"kafka.no.such.property", "hunter2"}}));
+  auto bad = KafkaSink::Open(engine_.get(),
+                             *ParseKafkaSinkOptions({{"kafka.bootstrap.servers", "h"},
+                                                     {"kafka.no.such.property", "hunter2"}}));
   EXPECT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), Not(HasSubstr("hunter2")));
 }
@@ -126,6 +126,64 @@ TEST_F(KafkaSinkTest, ManyRowsAcrossRecordCells) {
                   .ok());
   EXPECT_EQ(*sink->LastNumOutputRows(), 10000);
   EXPECT_EQ(ReadBack("big").size(), 10000u);
+}
+
+TEST_F(KafkaSinkTest, TransactionalIdMakesEachBatchOneTransactionWrittenOnce) {
+  cluster_.CreateTopic("eo", 2);
+  cluster_.CreateTopic("sluice-transaction-markers", 1);
+  auto first = Open({{"topic", "eo"}, {"kafka.transactional.id", "q1"}});
+  EXPECT_EQ(first->NextUncommittedBatch(), 0);
+  Status added = first->AddBatch(BatchId(0),
+                                 Rows("SELECT 'a' AS value, 0 AS partition UNION ALL "
+                                      "SELECT 'b', 1"),
+                                 OutputMode::kAppend);
+  ASSERT_TRUE(added.ok()) << added.ToString();
+  EXPECT_EQ(*first->LastNumOutputRows(), 2);
+  EXPECT_EQ(first->NextUncommittedBatch(), 1);
+  EXPECT_EQ(ReadBack("eo"), (std::vector<std::string>{"0:NULL:a", "1:NULL:b"}));
+  // A re-run of batch 0 (the crash came after the Kafka commit) writes nothing.
+  ASSERT_TRUE(
+      first->AddBatch(BatchId(0), Rows("SELECT 'a' AS value, 0 AS partition"), OutputMode::kAppend)
+          .ok());
+  EXPECT_EQ(*first->LastNumOutputRows(), 0);
+  // A batch that fails half-way is aborted: none of its records become visible.
+  auto bad = first->AddBatch(BatchId(1),
+                             Rows("SELECT 'c' AS value, 0 AS partition UNION ALL "
+                                  "SELECT 'd', 7"),
+                             OutputMode::kAppend);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(first->NextUncommittedBatch(), 1);
+  first.reset();
+  // Another query's transactional.id keeps its own markers.
+  auto other = Open({{"topic", "eo"}, {"kafka.transactional.id", "q2"}});
+  EXPECT_EQ(other->NextUncommittedBatch(), 0);
+  ASSERT_TRUE(
+      other->AddBatch(BatchId(0), Rows("SELECT 'x' AS value, 1 AS partition"), OutputMode::kAppend)
+          .ok());
+  // A new process (new producer, same transactional.id) fences the old one, reads its markers
+  // and goes on from batch 1.
+  auto second = Open({{"topic", "eo"}, {"kafka.transactional.id", "q1"}});
+  EXPECT_EQ(second->NextUncommittedBatch(), 1);
+  ASSERT_TRUE(second
+                  ->AddBatch(BatchId(0), Rows("SELECT 'again' AS value, 0 AS partition"),
+                             OutputMode::kAppend)
+                  .ok());
+  EXPECT_EQ(*second->LastNumOutputRows(), 0);
+  ASSERT_TRUE(
+      second->AddBatch(BatchId(1), Rows("SELECT 'c' AS value, 0 AS partition"), OutputMode::kAppend)
+          .ok());
+  EXPECT_EQ(ReadBack("eo"),
+            (std::vector<std::string>{"0:NULL:a", "0:NULL:c", "1:NULL:b", "1:NULL:x"}));
+  EXPECT_EQ(second->NextUncommittedBatch(), 2);
+  EXPECT_EQ(Open({{"topic", "eo"}, {"kafka.transactional.id", "q1"}})->NextUncommittedBatch(), 2);
+}
+
+TEST_F(KafkaSinkTest, TransactionMarkerTopicErrors) {
+  auto empty = ParseKafkaSinkOptions({{"kafka.bootstrap.servers", cluster_.bootstrap()},
+                                      {"kafka.transactional.id", "q"},
+                                      {"transactionMarkerTopic", ""}});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(empty.status().message(), HasSubstr("'transactionMarkerTopic' is empty"));
 }
 
 }  // namespace

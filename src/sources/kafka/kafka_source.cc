@@ -48,8 +48,7 @@ bool IsSecretOption(std::string_view name) {
          n.find("key.pem") != std::string::npos || n.find("token") != std::string::npos;
 }
 
-Result<KafkaSourceOptions> ParseKafkaSourceOptions(
-    const std::map<std::string, std::string>& user) {
+Result<KafkaSourceOptions> ParseKafkaSourceOptions(const std::map<std::string, std::string>& user) {
   SourceOptions o("kafka source", user);
   SLUICE_RETURN_NOT_OK(o.CheckNoDuplicates());
   KafkaSourceOptions out;
@@ -63,8 +62,7 @@ Result<KafkaSourceOptions> ParseKafkaSourceOptions(
                lower != "startingoffsets" && lower != "maxoffsetspertrigger" &&
                lower != "failondataloss" && lower != "groupidprefix" &&
                lower != "kafkaconsumer.polltimeoutms" && lower != "minoffsetspertrigger" &&
-               lower != "includeheaders" &&
-               lower != "maxtriggerdelay") {
+               lower != "includeheaders" && lower != "maxtriggerdelay") {
       return Status::InvalidArgument(
           "kafka source: unknown option '" + name +
           "' (known: kafka.bootstrap.servers and other kafka.* options, subscribe, "
@@ -91,12 +89,15 @@ Result<KafkaSourceOptions> ParseKafkaSourceOptions(
     }
   }
   if (auto p = o.Get("subscribePattern")) {
-    if (p->empty()) return Status::InvalidArgument("kafka source: option 'subscribePattern' is empty");
+    if (p->empty())
+      return Status::InvalidArgument("kafka source: option 'subscribePattern' is empty");
     try {
       std::regex check(*p);
     } catch (const std::regex_error& e) {
-      return Status::InvalidArgument("kafka source: option 'subscribePattern' is not a valid "
-                                     "regular expression: '" + *p + "' (" + e.what() + ")");
+      return Status::InvalidArgument(
+          "kafka source: option 'subscribePattern' is not a valid "
+          "regular expression: '" +
+          *p + "' (" + e.what() + ")");
     }
     out.subscribe_pattern = *p;
   }
@@ -117,18 +118,19 @@ Result<KafkaSourceOptions> ParseKafkaSourceOptions(
   if (auto d = o.Get("maxTriggerDelay")) {
     auto parsed = ParseDuration(*d);
     if (!parsed.ok() || parsed->micros < 0) {
-      return Status::InvalidArgument("kafka source: option 'maxTriggerDelay' must be a duration "
-                                     "such as '15m' or '30 seconds', got '" + *d + "'");
+      return Status::InvalidArgument(
+          "kafka source: option 'maxTriggerDelay' must be a duration "
+          "such as '15m' or '30 seconds', got '" +
+          *d + "'");
     }
     out.max_trigger_delay_ms = parsed->micros / 1000;
   }
   if (out.min_offsets_per_trigger && out.max_offsets_per_trigger &&
       *out.min_offsets_per_trigger > *out.max_offsets_per_trigger) {
-    return Status::InvalidArgument(
-        "kafka source: option 'minOffsetsPerTrigger' (" +
-        std::to_string(*out.min_offsets_per_trigger) +
-        ") must not be greater than 'maxOffsetsPerTrigger' (" +
-        std::to_string(*out.max_offsets_per_trigger) + ")");
+    return Status::InvalidArgument("kafka source: option 'minOffsetsPerTrigger' (" +
+                                   std::to_string(*out.min_offsets_per_trigger) +
+                                   ") must not be greater than 'maxOffsetsPerTrigger' (" +
+                                   std::to_string(*out.max_offsets_per_trigger) + ")");
   }
   SLUICE_ASSIGN_OR_RETURN(auto fail, o.GetBool("failOnDataLoss"));
   out.fail_on_data_loss = fail.value_or(true);
@@ -270,8 +272,10 @@ Result<PartitionOffsets> KafkaSource::InitialOffsets(const PartitionOffsets& lat
       auto it = options_.starting_offsets->find(tp);
       if (it == options_.starting_offsets->end()) {
         // Spark: startingOffsets JSON must name every partition of the subscription.
-        return Status::InvalidArgument(Description() + ": option 'startingOffsets' does not "
-                                       "name partition " + tp.ToString() +
+        return Status::InvalidArgument(Description() +
+                                       ": option 'startingOffsets' does not "
+                                       "name partition " +
+                                       tp.ToString() +
                                        " (it must give an offset, or -2/-1, for every partition)");
       }
       want = it->second;
@@ -289,7 +293,8 @@ Result<PartitionOffsets> KafkaSource::InitialOffsets(const PartitionOffsets& lat
     for (const auto& [tp, o] : *options_.starting_offsets) {
       if (!latest.count(tp)) {
         return Status::InvalidArgument(Description() + ": option 'startingOffsets' names " +
-                                       tp.ToString() + ", which is not subscribed or does not exist");
+                                       tp.ToString() +
+                                       ", which is not subscribed or does not exist");
       }
     }
   }
@@ -322,8 +327,8 @@ Status KafkaSource::PrepareForAvailableNow() {
   return Status::OK();
 }
 
-Result<std::optional<OffsetJson>> KafkaSource::LatestOffset(
-    const std::optional<OffsetJson>& start, const ReadLimit& limit) {
+Result<std::optional<OffsetJson>> KafkaSource::LatestOffset(const std::optional<OffsetJson>& start,
+                                                            const ReadLimit& limit) {
   PartitionOffsets until;
   if (available_now_end_) {
     until = *available_now_end_;
@@ -402,15 +407,15 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
       SLUICE_ASSIGN_OR_RETURN(auto w, client_->Watermarks(tp));
       first = w.first;
       if (first != 0) {
-        SLUICE_RETURN_NOT_OK(ReportDataLoss("added partition " + tp.ToString() +
-                                            " starts from " + std::to_string(first) +
-                                            " instead of 0"));
+        SLUICE_RETURN_NOT_OK(ReportDataLoss("added partition " + tp.ToString() + " starts from " +
+                                            std::to_string(first) + " instead of 0"));
       }
     }
     if (until < first) {
-      SLUICE_RETURN_NOT_OK(ReportDataLoss("partition " + tp.ToString() + "'s offset was changed "
-                                          "from " + std::to_string(first) + " to " +
-                                          std::to_string(until)));
+      SLUICE_RETURN_NOT_OK(ReportDataLoss("partition " + tp.ToString() +
+                                          "'s offset was changed "
+                                          "from " +
+                                          std::to_string(first) + " to " + std::to_string(until)));
       continue;
     }
     if (until == first) continue;
@@ -437,14 +442,14 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
   auto append = [&](const KafkaRecord& r) -> Status {
     engine::BatchBuilder& b = builders.at(*r.tp);
     if (r.key) {
-      SLUICE_RETURN_NOT_OK(b.AppendString(
-          std::string_view(static_cast<const char*>(r.key), r.key_len)));
+      SLUICE_RETURN_NOT_OK(
+          b.AppendString(std::string_view(static_cast<const char*>(r.key), r.key_len)));
     } else {
       SLUICE_RETURN_NOT_OK(b.AppendNull());
     }
     if (r.value) {
-      SLUICE_RETURN_NOT_OK(b.AppendString(
-          std::string_view(static_cast<const char*>(r.value), r.value_len)));
+      SLUICE_RETURN_NOT_OK(
+          b.AppendString(std::string_view(static_cast<const char*>(r.value), r.value_len)));
     } else {
       SLUICE_RETURN_NOT_OK(b.AppendNull());
     }
@@ -517,7 +522,8 @@ Result<engine::Batch> KafkaSource::DecodeHeaders(const engine::Batch& rows) {
       "CASE WHEN headers IS NULL THEN NULL ELSE list_transform(string_split(headers, ','), "
       "h -> {'key': decode(unhex(split_part(h, ':', 1))), 'value': CASE WHEN "
       "split_part(h, ':', 2) = '~' THEN NULL ELSE unhex(split_part(h, ':', 2)) END}) END "
-      "AS headers FROM " + std::string(kName));
+      "AS headers FROM " +
+      std::string(kName));
   Status dropped = headers_conn_->UnregisterBatch(kName);
   if (!out.ok()) return out.status().WithContext(Description() + ": decoding record headers");
   SLUICE_RETURN_NOT_OK(dropped);
@@ -558,8 +564,9 @@ Result<engine::Batch> KafkaSource::ReadBatch(const SourceContext& batch_ctx) {
   SLUICE_ASSIGN_OR_RETURN(PartitionOffsets start, source->InitialOffsets(latest));
   PartitionOffsets end = latest;
   if (ending && AsciiLower(*ending) == "earliest") {
-    return Status::InvalidArgument("kafka batch read: endingOffsets can't be earliest for a batch "
-                                   "read (use latest or JSON offsets)");
+    return Status::InvalidArgument(
+        "kafka batch read: endingOffsets can't be earliest for a batch "
+        "read (use latest or JSON offsets)");
   }
   if (ending && AsciiLower(*ending) != "latest") {
     SLUICE_ASSIGN_OR_RETURN(PartitionOffsets given,
@@ -571,23 +578,25 @@ Result<engine::Batch> KafkaSource::ReadBatch(const SourceContext& batch_ctx) {
                                        ", which is not subscribed or does not exist");
       }
       if (offset == kEarliest) {
-        return Status::InvalidArgument("kafka batch read: option 'endingOffsets' can't use -2 "
-                                       "(earliest) for " + tp.ToString());
+        return Status::InvalidArgument(
+            "kafka batch read: option 'endingOffsets' can't use -2 "
+            "(earliest) for " +
+            tp.ToString());
       }
     }
     for (auto& [tp, offset] : end) {
       auto it = given.find(tp);
       if (it == given.end()) {
-        return Status::InvalidArgument("kafka batch read: option 'endingOffsets' does not name "
-                                       "partition " + tp.ToString() +
-                                       " (it must give an offset, or -1, for every partition)");
+        return Status::InvalidArgument(
+            "kafka batch read: option 'endingOffsets' does not name "
+            "partition " +
+            tp.ToString() + " (it must give an offset, or -1, for every partition)");
       }
       if (it->second == kLatest) continue;
       if (it->second > offset) {
-        return Status::InvalidArgument("kafka batch read: the ending offset " +
-                                       std::to_string(it->second) + " of " + tp.ToString() +
-                                       " is past the partition's latest offset " +
-                                       std::to_string(offset));
+        return Status::InvalidArgument(
+            "kafka batch read: the ending offset " + std::to_string(it->second) + " of " +
+            tp.ToString() + " is past the partition's latest offset " + std::to_string(offset));
       }
       offset = it->second;
     }
@@ -595,10 +604,9 @@ Result<engine::Batch> KafkaSource::ReadBatch(const SourceContext& batch_ctx) {
   for (const auto& [tp, offset] : end) {
     auto it = start.find(tp);
     if (it != start.end() && offset < it->second) {
-      return Status::InvalidArgument("kafka batch read: the ending offset " +
-                                     std::to_string(offset) + " of " + tp.ToString() +
-                                     " is before its starting offset " +
-                                     std::to_string(it->second));
+      return Status::InvalidArgument(
+          "kafka batch read: the ending offset " + std::to_string(offset) + " of " + tp.ToString() +
+          " is before its starting offset " + std::to_string(it->second));
     }
   }
   return source->GetBatch(OffsetsToJson(start), OffsetsToJson(end));

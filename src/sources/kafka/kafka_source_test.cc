@@ -49,8 +49,8 @@ class KafkaSourceTest : public ::testing::Test {
       auto key = b.GetString(r, 0);
       auto value = b.GetString(r, 1);
       out.push_back(std::to_string(b.GetInt64(r, 3)->value_or(-1)) + ":" +
-                    std::to_string(b.GetInt64(r, 4)->value_or(-1)) + ":" +
-                    key.value_or("NULL") + ":" + value.value_or("NULL"));
+                    std::to_string(b.GetInt64(r, 4)->value_or(-1)) + ":" + key.value_or("NULL") +
+                    ":" + value.value_or("NULL"));
     }
     return out;
   }
@@ -63,8 +63,10 @@ class KafkaSourceTest : public ::testing::Test {
 TEST_F(KafkaSourceTest, ReadsExactlyTheRecordedRangesAndRereadsThemIdentically) {
   cluster_.CreateTopic("orders", 3);
   for (int i = 0; i < 30; ++i) {
-    cluster_.Produce("orders", i % 3, i % 5 == 0 ? std::nullopt : std::optional<std::string>("k" + std::to_string(i)),
-                     "v" + std::to_string(i));
+    cluster_.Produce(
+        "orders", i % 3,
+        i % 5 == 0 ? std::nullopt : std::optional<std::string>("k" + std::to_string(i)),
+        "v" + std::to_string(i));
   }
   cluster_.Flush();
   auto src = Make({{"subscribe", "orders"}, {"startingOffsets", "earliest"}});
@@ -108,8 +110,10 @@ TEST_F(KafkaSourceTest, MinOffsetsPerTriggerDelaysUntilEnoughDataOrMaxTriggerDel
   for (int i = 0; i < 4; ++i) cluster_.Produce("t", i % 2, "k", "v");
   cluster_.Flush();
   ManualClock clock(1'000'000);
-  SourceContext ctx = Context({{"subscribe", "t"}, {"startingOffsets", "earliest"},
-                               {"minOffsetsPerTrigger", "10"}, {"maxTriggerDelay", "1m"}});
+  SourceContext ctx = Context({{"subscribe", "t"},
+                               {"startingOffsets", "earliest"},
+                               {"minOffsetsPerTrigger", "10"},
+                               {"maxTriggerDelay", "1m"}});
   ctx.clock = &clock;
   auto src = CreateSource("kafka", ctx);
   ASSERT_TRUE(src.ok()) << src.status().ToString();
@@ -144,10 +148,12 @@ TEST_F(KafkaSourceTest, MinOffsetsPerTriggerOptionErrors) {
   auto bad = CreateSource("kafka", Context({{"subscribe", "t"}, {"maxTriggerDelay", "soon"}}));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("'maxTriggerDelay' must be a duration"));
-  auto order = CreateSource("kafka", Context({{"subscribe", "t"}, {"minOffsetsPerTrigger", "10"},
-                                              {"maxOffsetsPerTrigger", "5"}}));
+  auto order = CreateSource(
+      "kafka",
+      Context({{"subscribe", "t"}, {"minOffsetsPerTrigger", "10"}, {"maxOffsetsPerTrigger", "5"}}));
   ASSERT_FALSE(order.ok());
-  EXPECT_THAT(order.status().message(), HasSubstr("must not be greater than 'maxOffsetsPerTrigger'"));
+  EXPECT_THAT(order.status().message(),
+              HasSubstr("must not be greater than 'maxOffsetsPerTrigger'"));
 }
 
 TEST_F(KafkaSourceTest, BatchReadFromStartingToEndingOffsets) {
@@ -183,8 +189,8 @@ TEST_F(KafkaSourceTest, MaxOffsetsPerTriggerSplitsAcrossPartitions) {
   cluster_.CreateTopic("t", 2);
   for (int i = 0; i < 40; ++i) cluster_.Produce("t", i < 10 ? 0 : 1, "k", "v");
   cluster_.Flush();
-  auto src = Make({{"subscribe", "t"}, {"startingOffsets", "earliest"},
-                   {"maxOffsetsPerTrigger", "8"}});
+  auto src =
+      Make({{"subscribe", "t"}, {"startingOffsets", "earliest"}, {"maxOffsetsPerTrigger", "8"}});
   ASSERT_TRUE(src);
   auto end = src->LatestOffset(std::nullopt, ReadLimit{});
   ASSERT_TRUE(end.ok()) << end.status().ToString();
@@ -253,7 +259,8 @@ TEST_F(KafkaSourceTest, PatternPicksUpNewTopicsFromTheirStart) {
 TEST_F(KafkaSourceTest, AssignAndStartingOffsetsJson) {
   cluster_.CreateTopic("t", 3);
   for (int p = 0; p < 3; ++p) {
-    for (int i = 0; i < 4; ++i) cluster_.Produce("t", p, "k", std::to_string(p) + "-" + std::to_string(i));
+    for (int i = 0; i < 4; ++i)
+      cluster_.Produce("t", p, "k", std::to_string(p) + "-" + std::to_string(i));
   }
   cluster_.Flush();
   auto src = Make({{"assign", R"({"t":[0,2]})"}, {"startingOffsets", R"({"t":{"0":3,"2":-2}})"}});
@@ -261,12 +268,12 @@ TEST_F(KafkaSourceTest, AssignAndStartingOffsetsJson) {
   ASSERT_TRUE(end.ok()) << end.status().ToString();
   auto b = src->GetBatch(std::nullopt, **end);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
-  EXPECT_EQ(Rows(*b), (std::vector<std::string>{"0:3:k:0-3", "2:0:k:2-0", "2:1:k:2-1",
-                                                "2:2:k:2-2", "2:3:k:2-3"}));
+  EXPECT_EQ(Rows(*b), (std::vector<std::string>{"0:3:k:0-3", "2:0:k:2-0", "2:1:k:2-1", "2:2:k:2-2",
+                                                "2:3:k:2-3"}));
   // startingOffsets must name every assigned partition.
   auto missing = CreateSource(
-      "kafka", Context({{"assign", R"({"t":[0,1]})"}, {"startingOffsets", R"({"t":{"0":0}})"}},
-                       "other"));
+      "kafka",
+      Context({{"assign", R"({"t":[0,1]})"}, {"startingOffsets", R"({"t":{"0":0}})"}}, "other"));
   ASSERT_TRUE(missing.ok());
   auto r = (*missing)->LatestOffset(std::nullopt, ReadLimit{});
   EXPECT_THAT(r.status().message(), HasSubstr("does not name partition t-1"));
@@ -303,11 +310,13 @@ TEST_F(KafkaSourceTest, OptionErrorsNameTheOptionAndNeverShowSecrets) {
               HasSubstr("maxOffsetsPerTrigger"));
   EXPECT_THAT(err({{"subscribe", "a"}, {"colour", "red"}}), HasSubstr("unknown option 'colour'"));
   EXPECT_THAT(err({{"subscribe", "a"}, {"kafka.group.id", "g"}}), HasSubstr("groupIdPrefix"));
-  std::string bad = err({{"subscribe", "a"}, {"kafka.sasl.password", "hunter2"},
+  std::string bad = err({{"subscribe", "a"},
+                         {"kafka.sasl.password", "hunter2"},
                          {"kafka.not.a.property", "hunter3"}});
   EXPECT_THAT(bad, HasSubstr("kafka.not.a.property"));
   EXPECT_THAT(bad, Not(HasSubstr("hunter")));
-  auto ok = CreateSource("kafka", Context({{"subscribe", "a"}, {"kafka.sasl.password", "hunter2"},
+  auto ok = CreateSource("kafka", Context({{"subscribe", "a"},
+                                           {"kafka.sasl.password", "hunter2"},
                                            {"kafka.sasl.username", "u"}}));
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_THAT((*ok)->Description(), Not(HasSubstr("hunter2")));

@@ -53,18 +53,15 @@ class MockKafkaCluster {
                const std::string& value) {
     rd_kafka_resp_err_t err;
     if (key) {
-      err = rd_kafka_producev(producer_, RD_KAFKA_V_TOPIC(topic.c_str()),
-                              RD_KAFKA_V_PARTITION(partition),
-                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                              RD_KAFKA_V_KEY(key->data(), key->size()),
-                              RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-                              RD_KAFKA_V_END);
+      err = rd_kafka_producev(
+          producer_, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key->data(), key->size()),
+          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_END);
     } else {
-      err = rd_kafka_producev(producer_, RD_KAFKA_V_TOPIC(topic.c_str()),
-                              RD_KAFKA_V_PARTITION(partition),
-                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                              RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-                              RD_KAFKA_V_END);
+      err = rd_kafka_producev(
+          producer_, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_END);
     }
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) throw std::runtime_error(rd_kafka_err2str(err));
   }
@@ -77,11 +74,11 @@ class MockKafkaCluster {
       rd_kafka_header_add(hdrs, name.data(), static_cast<ssize_t>(name.size()),
                           v ? v->data() : nullptr, v ? static_cast<ssize_t>(v->size()) : 0);
     }
-    rd_kafka_resp_err_t err = rd_kafka_producev(
-        producer_, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
-        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-        RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-        RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END);
+    rd_kafka_resp_err_t err =
+        rd_kafka_producev(producer_, RD_KAFKA_V_TOPIC(topic.c_str()),
+                          RD_KAFKA_V_PARTITION(partition), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                          RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                          RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END);
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       rd_kafka_headers_destroy(hdrs);  // owned by the message only on success
       throw std::runtime_error(rd_kafka_err2str(err));
