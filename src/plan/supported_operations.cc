@@ -30,6 +30,65 @@ bool SelectHasAggregation(const Json& node) {
 }
 
 Status CheckNested(const Json& node, bool top);
+bool NodeReadsStream(const Json& node);
+
+// True when the FROM tree reads a stream relation (a __stream_<i> view, stream_query_parser.h).
+bool FromReadsStream(const Json& from) {
+  if (!from.is_object()) return false;
+  const std::string type = from.value("type", "");
+  if (type == "BASE_TABLE") return from.value("table_name", "").rfind("__stream_", 0) == 0;
+  if (type == "SUBQUERY" && from.contains("subquery")) {
+    return NodeReadsStream(from["subquery"].value("node", Json()));
+  }
+  if (type == "JOIN") return FromReadsStream(from["left"]) || FromReadsStream(from["right"]);
+  return false;
+}
+
+bool NodeReadsStream(const Json& node) {
+  if (!node.is_object()) return false;
+  if (node.value("type", "") == "SELECT_NODE") return FromReadsStream(node["from_table"]);
+  for (const char* side : {"left", "right"}) {
+    if (node.contains(side) && NodeReadsStream(node[side])) return true;
+  }
+  if (node.contains("children")) {
+    for (const auto& c : node["children"]) {
+      if (NodeReadsStream(c)) return true;
+    }
+  }
+  return false;
+}
+
+// Spark's checks of a join between a stream and a static relation: the stream must be on the
+// preserved (outer) side of an outer join, and a full outer join needs streams on both sides.
+Status CheckStreamStaticJoin(const Json& join) {
+  const bool left = FromReadsStream(join["left"]);
+  const bool right = FromReadsStream(join["right"]);
+  if (left == right) return Status::OK();  // both static, or stream-stream (join_planner.cc)
+  const std::string jt = join.value("join_type", "INNER");
+  if ((jt == "FULL" || jt == "OUTER")) {
+    return Status::InvalidArgument(
+        "Full outer joins with streaming DataFrames/Datasets are not supported when only one side "
+        "is a stream (a stream FULL OUTER JOIN a static relation)");
+  }
+  if (jt == "LEFT" && right) {
+    return Status::InvalidArgument(
+        "Left outer join with a streaming DataFrame/Dataset on the right and a static "
+        "DataFrame/Dataset on the left is not supported (put the stream on the left)");
+  }
+  if (jt == "RIGHT" && left) {
+    return Status::InvalidArgument(
+        "Right outer join with a streaming DataFrame/Dataset on the left and a static "
+        "DataFrame/Dataset on the right is not supported (use a LEFT JOIN with the stream on the "
+        "left)");
+  }
+  if ((jt == "SEMI" || jt == "ANTI") && right) {
+    return Status::InvalidArgument(
+        std::string(jt == "SEMI" ? "Left semi" : "Left anti") +
+        " joins with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset "
+        "on the left are not supported");
+  }
+  return Status::OK();
+}
 
 Status CheckFrom(const Json& from) {
   if (!from.is_object()) return Status::OK();
@@ -38,6 +97,7 @@ Status CheckFrom(const Json& from) {
     return CheckNested(from["subquery"].value("node", Json()), false);
   }
   if (type == "JOIN") {
+    SLUICE_RETURN_NOT_OK(CheckStreamStaticJoin(from));
     SLUICE_RETURN_NOT_OK(CheckFrom(from["left"]));
     return CheckFrom(from["right"]);
   }
