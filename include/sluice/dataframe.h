@@ -19,7 +19,7 @@
 // too. A streaming frame whose input schema is not known yet (files without a schema) is checked
 // when its query starts (DataStreamWriter::Start).
 //
-// Stateful transformations of a stream (GroupBy/Agg, DropDuplicates,
+// Stateful transformations of a stream (GroupBy/Agg, GroupBy/TransformWithState, DropDuplicates,
 // DropDuplicatesWithinWatermark, a Join of two streams) run as Spark's stateful operators with
 // their state in the checkpoint (docs/cpp-api.md, "Stateful streams"). They are checked when the
 // query starts: DataStreamWriter::Start refuses what the output mode does not support, with
@@ -42,6 +42,7 @@
 
 #include "sluice/result.h"
 #include "sluice/rows.h"
+#include "sluice/stateful_processor.h"
 
 namespace sluice {
 
@@ -54,6 +55,7 @@ struct FrameAccess;   // internal
 class DataStreamWriter;
 class DataFrameWriter;
 class GroupedData;
+enum class OutputMode;  // sluice/streaming.h
 
 class DataFrame {
  public:
@@ -164,6 +166,18 @@ class GroupedData {
   DataFrame Agg(const std::vector<std::string>& aggregate_exprs) const;
   // Agg({"count(*) AS count"}).
   DataFrame Count() const;
+  // Custom state per key (Spark's groupByKey(...).transformWithState(...); docs/cpp-api.md,
+  // "Custom state"): `factory` makes the StatefulProcessor (sluice/stateful_processor.h) that is
+  // called per key with the key's rows of each micro-batch. The GroupBy expressions must be
+  // column names of the frame (they are the key). `output_schema` gives the output columns as SQL
+  // column definitions ("user STRING, count BIGINT"); `output_mode` must equal the query's
+  // (Append or Update). TimeMode::kEventTime needs a WithWatermark before the GroupBy.
+  // `initial_state`: a batch frame with the key columns (same names and types) and the state
+  // columns, given to HandleInitialState in the first batch of a new checkpoint.
+  // Streaming frames only (Collect of the result is NotSupported); checked at Start.
+  DataFrame TransformWithState(StatefulProcessorFactory factory, TimeMode time_mode,
+                               OutputMode output_mode, const std::string& output_schema,
+                               std::optional<DataFrame> initial_state = std::nullopt) const;
 
  private:
   friend class DataFrame;

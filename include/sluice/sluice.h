@@ -9,6 +9,8 @@
 //                     ForeachBatch, Start, ToTable
 //   StreamingQuery    Id, RunId, Status, LastProgress, AwaitTermination, Stop, Exception, ...
 //   Trigger, StreamingQueryListener, MemoryStream, Rows
+//   StatefulProcessor custom state per key, GroupBy(...).TransformWithState
+//                     (sluice/stateful_processor.h)
 //   DeltaTable        read, MERGE/UPDATE/DELETE, maintain a Delta table (sluice/delta_table.h)
 //   Status, Result<T> errors as values (sluice/status.h, sluice/result.h)
 #pragma once
@@ -18,5 +20,6 @@
 #include "sluice/result.h"
 #include "sluice/rows.h"
 #include "sluice/session.h"
+#include "sluice/stateful_processor.h"
 #include "sluice/status.h"
 #include "sluice/streaming.h"

@@ -43,6 +43,15 @@ struct StreamInput {
   std::string description;                        // for messages: "delta /wh/events"
 };
 
+// GroupBy(...).TransformWithState(...) (transform_with_state_plan.h).
+struct TransformWithStateSpec {
+  StatefulProcessorFactory factory;
+  TimeMode time_mode = TimeMode::kNone;
+  OutputMode output_mode = OutputMode::kAppend;
+  std::string output_schema;               // SQL column definitions
+  std::optional<DataFrame> initial_state;  // a batch frame
+};
+
 struct FrameNode {
   enum class Kind {
     kSql,         // text: a query; tables: the warehouse tables / memory sinks it names
@@ -60,6 +69,7 @@ struct FrameNode {
     kAggregate,   // list: keys, list2: aggregates
     kWatermark,   // name: event-time column, text: the delay as written, delay_ms
     kDedup,       // list: key columns (empty: all); how: "" or "within_watermark"
+    kTransformWithState,  // list: key columns; tws: the processor and its options
   };
   Kind kind = Kind::kSql;
   std::vector<std::shared_ptr<const FrameNode>> children;
@@ -69,6 +79,7 @@ struct FrameNode {
   bool using_join = false;
   bool by_name = false;
   std::shared_ptr<StreamInput> stream;
+  std::shared_ptr<const TransformWithStateSpec> tws;  // kTransformWithState
   engine::Batch batch;
   std::shared_ptr<sinks::MemorySink> memory_sink;
   // kSql: name as written in the text (lower-cased) -> Delta path or memory sink.
@@ -155,8 +166,8 @@ Status Prepare(SessionState* session, const CompiledQuery& q, engine::Connection
 // Whether the tree reads a stream / how many stream leaves it has.
 bool HasStream(const NodePtr& node);
 size_t CountStreams(const NodePtr& node);
-// Whether the tree has a stateful node over a stream (an aggregation or deduplication of a
-// streaming frame, a join of two streams).
+// Whether the tree has a stateful node over a stream (an aggregation, deduplication or
+// TransformWithState of a streaming frame, a join of two streams).
 bool HasStatefulStreamNode(const NodePtr& node);
 // The WithWatermark nodes over streams of the tree, in stream order.
 std::vector<const FrameNode*> WatermarkNodes(const NodePtr& node);

@@ -89,7 +89,11 @@ bool HasStream(const NodePtr& node) {
 bool HasStatefulStreamNode(const NodePtr& node) {
   if (node == nullptr) return false;
   using K = FrameNode::Kind;
-  if ((node->kind == K::kAggregate || node->kind == K::kDedup) && HasStream(node)) return true;
+  if ((node->kind == K::kAggregate || node->kind == K::kDedup ||
+       node->kind == K::kTransformWithState) &&
+      HasStream(node)) {
+    return true;
+  }
   if (node->kind == K::kJoin && HasStream(node->children[0]) && HasStream(node->children[1])) {
     return true;
   }
@@ -234,6 +238,10 @@ class Compiler {
         return Gen(n->children[0]);
       case K::kDedup:
         return Dedup(n);
+      case K::kTransformWithState:  // planned by transform_with_state_plan.h, never compiled
+        return Status::NotSupported(
+            "TransformWithState runs only in streaming queries: start the frame with "
+            "WriteStream() (a batch frame, or a use in ToSql/Schema/Collect, is not supported)");
       case K::kBatch: {
         std::string name = "__sluice_batch_" + std::to_string(session_->NextId());
         out_.batches.emplace_back(name, n->batch);
@@ -719,6 +727,37 @@ DataFrame GroupedData::Agg(const std::vector<std::string>& aggregate_exprs) cons
 }
 
 DataFrame GroupedData::Count() const { return Agg({"count(*) AS count"}); }
+
+DataFrame GroupedData::TransformWithState(StatefulProcessorFactory factory, TimeMode time_mode,
+                                          OutputMode output_mode, const std::string& output_schema,
+                                          std::optional<DataFrame> initial_state) const {
+  const auto error = [&](const std::string& why) {
+    return FrameAccess::Error(FrameAccess::Session(frame_),
+                              Status::InvalidArgument("TransformWithState: " + why));
+  };
+  if (!frame_.ok()) return frame_;
+  if (!factory) return error("no StatefulProcessor factory");
+  if (keys_.empty()) return error("GroupBy needs at least one key column");
+  if (output_mode != OutputMode::kAppend && output_mode != OutputMode::kUpdate) {
+    return error("the output mode must be Append or Update");
+  }
+  if (initial_state.has_value()) {
+    if (!initial_state->ok()) {
+      return FrameAccess::Error(FrameAccess::Session(frame_), initial_state->status());
+    }
+    if (initial_state->IsStreaming()) return error("the initial state must be a batch DataFrame");
+  }
+  FrameNode n = NodeOf(FrameNode::Kind::kTransformWithState);
+  n.list = keys_;
+  auto spec = std::make_shared<api::TransformWithStateSpec>();
+  spec->factory = std::move(factory);
+  spec->time_mode = time_mode;
+  spec->output_mode = output_mode;
+  spec->output_schema = output_schema;
+  spec->initial_state = std::move(initial_state);
+  n.tws = std::move(spec);
+  return Derive(frame_, std::move(n), {&frame_});
+}
 
 Result<std::vector<Column>> DataFrame::Schema() const {
   SLUICE_RETURN_NOT_OK(status_);

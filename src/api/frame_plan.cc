@@ -1,5 +1,6 @@
 #include "api/frame_plan.h"
 
+#include "api/transform_with_state_plan.h"
 #include "plan/planner.h"
 #include "plan/sql_ast.h"
 #include "plan/stream_query_parser.h"
@@ -10,7 +11,10 @@ namespace {
 // True when `node` is itself a stateful operation over a stream.
 bool IsStatefulNode(const NodePtr& node) {
   using K = FrameNode::Kind;
-  if (node->kind == K::kAggregate || node->kind == K::kDedup) return HasStream(node);
+  if (node->kind == K::kAggregate || node->kind == K::kDedup ||
+      node->kind == K::kTransformWithState) {
+    return HasStream(node);
+  }
   if (node->kind == K::kJoin) {
     return HasStream(node->children[0]) && HasStream(node->children[1]);
   }
@@ -54,7 +58,8 @@ Status FramePlan::Open(const plan::PlanContext& context) {
     while (!IsStatefulNode(planned) && !IsJoinProjection(planned)) {
       if (!IsRowTransformation(planned) || !HasStatefulStreamNode(planned->children[0])) {
         return Status::NotSupported(
-            "after a streaming aggregation, deduplication or stream-stream join only "
+            "after a streaming aggregation, deduplication, TransformWithState or stream-stream "
+            "join only "
             "Select/SelectExpr/Where/WithColumn/Drop/Alias are supported (one stateful "
             "operation per query); transform the rows of each batch in ForeachBatch instead");
       }
@@ -68,13 +73,17 @@ Status FramePlan::Open(const plan::PlanContext& context) {
     if ((*schemas_)[i]) known[i] = *(*schemas_)[i];
   }
   SLUICE_ASSIGN_OR_RETURN(conn_, session_->engine->Connect());
+  if (planned->kind == FrameNode::Kind::kTransformWithState) {
+    SLUICE_ASSIGN_OR_RETURN(
+        TransformWithStatePlan tws,
+        PlanTransformWithState(session_, planned, conn_.get(), known, context.output_mode));
+    compiled_ = std::move(tws.compiled);
+    facts_->update_keys = std::move(tws.update_keys);
+    inner_ = std::move(tws.plan);
+    return OpenInner(context);
+  }
   SLUICE_ASSIGN_OR_RETURN(
       compiled_, Compile(session_.get(), planned, conn_.get(), known, CompileMode::kStreamingPlan));
-  if (compiled_.relations.size() != num_sources_) {
-    return Status::Internal("the streaming DataFrame has " + std::to_string(num_sources_) +
-                            " streams but compiled to " +
-                            std::to_string(compiled_.relations.size()) + " stream relations");
-  }
 
   plan::ParsedStreamingQuery parsed;
   parsed.sql = compiled_.sql;
@@ -90,7 +99,15 @@ Status FramePlan::Open(const plan::PlanContext& context) {
                           plan::PlanStreamingQuery(context.engine, spec));
   facts_->update_keys = planned_query.update_keys;
   inner_ = std::move(planned_query.plan);
+  return OpenInner(context);
+}
 
+Status FramePlan::OpenInner(const plan::PlanContext& context) {
+  if (compiled_.relations.size() != num_sources_) {
+    return Status::Internal("the streaming DataFrame has " + std::to_string(num_sources_) +
+                            " streams but compiled to " +
+                            std::to_string(compiled_.relations.size()) + " stream relations");
+  }
   outer_prepare_ = context.prepare_connection;
   plan::PlanContext ctx = context;
   ctx.prepare_connection = [this](engine::Connection& c) -> Status {

@@ -2,7 +2,8 @@
 // streams"). When the query opens (the sources' schemas are then known) the frame is compiled in
 // CompileMode::kStreamingPlan and planned by plan::PlanStreamingQuery, which applies Spark's
 // supported-operations rules for the output mode and builds the stateful operator (aggregation,
-// deduplication, stream-stream join) or a stateless plan; its refusals come out of
+// deduplication, stream-stream join) or a stateless plan; a GroupBy(...).TransformWithState is
+// planned by api/transform_with_state_plan.h instead; its refusals come out of
 // MicroBatchExecution::Start, so DataStreamWriter::Start returns them.
 //
 // Per batch, the rows of a stream under WithWatermark first go through the frame's
@@ -52,6 +53,9 @@ class FramePlan final : public plan::IncrementalPlan {
   std::string Description() const override { return "the streaming DataFrame"; }
 
  private:
+  // Opens inner_ (planned from compiled_) with the static relations made readable.
+  Status OpenInner(const plan::PlanContext& context);
+
   std::shared_ptr<SessionState> session_;
   NodePtr node_;
   std::shared_ptr<SchemaSlots> schemas_;
