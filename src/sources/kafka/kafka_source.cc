@@ -439,7 +439,10 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
   std::map<TopicPartition, engine::BatchBuilder> builders;
   for (const auto& [tp, range] : ranges) builders.emplace(tp, engine::BatchBuilder(build_schema));
   std::string encoded;
+  int64_t bytes = 0, records = 0;
   auto append = [&](const KafkaRecord& r) -> Status {
+    bytes += static_cast<int64_t>(r.key_len + r.value_len);
+    ++records;
     engine::BatchBuilder& b = builders.at(*r.tp);
     if (r.key) {
       SLUICE_RETURN_NOT_OK(
@@ -473,6 +476,10 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
     return b.EndRow();
   };
   SLUICE_RETURN_NOT_OK_CTX(client_->ReadRanges(ranges, append), Description());
+  if (records > 0) {
+    last_batch_bytes_ = bytes;
+    last_batch_records_ = records;
+  }
   std::vector<engine::Batch> parts;
   for (auto& [tp, b] : builders) {
     SLUICE_ASSIGN_OR_RETURN(engine::Batch part, b.Finish());
@@ -630,9 +637,15 @@ std::map<std::string, std::string> KafkaSource::Metrics(
   }
   char avg[32];
   std::snprintf(avg, sizeof(avg), "%.1f", sum / static_cast<double>(n));
-  return {{"avgOffsetsBehindLatest", avg},
-          {"maxOffsetsBehindLatest", std::to_string(max)},
-          {"minOffsetsBehindLatest", std::to_string(min)}};
+  std::map<std::string, std::string> out = {{"avgOffsetsBehindLatest", avg},
+                                            {"maxOffsetsBehindLatest", std::to_string(max)},
+                                            {"minOffsetsBehindLatest", std::to_string(min)}};
+  if (last_batch_records_ > 0) {
+    // Offsets behind times the average key + value size of the last batch that read records.
+    out["estimatedTotalBytesBehindLatest"] = std::to_string(static_cast<int64_t>(
+        sum * static_cast<double>(last_batch_bytes_) / static_cast<double>(last_batch_records_)));
+  }
+  return out;
 }
 
 }  // namespace sluice::sources::kafka

@@ -110,6 +110,10 @@ class KafkaSource final : public Source {
   std::optional<std::regex> pattern_;
   std::optional<PartitionOffsets> available_now_end_;  // set by PrepareForAvailableNow
   PartitionOffsets last_latest_;                       // high watermarks seen last
+  // Key + value bytes and records of the last GetBatch that read any record: the average record
+  // size behind estimatedTotalBytesBehindLatest.
+  int64_t last_batch_bytes_ = 0;
+  int64_t last_batch_records_ = 0;
   Clock* clock_;                                       // ctx_.clock or the default clock
   std::shared_ptr<Clock> default_clock_;
   int64_t last_trigger_ms_ = 0;  // 0: not yet set (Spark's lastTriggerMillis)

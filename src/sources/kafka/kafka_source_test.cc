@@ -208,6 +208,8 @@ TEST_F(KafkaSourceTest, MaxOffsetsPerTriggerSplitsAcrossPartitions) {
   EXPECT_EQ(m["maxOffsetsBehindLatest"], "24");
   EXPECT_EQ(m["minOffsetsBehindLatest"], "8");
   EXPECT_EQ(m["avgOffsetsBehindLatest"], "16.0");
+  // 32 offsets behind, 2 bytes (key "k" + value "v") per record in the last batch.
+  EXPECT_EQ(m["estimatedTotalBytesBehindLatest"], "64");
 }
 
 TEST_F(KafkaSourceTest, LatestStartIsPersistedSoARestartStartsAtTheSameOffsets) {
