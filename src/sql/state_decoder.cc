@@ -1,11 +1,13 @@
 #include "sql/state_decoder.h"
 
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
 
 #include "engine/row_codec.h"
+#include "ops/custom_state_codec.h"
 #include "ops/state_rows.h"
 
 namespace sluice::sql {
@@ -71,7 +73,8 @@ class Decoder {
  public:
   Decoder(const state::OperatorMetadata& metadata, const state::StateSchema& schema)
       : metadata_(metadata), schema_(schema) {
-    columns_ = {{"operator_id", "BIGINT"}, {"operator_name", "VARCHAR"}, {"partition_id", "INTEGER"}};
+    columns_ = {
+        {"operator_id", "BIGINT"}, {"operator_name", "VARCHAR"}, {"partition_id", "INTEGER"}};
   }
 
   Result<engine::Batch> Decode(const std::vector<StateEntry>& entries) {
@@ -83,6 +86,8 @@ class Decoder {
       layout = DedupColumns();
     } else if (op == "symmetricHashJoin") {
       layout = JoinColumns();
+    } else if (op == "transformWithStateExec") {
+      layout = CustomStateColumns();
     } else {
       columns_.push_back({"key", "BLOB"});
       columns_.push_back({"value", "BLOB"});
@@ -91,6 +96,8 @@ class Decoder {
     std::vector<std::string> rows;
     rows.reserve(entries.size());
     for (const StateEntry& e : entries) {
+      // The partition's timer index repeats each key's timers: shown once, under the key.
+      if (op == "transformWithStateExec" && IsTimerIndexKey(e.key)) continue;
       std::string row(1, kRowVersion);
       PutBigInt(&row, metadata_.operator_id);
       PutBytes(&row, op);
@@ -102,6 +109,8 @@ class Decoder {
         SLUICE_RETURN_NOT_OK(DedupRow(e, what, &row));
       } else if (op == "symmetricHashJoin") {
         SLUICE_RETURN_NOT_OK(JoinRow(e, what, &row));
+      } else if (op == "transformWithStateExec") {
+        SLUICE_RETURN_NOT_OK(CustomStateRow(e, what, &row));
       } else {
         PutBytes(&row, e.key);
         PutBytes(&row, e.value);
@@ -131,7 +140,8 @@ class Decoder {
            "')";
   }
   void AddFields(const std::vector<state::StateField>& fields, size_t from = 0) {
-    for (size_t i = from; i < fields.size(); ++i) columns_.push_back({fields[i].name, fields[i].type});
+    for (size_t i = from; i < fields.size(); ++i)
+      columns_.push_back({fields[i].name, fields[i].type});
   }
 
   Status AggregateColumns() {
@@ -143,8 +153,8 @@ class Decoder {
     SLUICE_ASSIGN_OR_RETURN(ops::ParsedStateValue v, ops::ParseStateValue(e.value));
     SLUICE_ASSIGN_OR_RETURN(std::string_view values, ValuesOf(v.row, what));
     row->append(values);
-    PutBigInt(row, v.evict_us == ops::kNeverEvicted ? std::nullopt
-                                                    : std::optional<int64_t>(v.evict_us));
+    PutBigInt(row,
+              v.evict_us == ops::kNeverEvicted ? std::nullopt : std::optional<int64_t>(v.evict_us));
     return Status::OK();
   }
 
@@ -183,8 +193,9 @@ class Decoder {
   }
   Status JoinRow(const StateEntry& e, const std::string& what, std::string* row) {
     if (e.key.size() < 10 || (e.key[0] != 'L' && e.key[0] != 'R')) {
-      return Status::Corruption(what + ": a join state key must be 'L' or 'R', the join key and an "
-                                       "8-byte index");
+      return Status::Corruption(what +
+                                ": a join state key must be 'L' or 'R', the join key and an "
+                                "8-byte index");
     }
     if (e.value.size() < 10) {
       return Status::Corruption(what + ": a join state value of " + std::to_string(e.value.size()) +
@@ -201,8 +212,9 @@ class Decoder {
     PutBool(row, value[0] != 0);
     const int64_t state_us =
         static_cast<int64_t>(GetBigEndian64(value.substr(1)) ^ (uint64_t{1} << 63));
-    PutBigInt(row, state_us == std::numeric_limits<int64_t>::max() ? std::nullopt
-                                                                   : std::optional<int64_t>(state_us));
+    PutBigInt(row, state_us == std::numeric_limits<int64_t>::max()
+                       ? std::nullopt
+                       : std::optional<int64_t>(state_us));
     SLUICE_ASSIGN_OR_RETURN(std::string_view side_row, ValuesOf(value.substr(9), what + ", row"));
     if (!left) row->append(left_columns_, kNull);
     row->append(side_row);
@@ -210,8 +222,97 @@ class Decoder {
     return Status::OK();
   }
 
+  static bool IsTimerIndexKey(std::string_view key) {
+    return key.size() >= 2 && static_cast<uint8_t>(key[0]) == 0xFF && key[1] == 'T';
+  }
+
+  // transformWithStateExec (docs/state.md "Custom state"): the grouping key's columns, then
+  // entry ('value', 'list', 'map' or 'timer'), variable, mapKey, value (rows as text: one value
+  // as itself, several as (a, b)), expiresAtMicros (TTL; NULL without) and timerMs.
+  Status CustomStateColumns() {
+    AddFields(schema_.key);
+    for (const auto& f : schema_.value) {
+      if (f.name != "__timeMode") variable_types_[f.name] = f.type;
+    }
+    columns_.push_back({"entry", "VARCHAR"});
+    columns_.push_back({"variable", "VARCHAR"});
+    columns_.push_back({"mapKey", "VARCHAR"});
+    columns_.push_back({"value", "VARCHAR"});
+    columns_.push_back({"expiresAtMicros", "BIGINT"});
+    columns_.push_back({"timerMs", "BIGINT"});
+    return Status::OK();
+  }
+  static std::string ShowRow(const sluice::Row& r) {
+    return r.size() == 1 ? ops::ValueToString(r[0]) : ops::RowToString(r);
+  }
+  Status CustomStateRow(const StateEntry& e, const std::string& what, std::string* row) {
+    std::string_view key(e.key);
+    auto bad = [&](const std::string& why) {
+      return Status::Corruption(what + ": a custom state key " + why);
+    };
+    if (key.size() < 5) return bad("is shorter than its grouping key prefix");
+    uint32_t gk_len = 0;
+    for (int i = 0; i < 4; ++i) gk_len = (gk_len << 8) | static_cast<uint8_t>(key[i]);
+    if (key.size() < 5 + static_cast<size_t>(gk_len))
+      return bad("is shorter than its grouping key");
+    SLUICE_ASSIGN_OR_RETURN(std::string_view gk, ValuesOf(key.substr(4, gk_len), what + ", key"));
+    row->append(gk);
+    std::string_view rest = key.substr(4 + gk_len);
+    const char tag = rest[0];
+    rest.remove_prefix(1);
+    if (tag == 't') {
+      if (rest.size() != 8)
+        return bad("has a timer time of " + std::to_string(rest.size()) + " bytes");
+      PutBytes(row, "timer");
+      row->append(4, kNull);  // variable, mapKey, value, expiresAtMicros
+      PutBigInt(row, static_cast<int64_t>(GetBigEndian64(rest) ^ (uint64_t{1} << 63)));
+      return Status::OK();
+    }
+    if (tag != 'v' || rest.size() < 2) return bad("has an unknown entry tag");
+    const size_t name_len = (static_cast<uint8_t>(rest[0]) << 8) | static_cast<uint8_t>(rest[1]);
+    if (rest.size() < 2 + name_len) return bad("is shorter than its variable name");
+    const std::string name(rest.substr(2, name_len));
+    rest.remove_prefix(2 + name_len);
+    auto type = variable_types_.find(name);
+    if (type == variable_types_.end()) {
+      return bad("names variable '" + name + "', which the state schema does not declare");
+    }
+    SLUICE_ASSIGN_OR_RETURN(ops::ParsedStateValue v, ops::ParseStateValue(e.value));
+    std::string entry, map_key, value;
+    if (type->second.starts_with("MapState")) {
+      entry = "map";
+      SLUICE_ASSIGN_OR_RETURN(sluice::Row k, ops::DecodeValueRowExact(rest));
+      map_key = ShowRow(k);
+      SLUICE_ASSIGN_OR_RETURN(sluice::Row r, ops::DecodeValueRowExact(v.row));
+      value = ShowRow(r);
+    } else if (type->second.starts_with("ListState")) {
+      entry = "list";
+      SLUICE_ASSIGN_OR_RETURN(std::vector<sluice::Row> rows, ops::DecodeValueRows(v.row));
+      value = "[";
+      for (size_t i = 0; i < rows.size(); ++i) value += (i ? ", " : "") + ShowRow(rows[i]);
+      value += "]";
+    } else {
+      entry = "value";
+      SLUICE_ASSIGN_OR_RETURN(sluice::Row r, ops::DecodeValueRowExact(v.row));
+      value = ShowRow(r);
+    }
+    PutBytes(row, entry);
+    PutBytes(row, name);
+    if (entry == "map") {
+      PutBytes(row, map_key);
+    } else {
+      row->push_back(kNull);
+    }
+    PutBytes(row, value);
+    PutBigInt(row,
+              v.evict_us == ops::kNeverEvicted ? std::nullopt : std::optional<int64_t>(v.evict_us));
+    row->push_back(kNull);  // timerMs
+    return Status::OK();
+  }
+
   const state::OperatorMetadata& metadata_;
   const state::StateSchema& schema_;
+  std::map<std::string, std::string> variable_types_;  // transformWithStateExec
   std::vector<OutputColumn> columns_;
   size_t left_columns_ = 0;
   size_t right_columns_ = 0;
