@@ -17,6 +17,11 @@
 //     'right'; the join keys; the index), then the value fields (matched; stateTimeUs, NULL when
 //     the row never expires; the left side's columns, "<alias>.<column>", then the right
 //     side's, NULL for the other side's row).
+//   transformWithStateExec (ops/transform_with_state.h, docs/state.md "Custom state")
+//     key = [u32 len][grouping key row]['v' variable [map key] | 't' timer time]; the partition's
+//     timer index entries (0xFF 'T' ...) are left out. Columns: the grouping key fields, entry
+//     ('value' | 'list' | 'map' | 'timer'), variable, mapKey, value (as text), expiresAtMicros
+//     (the TTL expiry, NULL without TTL), timerMs.
 //   any other operator: key BLOB, value BLOB (the raw bytes).
 //
 // Every batch starts with operator_id BIGINT, operator_name VARCHAR, partition_id INTEGER. A
