@@ -2,7 +2,9 @@
 // of the standalone database every 2,048 rows.
 #include "engine/batch_builder.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -225,6 +227,133 @@ Status BatchBuilder::EndRow() {
       return Status::OK();
     });
   }
+  return Status::OK();
+}
+
+Status BatchBuilder::AppendColumns(int64_t num_rows, std::span<const BulkColumn> columns) {
+  State& s = *state_;
+  SLUICE_RETURN_NOT_OK(s.init_status);
+  if (s.column != 0) {
+    return Status::InvalidArgument("BatchBuilder: AppendColumns with a row in progress (" +
+                                   std::to_string(s.column) + " of " +
+                                   std::to_string(s.types.size()) + " columns set)");
+  }
+  if (num_rows < 0) return Status::InvalidArgument("BatchBuilder: AppendColumns num_rows < 0");
+  if (columns.size() != s.types.size()) {
+    return Status::InvalidArgument("BatchBuilder: AppendColumns got " +
+                                   std::to_string(columns.size()) + " columns, the schema has " +
+                                   std::to_string(s.types.size()));
+  }
+  using Id = duckdb::LogicalTypeId;
+  const auto n = static_cast<size_t>(num_rows);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const BulkColumn& col = columns[c];
+    const Id id = s.types[c].id();
+    const char* what = nullptr;
+    size_t size = 0;
+    switch (col.kind) {
+      case BulkColumn::Kind::kInt64:
+        what = id == Id::BIGINT ? nullptr : "integers (BulkColumn::Int64s)";
+        size = col.ints.size();
+        break;
+      case BulkColumn::Kind::kTimestamp:
+        what = id == Id::TIMESTAMP || id == Id::TIMESTAMP_TZ
+                   ? nullptr
+                   : "timestamps (BulkColumn::Timestamps)";
+        if (!what && col.timestamp_scale < 1) what = "timestamps with a scale < 1";
+        size = col.ints.size();
+        break;
+      case BulkColumn::Kind::kString:
+        what = id == Id::VARCHAR || id == Id::BLOB ? nullptr : "strings (BulkColumn::Strings)";
+        size = col.strings.size();
+        break;
+    }
+    if (what) {
+      return Status::InvalidArgument("BatchBuilder: column " + std::to_string(c) + " (" +
+                                     s.names[c] + ") has type " + s.types[c].ToString() +
+                                     "; cannot append " + what);
+    }
+    if (size != n) {
+      return Status::InvalidArgument("BatchBuilder: AppendColumns column " + std::to_string(c) +
+                                     " (" + s.names[c] + ") has " + std::to_string(size) +
+                                     " values, expected " + std::to_string(n));
+    }
+  }
+  if (n == 0 || s.types.empty()) {
+    s.rows += num_rows;
+    return Status::OK();
+  }
+  Status st = internal::CatchAll([&]() -> Status {
+    // Row-at-a-time rows first, so that the order is kept.
+    if (s.row_in_chunk > 0) {
+      s.chunk.SetCardinality(s.row_in_chunk);
+      s.collection->Append(s.append, s.chunk);
+      s.chunk.Reset();
+      s.row_in_chunk = 0;
+    }
+    for (size_t begin = 0; begin < n; begin += STANDARD_VECTOR_SIZE) {
+      const size_t count = std::min<size_t>(STANDARD_VECTOR_SIZE, n - begin);
+      for (size_t c = 0; c < columns.size(); ++c) {
+        const BulkColumn& col = columns[c];
+        duckdb::Vector& v = s.chunk.data[c];
+        switch (col.kind) {
+          case BulkColumn::Kind::kInt64:
+            std::memcpy(duckdb::FlatVector::GetData<int64_t>(v), col.ints.data() + begin,
+                        count * sizeof(int64_t));
+            break;
+          case BulkColumn::Kind::kTimestamp: {
+            auto* out = duckdb::FlatVector::GetData<int64_t>(v);
+            const int64_t scale = col.timestamp_scale;
+            const int64_t limit = std::numeric_limits<int64_t>::max() / scale;
+            const int64_t* in = col.ints.data() + begin;
+            for (size_t i = 0; i < count; ++i) {
+              if (in[i] > limit || in[i] < -limit) {
+                return Status::InvalidArgument(
+                    "BatchBuilder: column " + std::to_string(c) + " (" + s.names[c] +
+                    "): timestamp " + std::to_string(in[i]) + " * " + std::to_string(scale) +
+                    " overflows int64 microseconds");
+              }
+              out[i] = in[i] * scale;
+            }
+            break;
+          }
+          case BulkColumn::Kind::kString: {
+            // Non-owning string_t: the collection copies the bytes in Append, below.
+            auto* out = duckdb::FlatVector::GetData<duckdb::string_t>(v);
+            const bool utf8 = s.types[c].id() == Id::VARCHAR && !col.known_valid_utf8;
+            const std::string_view* in = col.strings.data() + begin;
+            for (size_t i = 0; i < count; ++i) {
+              if (utf8 && !internal::IsValidUtf8(in[i].data(), in[i].size())) {
+                return Status::InvalidArgument("BatchBuilder: column " + std::to_string(c) + " (" +
+                                               s.names[c] + "), row " + std::to_string(begin + i) +
+                                               " of AppendColumns: string is not valid UTF-8");
+              }
+              out[i] = duckdb::string_t(in[i].data(), static_cast<uint32_t>(in[i].size()));
+            }
+            break;
+          }
+        }
+      }
+      s.chunk.SetCardinality(count);
+      s.collection->Append(s.append, s.chunk);
+      s.chunk.Reset();
+    }
+    return Status::OK();
+  });
+  if (!st.ok()) {
+    // Earlier slices of this call are already in the collection: start over, empty.
+    s.chunk.Reset();
+    s.row_in_chunk = 0;
+    s.rows = 0;
+    Status reset = internal::CatchAll([&]() -> Status {
+      s.NewCollection();
+      return Status::OK();
+    });
+    if (!reset.ok()) return reset;
+    if (!st.IsInvalidArgument()) return st;
+    return Status::InvalidArgument(st.message() + " (the builder was emptied)");
+  }
+  s.rows += num_rows;
   return Status::OK();
 }
 

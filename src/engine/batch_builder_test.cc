@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "engine/engine.h"
 #include "engine/test_util.h"
@@ -164,6 +166,83 @@ TEST(BatchBuilderNoEngineTest, NestedColumnsTakeNullsAndBadTypesFail) {
   auto nb = none.Finish();
   ASSERT_TRUE(nb.ok());
   EXPECT_EQ(nb->num_columns(), 0u);
+}
+
+TEST_F(BatchBuilderTest, AppendColumnsBulkMixesWithRows) {
+  BatchBuilder b(
+      {F("i", TypeId::kBigInt), F("ts", TypeId::kTimestampTz), F("s", TypeId::kVarchar)});
+  ASSERT_TRUE(b.AppendInt64(-1).ok());
+  ASSERT_TRUE(b.AppendTimestampMicros(0).ok());
+  ASSERT_TRUE(b.AppendString("row").ok());
+  ASSERT_TRUE(b.EndRow().ok());
+  // 5,000 rows: more than two DuckDB chunks, strings short (inlined) and long.
+  const int64_t n = 5000;
+  std::vector<int64_t> ints, ms;
+  std::vector<std::string> owned;
+  for (int64_t r = 0; r < n; ++r) {
+    ints.push_back(r);
+    ms.push_back(1704067200000 + r);
+    owned.push_back(r % 2 ? "odd row, a string longer than 12 bytes " + std::to_string(r)
+                          : std::to_string(r));
+  }
+  std::vector<std::string_view> views(owned.begin(), owned.end());
+  const BulkColumn cols[] = {BulkColumn::Int64s(ints), BulkColumn::Timestamps(ms, 1000),
+                             BulkColumn::Strings(views)};
+  ASSERT_TRUE(b.AppendColumns(n, cols).ok());
+  owned.assign(owned.size(), "overwritten");  // the batch holds its own copies
+  ASSERT_TRUE(b.AppendInt64(-2).ok());
+  ASSERT_TRUE(b.AppendTimestampMicros(1).ok());
+  ASSERT_TRUE(b.AppendString("last").ok());
+  ASSERT_TRUE(b.EndRow().ok());
+  EXPECT_EQ(b.num_rows(), n + 2);
+  auto batch = b.Finish();
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  ASSERT_EQ(batch->num_rows(), n + 2);
+  EXPECT_EQ(batch->GetString(0, 2), "row");
+  EXPECT_EQ(batch->GetString(1, 0), "0");
+  EXPECT_EQ(batch->GetString(1, 1), "2024-01-01 00:00:00+00");
+  EXPECT_EQ(batch->GetString(2, 1), "2024-01-01 00:00:00.001+00");
+  EXPECT_EQ(batch->GetString(1 + 4999, 0), "4999");
+  EXPECT_EQ(batch->GetString(1 + 4999, 2), "odd row, a string longer than 12 bytes 4999");
+  EXPECT_EQ(batch->GetString(1 + 2048, 2), "2048");
+  EXPECT_EQ(batch->GetString(n + 1, 2), "last");
+}
+
+TEST_F(BatchBuilderTest, AppendColumnsErrors) {
+  BatchBuilder b({F("i", TypeId::kBigInt), F("s", TypeId::kVarchar)});
+  const int64_t ints[] = {1, 2};
+  const std::string_view good[] = {"a", "b"};
+  // Wrong count, wrong length, wrong kind: nothing appended.
+  const BulkColumn one[] = {BulkColumn::Int64s(ints)};
+  EXPECT_TRUE(b.AppendColumns(2, one).IsInvalidArgument());
+  const BulkColumn short_col[] = {BulkColumn::Int64s(ints), BulkColumn::Strings(good)};
+  EXPECT_TRUE(b.AppendColumns(3, short_col).IsInvalidArgument());
+  const BulkColumn swapped[] = {BulkColumn::Strings(good), BulkColumn::Int64s(ints)};
+  Status st = b.AppendColumns(2, swapped);
+  EXPECT_TRUE(st.IsInvalidArgument());
+  EXPECT_NE(st.message().find("column 0 (i)"), std::string::npos) << st.ToString();
+  ASSERT_TRUE(b.AppendColumns(2, short_col).ok());
+  EXPECT_EQ(b.num_rows(), 2);
+  // A row in progress refuses bulk rows.
+  ASSERT_TRUE(b.AppendInt64(3).ok());
+  EXPECT_TRUE(b.AppendColumns(2, short_col).IsInvalidArgument());
+  ASSERT_TRUE(b.AppendString("c").ok());
+  ASSERT_TRUE(b.EndRow().ok());
+  // Invalid UTF-8 empties the builder.
+  const std::string bad1("\xC3", 1);
+  const std::string_view bad_views[] = {"ok", bad1};
+  const BulkColumn bad_cols[] = {BulkColumn::Int64s(ints), BulkColumn::Strings(bad_views)};
+  st = b.AppendColumns(2, bad_cols);
+  EXPECT_TRUE(st.IsInvalidArgument());
+  EXPECT_NE(st.message().find("emptied"), std::string::npos) << st.ToString();
+  EXPECT_EQ(b.num_rows(), 0);
+  auto batch = b.Finish();
+  ASSERT_TRUE(batch.ok());
+  EXPECT_EQ(batch->num_rows(), 0);
+  // Declared valid: not checked (the caller's guarantee).
+  const BulkColumn trusted[] = {BulkColumn::Int64s(ints), BulkColumn::Strings(good, true)};
+  ASSERT_TRUE(b.AppendColumns(2, trusted).ok());
+  EXPECT_EQ(b.num_rows(), 2);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "sources/delta_source.h"
 #include "sources/file_source.h"
 #include "sources/memory_source.h"
+#include "sources/nexmark/nexmark_source.h"
 #include "sources/kafka/kafka_source.h"
 #include "sources/rate_source.h"
 #include "sources/schema_text.h"
@@ -186,6 +187,11 @@ Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const So
     SLUICE_ASSIGN_OR_RETURN(auto src, kafka::KafkaSource::Open(ctx, std::move(options)));
     return std::unique_ptr<Source>(std::move(src));
   }
+  if (f == "nexmark") {
+    SLUICE_ASSIGN_OR_RETURN(auto options, ParseNexmarkSourceOptions(ctx));
+    SLUICE_ASSIGN_OR_RETURN(auto src, NexmarkSource::Open(ctx, std::move(options)));
+    return std::unique_ptr<Source>(std::move(src));
+  }
   if (f == "memory") {
     SourceOptions o("memory source", ctx.options);
     SLUICE_RETURN_NOT_OK(o.CheckKnown({"schema"}));
@@ -199,7 +205,7 @@ Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const So
   }
   return Status::InvalidArgument(
       "unknown source format '" + format +
-      "' (known formats: delta, delta_cdf, files, cloudFiles, rate, kafka, memory)");
+      "' (known formats: delta, delta_cdf, files, cloudFiles, rate, kafka, nexmark, memory)");
 }
 
 }  // namespace sluice::sources

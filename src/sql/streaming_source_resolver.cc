@@ -125,14 +125,25 @@ Result<ResolvedSource> ResolveStreamRelation(
       break;
     }
     case Kind::kReadRate:
-      out.format = "rate";
-      break;
     case Kind::kReadKafka:
-      out.format = "kafka";
+    case Kind::kNexmark: {
+      const char* fn = relation.kind == Kind::kReadRate    ? "read_rate"
+                       : relation.kind == Kind::kReadKafka ? "read_kafka"
+                                                           : "nexmark";
+      if (!relation.positional.empty()) {
+        // A positional argument would otherwise be ignored (nexmark('person') reading bids).
+        return Status::InvalidArgument(
+            std::string("STREAM ") + fn + " takes named arguments only, such as " + fn + "(" +
+            (relation.kind == Kind::kNexmark    ? "kind => 'person'"
+             : relation.kind == Kind::kReadRate ? "rowsPerSecond => 10"
+                                                : "bootstrapServers => 'host:9092'") +
+            "); got the positional argument '" + relation.positional[0] + "'");
+      }
+      out.format = relation.kind == Kind::kReadRate    ? "rate"
+                   : relation.kind == Kind::kReadKafka ? "kafka"
+                                                       : "nexmark";
       break;
-    case Kind::kNexmark:
-      out.format = "nexmark";
-      break;
+    }
   }
   return out;
 }

@@ -337,6 +337,20 @@ void NexmarkGenerator::GenerateBatch(int64_t first_index, int64_t count,
   GeneratePartitionBatch(0, 1, first_index, count, batch);
 }
 
+void NexmarkGenerator::GenerateKindBatch(EventKind kind, int64_t first_index, int64_t count,
+                                         NexmarkBatch* batch) const {
+  SLUICE_DCHECK(first_index >= 0 && count >= 0);
+  batch->Clear();
+  batch->keep_alive = tables_;
+  batch->first_index = first_index;
+  batch->num_events = count;
+  for (int64_t index = first_index; index < first_index + count; ++index) {
+    if (KindOf(index) != kind) continue;
+    GenerateEvent(index, &batch->scratch);
+    AppendToBatch(batch->scratch, batch);
+  }
+}
+
 void NexmarkGenerator::GeneratePartitionBatch(int64_t partition, int64_t num_partitions,
                                               int64_t first_offset, int64_t count,
                                               NexmarkBatch* batch) const {

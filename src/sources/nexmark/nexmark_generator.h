@@ -60,6 +60,14 @@ class NexmarkGenerator {
   // Clears *batch and fills it with indexes [first_index, first_index + count).
   void GenerateBatch(int64_t first_index, int64_t count, NexmarkBatch* batch) const;
 
+  // The events of one kind among indexes [first_index, first_index + count), for a source that
+  // serves one kind: clears *batch and fills only `kind`'s columns (the other kinds' stay empty),
+  // with exactly the rows GenerateBatch gives that kind for the same range. `kinds` lists the
+  // generated events only; first_index/num_events describe the scanned range. Events of other
+  // kinds cost one division each (their kind), nothing more.
+  void GenerateKindBatch(EventKind kind, int64_t first_index, int64_t count,
+                         NexmarkBatch* batch) const;
+
   // Reader partition `partition` of `num_partitions` over this generator's stream: its offset j
   // is index PartitionIndex(partition, num_partitions, j). Clears *batch and fills it with the
   // partition's offsets [first_offset, first_offset + count); batch->first_index = first_offset.

@@ -180,6 +180,38 @@ TEST(NexmarkGeneratorTest, ReaderPartitionsUnionIsTheStream) {
   }
 }
 
+TEST(NexmarkGeneratorTest, KindBatchesPartitionTheStream) {
+  NexmarkConfig config;
+  config.first_event_id = 3;
+  config.out_of_order_group_size = 7;  // kinds follow the permuted ids
+  auto gen = MustOpen(config);
+  const int64_t first = 1234, n = 5000;
+  const std::vector<std::string> expected = Sequential(*gen, first, n);
+  std::vector<std::string> merged;
+  size_t total = 0;
+  NexmarkBatch batch;
+  std::vector<std::vector<std::string>> per_kind;
+  for (EventKind kind : {EventKind::kPerson, EventKind::kAuction, EventKind::kBid}) {
+    gen->GenerateKindBatch(kind, first, n, &batch);
+    EXPECT_EQ(batch.first_index, first);
+    EXPECT_EQ(batch.num_events, n);
+    for (EventKind k : batch.kinds) ASSERT_EQ(k, kind);
+    per_kind.push_back(RenderBatch(batch));
+    total += per_kind.back().size();
+    EXPECT_GT(per_kind.back().size(), 0u);
+  }
+  EXPECT_EQ(total, static_cast<size_t>(n));
+  // Each kind's rows are the stream's events of that kind, in stream order.
+  NexmarkEvent e;
+  std::vector<size_t> next(3, 0);
+  for (int64_t k = first; k < first + n; ++k) {
+    gen->GenerateEvent(k, &e);
+    const auto kind = static_cast<size_t>(e.kind);
+    ASSERT_LT(next[kind], per_kind[kind].size());
+    ASSERT_EQ(per_kind[kind][next[kind]++], expected[static_cast<size_t>(k - first)]) << k;
+  }
+}
+
 TEST(NexmarkGeneratorTest, KindMixPerBlock) {
   for (auto [pp, ap, bp] : {std::tuple{1, 3, 46}, std::tuple{2, 5, 33}}) {
     NexmarkConfig config;
