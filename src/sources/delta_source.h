@@ -52,6 +52,11 @@ struct DeltaSourceOptions {
 
 inline constexpr int64_t kDefaultMaxFilesPerTrigger = 1000;
 
+// In the message of a schema-change error when the change only adds columns (the stream's
+// columns all remain with their types): a restart continues with the new schema. Other schema
+// changes say "(not additive)" and need a new checkpoint. `sluice run` restarts on the former.
+inline constexpr char kAdditiveSchemaChangeTag[] = "(additive: columns added)";
+
 // The persisted starting point (<checkpoint_dir>/delta_start, "v1\n{json}").
 struct DeltaStart {
   std::string reservoir_id;

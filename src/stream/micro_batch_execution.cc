@@ -9,6 +9,7 @@
 #include "stream/checkpoint_metadata.h"
 #include "stream/log_purge.h"
 #include "stream/source_identity.h"
+#include "stream/test_fail_point.h"
 #include "stream/time_format.h"
 #include "stream/uuid.h"
 
@@ -340,6 +341,7 @@ Result<bool> MicroBatchExecution::RunTrigger() {
                            batch_ctx + ": writing the offset log");
   t.Add(kDurationWalCommit, MonoMs() - m0);
   SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterOffsetsWrite), batch_ctx);
+  SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterOffsetsWrite), batch_ctx);
   (void)mono_start;
   SLUICE_RETURN_NOT_OK(RunBatch(id, ends, wm, trigger_start, no_data_batch, trigger_start, &t));
   return !single_batch_;
@@ -409,6 +411,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   SLUICE_ASSIGN_OR_RETURN_CTX(PlanOutput out, plan_->Execute(input), ctx);
   t->Add(kDurationQueryPlanning, MonoMs() - m0);
   SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterStateCommit), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterStateCommit), ctx);
 
   m0 = MonoMs();
   SLUICE_ASSIGN_OR_RETURN_CTX(auto observed, Observe(out.rows), ctx);
@@ -416,6 +419,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
                            ctx + ", sink " + sink_->Description());
   t->Add(kDurationAddBatch, MonoMs() - m0);
   SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterSinkWrite), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterSinkWrite), ctx);
 
   // Watermark for the next batch, then commits/<N>.
   int64_t next_wm = watermarks_->Update(out.event_time);
@@ -424,6 +428,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
       commits_->Add(id, CommitMetadata{next_wm, std::nullopt}, {.sync = options_.sync}),
       ctx + ": writing the commit log");
   SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterCommitWrite), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterCommitWrite), ctx);
   std::vector<std::optional<std::string>> starts;
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto& s = sources_[i];
