@@ -6,6 +6,7 @@
 #   make test-all     ... and the slow ones (crash loops, browser tests)
 #   make debug        ASan + UBSan build in build/debug and its fast tests
 #   make bench        build with optimizations and run the benchmarks under bench/
+#   make bench-nexmark  the Nexmark queries only, with the build in $(BUILD_DIR) (scripts/bench_nexmark.sh)
 #   make format       clang-format the sources; make format-check fails on a diff
 #   make clean        remove build/
 
@@ -19,7 +20,7 @@ SLUICE      := $(BUILD_DIR)/sluice
 
 SOURCES := $(shell git ls-files '*.cc' '*.h' 2>/dev/null)
 
-.PHONY: all setup configure build run test test-all debug bench format format-check clean
+.PHONY: all setup configure build run test test-all debug bench bench-nexmark format format-check clean
 
 all: build
 
@@ -55,6 +56,9 @@ bench: setup
 	cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSLUICE_BUILD_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build/bench -j $(JOBS)
 	@scripts/bench.sh build/bench
+
+bench-nexmark: build
+	@scripts/bench_nexmark.sh $(SLUICE)
 
 format:
 	clang-format -i $(SOURCES)

@@ -9,3 +9,6 @@ for bin in "${BUILD}"/bench/*_bench; do
   echo "== ${bin}"
   "${bin}" --benchmark_min_time=0.5
 done
+# The Nexmark queries (bench/nexmark): writes the Nexmark table of bench/RESULTS.md.
+echo "== Nexmark queries"
+scripts/bench_nexmark.sh "${BUILD}/sluice"

@@ -1,15 +1,22 @@
 // The `sluice` command.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bench_command.h"
 #include "cli/checkpoint_commands.h"
 #include "cli/pipeline_runner.h"
+#include "cli/restart_policy.h"
 #include "cli/result_printer.h"
 #include "cli/sql_logic_test.h"
 #include "cli/sql_shell.h"
+#include "cli/status_line.h"
+#include "cli/table_commands.h"
 #include "common/logging.h"
 
 namespace {
@@ -37,8 +44,23 @@ constexpr const char* kRunFooter =
     "Runs the file's statements, then every streaming table and flow it defines on its own\n"
     "trigger, in dependency order, printing one line per micro-batch. AVAILABLE NOW and ONCE\n"
     "queries stop when done; the others run until Ctrl-C (which stops at a batch boundary).\n"
+    "On a terminal, one status line per query is redrawn in place instead.\n"
+    "A failed query is restarted from its checkpoint with backoff (--max-restarts,\n"
+    "--restart-backoff) unless a restart cannot fix its error (bad SQL, incompatible checkpoint\n"
+    "or schema change, checkpoint in use); why is logged on stderr (docs/operations.md).\n"
     "Examples:\n"
-    "  sluice run examples/pipeline.sql --warehouse build/demo-warehouse";
+    "  sluice run examples/pipeline.sql --warehouse build/demo-warehouse\n"
+    "  sluice run pipeline.sql --max-restarts 10 --restart-backoff 30s\n"
+    "  sluice run examples/pipeline.sql --ui            # live page at http://127.0.0.1:4040/";
+
+constexpr const char* kTableFooter =
+    "Delta table maintenance through the same code as DESCRIBE HISTORY/DETAIL, VACUUM and\n"
+    "OPTIMIZE in SQL. Human-readable by default, --json for scripts.\n"
+    "Examples:\n"
+    "  sluice table history warehouse/events --limit 10\n"
+    "  sluice table detail warehouse/events --json\n"
+    "  sluice table vacuum warehouse/events --dry-run\n"
+    "  sluice table optimize warehouse/events --where \"day = '2026-11-30'\"";
 
 constexpr const char* kInspectFooter =
     "Only reads: safe on a running query's checkpoint. A damaged file is an error naming it.\n"
@@ -93,6 +115,21 @@ int main(int argc, char** argv) {
                   "Directory where table names resolve (default ./warehouse)");
   run->add_option("--progress-log", run_options.progress_log,
                   "Append every batch's progress JSON (one object per line) to this file");
+  std::string ui_address;
+  CLI::Option* ui_option =
+      run->add_option("--ui", ui_address,
+                      "Serve the live monitoring page, JSON API and /metrics on [HOST:]PORT "
+                      "(default 127.0.0.1:4040; docs/operations.md)")
+          ->expected(0, 1);
+  // Supervision (cli/restart_policy.h): restarts with backoff; defaults in RunCommandOptions.
+  run->add_option("--max-restarts", run_options.max_restarts,
+                  "Restart a failed query from its checkpoint up to N times in a row (default 3; "
+                  "-1: no limit; 0: never). Errors a restart cannot fix are never retried")
+      ->check(CLI::Range(int64_t{-1}, int64_t{1000000}));
+  std::string restart_backoff = "10s";
+  run->add_option("--restart-backoff", restart_backoff,
+                  "Wait before the first restart, doubled per consecutive restart up to 5 min "
+                  "(default 10s; e.g. 500ms, 30s, 2m)");
   run->footer(kRunFooter);
 
   // sluice checkpoint inspect / sluice state dump (cli/checkpoint_commands.h)
@@ -115,6 +152,69 @@ int main(int argc, char** argv) {
   dump->add_flag("--json", dump_options.json, "One JSON object per state row (JSON lines)");
   dump->footer(kDumpFooter);
 
+  // sluice bench nexmark (cli/bench_command.h)
+  sluice::cli::BenchNexmarkOptions bench_options;
+  CLI::App* bench = app.add_subcommand("bench", "Run a benchmark");
+  bench->require_subcommand(1);
+  CLI::App* nexmark = bench->add_subcommand(
+      "nexmark", "Run one Nexmark query over N generated events and report its throughput");
+  nexmark->add_option("--query", bench_options.query, "q0 q1 q2 q3 q5 q7 q8 q11 q12")->required();
+  nexmark->add_option("--events", bench_options.events, "Events of the generator (default 1000000)")
+      ->check(CLI::PositiveNumber);
+  nexmark->add_option("--rate", bench_options.rate, "Event-time rate, events/s (default 100000)")
+      ->check(CLI::PositiveNumber);
+  nexmark->add_option("--batch-events", bench_options.batch_events,
+                      "Events per micro-batch (default events / 10)");
+  nexmark->add_option("--source", bench_options.source, "generator (default), table or kafka")
+      ->check(CLI::IsMember({"generator", "table", "kafka"}));
+  nexmark->add_option("--sink", bench_options.sink, "blackhole (default) or delta")
+      ->check(CLI::IsMember({"blackhole", "delta"}));
+  nexmark->add_flag("--json", bench_options.json, "Print one JSON object");
+  nexmark->add_flag("--check", bench_options.check,
+                    "Compare the result with DuckDB's batch result (implies --sink delta)");
+  nexmark->add_flag("--no-batch", bench_options.no_batch, "Skip the DuckDB batch reference run");
+  nexmark->add_flag("--rate-limited", bench_options.rate_limited,
+                    "Release events at --rate in wall time and measure end-to-end latency");
+  nexmark->add_option("--queries", bench_options.queries_dir,
+                      "Directory of the query files (default bench/nexmark)");
+  nexmark->add_option("--work-dir", bench_options.work_dir,
+                      "Keep the warehouse here (default: a temporary directory, removed)");
+  nexmark->add_option("--batch-cache", bench_options.batch_cache,
+                      "Keep and reuse the batch reference's tables (Parquet) in this directory");
+  nexmark->footer(
+      "Examples:\n"
+      "  sluice bench nexmark --query q5 --events 10000000\n"
+      "  sluice bench nexmark --query q7 --events 25000 --rate 500 --source table --check\n"
+      "See bench/nexmark/README.md.");
+
+  // sluice table history|detail|vacuum|optimize (cli/table_commands.h)
+  sluice::cli::TableCommandOptions table_options;
+  CLI::App* table_cmd = app.add_subcommand("table", "Inspect and maintain a Delta table");
+  table_cmd->require_subcommand(1);
+  table_cmd->footer(kTableFooter);
+  CLI::App* history = table_cmd->add_subcommand(
+      "history", "The table's commits, newest first: version, time, operation, metrics");
+  history->add_option("--limit", table_options.limit, "Only the newest N commits")
+      ->check(CLI::PositiveNumber);
+  CLI::App* detail = table_cmd->add_subcommand(
+      "detail", "Format, id, location, partitioning, files, size, properties, protocol");
+  CLI::App* vacuum =
+      table_cmd->add_subcommand("vacuum", "Delete files no version within the retention needs");
+  vacuum
+      ->add_option("--retain", table_options.retain_hours,
+                   "Retention in hours (default: the table's, 168 unless it sets one)")
+      ->check(CLI::NonNegativeNumber);
+  vacuum->add_flag("--dry-run", table_options.dry_run, "List the files, delete nothing");
+  vacuum->add_flag("--force", table_options.force,
+                   "Allow a retention shorter than the table's (can break readers and streams)");
+  CLI::App* optimize = table_cmd->add_subcommand("optimize", "Compact small files (bin-packing)");
+  optimize->add_option("--where", table_options.where,
+                       "Only partitions matching this predicate over partition columns");
+  for (CLI::App* c : {history, detail, vacuum, optimize}) {
+    c->add_option("path", table_options.path, "The Delta table's directory")->required();
+    c->add_flag("--json", table_options.json, "Print JSON for scripts");
+  }
+
   CLI11_PARSE(app, argc, argv);
 
   if (!log_level.empty()) {
@@ -134,7 +234,25 @@ int main(int argc, char** argv) {
     return sluice::cli::RunCheckpointInspect(inspect_options, std::cout, std::cerr);
   }
   if (dump->parsed()) return sluice::cli::RunStateDump(dump_options, std::cout, std::cerr);
-  if (run->parsed()) return sluice::cli::RunPipeline(run_options, std::cout, std::cerr);
+  if (history->parsed()) return sluice::cli::RunTableHistory(table_options, std::cout, std::cerr);
+  if (detail->parsed()) return sluice::cli::RunTableDetail(table_options, std::cout, std::cerr);
+  if (vacuum->parsed()) return sluice::cli::RunTableVacuum(table_options, std::cout, std::cerr);
+  if (optimize->parsed()) {
+    return sluice::cli::RunTableOptimize(table_options, std::cout, std::cerr);
+  }
+  if (ui_option->count() > 0) run_options.ui = ui_address;
+  if (run->parsed()) {
+    sluice::Result<int64_t> backoff = sluice::cli::ParseDurationMs(restart_backoff);
+    if (!backoff.ok()) {
+      std::cerr << "Error: --restart-backoff: " << backoff.status().message() << "\n";
+      return 2;
+    }
+    run_options.restart_backoff_ms = *backoff;
+    run_options.live_status =
+        sluice::cli::UseLiveStatus(isatty(STDOUT_FILENO) == 1, std::getenv("TERM"));
+    return sluice::cli::RunPipeline(run_options, std::cout, std::cerr);
+  }
+  if (nexmark->parsed()) return sluice::cli::RunBenchNexmark(bench_options, std::cout, std::cerr);
   if (test->parsed()) {
     sluice::cli::TestRunOptions options;
     options.features = sluice::cli::BuiltInFeatures();

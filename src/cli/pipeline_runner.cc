@@ -1,5 +1,10 @@
 #include "cli/pipeline_runner.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <iomanip>
@@ -11,6 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include "cli/restart_policy.h"
+#include "cli/status_line.h"
+#include "server/monitor_server.h"
 #include "sql/session.h"
 #include "sql/statement_splitter.h"
 #include "sql/streaming_statement_parser.h"
@@ -42,10 +50,34 @@ struct Query {
   stream::Trigger trigger;
   std::set<size_t> upstream;  // indexes of queries whose table this one reads
   std::string target_path;    // the Delta table it writes
-  std::unique_ptr<stream::MicroBatchExecution> exec;
+  std::unique_ptr<stream::MicroBatchExecution> exec;  // null while waiting for a restart
   bool started = false;
   bool finished = false;
+  // Supervision: when the current run started, when the next restart is due, the budget.
+  int64_t started_ms = 0;
+  std::optional<int64_t> restart_at_ms;
+  RestartTracker tracker{RestartPolicy{}};
 };
+
+int64_t MonoMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The terminal's width in columns, 0 when unknown.
+size_t TerminalWidth() {
+  struct winsize ws {};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) return ws.ws_col;
+  return 0;
+}
+
+// Tells the monitoring server that the query ended, with its error if it failed.
+void ReportEnd(server::MonitorServer& ui, const stream::MicroBatchExecution& exec) {
+  std::optional<Status> ex = exec.Exception();
+  ui.QueryTerminated(exec.id(), exec.run_id(),
+                     ex ? std::optional<std::string>(ex->ToString()) : std::nullopt);
+}
 
 std::string Key(const sql::StreamingDefinition& def) {
   return (def.kind == sql::StreamingDefinition::Kind::kFlow ? "flow:" : "table:") + def.name;
@@ -109,8 +141,13 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   std::vector<Query> queries;
   for (const std::string& key : defined) {
     for (const auto& def : *defs) {
-      if (Key(def) == key)
-        queries.push_back({def, trigger_for(def), {}, "", nullptr, false, false});
+      if (Key(def) != key) continue;
+      Query q;
+      q.def = def;
+      q.trigger = trigger_for(def);
+      q.tracker = RestartTracker(RestartPolicy{options.max_restarts, options.restart_backoff_ms,
+                                               options.max_backoff_ms, options.healthy_after_ms});
+      queries.push_back(std::move(q));
     }
   }
   if (queries.empty()) {
@@ -149,12 +186,51 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
       return 1;
     }
   }
+  std::unique_ptr<server::MonitorServer> ui;  // --ui: fed below, stopped when the run ends
+  if (options.ui) {
+    Result<std::unique_ptr<server::MonitorServer>> started =
+        server::StartMonitorServer(*options.ui);
+    if (!started.ok()) {
+      err << "Error: " << started.status().ToString() << "\n";
+      return 1;
+    }
+    ui = std::move(started).ValueOrDie();
+    out << "monitoring UI at " << ui->url() << std::endl;
+  }
   std::mutex out_mu;
+  // Live status (out_mu): one view per query name, the board drawn at the bottom of the screen.
+  StatusBoard board;
+  if (options.live_status) board.set_width(TerminalWidth());
+  std::map<std::string, QueryStatusView> views;
+  size_t name_width = 0;
+  for (const Query& q : queries) name_width = std::max(name_width, q.def.name.size());
+  for (const Query& q : queries) {
+    views[q.def.name].name = q.def.name + std::string(name_width - q.def.name.size(), ' ');
+    views[q.def.name].available_now = q.trigger.kind == stream::TriggerKind::kAvailableNow;
+  }
+  // A log line on `stream`, above the live status lines when they are shown.
+  auto log_line = [&out, &out_mu, &board, &options](std::ostream& stream, const std::string& line) {
+    std::lock_guard<std::mutex> lock(out_mu);
+    if (options.live_status) out << board.Erase() << std::flush;
+    stream << line << std::endl;
+    if (options.live_status) out << board.Render() << std::flush;
+  };
   sql::StartOptions start;
-  start.on_progress = [&out, &out_mu, &progress_log](const std::string& name,
-                                                     const stream::StreamingQueryProgress& p) {
+  start.on_progress = [&out, &out_mu, &progress_log, &ui, &options, &board, &views](
+                          const std::string& name, const stream::StreamingQueryProgress& p) {
+    if (ui) ui->QueryProgress(p);  // only queues an event
     std::lock_guard<std::mutex> lock(out_mu);
     if (progress_log.is_open()) progress_log << stream::ProgressToJson(p) << std::endl;
+    if (options.live_status) {
+      QueryStatusView& view = views[name];  // the name padded to the longest
+      if (view.name.empty()) view.name = name;
+      view.progress = p;
+      ++view.batches;
+      view.initial_backlog = PeakBacklog(view.initial_backlog, BacklogOf(p));
+      board.Set(name, FormatStatusLine(view));
+      out << board.Render() << std::flush;
+      return;
+    }
     out << std::left << std::setw(20) << name << " batch " << std::setw(5) << p.batch_id << " "
         << std::right << std::setw(9) << p.NumInputRows() << " rows " << std::setw(12) << std::fixed
         << std::setprecision(1) << p.ProcessedRowsPerSecond() << " rows/s " << std::setw(7)
@@ -165,12 +241,44 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   auto old_term = std::signal(SIGTERM, HandleStopSignal);
   int exit_code = 0;
   std::string error;
+  // A query failed (at start or while running): log why, then schedule its restart, or set
+  // `error` and return false when it is not restarted.
+  auto on_failure = [&](Query& q, const Status& st, int64_t now) {
+    const FailureClass failure = ClassifyFailure(st);
+    const RestartDecision d = q.tracker.OnFailure(failure.kind, q.started_ms, now);
+    q.started = true;  // a query waiting for its restart counts as started
+    if (!d.restart) {
+      if (failure.kind == FailureKind::kPermanent) {
+        error = st.ToString() + " (not restarted: " + failure.reason + ")";
+      } else if (options.max_restarts == 0) {
+        error = st.ToString() + " (not restarted: --max-restarts is 0)";
+      } else {
+        error = st.ToString() + " (gave up after " +
+                std::to_string(q.tracker.consecutive_restarts()) + " restarts)";
+      }
+      return false;
+    }
+    log_line(err, "query " + q.def.name + " failed: " + st.ToString());
+    std::string line = "restarting " + q.def.name + " from its checkpoint ";
+    line += d.delay_ms > 0 ? "in " + FormatDurationMs(d.delay_ms) : std::string("now");
+    line += " (";
+    if (d.restart_number > 0) {
+      line += "restart " + std::to_string(d.restart_number) +
+              (options.max_restarts < 0 ? "" : " of " + std::to_string(options.max_restarts)) +
+              ", ";
+    }
+    line += failure.reason + ")";
+    log_line(err, line);
+    q.restart_at_ms = now + d.delay_ms;
+    return true;
+  };
   for (;;) {
     if (g_stop_requested) break;
-    // Start what can start.
+    // Start what can start, and restart what is due.
     for (size_t i = 0; i < queries.size() && error.empty(); ++i) {
       Query& q = queries[i];
-      if (q.started) continue;
+      const bool restart_due = q.restart_at_ms && MonoMs() >= *q.restart_at_ms;
+      if (q.started && !restart_due) continue;
       bool ready = true;
       for (size_t j : q.upstream) {
         const Query& u = queries[j];
@@ -180,29 +288,40 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
         ready = ready && (u.finished ||
                           (u.started && !StopsByItself(u.trigger) && created.ok() && *created));
       }
-      if (!ready) continue;
+      if (!ready && !restart_due) continue;
       Result<std::unique_ptr<stream::MicroBatchExecution>> exec =
           session->streaming().Start(q.def, q.trigger, start);
       if (!exec.ok()) {
-        error = q.def.name + ": " + exec.status().ToString();
-        break;
+        q.started_ms = MonoMs();
+        if (!on_failure(q, exec.status().WithContext(q.def.name), q.started_ms)) break;
+        continue;
       }
       q.exec = std::move(exec).ValueOrDie();
       q.started = true;
-      std::lock_guard<std::mutex> lock(out_mu);
-      out << "started " << q.def.name << " (" << q.trigger.ToString() << ")" << std::endl;
+      q.started_ms = MonoMs();
+      q.restart_at_ms.reset();
+      if (ui) ui->QueryStarted(q.exec->id(), q.exec->run_id(), q.def.name, q.trigger);
+      if (restart_due) {
+        log_line(out, "restarted " + q.def.name + " from its checkpoint (query id " + q.exec->id() +
+                          ", new run id " + q.exec->run_id() + ")");
+      } else {
+        log_line(out, "started " + q.def.name + " (" + q.trigger.ToString() + ")");
+      }
     }
     if (!error.empty()) break;
     // Reap what ended.
     bool all_done = true;
     for (Query& q : queries) {
-      if (q.started && !q.finished && !q.exec->IsActive()) {
-        q.finished = true;
+      if (error.empty() && q.exec && !q.finished && !q.exec->IsActive()) {
+        if (ui) ReportEnd(*ui, *q.exec);
         if (std::optional<Status> ex = q.exec->Exception()) {
-          error = ex->ToString();
+          const std::string id = q.exec->id(), run_id = q.exec->run_id();  // for --ui
+          (void)q.exec->Stop();  // joins the query thread; the checkpoint is released
+          q.exec.reset();
+          if (on_failure(q, *ex, MonoMs()) && ui) ui->QueryRestarting(id, run_id);
         } else {
-          std::lock_guard<std::mutex> lock(out_mu);
-          out << "finished " << q.def.name << std::endl;
+          q.finished = true;
+          log_line(out, "finished " + q.def.name);
         }
       }
       all_done = all_done && q.finished;
@@ -213,6 +332,7 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   // Stop everything at a batch boundary.
   for (Query& q : queries) {
     if (q.exec) (void)q.exec->Stop();
+    if (ui && q.exec && !q.finished) ReportEnd(*ui, *q.exec);
   }
   for (Query& q : queries) {
     if (error.empty() && q.exec && q.exec->Exception()) error = q.exec->Exception()->ToString();

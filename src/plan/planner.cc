@@ -44,8 +44,7 @@ bool IsStateful(const QueryAnalysis& a) {
 }
 
 // An analysis of `node` (a SELECT node of the same query) for planning it on its own.
-Result<QueryAnalysis> AnalysisOf(const QueryAnalysis& parent, Json node,
-                                 sinks::OutputMode mode) {
+Result<QueryAnalysis> AnalysisOf(const QueryAnalysis& parent, Json node, sinks::OutputMode mode) {
   QueryAnalysis a;
   a.query = parent.query;
   a.output_mode = mode;
@@ -109,11 +108,121 @@ Result<std::optional<StatefulPlanSpec>> PlanSingle(const QueryAnalysis& analysis
   return stateful;
 }
 
+// The select-list item names of `node` (aliases, else a plain column's last name) whose
+// expression reads the window / session_window column of an aggregation.
+std::vector<std::string> WindowDerivedColumns(const Json& node) {
+  std::vector<std::string> out;
+  for (const auto& item : node["select_list"]) {
+    bool from_window = false;
+    VisitExpression(item, [&](const Json& e) {
+      if (e.value("class", "") == "COLUMN_REF") {
+        std::vector<std::string> names = ColumnRefNames(e);
+        for (const std::string& n : names) {
+          const std::string lower = AsciiLower(n);
+          if (lower == "window" || lower == "session_window") from_window = true;
+        }
+      }
+      return !from_window;
+    });
+    if (!from_window) continue;
+    std::string name = item.value("alias", std::string());
+    if (name.empty() && item.value("class", "") == "COLUMN_REF") {
+      std::vector<std::string> names = ColumnRefNames(item);
+      if (!names.empty()) name = names.back();
+    }
+    if (!name.empty()) out.push_back(AsciiLower(name));
+  }
+  return out;
+}
+
+// A stateless SELECT (projection, WHERE, OVER windows, QUALIFY) whose FROM is a subquery with a
+// streaming aggregation, in APPEND mode: the aggregation is planned alone and the SELECT runs
+// over the rows it emits in each batch (StatefulPlanSpec::post_sql). In APPEND mode a window's
+// groups are emitted together, in the batch whose watermark passes the window's end, so an
+// OVER (PARTITION BY <a column of the window>) sees all of a window's rows: a per-window top-N
+// is exact. OVER windows not partitioned by a window column are refused (they would see one
+// batch's rows only). std::nullopt when the query does not have this shape or is not APPEND.
+Result<std::optional<std::vector<StatefulPlanSpec>>> PlanStatelessOverAggregation(
+    const QueryAnalysis& analysis) {
+  using Stages = std::vector<StatefulPlanSpec>;
+  const Json& top = analysis.top;
+  if (top.value("type", "") != "SELECT_NODE" || analysis.has_aggregation || analysis.has_distinct) {
+    return std::optional<Stages>();
+  }
+  const Json& from = top["from_table"];
+  if (from.value("type", "") != "SUBQUERY" || !from.contains("subquery") ||
+      from["subquery"].value("node", Json()).value("type", "") != "SELECT_NODE") {
+    return std::optional<Stages>();
+  }
+  const Json& node = from["subquery"]["node"];
+  SLUICE_ASSIGN_OR_RETURN(QueryAnalysis lower,
+                          AnalysisOf(analysis, node, sinks::OutputMode::kAppend));
+  if (!lower.has_aggregation) return std::optional<Stages>();
+  // Only APPEND emits each group once, when final (other modes: refused as before, "below the
+  // top level").
+  if (analysis.output_mode != sinks::OutputMode::kAppend) return std::optional<Stages>();
+  for (const auto& m : top["modifiers"]) {
+    const std::string type = m.value("type", "");
+    if (type == "LIMIT_MODIFIER" || type == "LIMIT_PERCENT_MODIFIER") {
+      return Status::InvalidArgument(
+          "LIMIT and OFFSET are not supported on streaming DataFrames/Datasets yet");
+    }
+    if (type == "ORDER_MODIFIER") {
+      return Status::InvalidArgument(
+          "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "
+          "DataFrame/Dataset in Complete output mode");
+    }
+  }
+  const std::vector<std::string> window_columns = WindowDerivedColumns(node);
+  std::optional<Status> bad;
+  for (const char* key : {"select_list", "where_clause", "qualify"}) {
+    if (!top.contains(key) || bad) continue;
+    VisitExpression(top[key], [&](const Json& e) {
+      if (e.value("class", "") != "WINDOW") return true;
+      bool by_window = false;
+      for (const auto& p : e["partitions"]) {
+        if (p.value("class", "") != "COLUMN_REF") continue;
+        std::vector<std::string> names = ColumnRefNames(p);
+        if (names.empty()) continue;
+        const std::string name = AsciiLower(names.back());
+        by_window = by_window || std::find(window_columns.begin(), window_columns.end(), name) !=
+                                     window_columns.end();
+      }
+      if (!by_window) {
+        bad = Status::InvalidArgument(
+            "an OVER window over the result of a streaming aggregation must be partitioned by a "
+            "column of the aggregation's window (window.start, window.end, window): a window's "
+            "groups are emitted together, other partitions would only see one batch's rows");
+      }
+      return !bad;
+    });
+  }
+  if (bad) return *bad;
+  SLUICE_ASSIGN_OR_RETURN(Stages stages, PlanStages(lower));
+  if (stages.empty()) return Status::Internal("a streaming aggregation planned no operator");
+  Json upper_top = top;
+  upper_top["from_table"] =
+      Json{{"type", "BASE_TABLE"},
+           {"alias", from.value("alias", std::string())},
+           {"sample", nullptr},
+           {"query_location", 18446744073709551615ULL},
+           {"schema_name", ""},
+           {"table_name", StreamingPlan::StageTableName(stages.size() - 1)},
+           {"column_name_alias", from.value("column_name_alias", Json::array())},
+           {"catalog_name", ""},
+           {"at_clause", nullptr}};
+  SLUICE_ASSIGN_OR_RETURN(stages.back().post_sql, analysis.ast->ToSql(upper_top));
+  return std::optional<Stages>(std::move(stages));
+}
+
 // A chain: a stateful top SELECT whose FROM is a stateful subquery (deduplication, say) or a
 // stream-stream join. The lower part is planned first (recursively); the top then reads its
 // output table. std::nullopt when the query is not a chain.
 Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalysis& analysis) {
   using Stages = std::vector<StatefulPlanSpec>;
+  SLUICE_ASSIGN_OR_RETURN(std::optional<Stages> over_aggregation,
+                          PlanStatelessOverAggregation(analysis));
+  if (over_aggregation) return over_aggregation;
   if (analysis.top.value("type", "") != "SELECT_NODE" || !IsStateful(analysis)) {
     return std::optional<Stages>();
   }
@@ -133,8 +242,8 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
       if (update_or_complete) {
         // Spark's UnsupportedOperationChecker.checkStreamingQueryGlobalWatermarkLimit.
         return Status::InvalidArgument(
-            std::string(kGlobalWatermarkMessage) + "Here: " +
-            (lower.has_aggregation ? "a streaming aggregation" : "a SELECT DISTINCT") +
+            std::string(kGlobalWatermarkMessage) +
+            "Here: " + (lower.has_aggregation ? "a streaming aggregation" : "a SELECT DISTINCT") +
             " in a subquery feeds " + upper_kind + " in " +
             (analysis.output_mode == sinks::OutputMode::kUpdate ? "Update" : "Complete") +
             " output mode, where it emits updated rows again. Use OUTPUT MODE APPEND, or DISTINCT "

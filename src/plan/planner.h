@@ -76,6 +76,10 @@ struct StatefulPlanSpec {
   // SQL over the table "__op_output" (the operator's output) giving the rows for the sink.
   // Empty means the operator's output as is.
   std::string output_sql;
+  // Last stage only, may be empty: a stateless SELECT over the table "__stage_<k>" (this stage's
+  // rows for the sink) whose result goes to the sink instead (a per-window top-N over an
+  // APPEND-mode aggregation, planner.cc PlanStatelessOverAggregation).
+  std::string post_sql;
   // UPDATE mode: the output columns without aggregates (the MERGE key).
   std::vector<std::string> update_keys;
   // Spark's produceOutputWatermark: the watermark of the rows this operator outputs, relative to

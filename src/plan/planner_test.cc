@@ -124,9 +124,10 @@ TEST_F(PlannerTest, ChainsListOperatorsTopDown) {
       kAppend);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->operators, (std::vector<std::string>{"stateStoreSave", "dedupeWithinWatermark"}));
-  p = Plan("SELECT u, count(*) AS n FROM (SELECT DISTINCT ON (sid) sid, u FROM STREAM v) AS s "
-           "GROUP BY u",
-           kUpdate);
+  p = Plan(
+      "SELECT u, count(*) AS n FROM (SELECT DISTINCT ON (sid) sid, u FROM STREAM v) AS s "
+      "GROUP BY u",
+      kUpdate);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->operators, (std::vector<std::string>{"stateStoreSave", "dedupe"}));
   EXPECT_EQ(p->update_keys, std::vector<std::string>{"u"});
@@ -155,9 +156,32 @@ TEST_F(PlannerTest, ChainRefusals) {
                     kComplete)
                 .find("not supported in Complete output mode, only in Append output mode"),
             std::string::npos);
-  EXPECT_NE(Refusal("SELECT DISTINCT l.k FROM STREAM a AS l JOIN STREAM b AS r ON l.k = r.k",
+  EXPECT_NE(
+      Refusal("SELECT DISTINCT l.k FROM STREAM a AS l JOIN STREAM b AS r ON l.k = r.k", kAppend)
+          .find("not supported yet"),
+      std::string::npos);
+}
+
+TEST_F(PlannerTest, StatelessQueryOverAnAppendAggregation) {
+  const std::string agg =
+      "(SELECT k, count(*) AS n, window.start AS ws FROM STREAM t WATERMARK ts DELAY OF "
+      "INTERVAL 5 SECONDS AS e GROUP BY window(ts, '10 seconds'), k) AS a";
+  auto p =
+      Plan("SELECT k, n FROM " + agg + " QUALIFY rank() OVER (PARTITION BY ws ORDER BY n DESC) = 1",
+           kAppend);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->operators, std::vector<std::string>{"stateStoreSave"});
+  p = Plan("SELECT k, n * 2 AS n2 FROM " + agg + " WHERE n > 1", kAppend);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->operators, std::vector<std::string>{"stateStoreSave"});
+  EXPECT_NE(Refusal("SELECT k, n FROM " + agg +
+                        " QUALIFY rank() OVER (PARTITION BY k ORDER BY n DESC) = 1",
                     kAppend)
-                .find("not supported yet"),
+                .find("must be partitioned by a column of the aggregation's window"),
+            std::string::npos);
+  EXPECT_NE(Refusal("SELECT k, n FROM " + agg, kUpdate).find("below the top level"),
+            std::string::npos);
+  EXPECT_NE(Refusal("SELECT k, n FROM " + agg + " ORDER BY n", kAppend).find("Sorting"),
             std::string::npos);
 }
 

@@ -168,6 +168,11 @@ Result<PlanOutput> StreamingPlan::Execute(const PlanInput& input) {
       SLUICE_ASSIGN_OR_RETURN_CTX(rows, conn_->Query(stage.output_sql), sctx + ", output");
     }
     if (k + 1 == stages_.size()) {
+      if (!stage.post_sql.empty()) {
+        SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(StageTableName(k), rows), sctx);
+        SLUICE_ASSIGN_OR_RETURN_CTX(rows, conn_->Query(stage.post_sql),
+                                    sctx + ", the query over its output");
+      }
       out.rows = std::move(rows);
       break;
     }

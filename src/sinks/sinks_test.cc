@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/test_util.h"
+#include "sinks/blackhole_sink.h"
 #include "sinks/console_sink.h"
 #include "sinks/foreach_batch_sink.h"
 #include "sinks/memory_sink.h"
@@ -23,6 +24,18 @@ TEST_F(SinksTest, OutputModeNames) {
   EXPECT_STREQ(OutputModeName(OutputMode::kAppend), "Append");
   EXPECT_STREQ(OutputModeName(OutputMode::kUpdate), "Update");
   EXPECT_STREQ(OutputModeName(OutputMode::kComplete), "Complete");
+}
+
+TEST_F(SinksTest, BlackholeSinkCountsAndDiscards) {
+  BlackholeSink sink;
+  EXPECT_EQ(sink.Description(), "BlackholeSink");
+  EXPECT_EQ(sink.LastNumOutputRows(), std::nullopt);
+  ASSERT_TRUE(sink.AddBatch(BatchId(0), Q("SELECT * FROM range(5)"), OutputMode::kAppend).ok());
+  ASSERT_TRUE(sink.AddBatch(BatchId(1), Q("SELECT 1 AS a"), OutputMode::kUpdate).ok());
+  EXPECT_EQ(sink.LastNumOutputRows(), 1);
+  EXPECT_EQ(sink.total_rows(), 6);
+  EXPECT_EQ(sink.total_batches(), 2);
+  EXPECT_EQ(sink.Metrics().at("totalRows"), "6");
 }
 
 TEST_F(SinksTest, MemorySinkAppendsAndSkipsRerunBatches) {

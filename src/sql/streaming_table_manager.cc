@@ -253,6 +253,7 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
   if (def.auto_cdc) {
     sink_factory = AutoCdcSinkFactory(def, table_path, catalog_.CheckpointOf(def));
   }
+  if (start.sink_factory) sink_factory = start.sink_factory;
 
   stream::ExecutionOptions o;
   o.checkpoint_root = catalog_.CheckpointOf(def);

@@ -57,6 +57,9 @@ struct StreamingTableManagerOptions {
 struct StartOptions {
   // Called on the query thread after each batch (after its progress is persisted).
   std::function<void(const std::string& name, const stream::StreamingQueryProgress&)> on_progress;
+  // When set, replaces the target's Delta sink (`sluice bench nexmark --sink blackhole`): the
+  // query's output goes there and the target table is not written.
+  stream::SinkFactory sink_factory;
 };
 
 class StreamingTableManager {

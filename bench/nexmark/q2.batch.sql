@@ -1,0 +1,5 @@
+-- Nexmark q2, the batch reference: the same query run by DuckDB as one batch over all the events
+-- (tables bid, person, auction), with the reference's text where DuckDB can run it. Windows and
+-- sessions are those the streaming run closes: end <= the final watermark (max dateTime - 4 s
+-- over the query's streams), since a bounded stream's last windows never close.
+SELECT auction, price FROM bid WHERE auction % 123 = 0

@@ -1,0 +1,7 @@
+-- Nexmark q3, the batch reference: the same query run by DuckDB as one batch over all the events
+-- (tables bid, person, auction), with the reference's text where DuckDB can run it. Windows and
+-- sessions are those the streaming run closes: end <= the final watermark (max dateTime - 4 s
+-- over the query's streams), since a bounded stream's last windows never close.
+SELECT P.name, P.city, P.state, A.id
+FROM auction AS A JOIN person AS P ON A.seller = P.id
+WHERE A.category = 10 AND P.state IN ('OR', 'ID', 'CA')

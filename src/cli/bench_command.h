@@ -1,0 +1,69 @@
+// `sluice bench nexmark`: runs one Nexmark query (bench/nexmark/qN.sql) over N generated events
+// to the end and reports its throughput; optionally checks its result against the same query run
+// by DuckDB as one batch (bench/nexmark/qN.batch.sql). docs/nexmark.md "Queries and the
+// benchmark command"; bench/nexmark/README.md.
+//
+// A run, in a work directory (a fresh temporary one unless given; removed at the end unless
+// kept):
+//  1. The query file's @BID@, @PERSON@, @AUCTION@ become the stream relation of that kind:
+//     source "generator": nexmark(kind => 'bid', numEvents => N, eventsPerSecond => R,
+//       maxEventsPerTrigger => M), the in-process generator source;
+//     source "table": a Delta table (bid, person, auction) loaded beforehand with the generator's
+//       events in commits of M events' worth, read with maxFilesPerTrigger = 1, so each batch
+//       gets one commit (the engine alone, without generation);
+//     source "kafka": refused (not implemented yet).
+//  2. The streaming table runs with TRIGGER AVAILABLE NOW to the end of the events (every batch,
+//     then the no-data batch that closes what the final watermark closes). Its output goes to
+//     the sink: "blackhole" (counted and discarded) or "delta" (the streaming table).
+//  3. Reported: wall time, events/s (N / wall), events/s per core (N / process CPU seconds, from
+//     getrusage over the run), cores used, batch duration p50/p99 (progress batchDuration),
+//     end-to-end latency (n/a: the sources release all events at once, see below), peak RSS
+//     (the process's at the end of the streaming run; with source "table" it includes the
+//     events loaded for the batch reference), output rows.
+//  4. Unless --no-batch: the events are also loaded into DuckDB tables (from the generator's
+//     JSON lines, or from the Parquet files of --batch-cache) and qN.batch.sql runs over them
+//     once, timed (the Sluice / DuckDB-batch ratio; DuckDB with its default threads).
+//     With --check the streaming table's rows (read with the batch file's "-- compare:" query,
+//     default SELECT * FROM @RESULT@) must equal the batch result as multisets; --check implies
+//     --sink delta. A difference is an error (exit 1) showing a few rows of each side.
+//
+// End-to-end latency needs the wall time at which each event was released. At max speed (the
+// default) every event is released as soon as asked, so it is reported as n/a. With
+// --rate-limited, event k is released at start + floor(k * 1000 / R) ms (start = the source's
+// wall-clock start, read from its checkpoint file sources/0/0; the run's start if absent), and
+// its latency is the wall time when its batch's progress is reported minus that release time;
+// p50/p99 are over events (each batch's events are evenly spaced, sampled 256 per batch).
+//
+// Errors: exit code 1 and "Error: <what>" on `err`; exit code 2 for bad options.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace sluice::cli {
+
+struct BenchNexmarkOptions {
+  std::string query;                 // "q0" .. "q12" (bench/nexmark/<query>.sql)
+  int64_t events = 1000000;          // N: events of the generator (all kinds)
+  int64_t rate = 100000;             // event-time rate R (events per second of event time)
+  int64_t batch_events = 0;          // M: events per micro-batch; 0 = max(N / 10, 1)
+  std::string source = "generator";  // generator | table | kafka
+  std::string sink = "blackhole";    // blackhole | delta
+  bool json = false;                 // one JSON object instead of text
+  bool check = false;                // compare with the batch reference (implies delta)
+  bool no_batch = false;             // skip the DuckDB batch run
+  // Source "generator" only: release events at the event-time rate in wall time
+  // (rateLimited => true), run on the default trigger until every event is processed, and
+  // measure end-to-end latency.
+  bool rate_limited = false;
+  std::string queries_dir = "bench/nexmark";
+  std::string work_dir;  // empty: a new temporary directory, removed at the end
+  // Non-empty: the batch reference's tables are kept in (and reused from)
+  // <batch_cache>/<events>_<rate>/<kind>.parquet, so that a suite generates them once.
+  std::string batch_cache;
+};
+
+int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace sluice::cli
