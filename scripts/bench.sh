@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `make bench`: runs every benchmark program built under <build>/bench and prints their figures.
+# `make bench-all`: runs every benchmark program built under <build>/bench and prints their
+# figures, then the Nexmark suite (which `make bench` runs alone).
 # bench/RESULTS.md records figures with the command and machine they came from.
 set -euo pipefail
-BUILD="${1:-build/bench}"
+BUILD="${1:-build/release}"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr)"
 for bin in "${BUILD}"/bench/*_bench; do
   [[ -x "${bin}" ]] || continue
