@@ -243,6 +243,11 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
   sink_options.partition_by = def.partitioned_by;
   sink_options.configuration = TableProperties(def);
   sink_options.update_keys = prepared.planned.update_keys;
+  // A streaming table without declared columns follows its query's schema: columns its sources
+  // gain (an additive schema change, picked up on restart) are added to it, as Lakeflow's
+  // streaming tables do. Declared columns and flows into other tables keep their schema.
+  sink_options.merge_schema =
+      def.kind == StreamingDefinition::Kind::kTable && def.columns.empty();
   stream::SinkFactory sink_factory =
       [sink_options](const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
     sinks::DeltaSinkOptions o = sink_options;
