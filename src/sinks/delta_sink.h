@@ -17,10 +17,6 @@
 //   update_postimage for changed keys. A batch without rows makes no commit. Without update_keys
 //   (a query without aggregation) Update appends, as in Spark.
 //
-// Delta checkpoints (every delta.checkpointInterval commits) and log cleanup run on a background
-// thread of the table writer after the commit (delta/post_commit.h), so AddBatch returns once the
-// commit is durable; destroying the sink waits for a running checkpoint.
-//
 // The query id must be the checkpoint's (stream/checkpoint_metadata.h): a new checkpoint gets a
 // new id and so starts a new txn sequence at batch 0.
 //
