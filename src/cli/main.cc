@@ -115,6 +115,9 @@ int main(int argc, char** argv) {
                   "Directory where table names resolve (default ./warehouse)");
   run->add_option("--progress-log", run_options.progress_log,
                   "Append every batch's progress JSON (one object per line) to this file");
+  run->add_option("--progress-kafka", run_options.progress_kafka,
+                  "Produce every batch's progress JSON to a Kafka topic: BOOTSTRAP_SERVERS/TOPIC "
+                  "(record key: the query id)");
   std::string ui_address;
   CLI::Option* ui_option =
       run->add_option("--ui", ui_address,

@@ -19,6 +19,7 @@
 #include "cli/restart_policy.h"
 #include "cli/status_line.h"
 #include "server/monitor_server.h"
+#include "sinks/kafka_record_writer.h"
 #include "sql/session.h"
 #include "sql/statement_splitter.h"
 #include "sql/streaming_statement_parser.h"
@@ -186,6 +187,25 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
       return 1;
     }
   }
+  // --progress-kafka SERVERS/TOPIC: every progress JSON as a record keyed by the query id.
+  std::unique_ptr<sinks::KafkaRecordWriter> progress_kafka;
+  if (!options.progress_kafka.empty()) {
+    const size_t slash = options.progress_kafka.rfind('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == options.progress_kafka.size()) {
+      err << "Error: --progress-kafka must be BOOTSTRAP_SERVERS/TOPIC (e.g. "
+             "localhost:9092/sluice-progress), got '"
+          << options.progress_kafka << "'\n";
+      return 1;
+    }
+    Result<std::unique_ptr<sinks::KafkaRecordWriter>> opened = sinks::KafkaRecordWriter::Open(
+        {{"bootstrap.servers", options.progress_kafka.substr(0, slash)}},
+        options.progress_kafka.substr(slash + 1));
+    if (!opened.ok()) {
+      err << "Error: --progress-kafka: " << opened.status().ToString() << "\n";
+      return 1;
+    }
+    progress_kafka = std::move(opened).ValueOrDie();
+  }
   std::unique_ptr<server::MonitorServer> ui;  // --ui: fed below, stopped when the run ends
   if (options.ui) {
     Result<std::unique_ptr<server::MonitorServer>> started =
@@ -216,9 +236,10 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
     if (options.live_status) out << board.Render() << std::flush;
   };
   sql::StartOptions start;
-  start.on_progress = [&out, &out_mu, &progress_log, &ui, &options, &board, &views](
-                          const std::string& name, const stream::StreamingQueryProgress& p) {
+  start.on_progress = [&out, &out_mu, &progress_log, &progress_kafka, &ui, &options, &board,
+                       &views](const std::string& name, const stream::StreamingQueryProgress& p) {
     if (ui) ui->QueryProgress(p);  // only queues an event
+    if (progress_kafka) progress_kafka->Write(p.id, stream::ProgressToJson(p));  // never waits
     std::lock_guard<std::mutex> lock(out_mu);
     if (progress_log.is_open()) progress_log << stream::ProgressToJson(p) << std::endl;
     if (options.live_status) {
@@ -339,6 +360,11 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   }
   std::signal(SIGINT, old_int);
   std::signal(SIGTERM, old_term);
+  if (progress_kafka) {
+    // Monitoring never fails the run: undelivered progress records are a warning.
+    Status closed = progress_kafka->Close(5000);
+    if (!closed.ok()) err << "Warning: --progress-kafka: " << closed.ToString() << "\n";
+  }
   if (!error.empty()) {
     err << "Error: " << error << "\n";
     exit_code = 1;
