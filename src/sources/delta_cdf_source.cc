@@ -5,6 +5,7 @@
 #include "delta/changes.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
+#include "sources/delta_source.h"
 #include "sources/source_options.h"
 #include "sources/source_util.h"
 
@@ -203,9 +204,15 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
   engine::Schema data_cols(data.begin(), data.end() - std::min<size_t>(3, data.size()));
   engine::Schema src_cols(schema_.begin(), schema_.end() - 3);
   if (!extra.empty() || !ReadCompatible(data_cols, src_cols)) {
+    // Additive when the stream's columns all remain with their types (delta_source.h's tag:
+    // supervisors restart on it).
+    const bool additive = ReadCompatible(src_cols, data_cols);
+    const std::string kind =
+        additive ? std::string(" ") + kAdditiveSchemaChangeTag : " (not additive)";
     return Status::InvalidArgument(
         Description() + ": detected a schema change in versions " + std::to_string(first) + ".." +
-        std::to_string(after - 1) + ": streaming source schema: (" + SchemaToText(src_cols) +
+        std::to_string(after - 1) + kind + ": streaming source schema: (" +
+        SchemaToText(src_cols) +
         "), table schema: (" + SchemaToText(data_cols) +
         "). Please restart the query: an additive change continues after a restart with "
         "the new schema; any other change needs a new checkpoint");

@@ -1,10 +1,15 @@
 #include "sources/delta_cdf_source.h"
 
+#include <gmock/gmock.h>
+
+#include "sources/delta_source.h"
 #include "sources/delta_test_util.h"
 #include "sources/source_factory.h"
 
 namespace sluice::sources {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::Sorted;
 
@@ -72,6 +77,28 @@ TEST_F(DeltaCdfSourceTest, StreamsChangesCommitByCommit) {
   EXPECT_EQ(Changes(again.get(), std::nullopt, *o1), Changes(src.get(), std::nullopt, *o1));
   EXPECT_EQ(Changes(again.get(), std::nullopt, *all).size(), 7u);
   EXPECT_EQ(Changes(again.get(), o3, *o3).size(), 0u);
+}
+
+TEST_F(DeltaCdfSourceTest, SchemaChangeThatAddsColumnsIsTaggedAdditive) {
+  MakeTable();
+  auto src = Open({{"startingVersion", "0"}});
+  ASSERT_NE(src, nullptr);
+  auto o1 = Latest(src.get(), std::nullopt);
+  ASSERT_EQ(Version(o1), 3);
+  delta::WriteOptions add;
+  add.merge_schema = true;
+  ASSERT_TRUE(Writer()->Write(Sql("SELECT 4::BIGINT AS id, 'x' AS extra"), add).ok());
+  auto o2 = Latest(src.get(), o1);
+  auto batch = src->GetBatch(o1, *o2);
+  ASSERT_FALSE(batch.ok());
+  EXPECT_THAT(batch.status().message(), HasSubstr("detected a schema change in versions 3..3"));
+  EXPECT_THAT(batch.status().message(), HasSubstr(kAdditiveSchemaChangeTag));
+  // A source opened after the change reads the new schema and continues.
+  auto after = Open({{"startingVersion", "3"}});
+  ASSERT_NE(after, nullptr);
+  auto rows = after->GetBatch(o1, *o2);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->num_rows(), 1);
 }
 
 TEST_F(DeltaCdfSourceTest, StartingVersionAfterLatestWaitsAndErrorsAreClear) {
