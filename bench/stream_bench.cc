@@ -9,7 +9,8 @@
 //
 // Usage: stream_bench [batch_overhead|files_to_delta|all] [--batches N] [--rows N] [--files N]
 //                    [--threads N]  (DuckDB threads of the engine; default 1, the EngineOptions
-//                    default)
+//                    default) [--sync-checkpoints 1]  (write Delta checkpoints inside the
+//                    committing batch, as before issue 4's background checkpoints, to compare)
 // Work directories are created under $TMPDIR (default /tmp) and removed afterwards.
 #include <algorithm>
 #include <chrono>
@@ -76,11 +77,14 @@ stdfs::path MakeWorkDir(const std::string& name) {
   return dir;
 }
 
+bool g_sync_checkpoints = false;  // --sync-checkpoints: checkpoints inside the batch (old way)
+
 stream::SinkFactory DeltaSinkAt(std::string path) {
   return [path](const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
     sinks::DeltaSinkOptions options;
     options.path = path;
     options.query_id = ctx.query_id;
+    options.background_checkpoints = !g_sync_checkpoints;
     SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::DeltaSink::Open(ctx.fs, ctx.engine, options));
     return std::shared_ptr<sinks::Sink>(std::move(sink));
   };
@@ -243,6 +247,7 @@ int main(int argc, char** argv) {
     if (flag == "--rows") rows = std::atoll(argv[i + 1]);
     if (flag == "--files") files = std::atoi(argv[i + 1]);
     if (flag == "--threads") sluice::g_threads = std::atoi(argv[i + 1]);
+    if (flag == "--sync-checkpoints") sluice::g_sync_checkpoints = std::atoi(argv[i + 1]) != 0;
   }
   if (which == "batch_overhead" || which == "all") sluice::BatchOverhead(batches);
   if (which == "files_to_delta" || which == "all") sluice::FilesToDelta(rows, files);

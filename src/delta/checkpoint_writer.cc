@@ -98,6 +98,13 @@ Result<CheckpointInfo> WriteCheckpoint(engine::Connection* conn, fs::FileSystem*
     (void)fs->DeleteFile(temp);
     return st.WithContext(ctx);
   }
+  // The engine's COPY does not fsync: make the contents durable before the name is published
+  // (a crash must not leave a named, torn checkpoint that _last_checkpoint points to).
+  st = fs->SyncFile(temp);
+  if (!st.ok()) {
+    (void)fs->DeleteFile(temp);
+    return st.WithContext(ctx);
+  }
   st = fs->RenameNoReplace(temp, path);
   if (!st.ok()) {
     (void)fs->DeleteFile(temp);

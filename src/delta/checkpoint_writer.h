@@ -7,8 +7,10 @@
 // map<string,string>), removes whose deletionTimestamp is within
 // delta.deletedFileRetentionDuration (default 1 week) of `now_ms` (tombstones), and every txn.
 // No commitInfo and no cdc. The rows are built and written by the engine (from_json over the
-// serialized actions, then COPY ... TO parquet) into a hidden temporary file and moved into place
-// with RenameNoReplace (a checkpoint already present for v is kept: it holds the same state).
+// serialized actions, then COPY ... TO parquet) into a hidden temporary file, fsynced
+// (FileSystem::SyncFile) and moved into place with RenameNoReplace (a checkpoint already present
+// for v is kept: it holds the same state), so concurrent writers of one checkpoint never leave a
+// torn file.
 // Then `_last_checkpoint` is replaced atomically with
 // {"version":v,"size":<rows>,"sizeInBytes":<file size>,"numOfAddFiles":<adds>}.
 //

@@ -194,6 +194,60 @@ TEST_F(CheckpointWriterTest, LogCleanupKeepsTheTableReadable) {
   EXPECT_EQ(kept->files_deleted, 0);
 }
 
+// Background checkpoints (post_commit.h): written after Write returns, each describing exactly
+// its version although later commits land meanwhile; Checkpoint() and the destructor drain them.
+TEST_F(CheckpointWriterTest, BackgroundCheckpointsDescribeTheirVersion) {
+  TableWriterOptions options;
+  options.background_checkpoints = true;
+  auto w = Writer(fs::LocalFileSystem(), options);
+  WriteOptions opts;
+  opts.txn_app_id = "app";
+  for (int i = 0; i < 21; ++i) {
+    opts.txn_version = i;
+    auto r = w->Write(Sql("SELECT " + std::to_string(i) + " AS id"), opts);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  w.reset();  // waits for the running checkpoint (20)
+  EXPECT_TRUE(LogHas(CheckpointFileName(Version(20))));
+  auto last = nlohmann::json::parse(
+      *fs::LocalFileSystem()->ReadFile(table_ + "/_delta_log/_last_checkpoint"));
+  EXPECT_EQ(last["version"], 20);
+  EXPECT_EQ(last["numOfAddFiles"], 21);
+  // Checkpoint 10 (if it was not replaced by 20 before it started) holds version 10's 11 adds.
+  if (LogHas(CheckpointFileName(Version(10)))) {
+    std::string cp = table_ + "/_delta_log/" + CheckpointFileName(Version(10));
+    auto n = Sql("SELECT count(add), max(txn.version) FROM read_parquet('" + Escape(cp) + "')");
+    EXPECT_EQ(testing::Rows(n), std::vector<std::string>{"11|10"});
+  }
+  // No temporary files are left in the log.
+  for (const auto& e : std::filesystem::directory_iterator(table_ + "/_delta_log")) {
+    EXPECT_FALSE(fs::IsTempFileName(e.path().filename().string())) << e.path();
+  }
+  // The reader uses checkpoint 20 and sees every row.
+  auto t = Reader();
+  auto snap = t->Latest();
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  ASSERT_TRUE((*snap)->segment.checkpoint.has_value());
+  EXPECT_EQ((*snap)->segment.checkpoint->version, Version(20));
+  auto rows = t->Scan(**snap);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->num_rows(), 21);
+
+  // An explicit Checkpoint() waits for a background one and then writes the latest version.
+  auto w2 = Writer(fs::LocalFileSystem(), options);
+  for (int i = 21; i < 30; ++i) {
+    opts.txn_version = i;
+    ASSERT_TRUE(w2->Write(Sql("SELECT " + std::to_string(i) + " AS id"), opts).ok());
+  }
+  opts.txn_version = 30;
+  ASSERT_TRUE(w2->Write(Sql("SELECT 30 AS id"), opts).ok());  // version 30: background
+  auto cp = w2->Checkpoint();
+  ASSERT_TRUE(cp.ok()) << cp.status().ToString();
+  EXPECT_EQ(cp->version, 30);
+  EXPECT_TRUE(cp->already_existed);  // the background checkpoint of 30 finished first
+  EXPECT_EQ(cp->num_add_files, 31);
+}
+
 TEST_F(CheckpointWriterTest, BadIntervalIsRefused) {
   auto w = Writer();
   ASSERT_TRUE(w->Write(Sql("SELECT 1 AS id")).ok());

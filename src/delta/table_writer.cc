@@ -143,8 +143,19 @@ Result<std::unique_ptr<DeltaTableWriter>> DeltaTableWriter::Open(std::shared_ptr
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   SLUICE_ASSIGN_OR_RETURN_CTX(auto conn, engine->Connect(),
                               "opening Delta table " + path + " for writing");
-  return std::unique_ptr<DeltaTableWriter>(
-      new DeltaTableWriter(std::move(fs), std::move(conn), std::move(path), std::move(options)));
+  std::unique_ptr<engine::Connection> background_conn;
+  if (options.background_checkpoints && options.write_checkpoints) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(background_conn, engine->Connect(),
+                                "opening Delta table " + path + " for background checkpoints");
+  }
+  auto writer = std::unique_ptr<DeltaTableWriter>(
+      new DeltaTableWriter(fs, std::move(conn), std::move(path), std::move(options)));
+  if (background_conn) {
+    DeltaTableWriter* w = writer.get();
+    writer->background_ = std::make_unique<BackgroundPostCommit>(
+        std::move(fs), std::move(background_conn), [w] { return w->Now(); });
+  }
+  return writer;
 }
 
 int64_t DeltaTableWriter::Now() const { return options_.now_ms ? options_.now_ms() : NowMillis(); }
@@ -593,27 +604,17 @@ Result<CommitResult> DeltaTableWriter::CommitLocked(Transaction* txn) {
 
 void DeltaTableWriter::PostCommitLocked(const CommitResult& result) {
   if (!options_.write_checkpoints || !result.snapshot) return;
-  const Snapshot& snap = *result.snapshot;
-  auto interval = CheckpointInterval(snap.metadata);
-  if (!interval.ok() || !ShouldCheckpoint(result.version.value(), *interval)) return;
-  auto cp = WriteCheckpoint(conn_.get(), fs_.get(), snap, Now());
-  if (!cp.ok()) {
-    SLUICE_LOG(kWarning) << "Delta checkpoint of " << path_ << " at version " << result.version
-                         << " failed (the commit is durable): " << cp.status().ToString();
+  if (!NeedsCheckpoint(*result.snapshot)) return;
+  if (background_) {
+    background_->Submit(result.snapshot);  // an immutable snapshot of exactly this version
     return;
   }
-  if (snap.metadata.Config("delta.enableExpiredLogCleanup").value_or("true") == "false") return;
-  auto retention = LogRetentionMs(snap.metadata);
-  if (!retention.ok()) return;
-  auto cleaned = CleanupExpiredLogs(fs_.get(), path_, *retention, Now());
-  if (!cleaned.ok()) {
-    SLUICE_LOG(kWarning) << "Delta log cleanup of " << path_
-                         << " failed: " << cleaned.status().ToString();
-  }
+  RunPostCommit(conn_.get(), fs_.get(), *result.snapshot, Now());
 }
 
 Result<CheckpointInfo> DeltaTableWriter::Checkpoint() {
   std::lock_guard<std::mutex> lock(mu_);
+  if (background_) background_->Drain();
   SLUICE_ASSIGN_OR_RETURN(auto snap, RefreshLocked());
   if (!snap) return Status::NotFound("no Delta table at " + path_);
   return WriteCheckpoint(conn_.get(), fs_.get(), *snap, Now());
@@ -621,6 +622,7 @@ Result<CheckpointInfo> DeltaTableWriter::Checkpoint() {
 
 Result<CleanupResult> DeltaTableWriter::CleanupLogs() {
   std::lock_guard<std::mutex> lock(mu_);
+  if (background_) background_->Drain();
   SLUICE_ASSIGN_OR_RETURN(auto snap, RefreshLocked());
   if (!snap) return Status::NotFound("no Delta table at " + path_);
   SLUICE_ASSIGN_OR_RETURN(int64_t retention, LogRetentionMs(snap->metadata));

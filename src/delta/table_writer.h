@@ -13,7 +13,10 @@
 // optimistically (commit.h). After a commit at a version that is a multiple of
 // delta.checkpointInterval the writer writes a checkpoint (checkpoint_writer.h) and then runs
 // log cleanup (log_cleanup.h, unless delta.enableExpiredLogCleanup=false); failures of these
-// post-commit steps are logged, never reported as a failed write (the commit is durable).
+// post-commit steps are logged, never reported as a failed write (the commit is durable). With
+// TableWriterOptions::background_checkpoints they run on a thread the writer owns, after the
+// commit has returned (post_commit.h states the contract); Checkpoint(), CleanupLogs() and the
+// destructor wait for a running one.
 //
 // The writer caches the latest snapshot and refreshes it before each operation by probing for
 // newer commit files (no directory listing), so a writer that is the only one on a table never
@@ -39,6 +42,7 @@
 #include "delta/commit.h"
 #include "delta/file_writer.h"
 #include "delta/log_cleanup.h"
+#include "delta/post_commit.h"
 #include "delta/schema_evolution.h"
 #include "delta/snapshot.h"
 #include "engine/engine.h"
@@ -108,6 +112,9 @@ struct TableWriterOptions {
   // before the commit that references it (DataFileOptions::sync). Tests turn both off together.
   CommitOptions commit;
   bool write_checkpoints = true;
+  // Write checkpoints (and run log cleanup) on a background thread with its own connection, so
+  // a commit does not wait for them (post_commit.h). Off: in the committing call.
+  bool background_checkpoints = false;
   // Clock for commit-independent times (tombstone expiry, log retention). Null: system clock.
   std::function<int64_t()> now_ms;
   std::string compression = "snappy";
@@ -188,6 +195,8 @@ class DeltaTableWriter {
   TableWriterOptions options_;
   std::mutex mu_;
   std::shared_ptr<const Snapshot> latest_;  // guarded by mu_; null until a table exists
+  // Set with options_.background_checkpoints; declared last so it is destroyed (drained) first.
+  std::unique_ptr<BackgroundPostCommit> background_;
 };
 
 // The protocol a new table with `configuration` needs: (1,2), or (1,4) with the change data feed.

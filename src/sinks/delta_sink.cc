@@ -33,6 +33,9 @@ Result<std::unique_ptr<DeltaSink>> DeltaSink::Open(std::shared_ptr<fs::FileSyste
                                    ": no query id given (it is the txn appId of every commit)");
   }
   if (engine == nullptr) return Status::InvalidArgument("Delta sink: no engine");
+  // A micro-batch must not wait for the Delta checkpoint (every 10th commit): the commit is
+  // durable without it, so it is written after AddBatch returns (delta/post_commit.h).
+  options.writer.background_checkpoints = options.background_checkpoints;
   SLUICE_ASSIGN_OR_RETURN_CTX(
       auto writer, delta::DeltaTableWriter::Open(fs, engine, options.path, options.writer),
       "Delta sink " + options.path);

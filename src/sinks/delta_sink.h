@@ -17,6 +17,11 @@
 //   update_postimage for changed keys. A batch without rows makes no commit. Without update_keys
 //   (a query without aggregation) Update appends, as in Spark.
 //
+// Delta checkpoints (every delta.checkpointInterval commits) and log cleanup run, by default
+// (DeltaSinkOptions::background_checkpoints), on a background thread of the table writer after
+// the commit (delta/post_commit.h), so AddBatch returns once the
+// commit is durable; destroying the sink waits for a running checkpoint.
+//
 // The query id must be the checkpoint's (stream/checkpoint_metadata.h): a new checkpoint gets a
 // new id and so starts a new txn sequence at batch 0.
 //
@@ -44,6 +49,9 @@ struct DeltaSinkOptions {
   // Update mode: the output columns that identify a row of the table (the MERGE key).
   std::vector<std::string> update_keys;
   delta::TableWriterOptions writer;  // commit options (fsync, retries), checkpoints
+  // Write Delta checkpoints after AddBatch returns, on the writer's background thread
+  // (overrides writer.background_checkpoints). False: inside the AddBatch that commits.
+  bool background_checkpoints = true;
 };
 
 class DeltaSink final : public Sink {
