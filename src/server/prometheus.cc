@@ -25,13 +25,16 @@ std::string FormatNumber(double v) {
   return std::string(buf, res.ptr);
 }
 
-std::string EscapeHelp(std::string_view text) {
+// Prometheus text escaping: backslash and newline always, the double quote in label values only.
+std::string Escape(std::string_view text, bool quote) {
   std::string out;
   for (char c : text) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '\n') {
       out += "\\n";
+    } else if (quote && c == '"') {
+      out += "\\\"";
     } else {
       out += c;
     }
@@ -64,7 +67,7 @@ class Exposition {
   std::string Text() const {
     std::string out;
     for (const Family& f : families_) {
-      out += "# HELP " + f.name + " " + EscapeHelp(f.help) + "\n";
+      out += "# HELP " + f.name + " " + Escape(f.help, /*quote=*/false) + "\n";
       out += "# TYPE " + f.name + " " + f.type + "\n";
       for (const std::string& s : f.samples) out += s + "\n";
     }
@@ -95,68 +98,62 @@ Labels With(Labels base, std::initializer_list<std::pair<std::string, std::strin
   return base;
 }
 
+// Every family, printed in this order even when it gets no sample (so that scrapers learn its
+// type).
+struct FamilySpec {
+  const char* name;
+  const char* type;
+  const char* help;
+};
+constexpr FamilySpec kFamilies[] = {
+    {"sluice_query_status", "gauge",
+     "1 for the query's current status (active, idle, terminated, failed), 0 for the others"},
+    {"sluice_query_input_rows_per_second", "gauge",
+     "Last batch: input rows per second since the previous trigger (inputRowsPerSecond)"},
+    {"sluice_query_processed_rows_per_second", "gauge",
+     "Last batch: rows processed per second of batch time (processedRowsPerSecond)"},
+    {"sluice_query_batch_duration_ms", "gauge",
+     "Last batch: duration of the whole trigger in milliseconds (batchDuration)"},
+    {"sluice_query_batch_phase_duration_ms", "gauge",
+     "Last batch: milliseconds per phase (durationMs)"},
+    {"sluice_query_last_batch_id", "gauge", "Id of the last completed batch"},
+    {"sluice_query_num_input_rows_total", "counter",
+     "Input rows of the batches completed since this process started the query"},
+    {"sluice_query_batches_total", "counter",
+     "Batches completed since this process started the query"},
+    {"sluice_query_falling_behind", "gauge",
+     "1 when the query is falling behind (processed < input rate for 3 batches, or a batch "
+     "longer than the trigger interval)"},
+    {"sluice_query_failures_total", "counter",
+     "Runs of the query that ended with an error in this process"},
+    {"sluice_query_watermark_lag_seconds", "gauge",
+     "The newest event time seen minus the last batch's watermark, in seconds"},
+    {"sluice_query_watermark_timestamp_seconds", "gauge",
+     "Last batch: the watermark as a Unix time in seconds"},
+    {"sluice_query_max_event_time_seconds", "gauge",
+     "The max event time of the latest batch that had event times, as a Unix time in seconds"},
+    {"sluice_state_rows", "gauge", "Rows in the stateful operator's state (numRowsTotal)"},
+    {"sluice_state_memory_bytes", "gauge",
+     "Memory used by the stateful operator's state store (memoryUsedBytes)"},
+    {"sluice_state_rows_dropped_by_watermark_total", "counter",
+     "Late rows dropped by the operator, summed over the batches seen"},
+    {"sluice_source_kafka_offsets_behind_latest", "gauge",
+     "Kafka source: offsets between the batch's end and the latest offset, over partitions"},
+    {"sluice_source_files_outstanding", "gauge",
+     "File or Delta source: files known but not yet read"},
+    {"sluice_source_bytes_outstanding", "gauge",
+     "File or Delta source: bytes of the files known but not yet read"},
+    {"sluice_source_rescued_rows_total", "counter",
+     "File source: rows with a non-NULL _rescued_data, summed over the batches seen"},
+};
+
 }  // namespace
 
-std::string EscapeLabelValue(std::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string EscapeLabelValue(std::string_view value) { return Escape(value, /*quote=*/true); }
 
 std::string FormatPrometheus(const std::vector<QuerySnapshot>& queries) {
   Exposition e;
-  e.Declare(
-      "sluice_query_status", "gauge",
-      "1 for the query's current status (active, idle, terminated, failed), 0 for the others");
-  e.Declare("sluice_query_input_rows_per_second", "gauge",
-            "Last batch: input rows per second since the previous trigger (inputRowsPerSecond)");
-  e.Declare("sluice_query_processed_rows_per_second", "gauge",
-            "Last batch: rows processed per second of batch time (processedRowsPerSecond)");
-  e.Declare("sluice_query_batch_duration_ms", "gauge",
-            "Last batch: duration of the whole trigger in milliseconds (batchDuration)");
-  e.Declare("sluice_query_batch_phase_duration_ms", "gauge",
-            "Last batch: milliseconds per phase (durationMs)");
-  e.Declare("sluice_query_last_batch_id", "gauge", "Id of the last completed batch");
-  e.Declare("sluice_query_num_input_rows_total", "counter",
-            "Input rows of the batches completed since this process started the query");
-  e.Declare("sluice_query_batches_total", "counter",
-            "Batches completed since this process started the query");
-  e.Declare("sluice_query_falling_behind", "gauge",
-            "1 when the query is falling behind (processed < input rate for 3 batches, or a batch "
-            "longer than the trigger interval)");
-  e.Declare("sluice_query_failures_total", "counter",
-            "Runs of the query that ended with an error in this process");
-  e.Declare("sluice_query_watermark_lag_seconds", "gauge",
-            "The newest event time seen minus the last batch's watermark, in seconds");
-  e.Declare("sluice_query_watermark_timestamp_seconds", "gauge",
-            "Last batch: the watermark as a Unix time in seconds");
-  e.Declare(
-      "sluice_query_max_event_time_seconds", "gauge",
-      "The max event time of the latest batch that had event times, as a Unix time in seconds");
-  e.Declare("sluice_state_rows", "gauge", "Rows in the stateful operator's state (numRowsTotal)");
-  e.Declare("sluice_state_memory_bytes", "gauge",
-            "Memory used by the stateful operator's state store (memoryUsedBytes)");
-  e.Declare("sluice_state_rows_dropped_by_watermark_total", "counter",
-            "Late rows dropped by the operator, summed over the batches seen");
-  e.Declare("sluice_source_kafka_offsets_behind_latest", "gauge",
-            "Kafka source: offsets between the batch's end and the latest offset, over partitions");
-  e.Declare("sluice_source_files_outstanding", "gauge",
-            "File or Delta source: files known but not yet read");
-  e.Declare("sluice_source_bytes_outstanding", "gauge",
-            "File or Delta source: bytes of the files known but not yet read");
-  e.Declare("sluice_source_rescued_rows_total", "counter",
-            "File source: rows with a non-NULL _rescued_data, summed over the batches seen");
-
+  for (const FamilySpec& f : kFamilies) e.Declare(f.name, f.type, f.help);
   for (const QuerySnapshot& q : queries) {
     const Labels base = {{"query_name", q.name.value_or("")}, {"query_id", q.id}};
     for (QueryStatus s : kAllQueryStatuses) {
