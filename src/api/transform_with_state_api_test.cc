@@ -13,6 +13,7 @@
 #include "api/api_internal.h"
 #include "fs/fault_injection_file_system.h"
 #include "fs/test_util.h"
+#include "ops/test_processors.h"
 #include "sluice/sluice.h"
 
 namespace sluice {
@@ -24,30 +25,7 @@ namespace {
     ASSERT_TRUE(_st.ok()) << _st.ToString();         \
   } while (false)
 
-#define RETURN_IF(expr)           \
-  do {                            \
-    ::sluice::Status _s = (expr); \
-    if (!_s.ok()) return _s;      \
-  } while (false)
-
-// (user, running count of the user's rows).
-class RunningCount : public StatefulProcessor {
- public:
-  Status Init(StatefulProcessorHandle& handle) override {
-    SLUICE_ASSIGN_OR_RETURN(count_, handle.GetValueState<int64_t>("count"));
-    return Status::OK();
-  }
-  Result<std::vector<Row>> HandleInputRows(const Row& key, const std::vector<Row>& rows,
-                                           const TimerValues&) override {
-    SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> n, count_.Get());
-    const int64_t total = n.value_or(0) + static_cast<int64_t>(rows.size());
-    RETURN_IF(count_.Update(total));
-    return std::vector<Row>{{key[0], total}};
-  }
-
- private:
-  ValueState<int64_t> count_;
-};
+using ops::testing::RunningCount;
 
 // The same key, other state variables (a changed processor).
 class RunningSum : public StatefulProcessor {
@@ -80,15 +58,15 @@ class Sessions : public StatefulProcessor {
     for (const Row& r : rows) seen.push_back(std::get<int64_t>(r[ts]) / 1000);  // us -> ms
     std::sort(seen.begin(), seen.end());
     SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> timers, handle_->ListTimers());
-    for (int64_t t : timers) RETURN_IF(handle_->DeleteTimer(t));
-    RETURN_IF(handle_->RegisterTimer(seen.back() + 10000));
-    RETURN_IF(events_.Put(seen));
+    for (int64_t t : timers) SLUICE_RETURN_NOT_OK(handle_->DeleteTimer(t));
+    SLUICE_RETURN_NOT_OK(handle_->RegisterTimer(seen.back() + 10000));
+    SLUICE_RETURN_NOT_OK(events_.Put(seen));
     return std::vector<Row>{};
   }
   Result<std::vector<Row>> HandleExpiredTimer(const Row& key, const TimerValues&,
                                               const ExpiredTimerInfo&) override {
     SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> seen, events_.Get());
-    RETURN_IF(events_.Clear());
+    SLUICE_RETURN_NOT_OK(events_.Clear());
     return std::vector<Row>{{key[0], static_cast<int64_t>(seen.size()), seen.back() / 1000}};
   }
 
@@ -118,9 +96,9 @@ class Reminder : public StatefulProcessor {
                                            const TimerValues& timers) override {
     SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> n, seen_.Get());
     if (!n && std::get<std::string>(key[0]) == "a") {
-      RETURN_IF(handle_->RegisterTimer(timers.current_processing_time_ms + 50));
+      SLUICE_RETURN_NOT_OK(handle_->RegisterTimer(timers.current_processing_time_ms + 50));
     }
-    RETURN_IF(seen_.Update(n.value_or(0) + static_cast<int64_t>(rows.size())));
+    SLUICE_RETURN_NOT_OK(seen_.Update(n.value_or(0) + static_cast<int64_t>(rows.size())));
     return std::vector<Row>{};
   }
   Result<std::vector<Row>> HandleExpiredTimer(const Row& key, const TimerValues& timers,

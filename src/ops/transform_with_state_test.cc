@@ -10,6 +10,7 @@
 
 #include "fs/file_system.h"
 #include "fs/test_util.h"
+#include "ops/test_processors.h"
 #include "ops/custom_state_codec.h"
 
 namespace sluice::ops {
@@ -19,30 +20,7 @@ using V = std::vector<std::string>;
 using engine::DataType;
 using engine::TypeId;
 
-#define RETURN_IF(expr)           \
-  do {                            \
-    ::sluice::Status _s = (expr); \
-    if (!_s.ok()) return _s;      \
-  } while (false)
-
-// Counts the rows of each key in a ValueState; outputs (key, running count).
-class RunningCount : public StatefulProcessor {
- public:
-  Status Init(StatefulProcessorHandle& h) override {
-    SLUICE_ASSIGN_OR_RETURN(count_, h.GetValueState<int64_t>("count"));
-    return Status::OK();
-  }
-  Result<std::vector<Row>> HandleInputRows(const Row& key, const std::vector<Row>& rows,
-                                           const TimerValues&) override {
-    SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> n, count_.Get());
-    const int64_t total = n.value_or(0) + static_cast<int64_t>(rows.size());
-    RETURN_IF(count_.Update(total));
-    return std::vector<Row>{{key[0], total}};
-  }
-
- private:
-  ValueState<int64_t> count_;
-};
+using testing::RunningCount;
 
 // Keeps every value of a key in a ListState and counts values per `kind` in a MapState;
 // outputs (key, number of values so far, "kind=count;..." of the map).
@@ -56,15 +34,15 @@ class ListAndMap : public StatefulProcessor {
   Result<std::vector<Row>> HandleInputRows(const Row& key, const std::vector<Row>& rows,
                                            const TimerValues&) override {
     for (const Row& r : rows) {  // columns: k, kind, v
-      RETURN_IF(values_.AppendValue(std::get<int64_t>(r[2])));
+      SLUICE_RETURN_NOT_OK(values_.AppendValue(std::get<int64_t>(r[2])));
       const std::string& kind = std::get<std::string>(r[1]);
       SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> n, kinds_.GetValue(kind));
       if (kind == "reset") {
-        RETURN_IF(kinds_.Clear());
-        RETURN_IF(values_.Put({}));
+        SLUICE_RETURN_NOT_OK(kinds_.Clear());
+        SLUICE_RETURN_NOT_OK(values_.Put({}));
         continue;
       }
-      RETURN_IF(kinds_.UpdateValue(kind, n.value_or(0) + 1));
+      SLUICE_RETURN_NOT_OK(kinds_.UpdateValue(kind, n.value_or(0) + 1));
     }
     SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> all, values_.Get());
     SLUICE_ASSIGN_OR_RETURN(auto entries, kinds_.Entries());
@@ -93,10 +71,10 @@ class Sessions : public StatefulProcessor {
     SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> last, last_.Get());
     int64_t max_ms = last.value_or(INT64_MIN);
     for (const Row& r : rows) max_ms = std::max(max_ms, std::get<int64_t>(r[1]) / 1000);
-    if (last) RETURN_IF(handle_->DeleteTimer(*last + 10000));
-    RETURN_IF(handle_->RegisterTimer(max_ms + 10000));
-    RETURN_IF(count_.Update(n.value_or(0) + static_cast<int64_t>(rows.size())));
-    RETURN_IF(last_.Update(max_ms));
+    if (last) SLUICE_RETURN_NOT_OK(handle_->DeleteTimer(*last + 10000));
+    SLUICE_RETURN_NOT_OK(handle_->RegisterTimer(max_ms + 10000));
+    SLUICE_RETURN_NOT_OK(count_.Update(n.value_or(0) + static_cast<int64_t>(rows.size())));
+    SLUICE_RETURN_NOT_OK(last_.Update(max_ms));
     return std::vector<Row>{};
   }
   Result<std::vector<Row>> HandleExpiredTimer(const Row& key, const TimerValues& tv,
@@ -106,8 +84,8 @@ class Sessions : public StatefulProcessor {
     if (!tv.current_watermark_ms || *tv.current_watermark_ms < t.expiry_time_ms) {
       return Status::Internal("a timer fired before the watermark passed it");
     }
-    RETURN_IF(count_.Clear());
-    RETURN_IF(last_.Clear());
+    SLUICE_RETURN_NOT_OK(count_.Clear());
+    SLUICE_RETURN_NOT_OK(last_.Clear());
     return std::vector<Row>{{key[0], n.value_or(-1), last.value_or(-1) / 1000}};
   }
 
@@ -126,7 +104,7 @@ class Reminder : public StatefulProcessor {
   }
   Result<std::vector<Row>> HandleInputRows(const Row& key, const std::vector<Row>&,
                                            const TimerValues& tv) override {
-    RETURN_IF(handle_->RegisterTimer(tv.current_processing_time_ms + 5000));
+    SLUICE_RETURN_NOT_OK(handle_->RegisterTimer(tv.current_processing_time_ms + 5000));
     SLUICE_ASSIGN_OR_RETURN(std::vector<int64_t> timers, handle_->ListTimers());
     return std::vector<Row>{{key[0], std::string("timers"), static_cast<int64_t>(timers.size())}};
   }
@@ -151,7 +129,7 @@ class Remember : public StatefulProcessor {
   Result<std::vector<Row>> HandleInputRows(const Row& key, const std::vector<Row>& rows,
                                            const TimerValues&) override {
     SLUICE_ASSIGN_OR_RETURN(std::optional<Row> prev, last_.Get());
-    RETURN_IF(last_.Update(Row{rows.back()[1], 1.5, true}));
+    SLUICE_RETURN_NOT_OK(last_.Update(Row{rows.back()[1], 1.5, true}));
     Value shown = prev ? (*prev)[0] : Value{};
     return std::vector<Row>{{key[0], shown}};
   }
@@ -173,7 +151,7 @@ class SeededCount : public StatefulProcessor {
   Result<std::vector<Row>> HandleInputRows(const Row& key, const std::vector<Row>& rows,
                                            const TimerValues&) override {
     SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> n, count_.Get());
-    RETURN_IF(count_.Update(n.value_or(0) + static_cast<int64_t>(rows.size())));
+    SLUICE_RETURN_NOT_OK(count_.Update(n.value_or(0) + static_cast<int64_t>(rows.size())));
     return std::vector<Row>{{key[0], n.value_or(0) + static_cast<int64_t>(rows.size())}};
   }
 
