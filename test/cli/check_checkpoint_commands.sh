@@ -3,39 +3,11 @@
 # a checkpoint with state, one with an uncommitted batch, and damaged ones (the error names the
 # file). Usage: check_checkpoint_commands.sh <sluice binary>
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SLUICE="$(realpath "$1")"
 WORK="$(mktemp -d)"
 trap 'rm -rf "${WORK}"' EXIT
 cd "${WORK}"
-passed=0
-failed=0
-
-check() {  # check <name> <expected exit code> <expected output substring> -- command...
-  local name="$1" want_code="$2" want="$3"
-  shift 4
-  local out code
-  out="$("$@" 2>&1)"
-  code=$?
-  if [[ ${code} -ne ${want_code} || "${out}" != *"${want}"* ]]; then
-    echo "FAIL ${name}: exit ${code} (want ${want_code}, output containing '${want}'); output:"
-    echo "${out}"
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
-check_not() {  # check_not <name> <unexpected substring> -- command...
-  local name="$1" unwanted="$2"
-  shift 3
-  local out
-  out="$("$@" 2>&1)"
-  if [[ "${out}" == *"${unwanted}"* ]]; then
-    echo "FAIL ${name}: output contains '${unwanted}':"; echo "${out}"
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
 
 # A windowed count (state: one row per user and window) after one committed batch.
 "${SLUICE}" sql -w wh >/dev/null <<'EOF' || { echo "FAIL setup"; exit 1; }
@@ -60,9 +32,9 @@ check "inspect: versions" 0 "versions 1..1, latest snapshot none, 1 files" -- "$
 check "inspect: key schema" 0 "key:   user_id VARCHAR" -- "${SLUICE}" checkpoint inspect "${CP}"
 json="$("${SLUICE}" checkpoint inspect "${CP}" --json)"
 if python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["lastCommittedBatch"] == 0, r; assert r["uncommittedBatches"] == []; op=r["stateOperators"][0]; assert op["operatorName"] == "stateStoreSave"; assert len(op["stores"][0]["partitions"]) == 4; assert r["latestBatch"]["conf"]["sluice.sql.shuffle.partitions"] == "4"' "${json}"; then
-  passed=$((passed + 1))
+  pass
 else
-  echo "FAIL inspect --json: ${json}"; failed=$((failed + 1))
+  fail "inspect --json: ${json}"
 fi
 
 check "dump: header" 0 "operator 0 'stateStoreSave': 2 rows, state version 1 (after batch 0)" -- "${SLUICE}" state dump "${CP}"
@@ -71,7 +43,7 @@ check "dump: --operator 0" 0 "bob" -- "${SLUICE}" state dump "${CP}" --operator 
 check "dump: --json" 0 '"user_id":"alice"' -- "${SLUICE}" state dump "${CP}" --json
 # columns: operator_id, operator_name, partition_id, user_id, window, count, evictAtMicros
 lines="$("${SLUICE}" state dump "${CP}" --json | python3 -c 'import json,sys; rows=[json.loads(l) for l in sys.stdin]; print(sum(list(r.values())[5] for r in rows))')"
-[[ "${lines}" == "3" ]] && passed=$((passed + 1)) || { echo "FAIL dump --json counts sum to ${lines}, want 3"; failed=$((failed + 1)); }
+[[ "${lines}" == "3" ]] && pass || fail "dump --json counts sum to ${lines}, want 3"
 check "dump: operator out of range" 1 "operator 2 is out of range: the query has 1 stateful operator: 0 ('stateStoreSave')" -- "${SLUICE}" state dump "${CP}" --operator 2
 
 # An uncommitted batch: it crashed after its state commit, before commits/1.
@@ -116,5 +88,4 @@ check "missing checkpoint" 1 "checkpoint directory nope does not exist" -- "${SL
 
 check "help: inspect example" 0 "sluice checkpoint inspect warehouse/_checkpoints/counts" -- "${SLUICE}" checkpoint inspect --help
 check "help: dump example" 0 "sluice state dump warehouse/_checkpoints/counts" -- "${SLUICE}" state dump --help
-echo "${passed} passed, ${failed} failed"
-[[ ${failed} -eq 0 ]]
+finish

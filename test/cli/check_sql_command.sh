@@ -2,48 +2,32 @@
 # End-to-end checks of `sluice sql` and `sluice --help` as a user runs them.
 # Usage: check_sql_command.sh <sluice binary>
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SLUICE="$(realpath "$1")"
 WORK="$(mktemp -d)"
 trap 'rm -rf "${WORK}"' EXIT
 cd "${WORK}"
-passed=0
-failed=0
-
-check() {  # check <name> <expected exit code> <expected output substring> -- command...
-  local name="$1" want_code="$2" want="$3"
-  shift 4
-  local out code
-  out="$("$@" 2>&1)"
-  code=$?
-  if [[ ${code} -ne ${want_code} || "${out}" != *"${want}"* ]]; then
-    echo "FAIL ${name}: exit ${code} (want ${want_code}); output:"; echo "${out}"
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
 
 check "answer" 0 "42" -- "${SLUICE}" sql "SELECT 42 AS answer"
 out="$("${SLUICE}" sql "SELECT 42 AS answer")"
-[[ "${out}" == $'answer\n------\n    42\n(1 row)' ]] && passed=$((passed + 1)) || { echo "FAIL table output: ${out}"; failed=$((failed + 1)); }
+[[ "${out}" == $'answer\n------\n    42\n(1 row)' ]] && pass || fail "table output: ${out}"
 check "csv" 0 $'n,s\r\n1,x' -- "${SLUICE}" sql --format csv "SELECT 1 AS n, 'x' AS s"
 check "json" 0 '{"n":1,"s":"x"}' -- "${SLUICE}" sql --format json "SELECT 1 AS n, 'x' AS s"
 check "bad sql" 1 "Error: Parser Error: syntax error" -- "${SLUICE}" sql "SELEC 1"
 check "missing table" 1 "Error: Catalog Error: Table with name nope does not exist" -- "${SLUICE}" sql "SELECT * FROM nope"
 # One clear line: no caret diagram on stderr.
 lines="$("${SLUICE}" sql "SELEC 1" 2>&1 | wc -l)"
-[[ "${lines}" -eq 1 ]] && passed=$((passed + 1)) || { echo "FAIL error is ${lines} lines"; failed=$((failed + 1)); }
+[[ "${lines}" -eq 1 ]] && pass || fail "error is ${lines} lines"
 check "script on stdin" 0 "3" -- bash -c "printf 'CREATE TABLE t AS SELECT 1 AS x;\nSELECT count(*) + 2 FROM t;\n' | '${SLUICE}' sql"
 check "script error names line" 1 "Error (statement at line 2)" -- bash -c "printf 'SELECT 1;\nSELECT * FROM nope;\n' | '${SLUICE}' sql"
 printf 'SELECT 5 AS five;\n' > script.sql
 check "file" 0 "five" -- "${SLUICE}" sql -f script.sql
 check "missing file" 1 "Error: cannot read" -- "${SLUICE}" sql -f nope.sql
 check "warehouse created" 0 "" -- "${SLUICE}" sql --warehouse "${WORK}/wh" "SELECT 1"
-[[ -d "${WORK}/wh" ]] && passed=$((passed + 1)) || { echo "FAIL warehouse dir not created"; failed=$((failed + 1)); }
+[[ -d "${WORK}/wh" ]] && pass || fail "warehouse dir not created"
 check "help" 0 "Run SQL statements" -- "${SLUICE}" --help
 check "sql help has an example" 0 'sluice sql "SELECT 42 AS answer"' -- "${SLUICE}" sql --help
 check "test help has an example" 0 "sluice test test/sql" -- "${SLUICE}" test --help
 check "no subcommand" 106 "A subcommand is required" -- "${SLUICE}"
 check "bad format" 105 "format" -- "${SLUICE}" sql --format xml "SELECT 1"
-echo "${passed} passed, ${failed} failed"
-[[ ${failed} -eq 0 ]]
+finish

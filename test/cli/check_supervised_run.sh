@@ -5,18 +5,15 @@
 # Delta source schema change. The target table's rows must be exact every time.
 # Usage: check_supervised_run.sh <sluice binary>
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SLUICE="$(realpath "$1")"
 WORK="$(mktemp -d)"
 BG=""
 trap '[[ -n "${BG}" ]] && kill "${BG}" 2>/dev/null; rm -rf "${WORK}"' EXIT
 cd "${WORK}"
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 sql() { "${SLUICE}" sql -w wh --format csv "$1" | tail -n +2 | tr -d '\r"'; }
 expect_in() {  # expect_in <name> <file> <substring>
-  if grep -qF -- "$3" "$2"; then ok; else fail "$1: '$3' not in $2:"; cat "$2"; fi
+  if grep -qF -- "$3" "$2"; then pass; else fail "$1: '$3' not in $2:"; cat "$2"; fi
 }
 # wait_for <seconds> <command...>: polls every 0.1 s until the command succeeds.
 wait_for() {
@@ -44,55 +41,55 @@ EOF2
 SLUICE_TEST_FAIL_AT=after_sink_write:2 "${SLUICE}" run copy.sql -w wh --restart-backoff 100ms \
   > out1.log 2> err1.log
 code=$?
-[[ ${code} -eq 0 ]] && ok || { fail "1: exit ${code}"; cat out1.log err1.log; }
+[[ ${code} -eq 0 ]] && pass || { fail "1: exit ${code}"; cat out1.log err1.log; }
 expect_in "1: failure logged" err1.log "query copy failed: IO error: query copy [id = "
 expect_in "1: cause logged" err1.log "injected failure at after_sink_write (SLUICE_TEST_FAIL_AT, 1 of 2)"
 expect_in "1: first restart" err1.log "restarting copy from its checkpoint in 100 ms (restart 1 of 3, I/O error)"
 expect_in "1: backoff doubles" err1.log "restarting copy from its checkpoint in 200 ms (restart 2 of 3, I/O error)"
-[[ $(grep -c "^restarted copy from its checkpoint (query id .*, new run id " out1.log) -eq 2 ]] && ok ||
+[[ $(grep -c "^restarted copy from its checkpoint (query id .*, new run id " out1.log) -eq 2 ]] && pass ||
   { fail "1: two restarts in stdout"; cat out1.log; }
 expect_in "1: finished" out1.log "finished copy"
 got="$(sql "SELECT count(*) || ',' || sum(id) || ',' || count(DISTINCT id) FROM copy")"
-[[ "${got}" == "5,15,5" ]] && ok || fail "1: copy holds ${got}, want 5,15,5"
+[[ "${got}" == "5,15,5" ]] && pass || fail "1: copy holds ${got}, want 5,15,5"
 
 # 2. A failure after the commit log write of a later batch: resumed, nothing twice.
 sql "INSERT INTO src VALUES (6); INSERT INTO src VALUES (7)" > /dev/null
 SLUICE_TEST_FAIL_AT=after_commit_write "${SLUICE}" run copy.sql -w wh --restart-backoff 0 \
   > out2.log 2> err2.log
 code=$?
-[[ ${code} -eq 0 ]] && ok || { fail "2: exit ${code}"; cat out2.log err2.log; }
+[[ ${code} -eq 0 ]] && pass || { fail "2: exit ${code}"; cat out2.log err2.log; }
 expect_in "2: restarted now" err2.log "restarting copy from its checkpoint now (restart 1 of 3, I/O error)"
 got="$(sql "SELECT count(*) || ',' || sum(id) || ',' || count(DISTINCT id) FROM copy")"
-[[ "${got}" == "7,28,7" ]] && ok || fail "2: copy holds ${got}, want 7,28,7"
+[[ "${got}" == "7,28,7" ]] && pass || fail "2: copy holds ${got}, want 7,28,7"
 
 # 3. Failing every time: gives up after --max-restarts with the last error; exit 1.
 sql "INSERT INTO src VALUES (8)" > /dev/null
 SLUICE_TEST_FAIL_AT=after_sink_write:1000 "${SLUICE}" run copy.sql -w wh --max-restarts 2 \
   --restart-backoff 50ms > out3.log 2> err3.log
 code=$?
-[[ ${code} -eq 1 ]] && ok || { fail "3: exit ${code}, want 1"; cat out3.log err3.log; }
-[[ $(grep -c "^restarting copy" err3.log) -eq 2 ]] && ok || { fail "3: two restarts"; cat err3.log; }
+[[ ${code} -eq 1 ]] && pass || { fail "3: exit ${code}, want 1"; cat out3.log err3.log; }
+[[ $(grep -c "^restarting copy" err3.log) -eq 2 ]] && pass || { fail "3: two restarts"; cat err3.log; }
 expect_in "3: gave up" err3.log "(SLUICE_TEST_FAIL_AT, 3 of 1000) (gave up after 2 restarts)"
-tail -n 1 err3.log | grep -q "^Error: IO error: query copy" && ok || { fail "3: last line"; cat err3.log; }
+tail -n 1 err3.log | grep -q "^Error: IO error: query copy" && pass || { fail "3: last line"; cat err3.log; }
 # --max-restarts 0: today's behaviour, the first failure ends the run.
 SLUICE_TEST_FAIL_AT=after_sink_write "${SLUICE}" run copy.sql -w wh --max-restarts 0 \
   > out3b.log 2> err3b.log
-[[ $? -eq 1 ]] && ok || fail "3b: exit 0 with --max-restarts 0"
+[[ $? -eq 1 ]] && pass || fail "3b: exit 0 with --max-restarts 0"
 expect_in "3b: reason" err3b.log "(not restarted: --max-restarts is 0)"
 # Without failures the run completes what was left: still exact.
 "${SLUICE}" run copy.sql -w wh > out3c.log 2>&1 || { fail "3c: clean run"; cat out3c.log; }
 got="$(sql "SELECT count(*) || ',' || sum(id) || ',' || count(DISTINCT id) FROM copy")"
-[[ "${got}" == "8,36,8" ]] && ok || fail "3c: copy holds ${got}, want 8,36,8"
+[[ "${got}" == "8,36,8" ]] && pass || fail "3c: copy holds ${got}, want 8,36,8"
 
 # 4. Not retried: the checkpoint belongs to a query with another source (restart-change rules).
 sed 's/STREAM src/STREAM other/' copy.sql > changed.sql
 start=${SECONDS}
 "${SLUICE}" run changed.sql -w wh --restart-backoff 30s > out4.log 2> err4.log
 code=$?
-[[ ${code} -eq 1 ]] && ok || { fail "4: exit ${code}, want 1"; cat out4.log err4.log; }
+[[ ${code} -eq 1 ]] && pass || { fail "4: exit ${code}, want 1"; cat out4.log err4.log; }
 expect_in "4: reason" err4.log "(not restarted: the checkpoint cannot continue with this query (restart-change rules))"
-grep -q "restarting" err4.log && fail "4: it was restarted" || ok
-[[ $((SECONDS - start)) -lt 20 ]] && ok || fail "4: waited for a backoff"
+grep -q "restarting" err4.log && fail "4: it was restarted" || pass
+[[ $((SECONDS - start)) -lt 20 ]] && pass || fail "4: waited for a backoff"
 
 # 5. Not retried: a second writer on a checkpoint that a running query holds.
 cat > live.sql <<'EOF2'
@@ -103,7 +100,7 @@ BG=$!
 wait_for 30 grep -q "live .* batch" out5.log || { fail "5: the first run did not start"; cat out5.log err5.log; }
 "${SLUICE}" run live.sql -w wh --restart-backoff 100ms > out5b.log 2> err5b.log
 code=$?
-[[ ${code} -eq 1 ]] && ok || { fail "5: second writer exit ${code}"; cat out5b.log err5b.log; }
+[[ ${code} -eq 1 ]] && pass || { fail "5: second writer exit ${code}"; cat out5b.log err5b.log; }
 expect_in "5: reason" err5b.log "is in use by another query"
 expect_in "5: not restarted" err5b.log "(not restarted: another query holds the checkpoint)"
 
@@ -128,22 +125,22 @@ wait_for 30 bg_ended || { fail "7: the run did not stop"; kill -INT "${BG}"; }
 wait "${BG}"
 code=$?
 BG=""
-[[ ${code} -eq 1 ]] && ok || { fail "7: exit ${code}, want 1"; cat out5.log err5.log; }
+[[ ${code} -eq 1 ]] && pass || { fail "7: exit ${code}, want 1"; cat out5.log err5.log; }
 expect_in "7: reason" err5.log "(not restarted: incompatible source schema change: a new checkpoint is needed)"
 expect_in "7: the error" err5.log "(not additive)"
 got="$(sql "SELECT count(*) || ',' || sum(id) || ',' || count(DISTINCT id) FROM live")"
-[[ "${got}" == "9,45,9" ]] && ok || fail "7: live holds ${got}, want 9,45,9"
+[[ "${got}" == "9,45,9" ]] && pass || fail "7: live holds ${got}, want 9,45,9"
 
 # 8. The terminal status line: plain lines when stdout is not a terminal (above), status lines
 # redrawn in place with a backlog bar on one (script(1) gives the run a pseudo-terminal).
-grep -q $'\x1b' out1.log && fail "8: escape codes in plain output" || ok
-grep -q "^copy  *batch 0 " out1.log && ok || { fail "8: plain batch lines"; cat out1.log; }
+grep -q $'\x1b' out1.log && fail "8: escape codes in plain output" || pass
+grep -q "^copy  *batch 0 " out1.log && pass || { fail "8: plain batch lines"; cat out1.log; }
 if command -v script > /dev/null; then
   "${SLUICE}" sql -w wh2 "CREATE TABLE src (id BIGINT); INSERT INTO src VALUES (1);
     INSERT INTO src VALUES (2); INSERT INTO src VALUES (3)" > /dev/null
   TERM=xterm script -qec "'${SLUICE}' run copy.sql -w wh2" /dev/null > tty.log 2>&1 ||
     { fail "8: run on a terminal"; cat -v tty.log; }
-  grep -q $'\x1b\[1F\x1b\[J' tty.log && ok || { fail "8: no redraw"; cat -v tty.log; }
+  grep -q $'\x1b\[1F\x1b\[J' tty.log && pass || { fail "8: no redraw"; cat -v tty.log; }
   expect_in "8: status line" tty.log "copy  batch "
   expect_in "8: bar at the end" tty.log "| [####################] 100% of "
   expect_in "8: log line above" tty.log "finished copy"
@@ -153,8 +150,7 @@ fi
 
 # 9. Bad option values.
 "${SLUICE}" run copy.sql -w wh --restart-backoff soon > out8.log 2>&1
-[[ $? -eq 2 ]] && ok || fail "9: bad backoff accepted"
+[[ $? -eq 2 ]] && pass || fail "9: bad backoff accepted"
 expect_in "9: message" out8.log "Error: --restart-backoff: 'soon' is not a duration"
 
-echo "${passed} passed, ${failed} failed"
-[[ ${failed} -eq 0 ]]
+finish

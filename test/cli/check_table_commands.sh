@@ -4,40 +4,12 @@
 # parsed back, and the errors for a missing path and a directory that is not a Delta table.
 # Usage: check_table_commands.sh <sluice binary>
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SLUICE="$(realpath "$1")"
 FIXTURES="$(cd "$(dirname "$0")/../../../shared/fixtures/delta" 2>/dev/null && pwd)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "${WORK}"' EXIT
 cd "${WORK}"
-passed=0
-failed=0
-
-check() {  # check <name> <expected exit code> <expected output substring> -- command...
-  local name="$1" want_code="$2" want="$3"
-  shift 4
-  local out code
-  out="$("$@" 2>&1)"
-  code=$?
-  if [[ ${code} -ne ${want_code} || "${out}" != *"${want}"* ]]; then
-    echo "FAIL ${name}: exit ${code} (want ${want_code}, output containing '${want}'); output:"
-    echo "${out}"
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
-check_not() {  # check_not <name> <unexpected substring> -- command...
-  local name="$1" unwanted="$2"
-  shift 3
-  local out
-  out="$("$@" 2>&1)"
-  if [[ "${out}" == *"${unwanted}"* ]]; then
-    echo "FAIL ${name}: output contains '${unwanted}':"; echo "${out}"
-    failed=$((failed + 1))
-  else
-    passed=$((passed + 1))
-  fi
-}
 sql() { "${SLUICE}" sql -w wh --format csv "$1" | tail -n +2 | tr -d '\r"'; }
 T=wh/ev
 
@@ -62,9 +34,9 @@ check "history: bad limit" 105 "limit" -- "${SLUICE}" table history "${T}" --lim
 "${SLUICE}" table history "${T}" --json > history.json
 got="$(sql "SELECT count(*) || ',' || max(version) || ',' || min(operation) || ',' ||
                    max(operationMetrics.numDeletedRows) FROM read_json('history.json')")"
-[[ "${got}" == "5,4,CREATE TABLE,1" ]] && passed=$((passed + 1)) || { echo "FAIL history --json: ${got}"; failed=$((failed + 1)); }
+[[ "${got}" == "5,4,CREATE TABLE,1" ]] && pass || fail "history --json: ${got}"
 first="$(sql "SELECT version FROM read_json('history.json') LIMIT 1")"
-[[ "${first}" == "4" ]] && passed=$((passed + 1)) || { echo "FAIL history --json not newest first: ${first}"; failed=$((failed + 1)); }
+[[ "${first}" == "4" ]] && pass || fail "history --json not newest first: ${first}"
 
 # detail
 check "detail: format" 0 "format:             delta" -- "${SLUICE}" table detail "${T}"
@@ -76,7 +48,7 @@ check "detail: properties" 0 "  owner = ops" -- "${SLUICE}" table detail "${T}"
 "${SLUICE}" table detail "${T}" --json > detail.json
 got="$(sql "SELECT format || ',' || numFiles || ',' || partitionColumns[1] || ',' || minReaderVersion
             FROM read_json('detail.json')")"
-[[ "${got}" == "delta,3,day,1" ]] && passed=$((passed + 1)) || { echo "FAIL detail --json: ${got}"; failed=$((failed + 1)); }
+[[ "${got}" == "delta,3,day,1" ]] && pass || fail "detail --json: ${got}"
 
 # optimize
 check "optimize: data column refused" 1 "Predicate references non-partition column" -- \
@@ -89,7 +61,7 @@ check "optimize: now 1 file" 0 "files:              1" -- "${SLUICE}" table deta
 check "optimize: again" 0 "nothing to compact" -- "${SLUICE}" table optimize "${T}"
 check "optimize: json" 0 '"version": null' -- "${SLUICE}" table optimize "${T}" --json
 got="$(sql "SELECT count(*) || ',' || sum(id) FROM ev")"
-[[ "${got}" == "3,8" ]] && passed=$((passed + 1)) || { echo "FAIL rows after optimize: ${got}"; failed=$((failed + 1)); }
+[[ "${got}" == "3,8" ]] && pass || fail "rows after optimize: ${got}"
 
 # vacuum: the 3 optimized-away files and the deleted one are older than 0 hours, not than 168.
 check "vacuum: default retention keeps them" 0 "would delete 0 files" -- "${SLUICE}" table vacuum "${T}" --dry-run
@@ -97,15 +69,15 @@ check "vacuum: short retention refused" 1 "pass --force" -- "${SLUICE}" table va
 check "vacuum: refusal is Delta's" 1 "such a low retention period" -- "${SLUICE}" table vacuum "${T}" --retain 0
 check "vacuum: dry run lists" 0 "would delete 4 files" -- "${SLUICE}" table vacuum "${T}" --retain 0 --force --dry-run
 check "vacuum: dry run names files" 0 "  ${T}/day=a/part-" -- "${SLUICE}" table vacuum "${T}" --retain 0 --force --dry-run
-[[ $(find "${T}" -name '*.parquet' | wc -l) -eq 5 ]] && passed=$((passed + 1)) || { echo "FAIL dry run deleted files"; failed=$((failed + 1)); }
+[[ $(find "${T}" -name '*.parquet' | wc -l) -eq 5 ]] && pass || fail "dry run deleted files"
 "${SLUICE}" table vacuum "${T}" --retain 0 --force --dry-run --json > vacuum.json
 got="$(sql "SELECT dryRun || ',' || numFiles || ',' || len(files) FROM read_json('vacuum.json')")"
-[[ "${got}" == "true,4,4" ]] && passed=$((passed + 1)) || { echo "FAIL vacuum --json: ${got}"; failed=$((failed + 1)); }
+[[ "${got}" == "true,4,4" ]] && pass || fail "vacuum --json: ${got}"
 check "vacuum: deletes" 0 "deleted 4 files" -- "${SLUICE}" table vacuum "${T}" --retain 0 --force
-[[ $(find "${T}" -name "*.parquet" | wc -l) -eq 1 ]] && passed=$((passed + 1)) || { echo "FAIL vacuum left $(find "${T}" -name '*.parquet' | wc -l) files"; failed=$((failed + 1)); }
+[[ $(find "${T}" -name "*.parquet" | wc -l) -eq 1 ]] && pass || fail "vacuum left $(find "${T}" -name '*.parquet' | wc -l) files"
 check "vacuum: logged" 0 "VACUUM END" -- "${SLUICE}" table history "${T}" --limit 1
 got="$(sql "SELECT count(*) || ',' || sum(id) FROM ev")"
-[[ "${got}" == "3,8" ]] && passed=$((passed + 1)) || { echo "FAIL rows after vacuum: ${got}"; failed=$((failed + 1)); }
+[[ "${got}" == "3,8" ]] && pass || fail "rows after vacuum: ${got}"
 
 # errors
 check "missing path" 1 "Error: Not found: nope does not exist" -- "${SLUICE}" table detail nope
@@ -124,9 +96,7 @@ if [[ -n "${FIXTURES}" && -d "${FIXTURES}/deltars/delta-0.8.0-partitioned" ]]; t
   check "fixture copy: optimize" 0 "nothing to compact" -- "${SLUICE}" table optimize copy
   check "fixture copy: vacuum dry run" 0 "would delete 0 files" -- "${SLUICE}" table vacuum copy --dry-run
 else
-  echo "FAIL the shared Delta fixtures are missing (../shared/fixtures/delta)"
-  failed=$((failed + 1))
+  fail "the shared Delta fixtures are missing (../shared/fixtures/delta)"
 fi
 
-echo "${passed} passed, ${failed} failed"
-[[ ${failed} -eq 0 ]]
+finish
