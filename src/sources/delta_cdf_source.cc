@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "delta/changes.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
@@ -198,7 +199,7 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
   std::vector<std::string> extra;
   for (const auto& f : data) {
     bool known = false;
-    for (const auto& s : schema_) known = known || ToLower(s.name) == ToLower(f.name);
+    for (const auto& s : schema_) known = known || AsciiLower(s.name) == AsciiLower(f.name);
     if (!known) extra.push_back(f.name);
   }
   engine::Schema data_cols(data.begin(), data.end() - std::min<size_t>(3, data.size()));
@@ -222,7 +223,7 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
   std::string sql = "SELECT ";
   for (size_t i = 0; i < schema_.size(); ++i) {
     bool present = false;
-    for (const auto& f : data) present = present || ToLower(f.name) == ToLower(schema_[i].name);
+    for (const auto& f : data) present = present || AsciiLower(f.name) == AsciiLower(schema_[i].name);
     sql += (i ? ", " : "") +
            (present ? SqlIdent(schema_[i].name) : "CAST(NULL AS " + schema_[i].type.ToSql() + ")") +
            " AS " + SqlIdent(schema_[i].name);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "sources/source_options.h"
 #include "sources/source_util.h"
 
@@ -78,7 +79,7 @@ Result<engine::Schema> ParseSchemaText(engine::Connection* conn, std::string_vie
       type = "BIGINT";
     if (type.find(';') != std::string::npos) return bad("invalid type '" + type + "'");
     for (const auto& n : names) {
-      if (ToLower(n) == ToLower(name)) return bad("duplicate column '" + name + "'");
+      if (AsciiLower(n) == AsciiLower(name)) return bad("duplicate column '" + name + "'");
     }
     names.push_back(name);
     sql += (i ? ", " : "") + std::string("CAST(NULL AS ") + type + ") AS " + SqlIdent(name);

@@ -1,5 +1,6 @@
 #include "sources/source_factory.h"
 
+#include "common/strings.h"
 #include "common/interval.h"
 #include "sources/delta_cdf_source.h"
 #include "sources/delta_source.h"
@@ -37,7 +38,7 @@ Result<std::unique_ptr<Source>> CreateDelta(const SourceContext& ctx) {
   DeltaSourceOptions opts;
   opts.path = o.Get("path").value_or("");
   opts.starting_version = o.Get("startingVersion");
-  if (opts.starting_version) *opts.starting_version = ToLower(*opts.starting_version);
+  if (opts.starting_version) *opts.starting_version = AsciiLower(*opts.starting_version);
   if (auto ts = o.Get("startingTimestamp")) {
     if (!ctx.engine) return Status::InvalidArgument("delta source: SourceContext needs an engine");
     SLUICE_ASSIGN_OR_RETURN(auto conn, ctx.engine->Connect());
@@ -82,7 +83,7 @@ Result<std::unique_ptr<Source>> CreateFiles(const SourceContext& ctx) {
   // Auto Loader spells its options "cloudFiles.<name>".
   std::map<std::string, std::string> stripped;
   for (const auto& [k, v] : ctx.options) {
-    std::string lk = ToLower(k);
+    std::string lk = AsciiLower(k);
     stripped[lk.rfind("cloudfiles.", 0) == 0 ? k.substr(11) : k] = v;
   }
   SourceOptions o("read_files", stripped);
@@ -96,7 +97,7 @@ Result<std::unique_ptr<Source>> CreateFiles(const SourceContext& ctx) {
   if (!format)
     return Status::InvalidArgument(
         "read_files: option 'format' is required (json, csv or parquet)");
-  std::string f = ToLower(*format);
+  std::string f = AsciiLower(*format);
   if (f == "json")
     opts.format = FileFormat::kJson;
   else if (f == "csv")
@@ -113,7 +114,7 @@ Result<std::unique_ptr<Source>> CreateFiles(const SourceContext& ctx) {
   SLUICE_ASSIGN_OR_RETURN(auto rec2, o.GetBool("recursiveFileLookup"));
   opts.recursive = rec.value_or(rec2.value_or(false));
   if (auto m = o.Get("schemaEvolutionMode")) {
-    std::string lm = ToLower(*m);
+    std::string lm = AsciiLower(*m);
     if (lm == "addnewcolumns")
       opts.schema_evolution_mode = SchemaEvolutionMode::kAddNewColumns;
     else if (lm == "rescue")
@@ -177,7 +178,7 @@ Result<std::unique_ptr<Source>> CreateRate(const SourceContext& ctx) {
 }  // namespace
 
 Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const SourceContext& ctx) {
-  std::string f = ToLower(format);
+  std::string f = AsciiLower(format);
   if (f == "delta") return CreateDelta(ctx);
   if (f == "delta_cdf") return CreateDeltaCdf(ctx);
   if (f == "files" || f == "cloudfiles") return CreateFiles(ctx);

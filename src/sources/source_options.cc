@@ -3,18 +3,14 @@
 #include <cctype>
 #include <charconv>
 
-namespace sluice::sources {
+#include "common/strings.h"
 
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+namespace sluice::sources {
 
 SourceOptions::SourceOptions(std::string source, const std::map<std::string, std::string>& options)
     : source_(std::move(source)) {
   for (const auto& [k, v] : options) {
-    std::string lk = ToLower(k);
+    std::string lk = AsciiLower(k);
     auto [it, inserted] = lower_.emplace(lk, v);
     if (!inserted && it->second != v && !duplicate_) duplicate_ = k;
     original_.emplace(lk, k);
@@ -44,7 +40,7 @@ Status SourceOptions::CheckKnown(const std::set<std::string>& known) const {
 }
 
 std::optional<std::string> SourceOptions::Get(std::string_view name) const {
-  auto it = lower_.find(ToLower(name));
+  auto it = lower_.find(AsciiLower(name));
   if (it == lower_.end()) return std::nullopt;
   return it->second;
 }
@@ -78,7 +74,7 @@ Result<std::optional<int64_t>> SourceOptions::GetInt64(std::string_view name, in
 Result<std::optional<bool>> SourceOptions::GetBool(std::string_view name) const {
   auto v = Get(name);
   if (!v) return std::optional<bool>();
-  std::string t = ToLower(Trim(*v));
+  std::string t = AsciiLower(Trim(*v));
   if (t == "true") return std::optional<bool>(true);
   if (t == "false") return std::optional<bool>(false);
   return Status::InvalidArgument(source_ + ": option '" + std::string(name) +
@@ -88,7 +84,7 @@ Result<std::optional<bool>> SourceOptions::GetBool(std::string_view name) const 
 Result<std::optional<int64_t>> SourceOptions::GetBytes(std::string_view name) const {
   auto v = Get(name);
   if (!v) return std::optional<int64_t>();
-  std::string t = ToLower(Trim(*v));
+  std::string t = AsciiLower(Trim(*v));
   size_t digits = 0;
   while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
   std::string unit = Trim(std::string_view(t).substr(digits));

@@ -44,6 +44,4 @@ class SourceOptions {
   std::optional<std::string> duplicate_;
 };
 
-std::string ToLower(std::string_view s);
-
 }  // namespace sluice::sources

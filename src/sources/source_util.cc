@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/strings.h"
 #include "delta/log_segment.h"
 
 #include "sources/source_options.h"
@@ -46,7 +47,7 @@ Result<engine::Batch> EmptyBatch(engine::Connection* conn, const engine::Schema&
 bool SameSchema(const engine::Schema& a, const engine::Schema& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (ToLower(a[i].name) != ToLower(b[i].name) || !(a[i].type == b[i].type)) return false;
+    if (AsciiLower(a[i].name) != AsciiLower(b[i].name) || !(a[i].type == b[i].type)) return false;
   }
   return true;
 }
@@ -55,7 +56,7 @@ bool ReadCompatible(const engine::Schema& data, const engine::Schema& reader) {
   for (const auto& f : data) {
     bool found = false;
     for (const auto& r : reader) {
-      if (ToLower(r.name) == ToLower(f.name)) {
+      if (AsciiLower(r.name) == AsciiLower(f.name)) {
         found = r.type == f.type;
         break;
       }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/strings.h"
 #include "sources/source_factory.h"
 #include "sources/source_options.h"
 
@@ -92,9 +93,9 @@ Result<NexmarkSourceOptions> ParseNexmarkSourceOptions(const SourceContext& ctx)
   for (const IntParam& p : kIntParams) known.emplace_back(p.name);
   SLUICE_RETURN_NOT_OK(o.CheckNoDuplicates());
   for (const auto& [name, value] : ctx.options) {
-    const std::string lower = ToLower(name);
+    const std::string lower = AsciiLower(name);
     if (std::none_of(known.begin(), known.end(),
-                     [&](const std::string& k) { return ToLower(k) == lower; })) {
+                     [&](const std::string& k) { return AsciiLower(k) == lower; })) {
       std::string list;
       for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
       return Status::InvalidArgument("nexmark: unknown option '" + name +
@@ -103,7 +104,7 @@ Result<NexmarkSourceOptions> ParseNexmarkSourceOptions(const SourceContext& ctx)
   }
   NexmarkSourceOptions out;
   if (auto kind = o.Get("kind")) {
-    const std::string k = ToLower(*kind);
+    const std::string k = AsciiLower(*kind);
     if (k == "bid") {
       out.kind = EventKind::kBid;
     } else if (k == "person") {
