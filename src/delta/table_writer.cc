@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -94,6 +95,33 @@ Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configura
   }
   return p;
 }
+
+namespace {
+
+// The protocol a table at `current` needs once its metadata is `md`, when that is more than
+// `current` (never a downgrade): a higher writer version for legacy protocols, or the
+// changeDataFeed writer feature for table-features protocols (writer version 7).
+std::optional<Protocol> ProtocolUpgradeFor(const Protocol& current, const Metadata& md) {
+  Protocol needed = ProtocolForNewTable(md.configuration);
+  Protocol upgraded = current;
+  if (current.min_writer_version < 7) {
+    if (needed.min_writer_version <= current.min_writer_version) return std::nullopt;
+    upgraded.min_writer_version = needed.min_writer_version;
+    return upgraded;
+  }
+  if (current.min_writer_version > 7 || !md.ConfigIsTrue("delta.enableChangeDataFeed")) {
+    return std::nullopt;
+  }
+  auto features = upgraded.writer_features.value_or(std::vector<std::string>{});
+  if (std::find(features.begin(), features.end(), "changeDataFeed") != features.end()) {
+    return std::nullopt;
+  }
+  features.push_back("changeDataFeed");
+  upgraded.writer_features = features;
+  return upgraded;
+}
+
+}  // namespace
 
 Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata) {
   if (protocol.min_writer_version > 7 || protocol.min_writer_version == 5 ||
@@ -281,22 +309,7 @@ Result<WriteResult> DeltaTableWriter::ReplaceTable(const engine::Schema& schema,
     if (storage.ok()) txn.RecordWrittenFile(*storage);
   }
   // Never downgrade: keep the current protocol unless the new properties need more.
-  Protocol needed = ProtocolForNewTable(md.configuration);
-  if (needed.min_writer_version > snap->protocol.min_writer_version &&
-      snap->protocol.min_writer_version < 7) {
-    Protocol upgraded = snap->protocol;
-    upgraded.min_writer_version = needed.min_writer_version;
-    txn.Add(upgraded);
-  } else if (snap->protocol.min_writer_version == 7 &&
-             md.ConfigIsTrue("delta.enableChangeDataFeed")) {
-    Protocol upgraded = snap->protocol;
-    auto features = upgraded.writer_features.value_or(std::vector<std::string>{});
-    if (std::find(features.begin(), features.end(), "changeDataFeed") == features.end()) {
-      features.push_back("changeDataFeed");
-      upgraded.writer_features = features;
-      txn.Add(upgraded);
-    }
-  }
+  if (auto upgraded = ProtocolUpgradeFor(snap->protocol, md)) txn.Add(*upgraded);
   txn.Add(md);
   txn.ReadWholeTable();
   const int64_t now = Now();
@@ -521,22 +534,7 @@ Result<Version> DeltaTableWriter::SetProperties(
     SLUICE_RETURN_NOT_OK_CTX(CheckpointInterval(md).status(), ctx);
   }
   Transaction txn(fs_, path_, snap, options_.commit);
-  Protocol needed = ProtocolForNewTable(md.configuration);
-  if (needed.min_writer_version > snap->protocol.min_writer_version &&
-      snap->protocol.min_writer_version < 7) {
-    Protocol upgraded = snap->protocol;
-    upgraded.min_writer_version = needed.min_writer_version;
-    txn.Add(upgraded);
-  } else if (snap->protocol.min_writer_version == 7 &&
-             md.ConfigIsTrue("delta.enableChangeDataFeed")) {
-    Protocol upgraded = snap->protocol;
-    auto features = upgraded.writer_features.value_or(std::vector<std::string>{});
-    if (std::find(features.begin(), features.end(), "changeDataFeed") == features.end()) {
-      features.push_back("changeDataFeed");
-      upgraded.writer_features = features;
-      txn.Add(upgraded);
-    }
-  }
+  if (auto upgraded = ProtocolUpgradeFor(snap->protocol, md)) txn.Add(*upgraded);
   txn.Add(md);
   txn.SetOperation("SET TBLPROPERTIES",
                    {{"properties", JsonText(nlohmann::json(properties).dump())}});
