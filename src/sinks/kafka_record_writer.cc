@@ -4,6 +4,8 @@
 
 #include <mutex>
 
+#include "sinks/kafka_handle.h"
+
 namespace sluice::sinks {
 
 struct KafkaRecordWriter::Handle {
@@ -39,28 +41,21 @@ Result<std::unique_ptr<KafkaRecordWriter>> KafkaRecordWriter::Open(
   }
   if (topic.empty()) return Status::InvalidArgument("Kafka record writer: the topic is empty");
   std::unique_ptr<KafkaRecordWriter> w(new KafkaRecordWriter(std::move(topic)));
-  char errstr[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  std::map<std::string, std::string> settings = {{"enable.idempotence", "true"},
-                                                 {"acks", "all"},
-                                                 {"log_level", "3"},
-                                                 {"queue.buffering.max.messages", "100000"}};
-  for (const auto& [k, v] : config) settings[k] = v;
-  for (const auto& [k, v] : settings) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr)) != RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      return Status::InvalidArgument("Kafka record writer: property '" + k + "': " + errstr);
-    }
-  }
-  rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
-    KafkaRecordWriter::OnDelivery(m, opaque);
-  });
-  rd_kafka_conf_set_opaque(conf, w.get());
-  w->handle_->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
-  if (w->handle_->rk == nullptr) {
-    rd_kafka_conf_destroy(conf);
-    return Status::InvalidArgument(std::string("Kafka record writer: ") + errstr);
-  }
+  KafkaHandleSpec spec;
+  spec.type = RD_KAFKA_PRODUCER;
+  spec.defaults = {{"enable.idempotence", "true"},
+                   {"acks", "all"},
+                   {"log_level", "3"},
+                   {"queue.buffering.max.messages", "100000"}};
+  spec.user = config;
+  spec.what = "Kafka record writer";
+  spec.configure = [&w](rd_kafka_conf_t* conf) {
+    rd_kafka_conf_set_dr_msg_cb(conf, [](rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+      KafkaRecordWriter::OnDelivery(m, opaque);
+    });
+    rd_kafka_conf_set_opaque(conf, w.get());
+  };
+  SLUICE_ASSIGN_OR_RETURN(w->handle_->rk, NewKafkaHandle(spec));
   return w;
 }
 

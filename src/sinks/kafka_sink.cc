@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "sinks/kafka_handle.h"
 
 namespace sluice::sinks {
 
@@ -109,34 +110,26 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
   if (engine == nullptr) return Status::InvalidArgument("kafka sink needs an engine");
   SLUICE_ASSIGN_OR_RETURN(auto conn, engine->Connect());
   auto producer = std::make_unique<Producer>();
-  char errstr[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  std::map<std::string, std::string> settings = {
+  KafkaHandleSpec spec;
+  spec.type = RD_KAFKA_PRODUCER;
+  spec.defaults = {
       {"enable.idempotence", "true"},
       {"acks", "all"},
       {"log_level", "3"},
       {"delivery.timeout.ms", std::to_string(options.delivery_timeout_ms)},
   };
-  for (const auto& [k, v] : options.kafka_config) settings[k] = v;
+  spec.user = options.kafka_config;
   if (options.transactional_id) {
-    settings["transactional.id"] = *options.transactional_id;
-    settings["transaction.timeout.ms"] =
+    spec.user["transactional.id"] = *options.transactional_id;
+    spec.user["transaction.timeout.ms"] =
         std::to_string(std::max<int64_t>(60000, options.delivery_timeout_ms + 10000));
   }
-  for (const auto& [k, v] : settings) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr)) != RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      // The value is not repeated: it may be a secret.
-      return Status::InvalidArgument("kafka sink: option 'kafka." + k + "': " + errstr);
-    }
-  }
-  rd_kafka_conf_set_dr_msg_cb(conf, &Producer::OnDelivery);
-  rd_kafka_conf_set_opaque(conf, producer.get());
-  producer->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
-  if (producer->rk == nullptr) {
-    rd_kafka_conf_destroy(conf);
-    return Status::InvalidArgument(std::string("kafka sink: ") + errstr);
-  }
+  spec.what = "kafka sink";
+  spec.configure = [&producer](rd_kafka_conf_t* conf) {
+    rd_kafka_conf_set_dr_msg_cb(conf, &Producer::OnDelivery);
+    rd_kafka_conf_set_opaque(conf, producer.get());
+  };
+  SLUICE_ASSIGN_OR_RETURN(producer->rk, NewKafkaHandle(spec));
   if (options.transactional_id) {
     // Fences an older producer with this id and aborts its open transaction.
     if (rd_kafka_error_t* e = rd_kafka_init_transactions(
@@ -159,31 +152,17 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
 Result<int64_t> KafkaSink::ReadMarkers() {
   const std::string what = Description() + ": reading the transaction markers of '" +
                            *options_.transactional_id + "' in topic " + options_.marker_topic;
-  char errstr[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  std::map<std::string, std::string> settings = {{"log_level", "3"},
-                                                 {"group.id", "sluice-sink-markers"},
-                                                 {"enable.auto.commit", "false"},
-                                                 {"enable.partition.eof", "true"},
-                                                 {"isolation.level", "read_committed"}};
-  for (const auto& [k, v] : options_.kafka_config) {
-    // Connection and security settings apply to the marker reader too; producer ones do not.
-    if (k == "bootstrap.servers" || k.rfind("security.", 0) == 0 || k.rfind("sasl.", 0) == 0 ||
-        k.rfind("ssl.", 0) == 0 || k == "client.id") {
-      settings[k] = v;
-    }
-  }
-  for (const auto& [k, v] : settings) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof(errstr)) != RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      return Status::InvalidArgument("kafka sink: option 'kafka." + k + "': " + errstr);
-    }
-  }
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
-  if (rk == nullptr) {
-    rd_kafka_conf_destroy(conf);
-    return Status::InvalidArgument(what + ": " + errstr);
-  }
+  KafkaHandleSpec spec;
+  spec.type = RD_KAFKA_CONSUMER;
+  spec.defaults = {{"log_level", "3"},
+                   {"group.id", "sluice-sink-markers"},
+                   {"enable.auto.commit", "false"},
+                   {"enable.partition.eof", "true"},
+                   {"isolation.level", "read_committed"}};
+  // Connection and security settings apply to the marker reader too; producer ones do not.
+  spec.user = ConnectionSettings(options_.kafka_config);
+  spec.what = what;
+  SLUICE_ASSIGN_OR_RETURN(rd_kafka_t * rk, NewKafkaHandle(spec));
   struct Closer {
     rd_kafka_t* rk;
     ~Closer() {

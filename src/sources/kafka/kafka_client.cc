@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "sinks/kafka_handle.h"
+
 namespace sluice::sources::kafka {
 
 namespace {
@@ -35,19 +37,17 @@ KafkaClient::KafkaClient(std::unique_ptr<Handle> handle, int64_t timeout_ms, boo
 KafkaClient::~KafkaClient() = default;
 
 Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions& options) {
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  char errstr[512];
-  auto set = [&](const std::string& name, const std::string& value, bool from_user) -> Status {
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof(errstr)) !=
-        RD_KAFKA_CONF_OK) {
-      // The value is not repeated: it may be a secret.
-      return Status::InvalidArgument(std::string(from_user ? "option 'kafka." : "setting '") +
-                                     name + "': " + errstr);
+  for (const auto& [k, v] : options.config) {
+    if (k == "group.id" || k == "enable.auto.commit" || k == "auto.offset.reset") {
+      return Status::InvalidArgument("option 'kafka." + k +
+                                     "' is not supported: the Kafka source manages it (Spark "
+                                     "refuses it too); use groupIdPrefix for the group id");
     }
-    return Status::OK();
-  };
+  }
+  sinks::KafkaHandleSpec spec;
+  spec.type = RD_KAFKA_CONSUMER;
   // Defaults the source relies on; a user's kafka.* option may override the isolation level.
-  std::map<std::string, std::string> settings = {
+  spec.defaults = {
       {"group.id", options.group_id},
       {"enable.auto.commit", "false"},
       {"enable.auto.offset.store", "false"},
@@ -56,29 +56,10 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
       {"isolation.level", "read_uncommitted"},
       {"log_level", "3"},
   };
-  Status st;
-  for (const auto& [k, v] : settings) {
-    if (options.config.count(k) && k == "isolation.level") continue;
-    if (st.ok()) st = set(k, v, false);
-  }
-  for (const auto& [k, v] : options.config) {
-    if (k == "group.id" || k == "enable.auto.commit" || k == "auto.offset.reset") {
-      st = Status::InvalidArgument("option 'kafka." + k +
-                                   "' is not supported: the Kafka source manages it (Spark "
-                                   "refuses it too); use groupIdPrefix for the group id");
-    }
-    if (st.ok()) st = set(k, v, true);
-  }
-  if (!st.ok()) {
-    rd_kafka_conf_destroy(conf);
-    return st;
-  }
+  spec.user = options.config;
+  spec.what = "Kafka consumer";
   auto handle = std::make_unique<Handle>();
-  handle->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
-  if (handle->rk == nullptr) {
-    rd_kafka_conf_destroy(conf);
-    return Status::InvalidArgument(std::string("Kafka consumer: ") + errstr);
-  }
+  SLUICE_ASSIGN_OR_RETURN(handle->rk, sinks::NewKafkaHandle(spec));
   rd_kafka_poll_set_consumer(handle->rk);
   return std::unique_ptr<KafkaClient>(
       new KafkaClient(std::move(handle), options.timeout_ms, options.read_headers));

@@ -1,0 +1,50 @@
+#include "sinks/kafka_handle.h"
+
+namespace sluice::sinks {
+
+Result<rd_kafka_t*> NewKafkaHandle(const KafkaHandleSpec& spec) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char errstr[512];
+  auto set = [&](const std::string& name, const std::string& value, bool from_user) -> Status {
+    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof(errstr)) ==
+        RD_KAFKA_CONF_OK) {
+      return Status::OK();
+    }
+    // The value is not repeated: it may be a secret.
+    return Status::InvalidArgument(spec.what + ": " +
+                                   (from_user ? "option 'kafka." : "setting '") + name +
+                                   "': " + errstr);
+  };
+  Status st;
+  for (const auto& [k, v] : spec.defaults) {
+    if (st.ok() && !spec.user.count(k)) st = set(k, v, false);
+  }
+  for (const auto& [k, v] : spec.user) {
+    if (st.ok()) st = set(k, v, true);
+  }
+  if (!st.ok()) {
+    rd_kafka_conf_destroy(conf);
+    return st;
+  }
+  if (spec.configure) spec.configure(conf);
+  rd_kafka_t* rk = rd_kafka_new(spec.type, conf, errstr, sizeof(errstr));
+  if (rk == nullptr) {
+    rd_kafka_conf_destroy(conf);  // rd_kafka_new takes it only on success
+    return Status::InvalidArgument(spec.what + ": " + errstr);
+  }
+  return rk;
+}
+
+std::map<std::string, std::string> ConnectionSettings(
+    const std::map<std::string, std::string>& config) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : config) {
+    if (k == "bootstrap.servers" || k == "client.id" || k.rfind("security.", 0) == 0 ||
+        k.rfind("sasl.", 0) == 0 || k.rfind("ssl.", 0) == 0) {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+}  // namespace sluice::sinks
