@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "common/uuid.h"
 #include "delta/commit.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
@@ -156,7 +157,7 @@ std::string HistoryTable(engine::Engine* engine, int64_t checkpoint_interval) {
   for (int v = 1; v < kCommits; ++v) {
     auto txn = Check(writer->StartTransaction(), "txn");
     AddFile add;
-    add.path = DataFileName(0, NewUuid());
+    add.path = DataFileName(0, NewUuidV4());
     add.size = 1000;
     add.modification_time = NowMillis();
     add.stats = "{\"numRecords\":10,\"minValues\":{\"id\":" + std::to_string(v * 10) +

@@ -1,5 +1,6 @@
 // sluice::DeltaTable (include/sluice/delta_table.h) over the Delta reader, writer and DML of
 // src/delta.
+#include "common/uuid.h"
 #include "sluice/delta_table.h"
 
 #include <cctype>
@@ -177,7 +178,7 @@ Result<std::string> DeltaTable::DetailAsJson() {
   std::lock_guard<std::mutex> lock(state_->mu);
   SLUICE_ASSIGN_OR_RETURN(engine::Batch detail,
                           delta::DescribeDetail(state_->reader.get(), state_->conn.get()));
-  const std::string view = "__sluice_detail_" + delta::NewUuid().substr(0, 8);
+  const std::string view = "__sluice_detail_" + NewUuidV4().substr(0, 8);
   SLUICE_RETURN_NOT_OK(state_->conn->RegisterBatch(view, detail));
   auto json = state_->conn->Query("SELECT CAST(to_json(d) AS VARCHAR) FROM \"" + view + "\" d");
   (void)state_->conn->UnregisterBatch(view);

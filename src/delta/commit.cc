@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/uuid.h"
 #include "delta/log_segment.h"
 #include "delta/write_util.h"
 
@@ -48,7 +49,7 @@ Transaction::Transaction(std::shared_ptr<fs::FileSystem> fs, std::string table_r
       table_root_(std::move(table_root)),
       read_snapshot_(std::move(read_snapshot)),
       options_(options),
-      txn_id_(NewUuid()) {}
+      txn_id_(NewUuidV4()) {}
 
 std::optional<Version> Transaction::read_version() const {
   if (!read_snapshot_) return std::nullopt;

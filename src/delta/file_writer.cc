@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "common/uuid.h"
 #include "delta/paths.h"
 #include "delta/stats.h"
 #include "delta/values.h"
@@ -38,7 +39,7 @@ Result<AddFile> WriteOneDataFile(engine::Connection* conn, fs::FileSystem* fs,
                                  const engine::Schema& file_schema,
                                  const PartitionValues& partition_values,
                                  const DataFileOptions& options) {
-  std::string name = DataFileName(file_index, NewUuid(), options.compression);
+  std::string name = DataFileName(file_index, NewUuidV4(), options.compression);
   std::string rel = relative_dir.empty() ? name : relative_dir + "/" + name;
   std::string final_path = fs::JoinPath(table_root, rel);
   std::string dir = fs::DirName(final_path);
@@ -136,7 +137,7 @@ Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSy
   if (part_fields.size() != partition_columns.size()) {
     return Status::InvalidArgument("partition columns are not all in the table schema");
   }
-  const std::string view = "__sluice_delta_write_" + NewUuid().substr(0, 8);
+  const std::string view = "__sluice_delta_write_" + NewUuidV4().substr(0, 8);
   SLUICE_RETURN_NOT_OK(conn->RegisterBatch(view, data));
   struct Unregister {
     engine::Connection* c;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/uuid.h"
 #include "delta/stats.h"
 #include "delta/write_util.h"
 
@@ -132,10 +133,10 @@ TEST(WriteUtilTest, HiveEscapingAndLogPaths) {
   EXPECT_EQ(EncodeLogPath("p=a%2Fb/x y/ü.parquet"), "p=a%252Fb/x%20y/ü.parquet");
   EXPECT_EQ(PartitionDirectory({"a", "b"}, {{"a", "1"}, {"b", std::nullopt}}),
             "a=1/b=__HIVE_DEFAULT_PARTITION__");
-  std::string u = NewUuid();
+  std::string u = NewUuidV4();
   EXPECT_EQ(u.size(), 36u);
   EXPECT_EQ(u[14], '4');
-  EXPECT_NE(u, NewUuid());
+  EXPECT_NE(u, NewUuidV4());
   EXPECT_THAT(DataFileName(3, u),
               ::testing::MatchesRegex("part-00003-.*\\.c000\\.snappy\\.parquet"));
 }

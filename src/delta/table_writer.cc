@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/uuid.h"
 #include "common/logging.h"
 #include "delta/log_segment.h"
 #include "delta/paths.h"
@@ -244,7 +245,7 @@ Result<Version> DeltaTableWriter::CreateTable(const engine::Schema& schema,
   SLUICE_ASSIGN_OR_RETURN_CTX(auto parts,
                               ResolvePartitionColumns(schema, options.partition_columns), ctx);
   Metadata md;
-  md.id = NewUuid();
+  md.id = NewUuidV4();
   md.name = options.name;
   md.description = options.description;
   SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema), ctx);
@@ -375,7 +376,7 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
     table_schema = data.schema();
     SLUICE_ASSIGN_OR_RETURN_CTX(partition_columns,
                                 ResolvePartitionColumns(table_schema, options.partition_by), ctx);
-    metadata.id = NewUuid();
+    metadata.id = NewUuidV4();
     metadata.partition_columns = partition_columns;
     metadata.configuration = options.configuration;
     metadata.created_time = Now();
@@ -465,7 +466,7 @@ Result<engine::Batch> DeltaTableWriter::ConformLocked(const engine::Batch& data,
                                                       const WriteSchemaPlan& plan) {
   if (plan.not_null_columns.empty() && plan.identity) return data;
   engine::Batch rows = data;
-  const std::string view = "__sluice_delta_in_" + NewUuid().substr(0, 8);
+  const std::string view = "__sluice_delta_in_" + NewUuidV4().substr(0, 8);
   SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(view, data));
   struct Unregister {
     engine::Connection* c;

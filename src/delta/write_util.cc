@@ -1,34 +1,10 @@
 #include "delta/write_util.h"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
-#include <mutex>
-#include <random>
 
 namespace sluice::delta {
 
 namespace {
-
-std::mt19937_64& Rng() {
-  thread_local std::mt19937_64 rng;
-  thread_local pid_t seeded_for = 0;
-  pid_t pid = ::getpid();
-  if (seeded_for != pid) {
-    std::random_device rd;
-    std::seed_seq seq{
-        rd(),
-        rd(),
-        rd(),
-        rd(),
-        static_cast<unsigned>(pid),
-        static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count())};
-    rng.seed(seq);
-    seeded_for = pid;
-  }
-  return rng;
-}
 
 constexpr char kHex[] = "0123456789ABCDEF";
 
@@ -39,19 +15,6 @@ void AppendEscaped(std::string* out, unsigned char c) {
 }
 
 }  // namespace
-
-std::string NewUuid() {
-  uint64_t hi = Rng()();
-  uint64_t lo = Rng()();
-  hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
-  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // variant 10
-  char buf[37];
-  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
-                static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
-                static_cast<unsigned>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-  return buf;
-}
 
 std::string EscapePartitionValue(std::string_view value) {
   std::string out;

@@ -8,7 +8,7 @@
 // partitionValues in the log hold the raw (unescaped) value; a null value becomes the directory
 // `x=__HIVE_DEFAULT_PARTITION__` and a JSON null in the log.
 //
-// Thread safety: all functions are thread-safe; NewUuid is also fork-safe (re-seeds per pid).
+// Thread safety: all functions are thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +24,6 @@ namespace sluice::delta {
 inline constexpr char kHiveDefaultPartition[] = "__HIVE_DEFAULT_PARTITION__";
 inline constexpr char kEngineInfo[] = "Sluice/0.1.0";
 
-// A random (version 4) UUID in canonical 8-4-4-4-12 lower-case hex form.
-std::string NewUuid();
 
 // Spark's escapePathName: control characters and "#%'*/:=?\{[]^ and DEL become %XX (upper-case
 // hex); everything else (including spaces and non-ASCII bytes) is kept.

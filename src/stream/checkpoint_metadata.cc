@@ -4,7 +4,7 @@
 
 #include "stream/checkpoint_layout.h"
 #include "stream/json_util.h"
-#include "stream/uuid.h"
+#include "common/uuid.h"
 
 namespace sluice::stream {
 

@@ -11,7 +11,7 @@
 #include "stream/source_identity.h"
 #include "stream/test_fail_point.h"
 #include "stream/time_format.h"
-#include "stream/uuid.h"
+#include "common/uuid.h"
 
 namespace sluice::stream {
 
