@@ -79,6 +79,7 @@ Status FramePlan::Open(const plan::PlanContext& context) {
         PlanTransformWithState(session_, planned, conn_.get(), known, context.output_mode));
     compiled_ = std::move(tws.compiled);
     facts_->update_keys = std::move(tws.update_keys);
+    facts_->update_single_row = false;
     inner_ = std::move(tws.plan);
     return OpenInner(context);
   }
@@ -98,6 +99,11 @@ Status FramePlan::Open(const plan::PlanContext& context) {
   SLUICE_ASSIGN_OR_RETURN(plan::PlannedStreamingQuery planned_query,
                           plan::PlanStreamingQuery(context.engine, spec));
   facts_->update_keys = planned_query.update_keys;
+  // Every other UPDATE aggregation has MERGE keys (its grouping keys must be output columns), so
+  // an aggregation on top without keys is a global one.
+  facts_->update_single_row =
+      context.output_mode == sinks::OutputMode::kUpdate && planned_query.update_keys.empty() &&
+      !planned_query.operators.empty() && planned_query.operators.front() == "stateStoreSave";
   inner_ = std::move(planned_query.plan);
   return OpenInner(context);
 }

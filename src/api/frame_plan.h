@@ -36,6 +36,9 @@ using SchemaSlots = std::vector<std::optional<engine::Schema>>;
 // What the plan learns when it opens, for the sink.
 struct PlanFacts {
   std::vector<std::string> update_keys;  // the planner's UPDATE-mode MERGE keys
+  // UPDATE mode of a global aggregation (no grouping key, so no MERGE key): the Delta sink keeps
+  // the table at the one row (sinks/delta_sink.h update_single_row).
+  bool update_single_row = false;
   bool transformed_after_state = false;  // transformations run after the stateful operator
 };
 

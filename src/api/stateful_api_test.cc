@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -185,6 +186,72 @@ TEST_F(StatefulApiTest, UpdateAndCompleteModes) {
   // Complete: the whole result of the last batch. Update: each batch's changed keys.
   EXPECT_EQ(Sorted("SELECT * FROM all_counts"), (std::vector<std::string>{"a,2", "b,2"}));
   EXPECT_EQ(Sorted("SELECT * FROM changed"), (std::vector<std::string>{"a,2", "b,1", "b,2"}));
+}
+
+TEST_F(StatefulApiTest, GlobalAggregationInUpdateModeKeepsOneRowInDelta) {
+  auto input = NewStream("value BIGINT", "events");
+  ASSERT_NE(input, nullptr);
+  const std::string table = dir_.Join("totals");
+  const std::string cp = dir_.Join("cp_totals");
+  auto start = [&]() {
+    return input->ToDF()
+        .GroupBy({})
+        .Agg({"count(*) AS n", "sum(value) AS s"})
+        .WriteStream()
+        .Format("delta")
+        .OutputMode("update")
+        .Option("checkpointLocation", cp)
+        .Start(table);
+  };
+  auto table_rows = [&]() {
+    auto rows = session_->ReadDelta(table).Collect();
+    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+    return rows.ok() ? rows->RowStrings() : std::vector<std::string>{};
+  };
+  auto q = start();
+  ASSERT_OK(q);
+  ASSERT_OK(input->AddSql("VALUES (1), (2)"));
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  EXPECT_EQ(table_rows(), (std::vector<std::string>{"2,3"}));
+  ASSERT_OK(input->AddSql("VALUES (10)"));
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  EXPECT_EQ(table_rows(), (std::vector<std::string>{"3,13"}));
+  ASSERT_OK((*q)->Stop());
+  // The restarted query continues from the state: still one row, replaced.
+  auto again = start();
+  ASSERT_OK(again);
+  ASSERT_OK(input->AddSql("VALUES (100)"));
+  ASSERT_OK((*again)->ProcessAllAvailable());
+  EXPECT_EQ(table_rows(), (std::vector<std::string>{"4,113"}));
+}
+
+TEST_F(StatefulApiTest, GlobalAggregationInUpdateModeGivesForeachBatchTheRow) {
+  auto input = NewStream("value BIGINT", "events");
+  ASSERT_NE(input, nullptr);
+  std::mutex mu;
+  std::vector<std::string> seen;  // "<batch id>:<row>" per row
+  auto q = input->ToDF()
+               .GroupBy({})
+               .Agg({"count(*) AS n", "max(value) AS hi"})
+               .WriteStream()
+               .OutputMode("update")
+               .Option("checkpointLocation", dir_.Join("cp_fb_totals"))
+               .ForeachBatch([&](const DataFrame& batch, int64_t batch_id) -> Status {
+                 SLUICE_ASSIGN_OR_RETURN(auto rows, batch.Collect());
+                 std::lock_guard<std::mutex> lock(mu);
+                 for (const auto& r : rows.RowStrings()) {
+                   seen.push_back(std::to_string(batch_id) + ":" + r);
+                 }
+                 return Status::OK();
+               })
+               .Start();
+  ASSERT_OK(q);
+  ASSERT_OK(input->AddSql("VALUES (1), (5)"));
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  ASSERT_OK(input->AddSql("VALUES (3)"));
+  ASSERT_OK((*q)->ProcessAllAvailable());
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(seen, (std::vector<std::string>{"0:2,5", "1:3,5"}));
 }
 
 TEST_F(StatefulApiTest, DropDuplicatesKeepsTheFirstRowOfEachKey) {

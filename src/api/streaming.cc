@@ -316,6 +316,7 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
       sinks::DeltaSinkOptions o = opts;
       o.query_id = ctx.query_id;
       o.update_keys = facts->update_keys;
+      o.update_single_row = update && facts->update_single_row;
       SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::DeltaSink::Open(ctx.fs, ctx.engine, o));
       return std::shared_ptr<sinks::Sink>(std::move(sink));
     };

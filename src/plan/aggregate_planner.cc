@@ -346,12 +346,8 @@ class AggregateBuilder {
           "Update output mode is not supported for session window aggregation on streaming "
           "DataFrames/Datasets");
     }
-    if (mode == sinks::OutputMode::kUpdate && plain_keys_.empty() && !window_) {
-      return Status::InvalidArgument(
-          "UPDATE output mode with a global aggregation (no GROUP BY key) is not supported yet: "
-          "an update is merged into the table by the output columns without aggregates, and "
-          "this query has none; use OUTPUT MODE COMPLETE, which writes the same single row");
-    }
+    // UPDATE with a global aggregation (no GROUP BY key) has no MERGE key: update_keys stay
+    // empty and the sink keeps the table at the one row (sinks/delta_sink.h update_single_row).
     SLUICE_RETURN_NOT_OK(Outputs());
 
     StatefulPlanSpec spec;

@@ -33,6 +33,11 @@ Result<std::unique_ptr<DeltaSink>> DeltaSink::Open(std::shared_ptr<fs::FileSyste
                                    ": no query id given (it is the txn appId of every commit)");
   }
   if (engine == nullptr) return Status::InvalidArgument("Delta sink: no engine");
+  if (options.update_single_row && !options.update_keys.empty()) {
+    return Status::InvalidArgument(
+        "Delta sink " + options.path +
+        ": update_single_row (a global aggregation) takes no update keys");
+  }
   // A micro-batch must not wait for the Delta checkpoint (every 10th commit): the commit is
   // durable without it, so it is written after AddBatch returns (delta/post_commit.h).
   options.writer.background_checkpoints = options.background_checkpoints;
@@ -55,8 +60,14 @@ Status DeltaSink::AddBatch(BatchId batch_id, const engine::Batch& data, OutputMo
     metrics_ = {{"numFiles", "0"}, {"numBytes", "0"}, {"skipped", "false"}};
     return Status::OK();
   }
+  if (mode == OutputMode::kUpdate && options_.update_single_row && data.num_rows() > 1) {
+    return Status::InvalidArgument(
+        ctx + ": the table of a global aggregation holds one row, but the batch has " +
+        std::to_string(data.num_rows()) + " rows");
+  }
   // Update without keys (a query without aggregation): every row is new, an append (Spark).
-  if (mode == OutputMode::kUpdate && table_exists && !options_.update_keys.empty()) {
+  if (mode == OutputMode::kUpdate && table_exists &&
+      (!options_.update_keys.empty() || options_.update_single_row)) {
     return Merge(batch_id, data, ctx);
   }
   delta::WriteOptions w;
@@ -102,6 +113,8 @@ Status DeltaSink::Merge(BatchId batch_id, const engine::Batch& data, const std::
     if (i > 0) spec.on += " AND ";
     spec.on += "t." + k + " IS NOT DISTINCT FROM s." + k;
   }
+  // A global aggregation's one row matches whatever row the table holds.
+  if (options_.update_single_row) spec.on = "TRUE";
   delta::MergeClause update;
   update.kind = delta::MergeClauseKind::kMatched;
   update.action = delta::MergeActionKind::kUpdateAll;

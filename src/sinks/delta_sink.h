@@ -16,6 +16,11 @@
 //   carries the txn; with the change data feed on, the table's feed shows update_preimage /
 //   update_postimage for changed keys. A batch without rows makes no commit. Without update_keys
 //   (a query without aggregation) Update appends, as in Spark.
+// - Update with `update_single_row` (a global aggregation: one group, no key) keeps the table at
+//   one row: a batch's row replaces it by a MERGE ON TRUE (WHEN MATCHED UPDATE SET *, WHEN NOT
+//   MATCHED INSERT *) in one commit carrying the txn, so the feed shows update_preimage /
+//   update_postimage; the first row of an empty table is inserted. A batch of more than one row
+//   is refused (InvalidArgument); a batch without rows makes no commit.
 //
 // Delta checkpoints (every delta.checkpointInterval commits) and log cleanup run, by default
 // (DeltaSinkOptions::background_checkpoints), on a background thread of the table writer after
@@ -48,6 +53,9 @@ struct DeltaSinkOptions {
   std::map<std::string, std::string> configuration;
   // Update mode: the output columns that identify a row of the table (the MERGE key).
   std::vector<std::string> update_keys;
+  // Update mode of a global aggregation: the table holds one row, replaced by each batch's row
+  // (update_keys must then be empty).
+  bool update_single_row = false;
   delta::TableWriterOptions writer;  // commit options (fsync, retries), checkpoints
   // Write Delta checkpoints after AddBatch returns, on the writer's background thread
   // (overrides writer.background_checkpoints). False: inside the AddBatch that commits.
@@ -56,7 +64,8 @@ struct DeltaSinkOptions {
 
 class DeltaSink final : public Sink {
  public:
-  // InvalidArgument without a path or query id.
+  // InvalidArgument without a path or query id, or with both update_keys and
+  // update_single_row.
   static Result<std::unique_ptr<DeltaSink>> Open(std::shared_ptr<fs::FileSystem> fs,
                                                  engine::Engine* engine, DeltaSinkOptions options);
 
@@ -85,7 +94,8 @@ class DeltaSink final : public Sink {
         engine_(engine),
         options_(std::move(options)) {}
 
-  // Update mode: MERGE of `data` by the update keys, with the txn in the same commit.
+  // Update mode: MERGE of `data` by the update keys (or ON TRUE with update_single_row), with
+  // the txn in the same commit.
   Status Merge(BatchId batch_id, const engine::Batch& data, const std::string& ctx);
 
   std::unique_ptr<delta::DeltaTableWriter> writer_;

@@ -157,6 +157,73 @@ TEST_F(DeltaSinkTest, UpdateModeMergesByKeyOncePerBatch) {
   EXPECT_EQ(post, 1);
 }
 
+TEST_F(DeltaSinkTest, UpdateModeSingleRowReplacesTheRowOncePerBatch) {
+  DeltaSinkOptions o;
+  o.path = dir_.Join("t");
+  o.query_id = "q-g";
+  o.writer.commit.sync = false;
+  o.update_single_row = true;
+  o.configuration = {{"delta.enableChangeDataFeed", "true"}};
+  auto open = [&]() {
+    auto opened = DeltaSink::Open(fs::LocalFileSystem(), engine_.get(), o);
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    return opened.ok() ? opened.MoveValueUnsafe() : nullptr;
+  };
+  auto sink = open();
+  ASSERT_NE(sink, nullptr);
+  // A first batch without rows creates the (empty) table; the next row is inserted into it.
+  Status st = sink->AddBatch(BatchId(0), Q("SELECT 0::BIGINT AS n, NULL::BIGINT AS s LIMIT 0"),
+                             OutputMode::kUpdate);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE(TableRows().empty());
+  st = sink->AddBatch(BatchId(1), Q("SELECT 2::BIGINT AS n, NULL::BIGINT AS s"),
+                      OutputMode::kUpdate);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"2,NULL"}));
+  st = sink->AddBatch(BatchId(2), Q("SELECT 5::BIGINT AS n, 7::BIGINT AS s"), OutputMode::kUpdate);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"5,7"}));
+  EXPECT_EQ(sink->LastNumOutputRows(), 1);
+  const int64_t commits = NumCommits();
+  // A re-run of batch 2 by a new sink (a restart after a crash) writes nothing, whatever its row.
+  auto again = open();
+  ASSERT_NE(again, nullptr);
+  st = again->AddBatch(BatchId(2), Q("SELECT 9::BIGINT AS n, 9::BIGINT AS s"), OutputMode::kUpdate);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(again->Metrics().at("skipped"), "true");
+  EXPECT_EQ(again->LastNumOutputRows(), 0);
+  // A batch without rows (the group did not change) makes no commit and keeps the row.
+  st = again->AddBatch(BatchId(3), Q("SELECT 9::BIGINT AS n, 9::BIGINT AS s LIMIT 0"),
+                       OutputMode::kUpdate);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(NumCommits(), commits);
+  EXPECT_EQ(TableRows(), (std::vector<std::string>{"5,7"}));
+  // More than one row cannot be the row of a global aggregation: refused, nothing written.
+  st = again->AddBatch(BatchId(4), Q("SELECT 1::BIGINT AS n, 1::BIGINT AS s UNION ALL SELECT 2, 2"),
+                       OutputMode::kUpdate);
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.ToString().find("holds one row"), std::string::npos) << st.ToString();
+  EXPECT_EQ(NumCommits(), commits);
+  // The replacing commit carries the txn; the feed shows it as an update of the one row.
+  auto t = delta::DeltaTable::Open(fs::LocalFileSystem(), engine_.get(), dir_.Join("t"));
+  ASSERT_TRUE(t.ok());
+  auto txn = (*t)->LatestTxnVersion("q-g");
+  ASSERT_TRUE(txn.ok());
+  EXPECT_EQ(*txn, std::optional<int64_t>(2));
+  auto changes = (*t)->Changes(Version(2), std::nullopt);
+  ASSERT_TRUE(changes.ok()) << changes.status().ToString();
+  std::vector<std::string> rows;
+  for (int64_t r = 0; r < changes->num_rows(); ++r) rows.push_back(RowToString(*changes, r));
+  ASSERT_EQ(rows.size(), 2u);
+  std::sort(rows.begin(), rows.end());
+  EXPECT_EQ(rows[0].rfind("2,NULL,update_preimage", 0), 0u) << rows[0];
+  EXPECT_EQ(rows[1].rfind("5,7,update_postimage", 0), 0u) << rows[1];
+  // update_keys and update_single_row together are refused.
+  o.update_keys = {"n"};
+  EXPECT_TRUE(
+      DeltaSink::Open(fs::LocalFileSystem(), engine_.get(), o).status().IsInvalidArgument());
+}
+
 TEST_F(DeltaSinkTest, AppendOfNoRowsMakesNoCommit) {
   auto sink = Open();
   ASSERT_TRUE(sink->AddBatch(BatchId(0), Q("SELECT 1 AS a"), OutputMode::kAppend).ok());
