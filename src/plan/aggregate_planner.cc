@@ -117,7 +117,7 @@ class AggregateBuilder {
     }
     for (size_t k = 0; k < plain_keys_.size(); ++k) {
       auto names = ColumnRefNames(plain_keys_[k]);
-      if (!names.empty() && !a_.StreamsWithWatermarkColumn(names.back()).empty()) {
+      if (a_.IsWatermarkedColumn(names)) {
         event_time_key_ = "__k" + std::to_string(k);
       }
     }
@@ -160,7 +160,7 @@ class AggregateBuilder {
     }
     time_expr_ = args[0];
     auto names = ColumnRefNames(args[0]);
-    w.watermarked = !names.empty() && !a_.StreamsWithWatermarkColumn(names.back()).empty();
+    w.watermarked = a_.IsWatermarkedColumn(names);
     window_ = w;
     return Status::OK();
   }

@@ -822,6 +822,12 @@ Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelowUnchecked(const QueryA
   StreamJoinBelow out;
   out.join = std::move(*join);
   out.upper = std::move(upper);
+  for (const Side* side : {&left, &right}) {
+    if (semi && side == &right) continue;  // a semi join outputs the left side only
+    for (const WatermarkColumn& w : side->watermarks) {
+      if (!w.window) out.watermark_columns.emplace_back(side->alias, w.name);
+    }
+  }
   return std::optional<StreamJoinBelow>(std::move(out));
 }
 

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/result.h"
 #include "plan/planner.h"
@@ -21,6 +24,9 @@ struct StreamJoinBelow {
   // The top SELECT node rewritten to read the join's output from the table `table`: no WHERE,
   // column references qualified by their side (`x` -> `l.x`, a struct field), `*` -> unnest.
   Json upper;
+  // The columns of the join's output that carry a side's watermark (its event-time column, not
+  // a window column), as {side alias, column name}: the event-time keys the upper part may use.
+  std::vector<std::pair<std::string, std::string>> watermark_columns;
 };
 // std::nullopt when the top SELECT's FROM is not a stream-stream join; an error refuses it.
 Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelow(const QueryAnalysis& analysis,

@@ -23,6 +23,18 @@ std::vector<size_t> QueryAnalysis::StreamsWithWatermarkColumn(std::string_view c
   return out;
 }
 
+bool QueryAnalysis::IsWatermarkedColumn(const std::vector<std::string>& names) const {
+  if (names.empty()) return false;
+  if (!join_watermark_columns) return !StreamsWithWatermarkColumn(names.back()).empty();
+  if (names.size() != 2) return false;
+  for (const auto& [alias, column] : *join_watermark_columns) {
+    if (AsciiLower(alias) == AsciiLower(names[0]) && AsciiLower(column) == AsciiLower(names[1])) {
+      return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 
 // The shape flags of a SELECT node (QueryAnalysis::has_*).
@@ -297,6 +309,7 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
   }
   SLUICE_ASSIGN_OR_RETURN(QueryAnalysis upper,
                           AnalysisOf(analysis, std::move(below->upper), analysis.output_mode));
+  upper.join_watermark_columns = std::move(below->watermark_columns);
   SLUICE_RETURN_NOT_OK(CheckSupportedOperations(upper));
   SLUICE_ASSIGN_OR_RETURN(std::optional<StatefulPlanSpec> top, PlanSingle(upper));
   if (!top) return Status::Internal("the aggregation over a join planned no operator");

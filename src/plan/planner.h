@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -64,6 +65,14 @@ struct QueryAnalysis {
   bool has_qualify = false;      // QUALIFY clause
   // Stream relations whose WATERMARK names `column` (case-insensitive); empty when none.
   std::vector<size_t> StreamsWithWatermarkColumn(std::string_view column) const;
+  // Set for the part of a query above a stream-stream join (which reads the join's output):
+  // the columns that carry a side's watermark, as {side alias, column name}. nullopt otherwise.
+  std::optional<std::vector<std::pair<std::string, std::string>>> join_watermark_columns;
+  // Whether the column reference `names` ("col" or "alias.col") is a watermarked event-time
+  // column. Above a join: exactly one of join_watermark_columns (qualified by its side, as the
+  // join planner writes every reference), so `A.dateTime` is not watermarked when only the
+  // other side's `dateTime` is. Elsewhere: a column named like a stream's WATERMARK column.
+  bool IsWatermarkedColumn(const std::vector<std::string>& names) const;
 };
 
 // A planned stateful shape: one operator between input SQL and output SQL (stateful_plan.h).

@@ -162,6 +162,37 @@ TEST_F(PlannerTest, ChainRefusals) {
       std::string::npos);
 }
 
+// Above a join, an event-time key is a side's own watermarked column, by its qualifier: the
+// auctions' `A.dateTime` is not watermarked because the bids' `B.dateTime` is (Nexmark q4).
+TEST_F(PlannerTest, EventTimeKeyOverAJoinIsTheSidesOwnWatermarkColumn) {
+  const std::string join =
+      " FROM STREAM auction WATERMARK expires DELAY OF INTERVAL 4 SECONDS AS A JOIN STREAM bid "
+      "WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS AS B ON A.id = B.auction AND B.dateTime "
+      "BETWEEN A.dateTime AND A.expires ";
+  auto p = Plan("SELECT A.id, max(B.price) AS final" + join + "GROUP BY A.id, A.expires", kAppend);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->operators, (std::vector<std::string>{"stateStoreSave", "symmetricHashJoin"}));
+  EXPECT_NE(Refusal("SELECT A.id, max(B.price) AS final" + join + "GROUP BY A.id, A.dateTime",
+                    kAppend)
+                .find("Append output mode not supported when there are streaming aggregations on "
+                      "streaming DataFrames/DataSets without watermark"),
+            std::string::npos);
+  EXPECT_NE(Refusal("SELECT count(*) AS n" + join + "GROUP BY window(A.dateTime, '10 seconds')",
+                    kAppend)
+                .find("without watermark"),
+            std::string::npos);
+  // The bids' own column is an event-time key.
+  p = Plan("SELECT count(*) AS n" + join + "GROUP BY window(B.dateTime, '10 seconds')", kAppend);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  // The average over the closed auctions in the same query: three stateful operators.
+  EXPECT_NE(Refusal("SELECT category, avg(final) AS a FROM (SELECT A.category, max(B.price) AS "
+                    "final" +
+                        join + "GROUP BY A.id, A.category, A.expires) AS q GROUP BY category",
+                    kComplete)
+                .find("Detected pattern of possible 'correctness' issue"),
+            std::string::npos);
+}
+
 TEST_F(PlannerTest, StatelessQueryOverAnAppendAggregation) {
   const std::string agg =
       "(SELECT k, count(*) AS n, window.start AS ws FROM STREAM t WATERMARK ts DELAY OF "
