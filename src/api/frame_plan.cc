@@ -99,11 +99,7 @@ Status FramePlan::Open(const plan::PlanContext& context) {
   SLUICE_ASSIGN_OR_RETURN(plan::PlannedStreamingQuery planned_query,
                           plan::PlanStreamingQuery(context.engine, spec));
   facts_->update_keys = planned_query.update_keys;
-  // Every other UPDATE aggregation has MERGE keys (its grouping keys must be output columns), so
-  // an aggregation on top without keys is a global one.
-  facts_->update_single_row =
-      context.output_mode == sinks::OutputMode::kUpdate && planned_query.update_keys.empty() &&
-      !planned_query.operators.empty() && planned_query.operators.front() == "stateStoreSave";
+  facts_->update_single_row = planned_query.update_single_row;
   inner_ = std::move(planned_query.plan);
   return OpenInner(context);
 }

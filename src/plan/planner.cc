@@ -356,6 +356,10 @@ Result<PlannedStreamingQuery> PlanStreamingQuery(engine::Engine* engine,
     out.operators.push_back(it->operator_name);  // top-down, as operator ids
   }
   if (spec.output_mode == sinks::OutputMode::kUpdate) out.update_keys = stages.back().update_keys;
+  // Every other UPDATE aggregation has MERGE keys (its grouping keys must be output columns), so
+  // an aggregation on top without keys is a global one.
+  out.update_single_row = spec.output_mode == sinks::OutputMode::kUpdate &&
+                          out.update_keys.empty() && out.operators.front() == "stateStoreSave";
   out.plan = StreamingPlan::Chain(spec.query, std::move(stages), std::move(stats));
   return out;
 }

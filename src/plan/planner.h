@@ -39,6 +39,9 @@ struct PlannedStreamingQuery {
   // UPDATE mode: the output columns that are the MERGE key of the target (the output columns
   // without aggregates). Empty for APPEND and COMPLETE.
   std::vector<std::string> update_keys;
+  // UPDATE mode of a global aggregation (no GROUP BY key, so no MERGE key): the result is one
+  // row, which each batch's row replaces (sinks/delta_sink.h update_single_row).
+  bool update_single_row = false;
   // Stateful operator names by operator id: top-down (0 = the operator feeding the sink).
   std::vector<std::string> operators;
 };

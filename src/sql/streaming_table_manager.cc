@@ -42,15 +42,6 @@ stream::ConfMap SessionConf(const Settings& settings) {
   return conf;
 }
 
-// Whether the query is a global aggregation (no GROUP BY key) in UPDATE mode: its table holds
-// one row, which each batch's row replaces (sinks/delta_sink.h update_single_row). Every other
-// UPDATE aggregation has MERGE keys (the planner requires its grouping keys among the output
-// columns), so an aggregation on top without keys is a global one.
-bool IsGlobalAggregationUpdate(sinks::OutputMode mode, const plan::PlannedStreamingQuery& p) {
-  return mode == sinks::OutputMode::kUpdate && p.update_keys.empty() && !p.operators.empty() &&
-         p.operators.front() == "stateStoreSave";
-}
-
 }  // namespace
 
 StreamingTableManager::StreamingTableManager(StreamingTableManagerOptions options)
@@ -252,7 +243,7 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
   sink_options.partition_by = def.partitioned_by;
   sink_options.configuration = TableProperties(def);
   sink_options.update_keys = prepared.planned.update_keys;
-  sink_options.update_single_row = IsGlobalAggregationUpdate(def.output_mode, prepared.planned);
+  sink_options.update_single_row = prepared.planned.update_single_row;
   // A streaming table without declared columns follows its query's schema: columns its sources
   // gain (an additive schema change, picked up on restart) are added to it, as Lakeflow's
   // streaming tables do. Declared columns and flows into other tables keep their schema.
