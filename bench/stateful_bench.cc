@@ -25,6 +25,8 @@
 // measured time; `gen` prints what generating alone costs).
 // Usage: stateful_bench [windowed_count|dedup|join|commit|rss|gen|all] [--events N] [--keys N]
 //                       [--batch N] [--join-rows N] [--seconds N] [--sample-seconds N]
+//                       [--conf KEY=VALUE]...  (session conf of every query, e.g.
+//                       sluice.streaming.aggregate.stateMirrorMaxBytes=0 for an A/B run)
 // Work directories are created under $TMPDIR (default /tmp) and removed afterwards.
 #include <sys/resource.h>
 #include <unistd.h>
@@ -174,6 +176,12 @@ struct Running {
   stdfs::path dir;
 };
 
+// Session conf given with --conf, applied to every query.
+std::map<std::string, std::string>& ExtraConf() {
+  static std::map<std::string, std::string> conf;
+  return conf;
+}
+
 Running Start(const std::string& name, const std::string& sql, sinks::OutputMode mode,
               const std::vector<Stream>& streams) {
   Running r;
@@ -191,6 +199,7 @@ Running Start(const std::string& name, const std::string& sql, sinks::OutputMode
   options.trigger = stream::Trigger::Default();
   options.output_mode = mode;
   options.sync = false;  // measure the engine, not the disk's fsync latency
+  for (const auto& [k, v] : ExtraConf()) options.session_conf[k] = v;
   std::vector<stream::SourceSpec> specs;
   for (const Stream& s : streams) {
     stream::SourceSpec source;
@@ -435,6 +444,15 @@ int main(int argc, char** argv) {
     if (flag == "--join-rows") join_rows = std::atoll(argv[i + 1]);
     if (flag == "--seconds") seconds = std::atoll(argv[i + 1]);
     if (flag == "--sample-seconds") sample_seconds = std::atoll(argv[i + 1]);
+    if (flag == "--conf") {
+      std::string kv = argv[i + 1];
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "--conf takes KEY=VALUE, not '%s'\n", kv.c_str());
+        return 2;
+      }
+      sluice::ExtraConf()[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
   }
   if (which == "gen" || which == "all") sluice::Generate(events, keys, batch);
   if (which == "windowed_count" || which == "all") sluice::WindowedCount(events, keys, batch);

@@ -128,6 +128,18 @@ Status StreamingAggregate::Open(const OperatorContext& context) {
   progress_.operator_name = name();
   progress_.num_shuffle_partitions = context.num_partitions;
   progress_.num_state_store_instances = context.num_partitions;
+  auto cap = context.conf.find("sluice.streaming.aggregate.stateMirrorMaxBytes");
+  if (cap != context.conf.end()) {
+    char* end = nullptr;
+    long long v = strtoll(cap->second.c_str(), &end, 10);
+    if (cap->second.empty() || end == nullptr || *end != '\0' || v < 0) {
+      return Status::InvalidArgument(
+          "sluice.streaming.aggregate.stateMirrorMaxBytes must be a byte count >= 0, not '" +
+          cap->second + "'");
+    }
+    mirror_max_bytes_ = static_cast<size_t>(v);
+    mirror_off_ = v == 0;
+  }
   return Status::OK();
 }
 
@@ -226,6 +238,14 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
 
   std::vector<std::string> key_items;
   for (const auto& k : options_.keys) key_items.push_back(QuoteIdentifier(k));
+  // The event time's type when it is TIMESTAMP / TIMESTAMPTZ (integer window assignment).
+  std::optional<engine::TypeId> time_type;
+  if (w && w->kind != TimeWindowSpec::Kind::kSession) {
+    SLUICE_ASSIGN_OR_RETURN(auto tt, type_of(w->time_column));
+    if (tt.id == engine::TypeId::kTimestamp || tt.id == engine::TypeId::kTimestampTz) {
+      time_type = tt.id;
+    }
+  }
   std::string wcol = w ? QuoteIdentifier(w->output) : "";
   std::string evict = "NULL::BIGINT";
   if (w && w->watermarked) {
@@ -250,6 +270,37 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
     items.push_back("row_number() OVER () AS __seq");
     sql->batch = "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM __agg_in WHERE " +
                  t + " IS NOT NULL)";
+  } else if (w && time_type) {
+    // Window assignment in integer epoch microseconds: TIMESTAMPTZ +/- INTERVAL runs through
+    // ICU's calendar (per row and window, ~10 % of a sliding-window query); the window bounds are
+    // made timestamps again only once per group. start = t - (t mod slide) - i * slide for
+    // i in [0, n), kept when start + size > t; the same windows as the interval form below.
+    const std::string make =
+        *time_type == engine::TypeId::kTimestampTz ? "make_timestamptz" : "make_timestamp";
+    const int64_t n = (w->size_us + w->slide_us - 1) / w->slide_us;
+    const std::string slide = std::to_string(w->slide_us);
+    const std::string size = std::to_string(w->size_us);
+    const std::string t_us = "epoch_us(" + QuoteIdentifier(w->time_column) + ")";
+    const std::string bucket =
+        "(" + t_us + " - (((" + t_us + " % " + slide + ") + " + slide + ") % " + slide + "))";
+    std::vector<std::string> items = key_items;
+    items.push_back("{'start': " + make + "(__ws), 'end': " + make + "(__ws + " + size +
+                    ")} AS " + wcol);
+    items.insert(items.end(), partial_items.begin(), partial_items.end());
+    std::vector<std::string> group = key_items;
+    group.push_back("__ws");
+    std::string rows;
+    if (n == 1) {
+      rows = "SELECT *, " + bucket + " AS __ws FROM __agg_in WHERE " +
+             QuoteIdentifier(w->time_column) + " IS NOT NULL";
+    } else {
+      rows = "SELECT * FROM (SELECT *, " + bucket + " - __wi * " + slide + " AS __ws, " + t_us +
+             " AS __t_us FROM __agg_in CROSS JOIN range(0, " + std::to_string(n) +
+             ") __r(__wi) WHERE " + QuoteIdentifier(w->time_column) + " IS NOT NULL) WHERE __ws + " +
+             size + " > __t_us";
+    }
+    sql->batch = "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM (" + rows +
+                 ") GROUP BY " + Join(group) + ")";
   } else if (w) {
     std::string t = QuoteIdentifier(w->time_column);
     int64_t n = (w->size_us + w->slide_us - 1) / w->slide_us;
@@ -369,6 +420,10 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   so.store.kind =
       memory ? state::StateStoreProviderKind::kInMemory : state::StateStoreProviderKind::kRocksDb;
   so.store.fs = context_.fs;
+  // With the mirror, the operator counts the state rows itself (numRowsTotal); the store's exact
+  // count would read every key it is told to write or remove that this batch did not read, and
+  // the mirror exists to avoid those reads. Without it (sessions, turned off) the store counts.
+  so.store.track_num_keys = sql_->session || mirror_off_;
   if (!memory) {
     const char* tmp = getenv("TMPDIR");
     std::string pattern =
@@ -424,7 +479,28 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
     }
   };
   Batch result;
+  const int64_t version = batch.batch_id.value();
   Status st = [&]() -> Status {
+    // The mirror (header comment): equal to the stores at `version`, or rebuilt from them.
+    bool mirrored = !sql.session && !mirror_off_;
+    if (mirrored && mirror_version_ != version) {
+      mirror_.assign(static_cast<size_t>(n), StateMirror());
+      std::vector<char> fits(static_cast<size_t>(n), 1);
+      const size_t per_partition = mirror_max_bytes_ / static_cast<size_t>(n);
+      SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
+        SLUICE_ASSIGN_OR_RETURN(auto it, stores[static_cast<size_t>(p)]->Iterate());
+        bool ok = true;
+        SLUICE_RETURN_NOT_OK(mirror_[static_cast<size_t>(p)].Load(*it, per_partition, &ok));
+        fits[static_cast<size_t>(p)] = ok ? 1 : 0;
+        return Status::OK();
+      }));
+      if (std::find(fits.begin(), fits.end(), 0) != fits.end()) {
+        mirror_off_ = true;
+        mirrored = false;
+        mirror_.clear();
+      }
+    }
+    mirror_version_ = -1;  // set again once this batch has committed
     auto group_keys = [&](const Batch& b) -> Result<std::vector<std::string>> {
       if (sql.key_columns.empty()) return std::vector<std::string>(b.num_rows());
       std::vector<size_t> cols;
@@ -495,6 +571,12 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
         state::StateStore& store = *stores[static_cast<size_t>(p)];
         for (size_t i : by_partition[static_cast<size_t>(p)]) {
+          if (mirrored) {
+            const std::string* v =
+                mirror_[static_cast<size_t>(p)].Find(StateKey(batch_keys[i], gstarts[i]));
+            if (v != nullptr) found[i] = *v;
+            continue;
+          }
           SLUICE_ASSIGN_OR_RETURN(found[i], store.Get(StateKey(batch_keys[i], gstarts[i])));
         }
         return Status::OK();
@@ -542,11 +624,22 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
         state::StateStore& store = *stores[static_cast<size_t>(p)];
         for (size_t i : by_partition[static_cast<size_t>(p)]) {
-          SLUICE_RETURN_NOT_OK(
-              store.Put(StateKey(keys[i], gstarts[i]), StateValue(evicts[i], rows[i])));
+          std::string key = StateKey(keys[i], gstarts[i]);
+          std::string value = StateValue(evicts[i], rows[i]);
+          SLUICE_RETURN_NOT_OK(store.Put(key, value));
+          if (mirrored) mirror_[static_cast<size_t>(p)].Put(key, evicts[i], std::move(value));
         }
         return Status::OK();
       }));
+    }
+    if (mirrored) {
+      size_t bytes = 0;
+      for (const auto& m : mirror_) bytes += m.bytes();
+      if (bytes > mirror_max_bytes_) {  // too large: the store alone from now on
+        mirror_off_ = true;
+        mirrored = false;
+        mirror_.clear();
+      }
     }
     progress_.all_updates_time_ms = NowMs() - updates_start;
 
@@ -561,6 +654,17 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       std::vector<int64_t> removed_in(static_cast<size_t>(n), 0);
       SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
         state::StateStore& s = *stores[static_cast<size_t>(p)];
+        if (mirrored) {  // only what expires, in key order as a scan would find it
+          auto expired = mirror_[static_cast<size_t>(p)].TakeExpired(threshold);
+          for (auto& [key, value] : expired) {
+            SLUICE_RETURN_NOT_OK(s.Remove(key));
+            if (!append) continue;
+            SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(value));
+            emitted[static_cast<size_t>(p)].emplace_back(v.row);
+          }
+          removed_in[static_cast<size_t>(p)] = static_cast<int64_t>(expired.size());
+          return Status::OK();
+        }
         std::vector<std::string> gone;
         SLUICE_ASSIGN_OR_RETURN(auto it, s.Iterate());
         for (; it->Valid(); it->Next()) {
@@ -607,6 +711,7 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
     SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
       return stores[static_cast<size_t>(p)]->Commit().status();
     }));
+    if (mirrored) mirror_version_ = version + 1;
     state::StateStoreMetrics m;
     for (auto& s : stores) {
       auto sm = s->Metrics();
@@ -615,6 +720,11 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       m.commit_time_ms += sm.commit_time_ms;
     }
     progress_.num_rows_total = m.num_keys;
+    if (mirrored) {
+      int64_t rows_total = 0;
+      for (const auto& mirror : mirror_) rows_total += static_cast<int64_t>(mirror.size());
+      progress_.num_rows_total = rows_total;
+    }
     progress_.num_rows_updated = updated;
     progress_.num_rows_removed = removed;
     progress_.num_rows_dropped_by_watermark = dropped;

@@ -18,6 +18,16 @@
 // Output columns: the plain keys (input names), then the window column (options.window->output,
 // a STRUCT(start, "end") of the event time's type) when there is one, then one column per
 // aggregate (AggregateCall::output) with its final value.
+// State mirror (not sessions): the operator keeps an in-memory copy of its state
+// (ops/streaming_aggregate_mirror.h) while it has committed the version the next batch loads, so
+// step 3 reads no RocksDB and step 4's eviction touches only what expires instead of scanning
+// the state. It is rebuilt from the store (one scan) after a restart, a failed batch or a re-run
+// batch, and given up for the operator's lifetime once it would exceed
+// `sluice.streaming.aggregate.stateMirrorMaxBytes` (default 256 MiB; 0 turns it off). The store
+// stays the state: every write still goes to it and results do not depend on the mirror. With
+// the mirror the stores do not count keys (state::StateStoreOptions::track_num_keys = false, so
+// that a write or removal reads nothing): numRowsTotal is the mirror's size, or RocksDB's
+// estimate once the mirror has been given up.
 #pragma once
 
 #include <memory>
@@ -26,6 +36,7 @@
 #include <vector>
 
 #include "ops/stateful_operator.h"
+#include "ops/streaming_aggregate_mirror.h"
 #include "state/partitions.h"
 
 namespace sluice::ops {
@@ -109,6 +120,10 @@ class StreamingAggregate final : public StatefulOperator {
   std::string local_dir_;  // RocksDB working directories (removed at destruction)
   std::unique_ptr<Sql> sql_;
   StateOperatorProgress progress_;
+  std::vector<StateMirror> mirror_;  // one per partition (see the header comment)
+  int64_t mirror_version_ = -1;      // the store version the mirror equals; -1: none
+  bool mirror_off_ = false;          // given up (too large or turned off)
+  size_t mirror_max_bytes_ = size_t{256} << 20;
 };
 
 }  // namespace sluice::ops

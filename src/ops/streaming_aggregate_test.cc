@@ -27,7 +27,8 @@ class StreamingAggregateTest : public ::testing::Test {
     EXPECT_TRUE(b.ok()) << b.status().ToString();
     return b.ok() ? *b : engine::Batch();
   }
-  std::unique_ptr<StreamingAggregate> Make(sinks::OutputMode mode) {
+  std::unique_ptr<StreamingAggregate> Make(sinks::OutputMode mode,
+                                           const std::string& mirror_bytes = "") {
     StreamingAggregateOptions o;
     o.keys = {"__k0"};
     o.aggregates = {{AggregateFunction::kCountStar, "", "__agg0"},
@@ -36,10 +37,11 @@ class StreamingAggregateTest : public ::testing::Test {
     auto op = std::make_unique<StreamingAggregate>(o);
     OperatorContext c;
     c.engine = engine_.get();
-    c.checkpoint_root = dir_.path();
+    c.checkpoint_root = root_.empty() ? dir_.path() : root_;
     c.num_partitions = 3;
     c.output_mode = mode;
     c.conf["sluice.streaming.stateStore.providerClass"] = "memory";
+    if (!mirror_bytes.empty()) c.conf["sluice.streaming.aggregate.stateMirrorMaxBytes"] = mirror_bytes;
     Status st = op->Open(c);
     EXPECT_TRUE(st.ok()) << st.ToString();
     return op;
@@ -63,6 +65,7 @@ class StreamingAggregateTest : public ::testing::Test {
   }
 
   fs::ScopedTempDir dir_;
+  std::string root_;  // the checkpoint root when not dir_ itself
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<engine::Connection> conn_;
 };
@@ -97,6 +100,45 @@ TEST_F(StreamingAggregateTest, UpdateEmitsOnlyChangedGroups) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Strings(*out), (std::vector<std::string>{"b,2,5,2.5"}));
   EXPECT_FALSE(op->WantsNoDataBatch(0, 10));  // no watermark: never
+}
+
+// The in-memory state mirror (on by default, off with 0, given up past a tiny limit) must not
+// change any result or count, through updates, a re-run batch and a restart.
+TEST_F(StreamingAggregateTest, StateMirrorOnOffAndOverLimitGiveTheSameResults) {
+  std::vector<std::vector<std::string>> runs;
+  for (const std::string bytes : {"", "0", "200"}) {
+    SCOPED_TRACE("stateMirrorMaxBytes '" + bytes + "'");
+    root_ = dir_.path() + "/mirror" + std::to_string(runs.size());
+    std::vector<std::string> seen;
+    auto op = Make(sinks::OutputMode::kUpdate, bytes);
+    auto record = [&](const Result<engine::Batch>& out) {
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      for (auto& row : Strings(*out)) seen.push_back(row);
+      seen.push_back("total=" + std::to_string(op->Progress().num_rows_total));
+    };
+    record(Run(*op, 0, Rows("('a', 1), ('b', 2), ('c', 3)")));
+    record(Run(*op, 1, Rows("('b', 3), ('d', 4)")));
+    record(Run(*op, 1, Rows("('b', 3), ('d', 4)")));  // a re-run loads version 1 again
+    op = Make(sinks::OutputMode::kUpdate, bytes);     // a restart
+    record(Run(*op, 2, Rows("('a', 10), ('e', 1)")));
+    record(Run(*op, 3, Rows("('a', 1)")));
+    runs.push_back(seen);
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_EQ(runs[0], runs[2]);
+  EXPECT_EQ(runs[0].back(), "total=5");
+}
+
+TEST_F(StreamingAggregateTest, StateMirrorLimitMustBeAByteCount) {
+  StreamingAggregate op(StreamingAggregateOptions{});
+  OperatorContext c;
+  c.engine = engine_.get();
+  c.checkpoint_root = dir_.path();
+  c.num_partitions = 1;
+  c.conf["sluice.streaming.aggregate.stateMirrorMaxBytes"] = "10MB";
+  Status st = op.Open(c);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("stateMirrorMaxBytes"), std::string::npos) << st.ToString();
 }
 
 }  // namespace
