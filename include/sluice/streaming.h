@@ -146,7 +146,8 @@ using ForeachBatchFunction = std::function<Status(const DataFrame& batch, int64_
 //   "delta" (default)  Start(path) or ToTable(name); exactly-once: each batch is one Delta commit
 //                      carrying txn(appId = query id, version = batch id). Options: mergeSchema;
 //                      PartitionBy. Append; Complete (each batch overwrites the table); Update
-//                      (a MERGE by the grouping or deduplication keys; a stateless query
+//                      (a MERGE by the grouping or deduplication keys; a global aggregation,
+//                      without keys, keeps the table at its one row; a stateless query
 //                      appends).
 //   "console"          prints each batch (Spark's layout); options numRows (20), truncate (true).
 //                      At-least-once.
