@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/nexmark_kafka_feed.h"
+#include "cli/nexmark_kafka_sql.h"
 #include "common/strings.h"
 #include "engine/engine.h"
 #include "sinks/blackhole_sink.h"
@@ -314,7 +316,14 @@ struct Figures {
   double batch_s = -1;                           // DuckDB batch run
   int64_t batch_rows = -1;
   std::string check;  // "", "ok", or the difference
+  int64_t kafka_rounds = 0;     // source "kafka": produce-then-run rounds
+  double kafka_produce_s = 0;   // source "kafka": generating and producing (not in wall_s)
+  double kafka_broker_cpu_s = 0;  // source "kafka": the mock broker's CPU within cpu_s
 };
+
+// Partitions per topic of source "kafka" unless --kafka-partitions says otherwise: a round then
+// holds about 16 * 12 000 bids (the mock keeps ~5 MiB per partition; a bid's JSON is ~300 B).
+constexpr int kDefaultKafkaPartitions = 16;
 
 int Fail(std::ostream& err, const std::string& what) {
   err << "Error: " << what << "\n";
@@ -336,14 +345,9 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     err << "Error: --rate-limited needs --source generator\n";
     return 2;
   }
-  if (run.o.source == "kafka") {
-    return Fail(err, "--source kafka is not implemented yet (use generator or table)");
-  }
-  if (run.o.query == "q4") {
-    return Fail(err,
-                "q4 cannot run as a Sluice streaming table yet: it needs an aggregation over an "
-                "aggregation over a join with updating (retracting) results; see "
-                "bench/nexmark/README.md");
+  if (run.o.kafka_partitions < 0) {
+    err << "Error: --kafka-partitions must not be negative\n";
+    return 2;
   }
   const std::string query_file = run.o.queries_dir + "/" + run.o.query + ".sql";
   Result<std::string> text = ReadFile(query_file);
@@ -398,8 +402,25 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     if (!st.ok()) return Fail(err, "loading the events into Delta tables: " + st.ToString());
   }
 
+  // Source "kafka": the mock cluster and its topics; the events are produced in rounds below.
+  std::unique_ptr<NexmarkKafkaFeed> feed;
+  if (run.o.source == "kafka") {
+    nexmark::NexmarkConfig config;
+    config.events_per_second = run.o.rate;
+    Result<std::unique_ptr<NexmarkKafkaFeed>> started = NexmarkKafkaFeed::Start(
+        config, run.o.kafka_partitions > 0 ? run.o.kafka_partitions : kDefaultKafkaPartitions);
+    if (!started.ok()) return Fail(err, started.status().ToString());
+    feed = std::move(started).ValueOrDie();
+  }
+
   // The streaming table.
   std::string sql_text = StripLineComments(*text);
+  if (feed != nullptr) {
+    Result<std::string> rewritten =
+        NexmarkKafkaQueryText(sql_text, NexmarkKafkaStreams{feed->bootstrap(), run.o.batch_events});
+    if (!rewritten.ok()) return Fail(err, query_file + ": " + rewritten.status().ToString());
+    sql_text = *rewritten;
+  }
   for (const Kind& k : kKinds)
     sql_text = ReplaceAll(sql_text, k.placeholder, StreamRelation(run, k));
   for (const sql::StatementText& st : sql::SplitStatements(sql_text)) {
@@ -414,6 +435,16 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     if (d.name == table) def = &d;
   }
   if (def == nullptr) return Fail(err, query_file + " does not define streaming table " + table);
+  // A pipeline (q4): the file's other streaming tables feed `table` (it reads STREAM of them).
+  // Each runs to its end (AvailableNow, Delta sink in the work dir) before `table`, timed with it.
+  std::vector<const sql::StreamingDefinition*> upstream;
+  for (const auto& d : *defs) {
+    if (d.name != table) upstream.push_back(&d);
+  }
+  if (!upstream.empty() && run.o.rate_limited) {
+    return Fail(err, query_file + " is a pipeline of streaming tables: --rate-limited is not "
+                                  "supported for it");
+  }
 
   Figures f;
   std::mutex mu;
@@ -446,35 +477,73 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
       return blackhole;
     };
   }
-  const double cpu0 = CpuSeconds();
-  const auto t0 = std::chrono::steady_clock::now();
-  const int64_t wall0_ms = WallMs();
-  // Rate-limited: AvailableNow would stop at the events due at the start, so the query runs on
-  // the default trigger until the last event is processed.
-  Result<std::unique_ptr<stream::MicroBatchExecution>> exec = session->streaming().Start(
-      *def, run.o.rate_limited ? stream::Trigger::Default() : stream::Trigger::AvailableNow(),
-      start);
-  if (!exec.ok()) return Fail(err, exec.status().ToString());
-  Status awaited = Status::OK();
-  if (run.o.rate_limited) {
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (processed_end >= run.o.events) break;
-      }
-      if (!(*exec)->IsActive()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto run_upstream = [&]() -> Status {
+    sql::StartOptions up;
+    up.on_progress = start.on_progress;
+    for (const sql::StreamingDefinition* u : upstream) {
+      SLUICE_ASSIGN_OR_RETURN_CTX(
+          auto e, session->streaming().Start(*u, stream::Trigger::AvailableNow(), up), u->name);
+      Status awaited = e->AwaitTermination();
+      if (std::optional<Status> ex = e->Exception()) return *ex;
+      SLUICE_RETURN_NOT_OK_CTX(awaited, u->name);
     }
-    awaited = (*exec)->Stop();
+    return Status::OK();
+  };
+  int64_t wall0_ms = WallMs();
+  if (feed != nullptr) {
+    // Rounds: produce what the mock's retention holds (not timed), run the query to its end
+    // with AvailableNow (timed), until every event has been produced and processed.
+    while (feed->next_event() < run.o.events) {
+      Result<int64_t> produced =
+          feed->ProduceRound(run.o.events - feed->next_event(), run.o.batch_events);
+      if (!produced.ok()) return Fail(err, produced.status().ToString());
+      ++f.kafka_rounds;
+      const double cpu0 = CpuSeconds();
+      const double broker0 = NexmarkKafkaFeed::MockBrokerCpuSeconds();
+      const auto t0 = std::chrono::steady_clock::now();
+      if (Status up = run_upstream(); !up.ok()) return Fail(err, up.ToString());
+      Result<std::unique_ptr<stream::MicroBatchExecution>> exec =
+          session->streaming().Start(*def, stream::Trigger::AvailableNow(), start);
+      if (!exec.ok()) return Fail(err, exec.status().ToString());
+      Status awaited = (*exec)->AwaitTermination();
+      f.wall_s += Seconds(t0, std::chrono::steady_clock::now());
+      f.cpu_s += CpuSeconds() - cpu0;
+      f.kafka_broker_cpu_s += NexmarkKafkaFeed::MockBrokerCpuSeconds() - broker0;
+      if (std::optional<Status> ex = (*exec)->Exception()) return Fail(err, ex->ToString());
+      if (!awaited.ok()) return Fail(err, awaited.ToString());
+    }
+    f.kafka_produce_s = feed->produce_seconds();
   } else {
-    awaited = (*exec)->AwaitTermination();
+    const double cpu0 = CpuSeconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    wall0_ms = WallMs();
+    if (Status up = run_upstream(); !up.ok()) return Fail(err, up.ToString());
+    // Rate-limited: AvailableNow would stop at the events due at the start, so the query runs
+    // on the default trigger until the last event is processed.
+    Result<std::unique_ptr<stream::MicroBatchExecution>> exec = session->streaming().Start(
+        *def, run.o.rate_limited ? stream::Trigger::Default() : stream::Trigger::AvailableNow(),
+        start);
+    if (!exec.ok()) return Fail(err, exec.status().ToString());
+    Status awaited = Status::OK();
+    if (run.o.rate_limited) {
+      for (;;) {
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (processed_end >= run.o.events) break;
+        }
+        if (!(*exec)->IsActive()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      awaited = (*exec)->Stop();
+    } else {
+      awaited = (*exec)->AwaitTermination();
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    f.cpu_s = CpuSeconds() - cpu0;
+    f.wall_s = Seconds(t0, t1);
+    if (std::optional<Status> ex = (*exec)->Exception()) return Fail(err, ex->ToString());
+    if (!awaited.ok()) return Fail(err, awaited.ToString());
   }
-  const auto t1 = std::chrono::steady_clock::now();
-  f.cpu_s = CpuSeconds() - cpu0;
-  f.wall_s = Seconds(t0, t1);
-  if (std::optional<Status> ex = (*exec)->Exception()) return Fail(err, ex->ToString());
-  if (!awaited.ok()) return Fail(err, awaited.ToString());
-  exec->reset();
   const int64_t rss_kb = PeakRssKb();
 
   if (run.o.sink == "blackhole") {
@@ -546,6 +615,14 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     j["batchEvents"] = run.o.batch_events;
     j["source"] = run.o.source;
     j["sink"] = run.o.sink;
+    if (feed != nullptr) {
+      j["kafkaPartitions"] = feed->partitions();
+      j["kafkaRounds"] = f.kafka_rounds;
+      j["kafkaProduceSeconds"] = f.kafka_produce_s;
+      j["kafkaBrokerCpuSeconds"] = f.kafka_broker_cpu_s;
+      j["eventsPerSecondPerCoreWithoutBroker"] =
+          f.cpu_s > f.kafka_broker_cpu_s ? n / (f.cpu_s - f.kafka_broker_cpu_s) : 0;
+    }
     j["batches"] = f.batches;
     j["inputRows"] = f.input_rows;
     j["outputRows"] = f.output_rows;
@@ -579,12 +656,26 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     out << "nexmark " << run.o.query << ": " << run.o.events << " events (event-time rate "
         << run.o.rate << "/s, " << run.o.batch_events << " per batch), source " << run.o.source
         << (run.o.rate_limited ? " (rate-limited)" : "") << ", sink " << run.o.sink << "\n";
+    if (feed != nullptr) {
+      out << std::setprecision(3) << "  kafka              mock cluster, " << feed->partitions()
+          << " partitions per topic, " << f.kafka_rounds << " rounds; producing took "
+          << f.kafka_produce_s << " s (not counted below)\n"
+          << std::setprecision(0);
+    }
     out << "  batches            " << f.batches << " (" << f.input_rows << " input rows, "
         << f.output_rows << " output rows)\n";
     out << std::setprecision(3) << "  wall               " << f.wall_s << " s, cpu " << f.cpu_s
         << " s (" << std::setprecision(2) << f.cpu_s / f.wall_s << " cores)\n";
     out << std::setprecision(0) << "  events/s           " << eps << "\n";
     out << "  events/s per core  " << per_core << "\n";
+    if (feed != nullptr) {
+      out << "  without the broker " << (f.cpu_s > f.kafka_broker_cpu_s
+                                             ? n / (f.cpu_s - f.kafka_broker_cpu_s)
+                                             : 0)
+          << " per core (the in-process mock broker used " << std::setprecision(3)
+          << f.kafka_broker_cpu_s << " s of the cpu)\n"
+          << std::setprecision(0);
+    }
     out << "  batch duration     p50 " << p50 << " ms, p99 " << p99 << " ms\n";
     if (latency) {
       out << "  latency            p50 " << latency->first << " ms, p99 " << latency->second

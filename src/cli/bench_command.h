@@ -11,7 +11,11 @@
 //     source "table": a Delta table (bid, person, auction) loaded beforehand with the generator's
 //       events in commits of M events' worth, read with maxFilesPerTrigger = 1, so each batch
 //       gets one commit (the engine alone, without generation);
-//     source "kafka": refused (not implemented yet).
+//     source "kafka": a subquery over read_kafka of the kind's topic in librdkafka's in-process
+//       mock cluster, parsing the generator's JSON records with from_json (nexmark_kafka_sql.h);
+//       the command starts the cluster and produces the events (nexmark_kafka_feed.h) in
+//       rounds that fit the mock's retention (~5 MiB per partition): produce a round (not
+//       timed), run the query with TRIGGER AVAILABLE NOW to the round's end (timed), repeat.
 //  2. The streaming table runs with TRIGGER AVAILABLE NOW to the end of the events (every batch,
 //     then the no-data batch that closes what the final watermark closes). Its output goes to
 //     the sink: "blackhole" (counted and discarded) or "delta" (the streaming table).
@@ -49,6 +53,7 @@ struct BenchNexmarkOptions {
   int64_t rate = 100000;             // event-time rate R (events per second of event time)
   int64_t batch_events = 0;          // M: events per micro-batch; 0 = max(N / 10, 1)
   std::string source = "generator";  // generator | table | kafka
+  int kafka_partitions = 0;          // source "kafka": partitions per topic; 0 = 16
   std::string sink = "blackhole";    // blackhole | delta
   bool json = false;                 // one JSON object instead of text
   bool check = false;                // compare with the batch reference (implies delta)
