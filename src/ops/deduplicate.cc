@@ -329,11 +329,24 @@ Result<engine::Batch> DeduplicateOperator::Process(const OperatorBatch& batch,
   std::atomic<int64_t> update_ns{0}, removal_ns{0};
   auto fn = [&](int32_t p, state::StateStore& store) -> Status {
     auto start = std::chrono::steady_clock::now();
-    for (size_t i : by_partition[static_cast<size_t>(p)]) {
-      SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> present, store.Get(keys[i]));
-      if (present.has_value()) continue;
-      SLUICE_RETURN_NOT_OK(store.Put(keys[i], values[i]));
-      kept[i] = 1;
+    // One batched read of the partition's candidate keys in key order (RocksDB MultiGet; the
+    // puts then go to the state in order too), then a put per key not in state. Keys of
+    // candidates are distinct; should one repeat, its first row (input order) is the one kept,
+    // as reading and writing row by row would decide.
+    std::vector<size_t>& rows = by_partition[static_cast<size_t>(p)];
+    std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
+      const int c = keys[a].compare(keys[b]);
+      return c != 0 ? c < 0 : a < b;
+    });
+    std::vector<std::string_view> sorted_keys(rows.size());
+    for (size_t j = 0; j < rows.size(); ++j) sorted_keys[j] = keys[rows[j]];
+    SLUICE_ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> present,
+                            store.MultiGet(sorted_keys));
+    for (size_t j = 0; j < rows.size(); ++j) {
+      if (present[j].has_value()) continue;
+      if (j > 0 && sorted_keys[j] == sorted_keys[j - 1]) continue;  // put just above
+      SLUICE_RETURN_NOT_OK(store.Put(sorted_keys[j], values[rows[j]]));
+      kept[rows[j]] = 1;
     }
     auto mid = std::chrono::steady_clock::now();
     update_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(mid - start).count();

@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string_view>
@@ -164,6 +166,24 @@ struct SideInput {
   std::vector<int64_t> state_us;
 };
 
+// One column of `batch` for every row, read through the row codec once: Batch::GetInt64/IsNull
+// per cell re-scan the batch's chunks and were a hot spot. Row codec v1 of one column: the format
+// byte, then 0x00 (NULL) or 0x01 + the payload (docs/formats/row-codec.md).
+Result<std::vector<std::string>> EncodeColumn(const engine::Batch& batch, size_t column) {
+  return engine::EncodeRows(batch, {column});
+}
+bool EncodedIsNull(const std::string& e) { return e.size() < 2 || e[1] == 0; }
+// A BIGINT column's value (nullopt for NULL); other integer types through Batch::GetInt64.
+Result<std::optional<int64_t>> EncodedInt64(const engine::Batch& batch, size_t column,
+                                            int64_t row, const std::string& e) {
+  if (EncodedIsNull(e)) return std::optional<int64_t>();
+  if (e.size() == 10) {
+    return std::optional<int64_t>(
+        static_cast<int64_t>(GetBigEndian64(std::string_view(e).substr(2)) ^ (uint64_t{1} << 63)));
+  }
+  return batch.GetInt64(row, column);
+}
+
 Result<SideInput> ReadSide(const engine::Batch& batch, const SideLayout& layout,
                            int64_t late_watermark_ms, int64_t* dropped) {
   SideInput in;
@@ -173,25 +193,50 @@ Result<SideInput> ReadSide(const engine::Batch& batch, const SideLayout& layout,
   in.late.assign(static_cast<size_t>(n), false);
   in.usable.assign(static_cast<size_t>(n), true);
   in.state_us.assign(static_cast<size_t>(n), kNoTime);
+  std::vector<std::string> late, state, pre;
+  std::vector<std::vector<std::string>> keys;
+  if (layout.late) {
+    SLUICE_ASSIGN_OR_RETURN(late, EncodeColumn(batch, *layout.late));
+  }
+  if (layout.state) {
+    SLUICE_ASSIGN_OR_RETURN(state, EncodeColumn(batch, *layout.state));
+  }
+  if (layout.pre) {
+    SLUICE_ASSIGN_OR_RETURN(pre, EncodeColumn(batch, *layout.pre));
+  }
+  for (size_t k : layout.keys) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> column, EncodeColumn(batch, k));
+    keys.push_back(std::move(column));
+  }
   for (int64_t r = 0; r < n; ++r) {
     const size_t i = static_cast<size_t>(r);
     if (layout.late) {
-      SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> t, batch.GetInt64(r, *layout.late));
+      SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> t,
+                              EncodedInt64(batch, *layout.late, r, late[i]));
       if (t && *t <= late_watermark_ms * 1000) {
         in.late[i] = true;
         ++*dropped;
         continue;
       }
     }
-    for (size_t k : layout.keys) {
-      if (batch.IsNull(r, k)) in.usable[i] = false;
+    for (const std::vector<std::string>& column : keys) {
+      if (EncodedIsNull(column[i])) in.usable[i] = false;
     }
     if (layout.pre) {
-      SLUICE_ASSIGN_OR_RETURN(std::optional<bool> pass, batch.GetBool(r, *layout.pre));
-      if (!pass.value_or(false)) in.usable[i] = false;
+      // BOOLEAN: 0x01 0x01 then 0x00 (false) or 0x01 (true).
+      const std::string& e = pre[i];
+      if (EncodedIsNull(e)) {
+        in.usable[i] = false;
+      } else if (e.size() == 3) {
+        if (e[2] == 0) in.usable[i] = false;
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(std::optional<bool> pass, batch.GetBool(r, *layout.pre));
+        if (!pass.value_or(false)) in.usable[i] = false;
+      }
     }
     if (layout.state) {
-      SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> t, batch.GetInt64(r, *layout.state));
+      SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> t,
+                              EncodedInt64(batch, *layout.state, r, state[i]));
       if (t) in.state_us[i] = *t;
     }
   }
@@ -459,50 +504,126 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
 
   std::vector<std::string> out;                         // encoded output rows
   std::unordered_map<std::string, bool> matched_now;    // state key -> matched, set in this batch
-  std::unordered_map<std::string, int64_t> next_index;  // state prefix -> next row index
   int64_t updated = 0;
 
   auto store_of = [&](const std::string& key) -> state::StateStore& {
     return *stores[static_cast<size_t>(state::PartitionForKey(key, num_partitions))];
   };
 
-  auto scan = [&](char tag, const std::string& key) -> Result<std::vector<StateRow>> {
-    std::vector<StateRow> rows;
-    const int32_t p = state::PartitionForKey(key, num_partitions);
-    SLUICE_ASSIGN_OR_RETURN(auto it,
-                            stores[static_cast<size_t>(p)]->PrefixScan(StatePrefix(tag, key)));
-    for (; it->Valid(); it->Next()) {
-      StateRow row;
-      row.partition = p;
-      row.key = std::string(it->key());
-      SLUICE_ASSIGN_OR_RETURN(row.value, DecodeStoredValue(it->value()));
-      rows.push_back(std::move(row));
+  // Calls visit(key index, iterator) for each of `keys` (distinct join keys) positioned at the
+  // first stored row of side `tag` with that key, visit reading while the prefix matches: per
+  // partition one iterator over the side, seeked to each key in key order (an iterator per key
+  // was the join's largest cost).
+  auto for_each_prefix =
+      [&](char tag, const std::vector<const std::string*>& keys,
+          const std::function<Status(size_t, const std::string&, state::StateIterator&)>& visit)
+      -> Status {
+    std::vector<std::vector<size_t>> by_partition(static_cast<size_t>(num_partitions));
+    for (size_t j = 0; j < keys.size(); ++j) {
+      by_partition[static_cast<size_t>(state::PartitionForKey(*keys[j], num_partitions))]
+          .push_back(j);
     }
-    SLUICE_RETURN_NOT_OK(it->status());
+    for (int32_t p = 0; p < num_partitions; ++p) {
+      std::vector<size_t>& js = by_partition[static_cast<size_t>(p)];
+      if (js.empty()) continue;
+      std::sort(js.begin(), js.end(), [&](size_t a, size_t b) { return *keys[a] < *keys[b]; });
+      SLUICE_ASSIGN_OR_RETURN(auto it,
+                              stores[static_cast<size_t>(p)]->PrefixScan(std::string(1, tag)));
+      for (size_t j : js) {
+        const std::string prefix = StatePrefix(tag, *keys[j]);
+        it->Seek(prefix);
+        SLUICE_RETURN_NOT_OK(visit(j, prefix, *it));
+      }
+      SLUICE_RETURN_NOT_OK(it->status());
+    }
+    return Status::OK();
+  };
+  auto starts_with = [](std::string_view s, std::string_view prefix) {
+    return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
+  };
+
+  // The stored rows of side `tag` for each of `keys`.
+  auto scan = [&](char tag, const std::vector<const std::string*>& keys)
+      -> Result<std::vector<std::vector<StateRow>>> {
+    std::vector<std::vector<StateRow>> rows(keys.size());
+    SLUICE_RETURN_NOT_OK(for_each_prefix(
+        tag, keys,
+        [&](size_t j, const std::string& prefix, state::StateIterator& it) -> Status {
+          const int32_t p = state::PartitionForKey(*keys[j], num_partitions);
+          for (; it.Valid() && starts_with(it.key(), prefix); it.Next()) {
+            StateRow row;
+            row.partition = p;
+            row.key = std::string(it.key());
+            SLUICE_ASSIGN_OR_RETURN(row.value, DecodeStoredValue(it.value()));
+            rows[j].push_back(std::move(row));
+          }
+          return it.status();
+        }));
     return rows;
   };
 
-  auto append = [&](char tag, const std::string& key, bool matched, int64_t state_us,
-                    const std::string& row) -> Status {
-    const std::string prefix = StatePrefix(tag, key);
-    state::StateStore& store = store_of(key);
-    auto it = next_index.find(prefix);
-    if (it == next_index.end()) {
-      int64_t next = 0;
-      SLUICE_ASSIGN_OR_RETURN(auto scan_it, store.PrefixScan(prefix));
-      for (; scan_it->Valid(); scan_it->Next()) {
-        std::string_view k = scan_it->key();
-        if (k.size() == prefix.size() + 8) {
-          next = std::max<int64_t>(
-              next, static_cast<int64_t>(GetBigEndian64(k.substr(prefix.size()))) + 1);
-        }
-      }
-      SLUICE_RETURN_NOT_OK(scan_it->status());
-      it = next_index.emplace(prefix, next).first;
+  // The next free row index of side `tag` for each of `keys` (each side's rows are appended in
+  // its own pass only, so this is read once per batch and side).
+  auto find_next_indexes = [&](char tag, const std::vector<const std::string*>& keys,
+                               std::vector<int64_t>* next_index) -> Status {
+    next_index->assign(keys.size(), 0);
+    return for_each_prefix(
+        tag, keys,
+        [&](size_t j, const std::string& prefix, state::StateIterator& it) -> Status {
+          int64_t next = 0;
+          for (; it.Valid() && starts_with(it.key(), prefix); it.Next()) {
+            std::string_view k = it.key();
+            if (k.size() == prefix.size() + 8) {
+              next = std::max<int64_t>(
+                  next, static_cast<int64_t>(GetBigEndian64(k.substr(prefix.size()))) + 1);
+            }
+          }
+          SLUICE_RETURN_NOT_OK(it.status());
+          (*next_index)[j] = next;
+          return Status::OK();
+        });
+  };
+
+  // The state keys a pass may append (per key, the next indexes, as many as the key's rows) are
+  // new. One batched read per partition tells the store so: it counts keys, and would otherwise
+  // read each appended key (and, since reads apply the buffered writes, write row by row).
+  auto announce_new_keys = [&](char tag, const SideInput& in,
+                               const std::vector<const std::string*>& keys,
+                               const std::vector<size_t>& slot_of_row,
+                               const std::vector<int64_t>& next_index) -> Status {
+    std::vector<size_t> rows_per_key(keys.size(), 0);
+    for (size_t i = 0; i < in.rows.size(); ++i) {
+      if (!in.late[i] && in.usable[i]) ++rows_per_key[slot_of_row[i]];
     }
-    std::string state_key = prefix;
-    PutBigEndian64(&state_key, static_cast<uint64_t>(it->second));
-    ++it->second;
+    std::vector<std::vector<std::string>> by_partition(static_cast<size_t>(num_partitions));
+    for (size_t j = 0; j < keys.size(); ++j) {
+      const std::string prefix = StatePrefix(tag, *keys[j]);
+      auto& out_keys =
+          by_partition[static_cast<size_t>(state::PartitionForKey(*keys[j], num_partitions))];
+      for (size_t c = 0; c < rows_per_key[j]; ++c) {
+        std::string k = prefix;
+        PutBigEndian64(&k, static_cast<uint64_t>(next_index[j]) + c);
+        out_keys.push_back(std::move(k));
+      }
+    }
+    for (int32_t p = 0; p < num_partitions; ++p) {
+      std::vector<std::string>& ks = by_partition[static_cast<size_t>(p)];
+      if (ks.empty()) continue;
+      std::sort(ks.begin(), ks.end());
+      std::vector<std::string_view> views(ks.begin(), ks.end());
+      SLUICE_ASSIGN_OR_RETURN(auto got, stores[static_cast<size_t>(p)]->MultiGet(views));
+      (void)got;  // absent by construction; the store remembers what it read
+    }
+    return Status::OK();
+  };
+
+  // Stores a row of side `tag` under `key` at index *next (then advanced).
+  auto append = [&](char tag, const std::string& key, int64_t* next, bool matched,
+                    int64_t state_us, const std::string& row) -> Status {
+    std::string state_key = StatePrefix(tag, key);
+    state::StateStore& store = store_of(key);
+    PutBigEndian64(&state_key, static_cast<uint64_t>(*next));
+    ++*next;
     SLUICE_RETURN_NOT_OK(store.Put(state_key, EncodeStoredValue(matched, state_us, row)));
     ++updated;
     return Status::OK();
@@ -563,18 +684,28 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
 
     // The other side's stored rows per key (the other side does not change in this pass, except
     // for matched flags, which matched_now tracks).
-    std::unordered_map<std::string, std::vector<StateRow>> other_rows;
+    // Distinct keys of the usable rows: their stored rows on the other side are read (one
+    // iterator per partition), and this side's next row indexes found, before any write.
+    std::unordered_map<std::string_view, size_t> key_slot;  // key -> index in distinct
+    std::vector<const std::string*> distinct;
+    std::vector<size_t> slot_of_row(in.rows.size(), 0);
+    for (size_t i = 0; i < in.rows.size(); ++i) {
+      if (in.late[i] || !in.usable[i]) continue;
+      auto [it, inserted] = key_slot.emplace(in.keys[i], distinct.size());
+      if (inserted) distinct.push_back(&in.keys[i]);
+      slot_of_row[i] = it->second;
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::vector<std::vector<StateRow>> other_rows,
+                            scan(other_tag, distinct));
+    std::vector<int64_t> next_index;  // per distinct key
+    SLUICE_RETURN_NOT_OK(find_next_indexes(this_tag, distinct, &next_index));
+    SLUICE_RETURN_NOT_OK(announce_new_keys(this_tag, in, distinct, slot_of_row, next_index));
     std::vector<std::pair<size_t, const StateRow*>> pairs;
     std::vector<size_t> first_pair(in.rows.size() + 1, 0);
     for (size_t i = 0; i < in.rows.size(); ++i) {
       first_pair[i] = pairs.size();
       if (in.late[i] || !in.usable[i]) continue;
-      auto it = other_rows.find(in.keys[i]);
-      if (it == other_rows.end()) {
-        SLUICE_ASSIGN_OR_RETURN(std::vector<StateRow> rows, scan(other_tag, in.keys[i]));
-        it = other_rows.emplace(in.keys[i], std::move(rows)).first;
-      }
-      for (const StateRow& row : it->second) pairs.emplace_back(i, &row);
+      for (const StateRow& row : other_rows[slot_of_row[i]]) pairs.emplace_back(i, &row);
     }
     first_pair[in.rows.size()] = pairs.size();
     SLUICE_ASSIGN_OR_RETURN(std::vector<bool> ok, evaluate(this_is_left, in, pairs));
@@ -615,7 +746,10 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
       } else {
         store = !evicts(spec, in.state_us[i]) || (right_preserved && !any);
       }
-      if (store) SLUICE_RETURN_NOT_OK(append(this_tag, in.keys[i], any, in.state_us[i], *mine));
+      if (store) {
+        SLUICE_RETURN_NOT_OK(append(this_tag, in.keys[i], &next_index[slot_of_row[i]], any,
+                                    in.state_us[i], *mine));
+      }
     }
     return Status::OK();
   };
@@ -638,8 +772,16 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
       {
         SLUICE_ASSIGN_OR_RETURN_CTX(auto it, store.PrefixScan(std::string(1, tag)), context);
         for (; it->Valid(); it->Next()) {
-          SLUICE_ASSIGN_OR_RETURN_CTX(StoredValue v, DecodeStoredValue(it->value()), context);
-          if (evicts(spec, v.state_us)) gone.emplace_back(std::string(it->key()), std::move(v));
+          std::string_view value = it->value();
+          if (value.size() < 10) {
+            SLUICE_RETURN_NOT_OK_CTX(DecodeStoredValue(value).status(), context);  // Corruption
+          }
+          // The state time alone decides; the row is copied only for rows that go.
+          const int64_t state_us =
+              static_cast<int64_t>(GetBigEndian64(value.substr(1)) ^ (uint64_t{1} << 63));
+          if (!evicts(spec, state_us)) continue;
+          SLUICE_ASSIGN_OR_RETURN_CTX(StoredValue v, DecodeStoredValue(value), context);
+          gone.emplace_back(std::string(it->key()), std::move(v));
         }
         SLUICE_RETURN_NOT_OK_CTX(it->status(), context);
       }

@@ -30,17 +30,28 @@ class CountedIterator final : public StateIterator {
   bool Valid() const override { return inner_->Valid(); }
   std::string_view key() const override {
     std::string_view k = inner_->key();
-    if (on_key_) on_key_(k);
+    if (on_key_ && !reported_) {
+      on_key_(k);
+      reported_ = true;  // once per position: key() is often called several times
+    }
     return k;
   }
   std::string_view value() const override { return inner_->value(); }
-  void Next() override { inner_->Next(); }
+  void Next() override {
+    reported_ = false;
+    inner_->Next();
+  }
+  void Seek(std::string_view target) override {
+    reported_ = false;
+    inner_->Seek(target);
+  }
   Status status() const override { return inner_->status(); }
 
  private:
   std::unique_ptr<StateIterator> inner_;
   int* counter_;
   std::function<void(std::string_view)> on_key_;
+  mutable bool reported_ = false;  // on_key_ was told the current key
 };
 
 }  // namespace
@@ -65,7 +76,17 @@ class CheckpointedStore final : public StateStore {
     if (got.ok() && provider_->options_.track_num_keys) {
       // Read-modify-write (Get, later Put of the same key) is the common pattern: remember
       // whether the key exists so that the Put need not read it again to count keys.
-      Remember(key, got->has_value());
+      RememberRead(key, got->has_value());
+    }
+    return got;
+  }
+
+  Result<std::vector<std::optional<std::string>>> MultiGet(
+      const std::vector<std::string_view>& keys) override {
+    SLUICE_RETURN_NOT_OK(CheckOpen("MultiGet"));
+    auto got = provider_->backend_->MultiGet(keys);
+    if (got.ok() && provider_->options_.track_num_keys) {
+      for (size_t i = 0; i < keys.size(); ++i) RememberRead(keys[i], (*got)[i].has_value());
     }
     return got;
   }
@@ -75,9 +96,8 @@ class CheckpointedStore final : public StateStore {
     dirty_ = true;
     provider_->backend_empty_ = false;
     if (provider_->options_.track_num_keys) {
-      SLUICE_ASSIGN_OR_RETURN(bool exists, Exists(key));
-      if (!exists) ++provider_->num_keys_;
-      Remember(key, true);
+      SLUICE_ASSIGN_OR_RETURN(bool existed, ExistsAndRemember(key, true));
+      if (!existed) ++provider_->num_keys_;
     }
     SLUICE_RETURN_NOT_OK(provider_->backend_->Put(key, value));
     changelog_.Put(key, value);
@@ -88,10 +108,9 @@ class CheckpointedStore final : public StateStore {
   Status Remove(std::string_view key) override {
     SLUICE_RETURN_NOT_OK(CheckOpen("Remove"));
     if (provider_->options_.track_num_keys) {
-      SLUICE_ASSIGN_OR_RETURN(bool exists, Exists(key));
-      if (!exists) return Status::OK();  // nothing to remove, nothing to log
+      SLUICE_ASSIGN_OR_RETURN(bool existed, ExistsAndRemember(key, false));
+      if (!existed) return Status::OK();  // nothing to remove, nothing to log
       --provider_->num_keys_;
-      Remember(key, false);
     }
     dirty_ = true;
     provider_->backend_empty_ = false;
@@ -144,10 +163,16 @@ class CheckpointedStore final : public StateStore {
                                    (state_ == kCommitted ? "committed" : "aborted"));
   }
 
-  // Whether `key` is present: known from this batch's Get/Put/Remove of it, else read.
-  Result<bool> Exists(std::string_view key) {
-    if (auto it = known_.find(key); it != known_.end()) return it->second;
+  // Whether `key` was present (known from this batch's Get/Put/Remove/scan of it, else read),
+  // then records that it is `present_now`. One hash lookup for a known key.
+  Result<bool> ExistsAndRemember(std::string_view key, bool present_now) {
+    if (auto it = known_.find(key); it != known_.end()) {
+      const bool existed = it->second;
+      it->second = present_now;
+      return existed;
+    }
     SLUICE_ASSIGN_OR_RETURN(auto old, provider_->backend_->Get(key));
+    Remember(key, present_now);
     return old.has_value();
   }
   // Records whether `key` is present now. Bounded: past kMaxKnownKeys the record starts over
@@ -157,11 +182,22 @@ class CheckpointedStore final : public StateStore {
       it->second = present;
       return;
     }
-    if (known_.size() >= kMaxKnownKeys) {
-      known_.clear();
-      ++known_generation_;
-    }
+    if (known_.size() >= kMaxKnownKeys) Forget();
     known_.emplace(std::string(key), present);
+  }
+  // Records what a read saw, if there is room: unlike a write, a read need not be recorded, and
+  // starting over would forget what this batch's next writes need (a MultiGet of more keys than
+  // the record holds, then a Put of each).
+  void RememberRead(std::string_view key, bool present) {
+    if (known_.size() < kMaxKnownKeys) {
+      known_.emplace(std::string(key), present);  // keeps an existing record: it is current
+    } else if (auto it = known_.find(key); it != known_.end()) {
+      it->second = present;
+    }
+  }
+  void Forget() {
+    known_.clear();
+    ++known_generation_;
   }
   // A key an iterator returned: present, unless this batch removed or wrote it since (an
   // iterator may return a key as of its creation). Such keys are already known, and a key
@@ -173,6 +209,10 @@ class CheckpointedStore final : public StateStore {
 
   Result<std::unique_ptr<StateIterator>> Scan(std::string begin, std::optional<std::string> end) {
     SLUICE_RETURN_NOT_OK(CheckOpen("a scan"));
+    // The iterator sees every write so far, so what it returns needs no earlier record: start
+    // over when the record is half full, leaving room for the keys this scan returns (evictions
+    // scan, then remove).
+    if (known_.size() >= kMaxKnownKeys / 2) Forget();
     SLUICE_ASSIGN_OR_RETURN(auto it,
                             provider_->backend_->NewIterator(std::move(begin), std::move(end)));
     std::function<void(std::string_view)> on_key;
@@ -427,6 +467,8 @@ Result<int64_t> CheckpointedProvider::CommitStore(CheckpointedStore* store) {
       if (!del.ok() && !del.IsNotFound()) return del;
       snapshots_.erase(v);
     }
+    // The working copy must hold the version before it is recorded as committed.
+    SLUICE_RETURN_NOT_OK(backend_->Flush());
     const int64_t num_keys =
         (backend_->count_is_exact() || options_.track_num_keys) ? CurrentNumKeys() : -1;
     std::string bytes = store->changelog_.Finish(num_keys);

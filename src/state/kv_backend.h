@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "common/status.h"
@@ -26,12 +27,20 @@ class KvBackend {
  public:
   virtual ~KvBackend() = default;
 
+  // Reads see every earlier write, buffered or not.
   virtual Result<std::optional<std::string>> Get(std::string_view key) = 0;
+  virtual Result<std::vector<std::optional<std::string>>> MultiGet(
+      const std::vector<std::string_view>& keys) = 0;
+  // Writes may be buffered (RocksDB: one WriteBatch, applied before the next read, by Flush and
+  // past 1 MiB), so that a run of writes costs one database write, not one each.
   virtual Status Put(std::string_view key, std::string_view value) = 0;
   virtual Status Delete(std::string_view key) = 0;
+  // Applies the buffered writes to the database. The provider calls it at commit.
+  virtual Status Flush() = 0;
 
   // An iterator over keys in [begin, end); nullopt end = no bound. Follows StateIterator's
-  // contract (modifications while it is open are allowed). The backend must outlive it and must
+  // contract (modifications while it is open are allowed). Flushes buffered writes first, so the
+  // iterator sees every write made before it. The backend must outlive it and must
   // not be Clear()ed while it is open.
   virtual Result<std::unique_ptr<StateIterator>> NewIterator(std::string begin,
                                                              std::optional<std::string> end) = 0;

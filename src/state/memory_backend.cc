@@ -14,8 +14,8 @@ class MemoryIterator final : public StateIterator {
  public:
   MemoryIterator(const Map* map, const uint64_t* mods, std::string begin,
                  std::optional<std::string> end)
-      : map_(map), mods_(mods), end_(std::move(end)) {
-    it_ = map_->lower_bound(begin);
+      : map_(map), mods_(mods), begin_(std::move(begin)), end_(std::move(end)) {
+    it_ = map_->lower_bound(begin_);
     seen_mods_ = *mods_;
     Settle();
   }
@@ -31,6 +31,11 @@ class MemoryIterator final : public StateIterator {
     }
     Settle();
   }
+  void Seek(std::string_view target) override {
+    it_ = target < begin_ ? map_->lower_bound(begin_) : map_->lower_bound(target);
+    seen_mods_ = *mods_;
+    Settle();
+  }
   Status status() const override { return Status::OK(); }
 
  private:
@@ -40,6 +45,7 @@ class MemoryIterator final : public StateIterator {
   }
   const Map* map_;
   const uint64_t* mods_;
+  std::string begin_;
   std::optional<std::string> end_;
   Map::const_iterator it_;
   uint64_t seen_mods_ = 0;
@@ -54,6 +60,15 @@ class MemoryBackend final : public KvBackend {
     if (it == map_.end()) return std::optional<std::string>();
     return std::optional<std::string>(it->second);
   }
+  Result<std::vector<std::optional<std::string>>> MultiGet(
+      const std::vector<std::string_view>& keys) override {
+    std::vector<std::optional<std::string>> out(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (auto it = map_.find(keys[i]); it != map_.end()) out[i] = it->second;
+    }
+    return out;
+  }
+  Status Flush() override { return Status::OK(); }  // writes are never buffered
   Status Put(std::string_view key, std::string_view value) override {
     auto it = map_.find(key);
     if (it == map_.end()) {

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "common/status.h"
@@ -158,6 +159,10 @@ class StateIterator {
   virtual std::string_view key() const = 0;    // requires Valid()
   virtual std::string_view value() const = 0;  // requires Valid()
   virtual void Next() = 0;                     // requires Valid()
+  // Moves to the first key >= max(target, the scan's begin) within the scan's range, forward or
+  // backward, reading the same data as before (an iterator over a prefix may seek to any key
+  // with that prefix). One iterator seeked per key is much cheaper than a scan per key.
+  virtual void Seek(std::string_view target) = 0;
   // Non-OK when the iteration stopped on an error; Valid() is then false. Check it at the end.
   virtual Status status() const = 0;
 };
@@ -178,6 +183,9 @@ class StateStore {
 
   // The value of `key`, or nullopt when absent. Sees this batch's own writes.
   virtual Result<std::optional<std::string>> Get(std::string_view key) = 0;
+  // Get of each key, as one batched read (sorted keys read fastest). Result i is keys[i]'s.
+  virtual Result<std::vector<std::optional<std::string>>> MultiGet(
+      const std::vector<std::string_view>& keys) = 0;
   virtual Status Put(std::string_view key, std::string_view value) = 0;
   // Removes `key`; OK when absent.
   virtual Status Remove(std::string_view key) = 0;

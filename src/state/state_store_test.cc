@@ -109,6 +109,104 @@ TEST_P(StateStoreTest, ScansAreOrderedBytewise) {
   EXPECT_EQ(r3->value(), "vabd");
 }
 
+TEST_P(StateStoreTest, SeekRepositionsWithinTheScan) {
+  auto provider = OpenProvider();
+  ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(0));
+  for (const char* k : {"a1", "b1", "b2", "b3", "c1", "c2", "d1"}) ASSERT_OK(store->Put(k, k));
+  ASSERT_OK_AND_ASSIGN(auto it, store->RangeScan("b", "d"));
+  it->Seek("c");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "c1");
+  EXPECT_EQ(it->value(), "c1");
+  it->Seek("b2");  // backward
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "b2");
+  it->Seek("a");  // below the range's begin: clamped to it
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "b1");
+  it->Seek("c3");  // past the last key below the end
+  EXPECT_FALSE(it->Valid());
+  it->Seek("c2");  // valid again after running off the end
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "c2");
+  it->Next();
+  EXPECT_FALSE(it->Valid());  // "d1" is outside [b, d)
+  ASSERT_OK(it->status());
+}
+
+TEST_P(StateStoreTest, MultiGetSeesTheBatchsWritesAndCountsKeys) {
+  auto provider = OpenProvider();
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(0));
+    for (int i = 0; i < 10; ++i) ASSERT_OK(store->Put("k" + std::to_string(i), "old"));
+    ASSERT_OK(store->Commit());
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(1));
+  ASSERT_OK(store->Put("k3", "new"));
+  ASSERT_OK(store->Remove("k4"));
+  ASSERT_OK(store->Put("n1", "fresh"));
+  const std::vector<std::string> keys = {"k3", "k4", "k5", "n1", "n2", "k3"};
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  ASSERT_OK_AND_ASSIGN(auto got, store->MultiGet(views));
+  ASSERT_EQ(got.size(), keys.size());
+  EXPECT_EQ(got[0], std::optional<std::string>("new"));
+  EXPECT_FALSE(got[1].has_value());
+  EXPECT_EQ(got[2], std::optional<std::string>("old"));
+  EXPECT_EQ(got[3], std::optional<std::string>("fresh"));
+  EXPECT_FALSE(got[4].has_value());
+  EXPECT_EQ(got[5], std::optional<std::string>("new"));
+  ASSERT_OK_AND_ASSIGN(auto none, store->MultiGet({}));
+  EXPECT_TRUE(none.empty());
+  // Keys the MultiGet saw are counted right when written next.
+  ASSERT_OK(store->Put("n2", "x"));
+  ASSERT_OK(store->Put("k5", "y"));
+  ASSERT_OK(store->Remove("k4"));  // already gone: not counted, not logged
+  ASSERT_OK(store->Remove("k5"));
+  EXPECT_EQ(store->Metrics().num_keys, 10 - 1 + 1 + 1 - 1);
+  EXPECT_EQ(store->Metrics().num_removed, 2);
+  ASSERT_OK_AND_ASSIGN(Model all, Dump(*store));
+  EXPECT_EQ(all.size(), 10u);
+  EXPECT_EQ(all["k3"], "new");
+  ASSERT_OK(store->Commit());
+  // A rebuild from the files (a new working copy) has the same state.
+  auto again = OpenProvider(Options());
+  ASSERT_OK_AND_ASSIGN(auto reloaded, again->GetStore(2));
+  ASSERT_OK_AND_ASSIGN(Model reloaded_all, Dump(*reloaded));
+  EXPECT_EQ(reloaded_all, all);
+  EXPECT_EQ(reloaded->Metrics().num_keys, 10);
+}
+
+TEST_P(StateStoreTest, ManyBufferedWritesAreReadBackBeforeAndAfterCommit) {
+  // More than the RocksDB backend's write buffer (a few MiB), interleaved with reads and scans.
+  auto provider = OpenProvider();
+  Model model;
+  ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(0));
+  const std::string value(200, 'v');
+  for (int i = 0; i < 40000; ++i) {
+    const std::string k = "k" + std::to_string(i % 30000);
+    if (i % 7 == 3) {
+      ASSERT_OK(store->Remove(k));
+      model.erase(k);
+    } else {
+      ASSERT_OK(store->Put(k, value + std::to_string(i)));
+      model[k] = value + std::to_string(i);
+    }
+    if (i % 997 == 0) {
+      ASSERT_OK_AND_ASSIGN(auto got, store->Get(k));
+      EXPECT_EQ(got.has_value(), model.count(k) > 0) << k;
+    }
+    if (i % 9973 == 0) {
+      ASSERT_OK_AND_ASSIGN(Model now, Dump(*store));
+      EXPECT_EQ(now, model);
+    }
+  }
+  EXPECT_EQ(store->Metrics().num_keys, static_cast<int64_t>(model.size()));
+  ASSERT_OK(store->Commit());
+  ASSERT_OK_AND_ASSIGN(auto next, provider->GetStore(1));
+  ASSERT_OK_AND_ASSIGN(Model after, Dump(*next));
+  EXPECT_EQ(after, model);
+}
+
 TEST_P(StateStoreTest, RemoveWhileScanningVisitsEachKeyOnce) {
   auto provider = OpenProvider();
   ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(0));
