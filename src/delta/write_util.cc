@@ -1,5 +1,6 @@
 #include "delta/write_util.h"
 
+#include <chrono>
 #include <cstdio>
 
 namespace sluice::delta {
