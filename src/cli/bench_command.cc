@@ -24,6 +24,7 @@
 #include "sinks/blackhole_sink.h"
 #include "sources/nexmark/nexmark_config.h"
 #include "sources/nexmark/nexmark_json.h"
+#include "sql/literal_rows.h"
 #include "sql/session.h"
 #include "sql/statement_splitter.h"
 #include "stream/progress.h"
@@ -57,15 +58,6 @@ const Kind kKinds[] = {
      "bid.url AS url, CAST(bid.dateTime AS TIMESTAMP)::TIMESTAMPTZ AS dateTime, "
      "bid.extra AS extra"},
 };
-
-std::string SqlString(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
 
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -168,7 +160,7 @@ Status LoadBatchTables(Run* run) {
       for (const Kind& k : kKinds) {
         SLUICE_RETURN_NOT_OK(run->batch->Execute(
             "CREATE TABLE " + std::string(k.name) + " AS SELECT * FROM read_parquet(" +
-            SqlString(cache + "/" + k.name + ".parquet") + ")"));
+            sql::QuoteLiteral(cache + "/" + k.name + ".parquet") + ")"));
       }
       return Status::OK();
     }
@@ -183,7 +175,7 @@ Status LoadBatchTables(Run* run) {
     SLUICE_RETURN_NOT_OK(nexmark::EmitJson(config, 0, run->o.events, out));
   }
   SLUICE_RETURN_NOT_OK(run->batch->Execute("CREATE TABLE events AS SELECT * FROM read_json(" +
-                                           SqlString(run->events_json) +
+                                           sql::QuoteLiteral(run->events_json) +
                                            ", format => 'newline_delimited')"));
   for (const Kind& k : kKinds) {
     SLUICE_RETURN_NOT_OK(
@@ -198,7 +190,7 @@ Status LoadBatchTables(Run* run) {
     if (ec) return Status::IOError("cannot create " + cache + ": " + ec.message());
     for (const Kind& k : kKinds) {
       SLUICE_RETURN_NOT_OK(run->batch->Execute("COPY " + std::string(k.name) + " TO " +
-                                               SqlString(cache + "/" + k.name + ".parquet") +
+                                               sql::QuoteLiteral(cache + "/" + k.name + ".parquet") +
                                                " (FORMAT parquet)"));
     }
     std::ofstream(cache + "/complete") << "ok\n";
@@ -222,12 +214,12 @@ Status LoadDeltaTables(Run* run, sql::Session* session) {
                << events_per_ms << " / " << m << ") AS BIGINT)";
     SLUICE_RETURN_NOT_OK(run->batch->Execute(
         "COPY (SELECT *, " + chunk_expr.str() + " AS __chunk FROM " + k->name + ") TO " +
-        SqlString(dir) + " (FORMAT parquet, PARTITION_BY (__chunk))"));
+        sql::QuoteLiteral(dir) + " (FORMAT parquet, PARTITION_BY (__chunk))"));
     for (int64_t c = 0; c < chunks; ++c) {
       const std::string files = dir + "/__chunk=" + std::to_string(c);
       std::error_code ec;
       if (!stdfs::exists(files, ec)) continue;
-      const std::string scan = "SELECT * FROM read_parquet(" + SqlString(files + "/*.parquet") +
+      const std::string scan = "SELECT * FROM read_parquet(" + sql::QuoteLiteral(files + "/*.parquet") +
                                ", hive_partitioning = false)";  // the files lack __chunk
       const bool first = !stdfs::exists(run->work + "/warehouse/" + k->name, ec);
       SLUICE_ASSIGN_OR_RETURN_CTX(

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "cli/nexmark_kafka_feed.h"
+#include "sql/literal_rows.h"
 
 namespace sluice::cli {
 
@@ -47,15 +48,6 @@ const KafkaKind kKafkaKinds[] = {
 // prefetch past the batch's end made it worse: a partition whose queue is full backs off ~1 s.)
 constexpr const char* kConsumerOptions = "'kafka.fetch.wait.max.ms' = '10'";
 
-std::string Quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
-
 const KafkaKind* FindKind(const std::string& placeholder) {
   for (const KafkaKind& k : kKafkaKinds) {
     if (placeholder == k.placeholder) return &k;
@@ -86,7 +78,7 @@ Result<std::string> NexmarkKafkaQueryText(const std::string& text,
       // Kafka relation, so it is parsed there (a second, partial parse of the value).
       // (TIMESTAMPTZ spelled out: in a WATERMARK expression the result is TIMESTAMP otherwise.)
       watermark_expr = "CAST(from_json(decode(value), " +
-                       Quoted(std::string(kind->name) + " STRUCT<" + w + ": TIMESTAMP>") + ")." +
+                       sql::QuoteLiteral(std::string(kind->name) + " STRUCT<" + w + ": TIMESTAMP>") + ")." +
                        kind->name + "." + w + " AS TIMESTAMPTZ)";
       watermark_col = w;
       inner_extra = ", timestamp AS dateTime, " + w;
@@ -110,9 +102,9 @@ Result<std::string> NexmarkKafkaQueryText(const std::string& text,
     std::string relation =
         "(SELECT " + columns + outer_extra +
         " FROM (SELECT from_json(decode(value), " +
-        Quoted(kind->schema) + ") AS __e" + inner_extra +
-        " FROM STREAM read_kafka(bootstrapServers => " + Quoted(streams.bootstrap) +
-        ", subscribe => " + Quoted(NexmarkKafkaFeed::Topic(kind->name)) +
+        sql::QuoteLiteral(kind->schema) + ") AS __e" + inner_extra +
+        " FROM STREAM read_kafka(bootstrapServers => " + sql::QuoteLiteral(streams.bootstrap) +
+        ", subscribe => " + sql::QuoteLiteral(NexmarkKafkaFeed::Topic(kind->name)) +
         ", startingOffsets => 'earliest', maxOffsetsPerTrigger => " +
         std::to_string(max_offsets) + ") WITH (" + kConsumerOptions + ") WATERMARK " + watermark_expr + " AS " + watermark_col +
         " DELAY OF " + m[3].str() + " AS __k)) AS " + m[4].str();

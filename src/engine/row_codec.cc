@@ -586,6 +586,49 @@ Result<std::vector<Node>> BuildNodes(const duckdb::vector<duckdb::LogicalType>& 
 
 }  // namespace
 
+// The single-column encodings below: the format byte, then kNullTag or kValueTag + the value
+// (BIGINT: 8 bytes big-endian with the sign bit flipped; BOOLEAN: one byte).
+Result<std::vector<std::optional<int64_t>>> Int64ColumnValues(const Batch& batch, size_t column) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> encoded, EncodeRows(batch, {column}));
+  std::vector<std::optional<int64_t>> out(encoded.size());
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    const std::string& e = encoded[i];
+    if (e.size() < 2 || static_cast<uint8_t>(e[1]) == kNullTag) continue;
+    if (e.size() == 10) {
+      uint64_t v = 0;
+      for (size_t k = 2; k < 10; ++k) v = (v << 8) | static_cast<uint8_t>(e[k]);
+      out[i] = static_cast<int64_t>(v ^ 0x8000000000000000ull);
+    } else {  // a narrower integer type
+      SLUICE_ASSIGN_OR_RETURN(out[i], batch.GetInt64(static_cast<int64_t>(i), column));
+    }
+  }
+  return out;
+}
+
+Result<std::vector<std::optional<bool>>> BoolColumnValues(const Batch& batch, size_t column) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> encoded, EncodeRows(batch, {column}));
+  std::vector<std::optional<bool>> out(encoded.size());
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    const std::string& e = encoded[i];
+    if (e.size() < 2 || static_cast<uint8_t>(e[1]) == kNullTag) continue;
+    if (e.size() == 3) {
+      out[i] = e[2] != 0;
+    } else {
+      SLUICE_ASSIGN_OR_RETURN(out[i], batch.GetBool(static_cast<int64_t>(i), column));
+    }
+  }
+  return out;
+}
+
+Result<std::vector<bool>> ColumnNulls(const Batch& batch, size_t column) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> encoded, EncodeRows(batch, {column}));
+  std::vector<bool> out(encoded.size());
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    out[i] = encoded[i].size() < 2 || static_cast<uint8_t>(encoded[i][1]) == kNullTag;
+  }
+  return out;
+}
+
 Schema SelectSchema(const Schema& schema, const std::vector<size_t>& columns) {
   Schema out;
   out.reserve(columns.size());

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,12 @@ Result<std::vector<std::string>> EncodeRows(const Batch& batch, const std::vecto
 // have been encoded from columns of exactly these types, in this order). Corruption naming the row
 // for bytes that do not decode (truncated, wrong tag, trailing bytes).
 Result<Batch> DecodeRows(const Schema& schema, const std::vector<std::string_view>& rows);
+// One column of `batch` for all rows at once (Batch::GetInt64 / GetBool / IsNull per cell re-scan
+// the batch's chunks; these read the column once). Int64ColumnValues: an integer column's values,
+// nullopt for NULL. BoolColumnValues: a BOOLEAN column's. ColumnNulls: whether each row is NULL.
+Result<std::vector<std::optional<int64_t>>> Int64ColumnValues(const Batch& batch, size_t column);
+Result<std::vector<std::optional<bool>>> BoolColumnValues(const Batch& batch, size_t column);
+Result<std::vector<bool>> ColumnNulls(const Batch& batch, size_t column);
 // Convenience: the schema of `columns` of `batch`.
 Schema SelectSchema(const Schema& schema, const std::vector<size_t>& columns);
 

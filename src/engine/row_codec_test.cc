@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,25 @@ TEST_F(RowCodecTest, SelectedColumnsInGivenOrder) {
 
   auto bad = EncodeRows(b, {3});
   EXPECT_TRUE(bad.status().IsInvalidArgument()) << bad.status().ToString();
+}
+
+TEST_F(RowCodecTest, WholeColumnReaders) {
+  Batch b = Q("SELECT * FROM (VALUES (-5::BIGINT, 7::INTEGER, true), (NULL, NULL, NULL), "
+              "(9223372036854775807, -1, false)) t(big, small, flag)");
+  auto big = Int64ColumnValues(b, 0);
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+  EXPECT_EQ(*big, (std::vector<std::optional<int64_t>>{-5, std::nullopt,
+                                                       int64_t{9223372036854775807}}));
+  auto small = Int64ColumnValues(b, 1);
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_EQ(*small, (std::vector<std::optional<int64_t>>{7, std::nullopt, -1}));
+  auto flag = BoolColumnValues(b, 2);
+  ASSERT_TRUE(flag.ok()) << flag.status().ToString();
+  EXPECT_EQ(*flag, (std::vector<std::optional<bool>>{true, std::nullopt, false}));
+  auto nulls = ColumnNulls(b, 1);
+  ASSERT_TRUE(nulls.ok()) << nulls.status().ToString();
+  EXPECT_EQ(*nulls, (std::vector<bool>{false, true, false}));
+  EXPECT_FALSE(Int64ColumnValues(b, 3).ok());
 }
 
 TEST_F(RowCodecTest, EmptyBatchesAndNoColumns) {

@@ -166,24 +166,6 @@ struct SideInput {
   std::vector<int64_t> state_us;
 };
 
-// One column of `batch` for every row, read through the row codec once: Batch::GetInt64/IsNull
-// per cell re-scan the batch's chunks and were a hot spot. Row codec v1 of one column: the format
-// byte, then 0x00 (NULL) or 0x01 + the payload (docs/formats/row-codec.md).
-Result<std::vector<std::string>> EncodeColumn(const engine::Batch& batch, size_t column) {
-  return engine::EncodeRows(batch, {column});
-}
-bool EncodedIsNull(const std::string& e) { return e.size() < 2 || e[1] == 0; }
-// A BIGINT column's value (nullopt for NULL); other integer types through Batch::GetInt64.
-Result<std::optional<int64_t>> EncodedInt64(const engine::Batch& batch, size_t column,
-                                            int64_t row, const std::string& e) {
-  if (EncodedIsNull(e)) return std::optional<int64_t>();
-  if (e.size() == 10) {
-    return std::optional<int64_t>(
-        static_cast<int64_t>(GetBigEndian64(std::string_view(e).substr(2)) ^ (uint64_t{1} << 63)));
-  }
-  return batch.GetInt64(row, column);
-}
-
 Result<SideInput> ReadSide(const engine::Batch& batch, const SideLayout& layout,
                            int64_t late_watermark_ms, int64_t* dropped) {
   SideInput in;
@@ -193,52 +175,34 @@ Result<SideInput> ReadSide(const engine::Batch& batch, const SideLayout& layout,
   in.late.assign(static_cast<size_t>(n), false);
   in.usable.assign(static_cast<size_t>(n), true);
   in.state_us.assign(static_cast<size_t>(n), kNoTime);
-  std::vector<std::string> late, state, pre;
-  std::vector<std::vector<std::string>> keys;
+  // Each helper column is read once for the whole batch (engine/row_codec.h).
+  std::vector<std::optional<int64_t>> late, state;
+  std::vector<std::optional<bool>> pre;
+  std::vector<std::vector<bool>> key_nulls;
   if (layout.late) {
-    SLUICE_ASSIGN_OR_RETURN(late, EncodeColumn(batch, *layout.late));
+    SLUICE_ASSIGN_OR_RETURN(late, engine::Int64ColumnValues(batch, *layout.late));
   }
   if (layout.state) {
-    SLUICE_ASSIGN_OR_RETURN(state, EncodeColumn(batch, *layout.state));
+    SLUICE_ASSIGN_OR_RETURN(state, engine::Int64ColumnValues(batch, *layout.state));
   }
   if (layout.pre) {
-    SLUICE_ASSIGN_OR_RETURN(pre, EncodeColumn(batch, *layout.pre));
+    SLUICE_ASSIGN_OR_RETURN(pre, engine::BoolColumnValues(batch, *layout.pre));
   }
   for (size_t k : layout.keys) {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> column, EncodeColumn(batch, k));
-    keys.push_back(std::move(column));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<bool> nulls, engine::ColumnNulls(batch, k));
+    key_nulls.push_back(std::move(nulls));
   }
-  for (int64_t r = 0; r < n; ++r) {
-    const size_t i = static_cast<size_t>(r);
-    if (layout.late) {
-      SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> t,
-                              EncodedInt64(batch, *layout.late, r, late[i]));
-      if (t && *t <= late_watermark_ms * 1000) {
-        in.late[i] = true;
-        ++*dropped;
-        continue;
-      }
+  for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+    if (layout.late && late[i] && *late[i] <= late_watermark_ms * 1000) {
+      in.late[i] = true;
+      ++*dropped;
+      continue;
     }
-    for (const std::vector<std::string>& column : keys) {
-      if (EncodedIsNull(column[i])) in.usable[i] = false;
+    for (const std::vector<bool>& nulls : key_nulls) {
+      if (nulls[i]) in.usable[i] = false;
     }
-    if (layout.pre) {
-      // BOOLEAN: 0x01 0x01 then 0x00 (false) or 0x01 (true).
-      const std::string& e = pre[i];
-      if (EncodedIsNull(e)) {
-        in.usable[i] = false;
-      } else if (e.size() == 3) {
-        if (e[2] == 0) in.usable[i] = false;
-      } else {
-        SLUICE_ASSIGN_OR_RETURN(std::optional<bool> pass, batch.GetBool(r, *layout.pre));
-        if (!pass.value_or(false)) in.usable[i] = false;
-      }
-    }
-    if (layout.state) {
-      SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> t,
-                              EncodedInt64(batch, *layout.state, r, state[i]));
-      if (t) in.state_us[i] = *t;
-    }
+    if (layout.pre && !pre[i].value_or(false)) in.usable[i] = false;
+    if (layout.state && state[i]) in.state_us[i] = *state[i];
   }
   return in;
 }

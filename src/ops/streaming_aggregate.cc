@@ -483,6 +483,11 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
   Status st = [&]() -> Status {
     // The mirror (header comment): equal to the stores at `version`, or rebuilt from them.
     bool mirrored = !sql.session && !mirror_off_;
+    auto give_up_mirror = [&] {  // too large: the store alone for the operator's lifetime
+      mirror_off_ = true;
+      mirrored = false;
+      mirror_.clear();
+    };
     if (mirrored && mirror_version_ != version) {
       mirror_.assign(static_cast<size_t>(n), StateMirror());
       std::vector<char> fits(static_cast<size_t>(n), 1);
@@ -494,11 +499,7 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
         fits[static_cast<size_t>(p)] = ok ? 1 : 0;
         return Status::OK();
       }));
-      if (std::find(fits.begin(), fits.end(), 0) != fits.end()) {
-        mirror_off_ = true;
-        mirrored = false;
-        mirror_.clear();
-      }
+      if (std::find(fits.begin(), fits.end(), 0) != fits.end()) give_up_mirror();
     }
     mirror_version_ = -1;  // set again once this batch has committed
     auto group_keys = [&](const Batch& b) -> Result<std::vector<std::string>> {
@@ -516,21 +517,9 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       if (it == helper_columns.end()) {
         auto idx = b.ColumnIndex(column);
         if (!idx) return Status::Internal(std::string("missing helper column ") + column);
-        SLUICE_ASSIGN_OR_RETURN(auto encoded, engine::EncodeRows(b, {*idx}));
-        std::vector<int64_t> values(encoded.size(), kNeverEvicted);
-        for (size_t i = 0; i < encoded.size(); ++i) {
-          // Row codec v1 of one BIGINT: 0x01, then 0x00 (NULL) or 0x01 + 8 bytes big-endian
-          // with the sign bit flipped (docs/formats/row-codec.md).
-          const std::string& e = encoded[i];
-          if (e.size() == 10 && e[1] == 1) {
-            uint64_t v = 0;
-            for (size_t k = 2; k < 10; ++k) v = (v << 8) | static_cast<uint8_t>(e[k]);
-            values[i] = static_cast<int64_t>(v ^ (uint64_t{1} << 63));
-          } else if (e.size() != 2) {
-            SLUICE_ASSIGN_OR_RETURN(auto v, b.GetInt64(static_cast<int64_t>(i), *idx));
-            values[i] = v.value_or(kNeverEvicted);
-          }
-        }
+        SLUICE_ASSIGN_OR_RETURN(auto column, engine::Int64ColumnValues(b, *idx));
+        std::vector<int64_t> values(column.size());
+        for (size_t i = 0; i < column.size(); ++i) values[i] = column[i].value_or(kNeverEvicted);
         it = helper_columns.emplace(std::move(key), std::move(values)).first;
       }
       return it->second[static_cast<size_t>(row)];
@@ -635,11 +624,7 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
     if (mirrored) {
       size_t bytes = 0;
       for (const auto& m : mirror_) bytes += m.bytes();
-      if (bytes > mirror_max_bytes_) {  // too large: the store alone from now on
-        mirror_off_ = true;
-        mirrored = false;
-        mirror_.clear();
-      }
+      if (bytes > mirror_max_bytes_) give_up_mirror();
     }
     progress_.all_updates_time_ms = NowMs() - updates_start;
 

@@ -132,7 +132,6 @@ class RocksDbBackend final : public KvBackend {
 
   Status OpenFresh() {
     pending_.Clear();  // buffered writes of the old contents are dropped with them
-    pending_count_ = 0;
     pending_filter_.clear();
     Close();
     SLUICE_RETURN_NOT_OK(fs::LocalFileSystem()->DeleteRecursive(dir_));
@@ -233,10 +232,9 @@ class RocksDbBackend final : public KvBackend {
     return AfterWrite(key);
   }
   Status Flush() override {
-    if (pending_count_ == 0) return Status::OK();
+    if (pending_.Count() == 0) return Status::OK();
     rocksdb::Status s = db_->Write(wo_, &pending_);
     pending_.Clear();
-    pending_count_ = 0;
     std::fill(pending_filter_.begin(), pending_filter_.end(), 0);
     return FromRocks(s, "writing state in " + dir_);
   }
@@ -304,7 +302,7 @@ class RocksDbBackend final : public KvBackend {
             static_cast<size_t>((h >> 40) & (kFilterBits - 1))};
   }
   bool MayBePending(std::string_view key) const {
-    if (pending_count_ == 0) return false;
+    if (pending_.Count() == 0) return false;
     auto [a, b] = FilterProbes(key);
     return ((pending_filter_[a / 64] >> (a % 64)) & 1) != 0 &&
            ((pending_filter_[b / 64] >> (b % 64)) & 1) != 0;
@@ -314,7 +312,6 @@ class RocksDbBackend final : public KvBackend {
     auto [a, b] = FilterProbes(key);
     pending_filter_[a / 64] |= uint64_t{1} << (a % 64);
     pending_filter_[b / 64] |= uint64_t{1} << (b % 64);
-    ++pending_count_;
     if (pending_.GetDataSize() < kMaxPendingBytes) return Status::OK();
     return Flush();
   }
@@ -339,7 +336,6 @@ class RocksDbBackend final : public KvBackend {
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::WriteBatch pending_;  // writes not yet applied to db_ (see the file comment)
   std::vector<uint64_t> pending_filter_;  // Bloom filter of pending_'s keys (allocated on use)
-  int64_t pending_count_ = 0;
 };
 
 }  // namespace
