@@ -166,8 +166,22 @@ Result<CommitResult> Transaction::Commit() {
     std::string contents = SerializeCommit(commit);
     const std::string path = CommitPath(table_root_, version);
 
-    SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash("delta.before_commit"), ctx);
-    Status st = fs_->CreateIfAbsent(path, contents, wo);
+    Status st;
+    auto prepared = fs_->PrepareCreate(path, contents, wo);
+    if (prepared.ok()) {
+      if (before_publish_) {
+        st = before_publish_();
+        before_publish_ = nullptr;  // once: later attempts publish what is already durable
+      }
+      if (st.ok()) st = fs_->MaybeCrash("delta.before_commit").WithContext(ctx);
+      if (!st.ok()) {
+        fs_->AbandonCreate(*prepared);
+        return st;
+      }
+      st = fs_->PublishCreate(*prepared, wo);
+    } else {
+      st = prepared.status();
+    }
     if (st.ok()) {
       SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash("delta.after_commit"), ctx);
       CommitResult result;

@@ -12,14 +12,22 @@
 // one per line. Commit also computes the snapshot right after the commit (the read snapshot +
 // the winners + our actions), so a writer can keep going without re-reading the log.
 //
-// Crash points (FileSystem::MaybeCrash): "delta.before_commit" just before the put-if-absent,
-// "delta.after_commit" just after it succeeded.
+// The put-if-absent is two-phase (FileSystem::PrepareCreate, then PublishCreate): the commit
+// file's bytes are written and fsynced under a temporary name first, then the barrier set with
+// SetBeforePublish runs (the writer waits there for its data files' background fsyncs, which thus
+// overlap the commit file's), and only then is the commit published under its name and its
+// directory fsynced. So everything a commit names is durable before the commit is visible.
+//
+// Crash points (FileSystem::MaybeCrash): "delta.before_commit" just before the publish (a crash
+// there leaves at most a temporary file in _delta_log, which readers skip), "delta.after_commit"
+// just after it succeeded.
 //
 // Ownership: shares the FileSystem and the read snapshot. Thread safety: a Transaction is used
 // by one thread; any number of Transactions (in any number of processes) may race on one table.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -86,6 +94,10 @@ class Transaction {
   }
   const std::vector<std::string>& written_files() const { return written_files_; }
 
+  // Runs once per Commit, after the first commit file is prepared and before it is published;
+  // an error fails the commit with nothing committed. Used to wait for data files' fsyncs.
+  void SetBeforePublish(std::function<Status()> barrier) { before_publish_ = std::move(barrier); }
+
   // commitInfo.operation and operationParameters (values are JSON texts, e.g. "\"Append\"").
   void SetOperation(std::string operation, std::map<std::string, std::string> parameters_json = {});
   // commitInfo.operationMetrics[name] = value (Spark writes them as strings).
@@ -113,6 +125,7 @@ class Transaction {
   std::map<std::string, std::string> parameters_;  // name -> JSON text
   std::map<std::string, std::string> metrics_;
   std::string txn_id_;
+  std::function<Status()> before_publish_;
 };
 
 // `<table_root>/_delta_log/<20-digit version>.json`.

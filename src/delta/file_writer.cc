@@ -44,26 +44,22 @@ Result<AddFile> WriteOneDataFile(engine::Connection* conn, fs::FileSystem* fs,
   std::string final_path = fs::JoinPath(table_root, rel);
   std::string dir = fs::DirName(final_path);
   SLUICE_RETURN_NOT_OK(fs->CreateDirectories(dir));
-  std::string temp = fs::TempPathFor(final_path);
   engine::ParquetWriteOptions pw;
   pw.compression = options.compression;
   pw.row_group_size = options.row_group_size;
-  auto written = conn->WriteParquet(batch, temp, pw);
+  // Under the final name: the name is fresh (a new UUID) and no commit names it yet.
+  auto written = conn->WriteParquet(batch, final_path, pw);
   if (!written.ok()) {
-    (void)fs->DeleteFile(temp);
+    (void)fs->DeleteFile(final_path);
     return written.status();
   }
-  if (options.sync) {
-    Status synced = fs->SyncFile(temp);
+  if (options.sync && options.background_sync == nullptr) {
+    Status synced = fs->SyncFile(final_path);
+    if (synced.ok()) synced = fs->SyncDirectory(dir);
     if (!synced.ok()) {
-      (void)fs->DeleteFile(temp);
+      (void)fs->DeleteFile(final_path);
       return synced;
     }
-  }
-  Status moved = fs->RenameNoReplace(temp, final_path);
-  if (!moved.ok()) {
-    (void)fs->DeleteFile(temp);
-    return moved;
   }
   auto info = fs->Stat(final_path);
   if (!info.ok()) {
@@ -113,10 +109,24 @@ Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSy
     return Status::OK();
   };
 
+  // With background_sync, the files are synced on another thread once all are written.
+  auto finish = [&]() -> Result<std::vector<AddFile>> {
+    if (options.sync && options.background_sync != nullptr) {
+      std::vector<std::string> files;
+      for (const AddFile& a : adds) {
+        auto decoded = PercentDecode(a.path);
+        if (!decoded.ok()) return fail(decoded.status());
+        files.push_back(fs::JoinPath(table_root, *decoded));
+      }
+      *options.background_sync = DataFileSync::Start(fs, std::move(files));
+    }
+    return std::move(adds);
+  };
+
   if (partition_columns.empty()) {
     Status st = write_sliced(data, "", table_schema, {});
     if (!st.ok()) return fail(st);
-    return adds;
+    return finish();
   }
 
   std::set<std::string> part_set(partition_columns.begin(), partition_columns.end());
@@ -185,7 +195,42 @@ Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSy
     return fail(Status::Internal("partition slices cover " + std::to_string(offset) + " of " +
                                  std::to_string(sorted->num_rows()) + " rows"));
   }
-  return adds;
+  return finish();
+}
+
+DataFileSync& DataFileSync::operator=(DataFileSync&& other) {
+  if (this != &other) {
+    (void)Wait();
+    pending_ = std::move(other.pending_);
+    result_ = std::move(other.result_);
+  }
+  return *this;
+}
+
+DataFileSync::~DataFileSync() { (void)Wait(); }
+
+DataFileSync DataFileSync::Start(fs::FileSystem* fs, std::vector<std::string> files) {
+  DataFileSync sync;
+  if (files.empty()) return sync;
+  sync.pending_ = std::async(std::launch::async, [fs, files = std::move(files)]() -> Status {
+    std::set<std::string> dirs;
+    for (const std::string& f : files) {
+      SLUICE_RETURN_NOT_OK_CTX(fs->SyncFile(f), "syncing data file " + f);
+      dirs.insert(fs::DirName(f));
+    }
+    for (const std::string& d : dirs) {
+      SLUICE_RETURN_NOT_OK_CTX(fs->SyncDirectory(d), "syncing data directory " + d);
+    }
+    return Status::OK();
+  });
+  return sync;
+}
+
+Status DataFileSync::Wait() {
+  if (!result_.has_value()) {
+    result_ = pending_.valid() ? pending_.get() : Status::OK();
+  }
+  return *result_;
 }
 
 }  // namespace sluice::delta

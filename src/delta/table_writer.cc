@@ -414,6 +414,10 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
   file_options.compression = options_.compression;
   file_options.sync = options_.commit.sync;
   file_options.max_rows_per_file = options.max_rows_per_file;
+  // The data files' fsyncs run in the background while the commit file is written and synced;
+  // the commit waits for them before it is published (Transaction::SetBeforePublish).
+  DataFileSync data_sync;
+  file_options.background_sync = &data_sync;
   if (auto n = metadata.Config("delta.dataSkippingNumIndexedCols"))
     file_options.num_indexed_cols = std::atoi(n->c_str());
   SLUICE_ASSIGN_OR_RETURN(std::vector<AddFile> adds,
@@ -421,6 +425,7 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
                                          partition_columns, file_options));
 
   Transaction txn(fs_, path_, snap, options_.commit);
+  txn.SetBeforePublish([&data_sync] { return data_sync.Wait(); });
   for (const AddFile& a : adds) {
     auto storage = ResolveLogPath(path_, a.path);
     if (storage.ok()) txn.RecordWrittenFile(*storage);

@@ -101,7 +101,8 @@ inline std::vector<std::string> ColumnNames(const engine::Batch& batch) {
 
 // Forwards to another FileSystem, counts ReadFile calls per path and logs the calls that make
 // writes durable, in order: "create <path>" (CreateIfAbsent), "sync <path>" (SyncFile),
-// "rename <to>" (RenameNoReplace).
+// "syncdir <dir>" (SyncDirectory), "rename <to>" (RenameNoReplace). Two-phase creates use the
+// FileSystem defaults, so they log "create <path>" when published.
 class CountingFileSystem : public fs::FileSystem {
  public:
   explicit CountingFileSystem(std::shared_ptr<fs::FileSystem> base) : base_(std::move(base)) {}
@@ -144,6 +145,10 @@ class CountingFileSystem : public fs::FileSystem {
   Status SyncFile(const std::string& p) override {
     Log("sync " + p);
     return base_->SyncFile(p);
+  }
+  Status SyncDirectory(const std::string& d) override {
+    Log("syncdir " + d);
+    return base_->SyncDirectory(d);
   }
   Status SetModificationTime(const std::string& p, int64_t m) override {
     return base_->SetModificationTime(p, m);

@@ -1,7 +1,10 @@
 // DeltaTableWriter: create, append, overwrite, partitions, all types, idempotency, schema checks.
+#include <set>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "delta/paths.h"
 #include "delta/schema.h"
 #include "delta/writer_test_util.h"
 
@@ -242,8 +245,9 @@ TEST_F(WriterTest, TimestampAndDatePartitions) {
   EXPECT_EQ(ReadRows(), Rows(data));
 }
 
-// Durability: every data file is fsynced under its temporary name and renamed into place before
-// the commit that references it is created; commit.sync=false turns the data fsync off too.
+// Durability: every data file (written under its final name) is fsynced, then its directory,
+// before the commit that references it is published; commit.sync=false turns the data fsyncs off
+// too.
 TEST_F(WriterTest, DataFilesAreSyncedBeforeTheCommit) {
   auto counting = std::make_shared<testing::CountingFileSystem>(fs::LocalFileSystem());
   TableWriterOptions options;
@@ -259,18 +263,27 @@ TEST_F(WriterTest, DataFilesAreSyncedBeforeTheCommit) {
   auto commit = std::find(events.begin(), events.end(),
                           "create " + table_ + "/_delta_log/00000000000000000000.json");
   ASSERT_NE(commit, events.end());
-  int synced_then_renamed = 0;
+  std::set<std::string> synced_files, synced_dirs;
   for (auto it = events.begin(); it != commit; ++it) {
-    if (it->rfind("rename ", 0) != 0 || it->find("/_delta_log/") != std::string::npos) continue;
-    // The file renamed into place was synced (under its temporary name in the same directory)
-    // just before.
-    ASSERT_NE(it, events.begin());
-    const std::string& prev = *(it - 1);
-    EXPECT_EQ(prev.rfind("sync ", 0), 0u) << prev;
-    EXPECT_EQ(fs::DirName(prev.substr(5)), fs::DirName(it->substr(7))) << prev << " / " << *it;
-    ++synced_then_renamed;
+    EXPECT_NE(it->rfind("rename ", 0), 0u) << "data files are not renamed: " << *it;
+    if (it->rfind("sync ", 0) == 0) {
+      const std::string file = it->substr(5);
+      EXPECT_EQ(synced_dirs.count(fs::DirName(file)), 0u) << "directory synced before " << file;
+      synced_files.insert(file);
+    }
+    if (it->rfind("syncdir ", 0) == 0) synced_dirs.insert(it->substr(8));
   }
-  EXPECT_EQ(synced_then_renamed, 3);
+  auto table = Reader();
+  ASSERT_NE(table, nullptr);
+  auto snap = table->Latest();
+  ASSERT_TRUE(snap.ok());
+  ASSERT_EQ((*snap)->files.size(), 3u);
+  for (const AddFile& f : (*snap)->files) {
+    auto storage = ResolveLogPath(table_, f.path);
+    ASSERT_TRUE(storage.ok());
+    EXPECT_EQ(synced_files.count(*storage), 1u) << *storage;
+    EXPECT_EQ(synced_dirs.count(fs::DirName(*storage)), 1u) << *storage;
+  }
 
   counting->Reset();
   options.commit.sync = false;

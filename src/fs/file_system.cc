@@ -20,6 +20,23 @@ Status FileSystem::MaybeCrash(std::string_view point) {
 
 Status FileSystem::SyncFile(const std::string& /*path*/) { return Status::OK(); }
 
+Status FileSystem::SyncDirectory(const std::string& /*dir*/) { return Status::OK(); }
+
+Result<FileSystem::PreparedFile> FileSystem::PrepareCreate(const std::string& path,
+                                                           std::string_view data,
+                                                           const WriteOptions& /*options*/) {
+  PreparedFile file;
+  file.path = path;
+  file.data.assign(data);
+  return file;
+}
+
+Status FileSystem::PublishCreate(const PreparedFile& file, const WriteOptions& options) {
+  return CreateIfAbsent(file.path, file.data, options);
+}
+
+void FileSystem::AbandonCreate(const PreparedFile& /*file*/) {}
+
 std::string_view FileOpVerb(FileOp op) {
   switch (op) {
     case FileOp::kCreateIfAbsent:

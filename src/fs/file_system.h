@@ -76,6 +76,36 @@ class FileSystem {
   // when absent. The default returns OK: storage where a completed write is durable (object
   // stores) and test file systems need nothing more.
   virtual Status SyncFile(const std::string& path);
+  // Makes the entries of the existing directory `dir` durable (fsync of the directory), for files
+  // created in it by other means than this interface (the engine's Parquet writer writes data
+  // files under their final names): once SyncFile(file) and then SyncDirectory(its directory)
+  // have returned, the file survives a crash with its contents. NotFound when absent. The
+  // default returns OK (as SyncFile's).
+  virtual Status SyncDirectory(const std::string& dir);
+
+  // Two-phase CreateIfAbsent, so that the slow part of a create (writing and, with
+  // options.sync, fsyncing the contents) can run before, or on another thread while, whatever
+  // must precede the file's appearance:
+  //   PrepareCreate writes `data` (durably with options.sync) where no reader looks; nothing
+  //     appears under `path`. Parent directories are created as needed.
+  //   PublishCreate then makes it appear under `path` atomically, exactly as CreateIfAbsent
+  //     would: AlreadyExists (and the prepared file dropped) when `path` exists; with
+  //     options.sync the name is durable when it returns. A PreparedFile is published at most
+  //     once.
+  //   AbandonCreate drops a prepared file that will not be published (best effort, no error).
+  // A crash between the phases leaves at most a temporary file (IsTempFileName). The defaults
+  // keep the bytes in memory and call CreateIfAbsent at publish time, so file systems that do
+  // not override them (object stores, test wrappers) behave exactly as with CreateIfAbsent.
+  // Thread safety: as the other methods; one PreparedFile is used by one thread at a time.
+  struct PreparedFile {
+    std::string path;       // the final name
+    std::string temp_path;  // where the bytes are now; empty for the defaults
+    std::string data;       // the bytes, kept by the defaults only
+  };
+  virtual Result<PreparedFile> PrepareCreate(const std::string& path, std::string_view data,
+                                             const WriteOptions& options = {});
+  virtual Status PublishCreate(const PreparedFile& file, const WriteOptions& options = {});
+  virtual void AbandonCreate(const PreparedFile& file);
 
   // A named crash point (see crash_point.h and docs/fs.md). Upper layers call it at the places
   // where a crash matters ("stream.after_offsets_write"):

@@ -393,6 +393,48 @@ Status PosixFileSystem::SyncFile(const std::string& path) {
   return Status::OK();
 }
 
+Status PosixFileSystem::SyncDirectory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return FileOpError(FileOp::kReadFile, dir, errno);
+  int err = FsyncFd(fd);
+  ::close(fd);
+  if (err != 0 && err != EINVAL) return Status::FromErrno(err, "fsync of directory " + dir);
+  return Status::OK();
+}
+
+Result<FileSystem::PreparedFile> PosixFileSystem::PrepareCreate(const std::string& path,
+                                                                std::string_view data,
+                                                                const WriteOptions& options) {
+  constexpr FileOp kOp = FileOp::kCreateIfAbsent;
+  if (path.empty()) return EmptyPath(kOp);
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) return FileOpError(kOp, path, EEXIST);
+  PreparedFile file;
+  file.path = path;
+  int err = WriteTempFile(path, data, options.sync, &file.temp_path);
+  if (err != 0) return FileOpError(kOp, path, err);
+  return file;
+}
+
+Status PosixFileSystem::PublishCreate(const PreparedFile& file, const WriteOptions& options) {
+  constexpr FileOp kOp = FileOp::kCreateIfAbsent;
+  if (file.temp_path.empty()) return FileSystem::PublishCreate(file, options);
+  int err = RenameNoReplaceRaw(file.temp_path, file.path);
+  if (err != 0) {
+    ::unlink(file.temp_path.c_str());
+    return FileOpError(kOp, file.path, err);
+  }
+  if (options.sync) {
+    err = SyncDir(DirName(file.path));
+    if (err != 0) return FileOpError(kOp, file.path, err);
+  }
+  return Status::OK();
+}
+
+void PosixFileSystem::AbandonCreate(const PreparedFile& file) {
+  if (!file.temp_path.empty()) ::unlink(file.temp_path.c_str());
+}
+
 Status PosixFileSystem::SetModificationTime(const std::string& path, int64_t mtime_ms) {
   struct timespec times[2];
   times[0].tv_sec = 0;

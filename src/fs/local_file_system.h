@@ -48,6 +48,11 @@ class PosixFileSystem final : public FileSystem {
   Status RenameNoReplace(const std::string& from, const std::string& to) override;
   Status SetModificationTime(const std::string& path, int64_t mtime_ms) override;
   Status SyncFile(const std::string& path) override;
+  Status SyncDirectory(const std::string& dir) override;
+  Result<PreparedFile> PrepareCreate(const std::string& path, std::string_view data,
+                                     const WriteOptions& options = {}) override;
+  Status PublishCreate(const PreparedFile& file, const WriteOptions& options = {}) override;
+  void AbandonCreate(const PreparedFile& file) override;
 };
 
 namespace internal {

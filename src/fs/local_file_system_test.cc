@@ -75,6 +75,41 @@ TEST_F(LocalFileSystemTest, CreateIfAbsentWritesOnceAndNeverOverwrites) {
   EXPECT_EQ(Names(*list), std::vector<std::string>{"00000000000000000000.json"});
 }
 
+// Two-phase create: nothing but a temporary file until PublishCreate; then exactly
+// CreateIfAbsent's result (AlreadyExists when taken, leaving nothing behind); AbandonCreate
+// removes the temporary file.
+TEST_F(LocalFileSystemTest, PrepareThenPublishOrAbandon) {
+  std::string path = P("log/00000000000000000001.json");  // the parent does not exist yet
+  auto prepared = fs_->PrepareCreate(path, "one");
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  EXPECT_FALSE(*fs_->Exists(path));
+  EXPECT_EQ(TempNames(*fs_, P("log")).size(), 1u);
+  ASSERT_TRUE(fs_->PublishCreate(*prepared).ok());
+  EXPECT_EQ(*fs_->ReadFile(path), "one");
+  EXPECT_TRUE(TempNames(*fs_, P("log")).empty());
+
+  // Prepared before someone else created the name: the publish loses and cleans up.
+  std::string other = P("log/00000000000000000002.json");
+  auto late = fs_->PrepareCreate(other, "late", {.sync = false});
+  ASSERT_TRUE(late.ok());
+  ASSERT_TRUE(fs_->CreateIfAbsent(other, "first").ok());
+  Status lost = fs_->PublishCreate(*late, {.sync = false});
+  EXPECT_TRUE(lost.IsAlreadyExists()) << lost.ToString();
+  EXPECT_EQ(*fs_->ReadFile(other), "first");
+  EXPECT_TRUE(TempNames(*fs_, P("log")).empty());
+  // An existing name is refused already at prepare time.
+  EXPECT_TRUE(fs_->PrepareCreate(other, "x").status().IsAlreadyExists());
+
+  auto dropped = fs_->PrepareCreate(P("log/3"), "never");
+  ASSERT_TRUE(dropped.ok());
+  fs_->AbandonCreate(*dropped);
+  EXPECT_FALSE(*fs_->Exists(P("log/3")));
+  EXPECT_TRUE(TempNames(*fs_, P("log")).empty());
+
+  EXPECT_TRUE(fs_->SyncDirectory(P("log")).ok());
+  EXPECT_TRUE(fs_->SyncDirectory(P("absent")).IsNotFound());
+}
+
 TEST_F(LocalFileSystemTest, CreateIfAbsentEmptyLargeAndUnsynced) {
   ASSERT_TRUE(fs_->CreateIfAbsent(P("empty"), "").ok());
   EXPECT_EQ(fs_->Stat(P("empty"))->size, 0);

@@ -70,15 +70,32 @@ Status BatchLog::Add(BatchId id, std::string_view bytes, const fs::WriteOptions&
   if (id.value() < 0) {
     return Status::InvalidArgument("negative batch id " + id.ToString() + " for log " + dir_);
   }
-  const std::string path = PathFor(id);
-  Status st = fs_->CreateIfAbsent(path, bytes, options);
+  return ConflictIfExists(id, fs_->CreateIfAbsent(PathFor(id), bytes, options));
+}
+
+Status BatchLog::ConflictIfExists(BatchId id, Status st) const {
   if (st.IsAlreadyExists()) {
-    return Status::Conflict("cannot write " + path + ": batch " + id.ToString() +
+    return Status::Conflict("cannot write " + PathFor(id) + ": batch " + id.ToString() +
                             " already exists; another query is using the checkpoint " +
                             checkpoint_root_ +
                             " concurrently (two queries must never share a checkpoint location)");
   }
   return st;
+}
+
+Result<fs::FileSystem::PreparedFile> BatchLog::Prepare(BatchId id, std::string_view bytes,
+                                                       const fs::WriteOptions& options) const {
+  if (id.value() < 0) {
+    return Status::InvalidArgument("negative batch id " + id.ToString() + " for log " + dir_);
+  }
+  auto prepared = fs_->PrepareCreate(PathFor(id), bytes, options);
+  if (!prepared.ok()) return ConflictIfExists(id, prepared.status());
+  return prepared;
+}
+
+Status BatchLog::Publish(BatchId id, const fs::FileSystem::PreparedFile& file,
+                         const fs::WriteOptions& options) const {
+  return ConflictIfExists(id, fs_->PublishCreate(file, options));
 }
 
 Result<std::string> BatchLog::Read(BatchId id) const { return fs_->ReadFile(PathFor(id)); }

@@ -67,6 +67,16 @@ class BatchLog {
   // InvalidArgument for a negative id. Other I/O errors name the path.
   Status Add(BatchId id, std::string_view bytes, const fs::WriteOptions& options = {}) const;
 
+  // Add in two phases (FileSystem::PrepareCreate / PublishCreate), so that writing and syncing
+  // the entry's bytes can run on another thread while the step that must precede the entry runs:
+  // Prepare makes nothing visible; Publish makes the entry appear (durable with options.sync),
+  // with Add's errors (Conflict when it exists). Abandon drops a prepared entry not published.
+  Result<fs::FileSystem::PreparedFile> Prepare(BatchId id, std::string_view bytes,
+                                               const fs::WriteOptions& options = {}) const;
+  Status Publish(BatchId id, const fs::FileSystem::PreparedFile& file,
+                 const fs::WriteOptions& options = {}) const;
+  void Abandon(const fs::FileSystem::PreparedFile& file) const { fs_->AbandonCreate(file); }
+
   // The bytes of entry `id`; NotFound when absent.
   Result<std::string> Read(BatchId id) const;
 
@@ -85,6 +95,8 @@ class BatchLog {
   std::shared_ptr<fs::FileSystem> fs_;
   std::string dir_;
   std::string checkpoint_root_;
+
+  Status ConflictIfExists(BatchId id, Status st) const;
 };
 
 }  // namespace sluice::stream

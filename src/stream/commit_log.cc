@@ -122,6 +122,13 @@ Status CommitLog::Add(BatchId id, const CommitMetadata& metadata,
   return log_.Add(id, bytes, options);
 }
 
+Result<fs::FileSystem::PreparedFile> CommitLog::Prepare(BatchId id, const CommitMetadata& metadata,
+                                                        const fs::WriteOptions& options) const {
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::string bytes, SerializeCommit(metadata, options_.version),
+                              "writing commit log entry " + log_.PathFor(id));
+  return log_.Prepare(id, bytes, options);
+}
+
 Result<CommitMetadata> CommitLog::Get(BatchId id) const {
   SLUICE_ASSIGN_OR_RETURN(std::string bytes, log_.Read(id));
   return ParseCommit(bytes, options_.version).WithContext("commit log file " + log_.PathFor(id));

@@ -70,6 +70,16 @@ class CommitLog {
   // ..." when it exists.
   Status Add(BatchId id, const CommitMetadata& metadata,
              const fs::WriteOptions& options = {}) const;
+  // Add in two phases (BatchLog::Prepare / Publish): the entry's bytes are written and synced
+  // by Prepare without appearing; Publish makes commits/<id> appear, with Add's errors.
+  Result<fs::FileSystem::PreparedFile> Prepare(BatchId id, const CommitMetadata& metadata,
+                                               const fs::WriteOptions& options = {}) const;
+  Status Publish(BatchId id, const fs::FileSystem::PreparedFile& file,
+                 const fs::WriteOptions& options = {}) const {
+    return log_.Publish(id, file, options);
+  }
+  void Abandon(const fs::FileSystem::PreparedFile& file) const { log_.Abandon(file); }
+
   // Reads commits/<id>. NotFound when absent; parse errors carry the file's path.
   Result<CommitMetadata> Get(BatchId id) const;
   // The entry with the largest id, or nullopt for an empty log. A corrupt latest entry is an

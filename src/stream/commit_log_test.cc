@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fs/test_util.h"
+#include "stream/pending_commit.h"
 
 namespace sluice::stream {
 namespace {
@@ -101,6 +102,43 @@ TEST(CommitLogTest, LogAddGetLatestConflict) {
   auto mismatch = v2.Get(BatchId(0));
   EXPECT_TRUE(mismatch.status().IsNotSupported());
   EXPECT_NE(mismatch.status().message().find(root + "/commits/0"), std::string::npos);
+}
+
+// The names in `dir`, temporary files included.
+std::vector<std::string> AllNames(const std::string& dir) {
+  std::vector<std::string> out;
+  auto listed = LocalFileSystem()->List(dir);
+  if (!listed.ok()) return out;
+  for (const auto& f : *listed) out.push_back(fs::BaseName(f.path));
+  return out;
+}
+
+// commits/<N> written in the background: invisible (only a temporary file) until Publish, then
+// exactly Add's entry; dropped without a trace when never published; Conflict when it exists.
+TEST(CommitLogTest, PendingEntryAppearsOnlyOnPublish) {
+  ScopedTempDir dir;
+  const std::string root = dir.Join("ckpt");
+  CommitLog log(LocalFileSystem(), root);
+  CommitMetadata md;
+  md.next_batch_watermark_ms = 7;
+  {
+    PendingCommitEntry pending(log, BatchId(0), md, {.sync = true});
+    // Whether or not the background write has finished, no entry is visible yet.
+    EXPECT_TRUE(log.ListIds()->empty());
+    ASSERT_TRUE(pending.Publish().ok());
+    EXPECT_TRUE(pending.Publish().IsInternal());  // once only
+  }
+  EXPECT_EQ(*LocalFileSystem()->ReadFile(root + "/commits/0"), "v1\n{\"nextBatchWatermarkMs\":7}");
+  EXPECT_EQ(AllNames(root + "/commits"), std::vector<std::string>{"0"});
+
+  { PendingCommitEntry abandoned(log, BatchId(1), md, {.sync = false}); }
+  EXPECT_EQ(AllNames(root + "/commits"), std::vector<std::string>{"0"});  // no temp file left
+
+  PendingCommitEntry dup(log, BatchId(0), md, {.sync = false});
+  Status st = dup.Publish();
+  EXPECT_TRUE(st.IsConflict()) << st.ToString();
+  EXPECT_NE(st.message().find("another query is using the checkpoint"), std::string::npos);
+  EXPECT_EQ(AllNames(root + "/commits"), std::vector<std::string>{"0"});
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "stream/checkpoint_layout.h"
 #include "stream/checkpoint_metadata.h"
 #include "stream/log_purge.h"
+#include "stream/pending_commit.h"
 #include "stream/source_identity.h"
 #include "stream/test_fail_point.h"
 #include "stream/time_format.h"
@@ -413,6 +414,13 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterStateCommit), ctx);
   SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterStateCommit), ctx);
 
+  // Watermark for the next batch; commits/<N> is written and synced under a temporary name on
+  // another thread while the sink runs (PendingCommitEntry), and published only after the sink
+  // has returned: the order in which entries become visible and durable is unchanged.
+  int64_t next_wm = watermarks_->Update(out.event_time);
+  PendingCommitEntry commit_entry(*commits_, id, CommitMetadata{next_wm, std::nullopt},
+                                  {.sync = options_.sync});
+
   m0 = MonoMs();
   SLUICE_ASSIGN_OR_RETURN_CTX(auto observed, Observe(out.rows), ctx);
   SLUICE_RETURN_NOT_OK_CTX(sink_->AddBatch(id, out.rows, options_.output_mode),
@@ -421,12 +429,8 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterSinkWrite), ctx);
   SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterSinkWrite), ctx);
 
-  // Watermark for the next batch, then commits/<N>.
-  int64_t next_wm = watermarks_->Update(out.event_time);
   m0 = MonoMs();
-  SLUICE_RETURN_NOT_OK_CTX(
-      commits_->Add(id, CommitMetadata{next_wm, std::nullopt}, {.sync = options_.sync}),
-      ctx + ": writing the commit log");
+  SLUICE_RETURN_NOT_OK_CTX(commit_entry.Publish(), ctx + ": writing the commit log");
   SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterCommitWrite), ctx);
   SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterCommitWrite), ctx);
   std::vector<std::optional<std::string>> starts;
