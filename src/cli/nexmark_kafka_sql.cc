@@ -40,12 +40,13 @@ const KafkaKind kKafkaKinds[] = {
      "__e.bid.channel AS channel, __e.bid.url AS url, dateTime, __e.bid.extra AS extra"},
 };
 
-// Consumer settings (librdkafka's, through the source's kafka.* options). The source assigns its
-// partitions for each batch and unassigns them after it, and the next assign waits for the
-// consumer's outstanding fetch. The mock answers a fetch that finds no new record only after the
-// full fetch.wait.max.ms (500 ms by default; a real broker answers as soon as a record arrives),
-// so with the default every batch stalls up to 0.5 s. (Lowering queued.min.messages to cut the
-// prefetch past the batch's end made it worse: a partition whose queue is full backs off ~1 s.)
+// Consumer settings (librdkafka's, through the source's kafka.* options). The source keeps its
+// assignment across the batches of a run, but each run (round) starts a new consumer, and a
+// (re)assignment waits for the consumer's outstanding fetch. The mock answers a fetch that finds
+// no new record only after the full fetch.wait.max.ms (500 ms by default; a real broker answers
+// as soon as a record arrives), so with the default a seek at the end of the data stalls up to
+// 0.5 s. (Lowering queued.min.messages to cut the prefetch made it worse: a partition whose
+// queue is full backs off ~1 s.)
 constexpr const char* kConsumerOptions = "'kafka.fetch.wait.max.ms' = '10'";
 
 const KafkaKind* FindKind(const std::string& placeholder) {

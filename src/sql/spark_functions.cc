@@ -196,6 +196,10 @@ Result<std::string> RewriteSparkFunctions(engine::Connection* conn, std::string_
                                             std::string(kCorruptRecord) + "', " + x + "), " +
                                             quoted + ")"
                                       : "json_transform('{}', " + quoted + ")";
+    // Two parses per value (json_valid, then json_transform). One parse with
+    // COALESCE(TRY(json_transform(..)), <validate the NULL results>) saves ~15 % on clean input
+    // but DuckDB's TRY re-runs a whole vector row by row when one value in it fails: 7x slower
+    // with 1 % malformed values (bench/RESULTS.md "Kafka-fed").
     std::string valid = "json_transform(" + x + ", " + quoted + ")";
     std::string replacement = "(CASE WHEN " + x + " IS NULL THEN NULL WHEN json_valid(" + x +
                               ") THEN " + valid + " ELSE " + invalid + " END)";

@@ -2,7 +2,9 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include "sinks/kafka_handle.h"
 
@@ -22,14 +24,58 @@ using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, Partition
 }  // namespace
 
 struct KafkaClient::Handle {
-  rd_kafka_t* rk = nullptr;
+  rd_kafka_t* rk = nullptr;  // reads: keeps its assignment (and background fetches) between them
+  // Watermark queries: a second connection, so that they do not queue behind the read handle's
+  // fetch requests, which wait up to fetch.wait.max.ms at a partition's end. (ListTopics stays
+  // on `rk`: it is called before the first read and opens the read handle's connections.)
+  rd_kafka_t* query = nullptr;
+  // Per partition read since the last (re)assignment. Each partition's records arrive on its own
+  // queue (not forwarded to the consumer queue), so a read takes them partition by partition
+  // while librdkafka fetches all of them in the background; what was fetched past a read's end
+  // stays in librdkafka's queue (bounded by queued.min.messages / queued.max.messages.kbytes per
+  // partition) for the next read.
+  struct Partition {
+    rd_kafka_queue_t* queue = nullptr;
+    int64_t next = 0;  // the next read continues here without a seek
+    int64_t eof = -1;  // every record below this offset has been taken from `queue`
+    // The record taken from `queue` that lies at or past the last read's end (a gap of offsets
+    // without records before it): the first record of the next read. Offset >= next.
+    rd_kafka_message_t* held = nullptr;
+  };
+  std::map<TopicPartition, Partition> assigned;
+
+  void DropAll() {
+    for (auto& [tp, p] : assigned) {
+      if (p.held) rd_kafka_message_destroy(p.held);
+      if (p.queue) rd_kafka_queue_destroy(p.queue);
+    }
+    assigned.clear();
+  }
+  // Serves the consumer queue (logs, client-level errors); returns the last client-level error.
+  std::string DrainConsumerQueue() {
+    std::string error;
+    while (rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 0)) {
+      if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        error = rd_kafka_message_errstr(m);
+      }
+      rd_kafka_message_destroy(m);
+    }
+    return error;
+  }
   ~Handle() {
+    DropAll();  // partition queues go before the consumer is closed (librdkafka's rule)
     if (rk) {
       rd_kafka_consumer_close(rk);
       rd_kafka_destroy(rk);
     }
+    if (query) rd_kafka_destroy(query);
   }
 };
+
+void KafkaClient::ResetAssignment() {
+  handle_->DropAll();
+  rd_kafka_assign(handle_->rk, nullptr);
+}
 
 KafkaClient::KafkaClient(std::unique_ptr<Handle> handle, int64_t timeout_ms, bool read_headers)
     : handle_(std::move(handle)), timeout_ms_(timeout_ms), read_headers_(read_headers) {}
@@ -55,12 +101,16 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
       {"auto.offset.reset", "error"},
       {"isolation.level", "read_uncommitted"},
       {"log_level", "3"},
+      // Prefetch per partition (each has its own queue, see Handle::Partition); librdkafka's
+      // default, 64 MiB, is meant for one queue of all partitions.
+      {"queued.max.messages.kbytes", "16384"},
   };
   spec.user = options.config;
   spec.what = "Kafka consumer";
   auto handle = std::make_unique<Handle>();
   SLUICE_ASSIGN_OR_RETURN(handle->rk, sinks::NewKafkaHandle(spec));
   rd_kafka_poll_set_consumer(handle->rk);
+  SLUICE_ASSIGN_OR_RETURN(handle->query, sinks::NewKafkaHandle(spec));
   return std::unique_ptr<KafkaClient>(
       new KafkaClient(std::move(handle), options.timeout_ms, options.read_headers));
 }
@@ -84,9 +134,10 @@ Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
 }
 
 Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition& tp) {
+  rd_kafka_poll(handle_->query, 0);  // drops the query handle's queued events (errors, logs)
   int64_t low = 0, high = 0;
   rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
-      handle_->rk, tp.topic.c_str(), tp.partition, &low, &high, static_cast<int>(timeout_ms_));
+      handle_->query, tp.topic.c_str(), tp.partition, &low, &high, static_cast<int>(timeout_ms_));
   if (err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
       err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
     return Status::NotFound("Kafka: " + tp.ToString() + " does not exist");
@@ -100,113 +151,151 @@ Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition
 
 Status KafkaClient::ReadRanges(const std::map<TopicPartition, std::pair<int64_t, int64_t>>& ranges,
                                const RecordFn& fn) {
-  // All partitions are fetched at once (one fetch session, so the broker's fetch wait is paid
-  // once, not per partition); records go to `fn` as they arrive.
-  struct Progress {
-    int64_t first, end;
-    bool done = false;
-  };
-  std::map<TopicPartition, Progress> parts;
-  std::vector<KafkaHeader> headers;  // the current record's, reused
-  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(ranges.size())));
+  std::map<TopicPartition, std::pair<int64_t, int64_t>> parts;  // the non-empty ranges
+  bool continues = true;
   for (const auto& [tp, range] : ranges) {
     if (range.first >= range.second) continue;
-    parts[tp] = Progress{range.first, range.second};
+    parts.emplace(tp, range);
+    auto a = handle_->assigned.find(tp);
+    if (a == handle_->assigned.end() || a->second.next != range.first) continues = false;
+  }
+  if (parts.empty()) return Status::OK();
+  handle_->DrainConsumerQueue();  // the handle's events; records are on the partition queues
+  if (!continues) SLUICE_RETURN_NOT_OK(Assign(parts));
+  Status st;
+  for (const auto& [tp, range] : parts) {
+    st = ReadPartition(tp, range.first, range.second, fn);
+    if (!st.ok()) break;
+  }
+  if (!st.ok()) ResetAssignment();
+  return st;
+}
+
+Status KafkaClient::Assign(const std::map<TopicPartition, std::pair<int64_t, int64_t>>& parts) {
+  // A new assignment of exactly these partitions at their first offsets: librdkafka drops what
+  // it fetched for the previous one (its version barrier discards records still queued).
+  ResetAssignment();
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(parts.size())));
+  for (const auto& [tp, range] : parts) {
+    // The partition's queue stops forwarding to the consumer queue before the fetch starts
+    // (librdkafka keeps that choice for the partition), so no record of it goes there.
+    rd_kafka_queue_t* q = rd_kafka_queue_get_partition(handle_->rk, tp.topic.c_str(), tp.partition);
+    if (!q) {
+      ResetAssignment();
+      return Status::IOError("Kafka: cannot get the queue of " + tp.ToString());
+    }
+    rd_kafka_queue_forward(q, nullptr);
+    Handle::Partition& p = handle_->assigned[tp];
+    p.queue = q;
+    p.next = range.first;
     rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset =
         range.first;
   }
-  if (parts.empty()) return Status::OK();
   rd_kafka_resp_err_t err = rd_kafka_assign(handle_->rk, list.get());
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    ResetAssignment();
     return Status::IOError("Kafka: assigning partitions failed: " + Err(err));
   }
-  size_t remaining = parts.size();
-  Status st;
-  auto last_progress = std::chrono::steady_clock::now();
-  auto describe = [](const TopicPartition& tp, const Progress& p) {
-    return "offsets [" + std::to_string(p.first) + ", " + std::to_string(p.end) + ") of " +
+  return Status::OK();
+}
+
+Status KafkaClient::ReadPartition(const TopicPartition& tp, int64_t first, int64_t end,
+                                  const RecordFn& fn) {
+  Handle::Partition& p = handle_->assigned.at(tp);
+  auto describe = [&] {
+    return "offsets [" + std::to_string(first) + ", " + std::to_string(end) + ") of " +
            tp.ToString();
   };
-  while (remaining > 0 && st.ok()) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(handle_->rk, 100);
-    auto now = std::chrono::steady_clock::now();
-    if (m == nullptr) {
-      if (now - last_progress > std::chrono::milliseconds(timeout_ms_)) {
-        for (const auto& [tp, p] : parts) {
-          if (p.done) continue;
-          st = Status::IOError("Kafka: timed out after " + std::to_string(timeout_ms_) +
-                               " ms reading " + describe(tp, p) + " (kafkaConsumer.pollTimeoutMs)");
-          break;
+  std::vector<KafkaHeader> headers;  // the current record's, reused
+  bool done = false;
+  // Takes `m` (a record or event of this partition, in queue order); sets `done` when every
+  // offset below `end` has been seen. Ownership of `m` stays with the caller unless it is held.
+  auto take = [&](rd_kafka_message_t* m, bool* held) -> Status {
+    *held = false;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      // The end of the partition: every record below m->offset has been delivered. Before `end`
+      // the records are on their way, or were not records (transaction markers).
+      p.eof = std::max(p.eof, m->offset);
+      if (m->offset >= end) done = true;
+      return Status::OK();
+    }
+    if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
+        m->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
+      return Status::NotFound(
+          "Kafka: " + describe() +
+          " are no longer available (deleted by retention?): " + rd_kafka_message_errstr(m));
+    }
+    if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return Status::IOError("Kafka: reading " + tp.ToString() + ": " + rd_kafka_message_errstr(m));
+    }
+    if (m->offset >= end) {  // a gap of offsets without records up to the end: the next read's
+      p.held = m;
+      *held = true;
+      done = true;
+      return Status::OK();
+    }
+    if (m->offset < first) return Status::OK();  // not expected: the fetch starts at `first`
+    KafkaRecord r;
+    r.tp = &tp;
+    r.offset = m->offset;
+    r.key = m->key;
+    r.key_len = m->key_len;
+    r.value = m->payload;
+    r.value_len = m->len;
+    rd_kafka_timestamp_type_t type;
+    r.timestamp_ms = rd_kafka_message_timestamp(m, &type);
+    r.timestamp_type = type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? 1 : 0;
+    if (read_headers_) {
+      headers.clear();
+      rd_kafka_headers_t* hdrs = nullptr;
+      if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        const char* name = nullptr;
+        const void* value = nullptr;
+        size_t size = 0;
+        for (size_t h = 0;
+             rd_kafka_header_get_all(hdrs, h, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+             ++h) {
+          headers.push_back(KafkaHeader{name, value, size});
         }
+      }
+      r.headers = &headers;
+    }
+    if (m->offset >= end - 1) done = true;
+    return fn(r);
+  };
+  // First the record the previous read held, then what the queue has.
+  if (p.held) {
+    rd_kafka_message_t* m = p.held;
+    p.held = nullptr;
+    bool held = false;
+    Status st = take(m, &held);
+    if (!held) rd_kafka_message_destroy(m);
+    SLUICE_RETURN_NOT_OK(st);
+  }
+  if (!done && p.eof >= end) done = true;  // seen to the partition's end past `end` already
+  auto last_progress = std::chrono::steady_clock::now();
+  while (!done) {
+    rd_kafka_message_t* m = rd_kafka_consume_queue(p.queue, 100);
+    if (m == nullptr) {
+      // Nothing for 100 ms: serve the consumer queue (client-level errors such as all brokers
+      // down are reported only if nothing arrives for the whole timeout).
+      std::string client_error = handle_->DrainConsumerQueue();
+      if (std::chrono::steady_clock::now() - last_progress >
+          std::chrono::milliseconds(timeout_ms_)) {
+        return Status::IOError("Kafka: timed out after " + std::to_string(timeout_ms_) +
+                               " ms reading " + describe() + " (kafkaConsumer.pollTimeoutMs)" +
+                               (client_error.empty() ? "" : ": " + client_error));
       }
       continue;
     }
-    auto it = m->rkt ? parts.find(TopicPartition{rd_kafka_topic_name(m->rkt), m->partition})
-                     : parts.end();
-    if (it != parts.end() && !it->second.done) {
-      Progress& p = it->second;
-      auto finish = [&] {
-        p.done = true;
-        --remaining;
-      };
-      if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-        // The end of the partition: done once it is at or past `end`. Before `end` the records
-        // are on their way, or were not records (transaction markers): keep polling.
-        last_progress = now;
-        if (m->offset >= p.end) finish();
-      } else if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
-                 m->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
-        st = Status::NotFound(
-            "Kafka: " + describe(it->first, p) +
-            " are no longer available (deleted by retention?): " + rd_kafka_message_errstr(m));
-      } else if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        st = Status::IOError("Kafka: reading " + it->first.ToString() + ": " +
-                             rd_kafka_message_errstr(m));
-      } else {
-        last_progress = now;
-        if (m->offset >= p.end) {
-          finish();
-        } else if (m->offset >= p.first) {
-          KafkaRecord r;
-          r.tp = &it->first;
-          r.offset = m->offset;
-          r.key = m->key;
-          r.key_len = m->key_len;
-          r.value = m->payload;
-          r.value_len = m->len;
-          rd_kafka_timestamp_type_t type;
-          r.timestamp_ms = rd_kafka_message_timestamp(m, &type);
-          r.timestamp_type = type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? 1 : 0;
-          if (read_headers_) {
-            headers.clear();
-            rd_kafka_headers_t* hdrs = nullptr;
-            if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-              const char* name = nullptr;
-              const void* value = nullptr;
-              size_t size = 0;
-              for (size_t h = 0; rd_kafka_header_get_all(hdrs, h, &name, &value, &size) ==
-                                 RD_KAFKA_RESP_ERR_NO_ERROR;
-                   ++h) {
-                headers.push_back(KafkaHeader{name, value, size});
-              }
-            }
-            r.headers = &headers;
-          }
-          st = fn(r);
-          if (m->offset >= p.end - 1) finish();
-        }
-      }
-    } else if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF &&
-               it == parts.end() && !m->rkt) {
-      // A client-level error (e.g. all brokers down): report it unless it clears up.
-      if (now - last_progress > std::chrono::milliseconds(timeout_ms_)) {
-        st = Status::IOError(std::string("Kafka: ") + rd_kafka_message_errstr(m));
-      }
-    }
-    rd_kafka_message_destroy(m);
+    last_progress = std::chrono::steady_clock::now();
+    bool held = false;
+    Status st = take(m, &held);
+    if (!held) rd_kafka_message_destroy(m);
+    SLUICE_RETURN_NOT_OK(st);
   }
-  rd_kafka_assign(handle_->rk, nullptr);
-  return st;
+  p.next = end;
+  return Status::OK();
 }
 
 }  // namespace sluice::sources::kafka

@@ -64,9 +64,16 @@ class KafkaClient {
   // NotFound when the topic or partition does not exist.
   Result<std::pair<int64_t, int64_t>> Watermarks(const TopicPartition& tp);
 
-  // Calls `fn` for every record with offset in [first, end) of each partition of `ranges`, as
-  // the records arrive: each partition's in offset order, partitions interleaved. Records at
-  // `end` or later that librdkafka fetched are dropped. The partitions are fetched together.
+  // Calls `fn` for every record with offset in [first, end) of each partition of `ranges`:
+  // partition by partition in the map's order, each partition's in offset order (so the same
+  // ranges give the same sequence of records in any process). Never a record outside
+  // [first, end). librdkafka fetches all partitions together in the background.
+  // The assignment is kept after the read: when every non-empty range of the next call starts
+  // exactly where the last read of its partition stopped (`end`), the consumer goes on without a
+  // seek, so what librdkafka prefetched past `end` is used (it stays in the partition's queue,
+  // bounded by librdkafka's queued.min.messages / queued.max.messages.kbytes per partition).
+  // Any other range (first call, a re-run, a restart, a new partition) re-assigns exactly the
+  // partitions of `ranges` at their `first`. After an error the assignment is dropped.
   // Offsets without a record (transaction markers, compacted records) are skipped.
   // An error from `fn` stops the read and is returned. IOError when a partition delivers nothing
   // for timeout_ms although its range is not done; NotFound ("... no longer available") when a
@@ -78,6 +85,12 @@ class KafkaClient {
 
  private:
   struct Handle;
+  // Drops the held records, the partition queues and the consumer's assignment.
+  void ResetAssignment();
+  // Assigns exactly the partitions of `parts` at their first offsets, each on its own queue.
+  Status Assign(const std::map<TopicPartition, std::pair<int64_t, int64_t>>& parts);
+  // Reads [first, end) of an assigned partition from its queue (see ReadRanges).
+  Status ReadPartition(const TopicPartition& tp, int64_t first, int64_t end, const RecordFn& fn);
   explicit KafkaClient(std::unique_ptr<Handle> handle, int64_t timeout_ms, bool read_headers);
   std::unique_ptr<Handle> handle_;
   int64_t timeout_ms_;

@@ -430,20 +430,21 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
     }
     ranges[tp] = {first, until};
   }
-  // One builder per partition, filled straight from librdkafka's buffers as records arrive;
-  // the batch is their concatenation in partition order.
-  engine::Schema build_schema = RowSchema(false);
-  if (options_.include_headers) {
-    build_schema.push_back({"headers", engine::DataType{engine::TypeId::kVarchar}});
+  // One builder for the batch, filled straight from librdkafka's buffers: the client delivers
+  // the records partition by partition, each partition's in offset order.
+  if (!builder_) {
+    engine::Schema build_schema = RowSchema(false);
+    if (options_.include_headers) {
+      build_schema.push_back({"headers", engine::DataType{engine::TypeId::kVarchar}});
+    }
+    builder_ = std::make_unique<engine::BatchBuilder>(std::move(build_schema));
   }
-  std::map<TopicPartition, engine::BatchBuilder> builders;
-  for (const auto& [tp, range] : ranges) builders.emplace(tp, engine::BatchBuilder(build_schema));
+  engine::BatchBuilder& b = *builder_;
   std::string encoded;
   int64_t bytes = 0, records = 0;
   auto append = [&](const KafkaRecord& r) -> Status {
     bytes += static_cast<int64_t>(r.key_len + r.value_len);
     ++records;
-    engine::BatchBuilder& b = builders.at(*r.tp);
     if (r.key) {
       SLUICE_RETURN_NOT_OK(
           b.AppendString(std::string_view(static_cast<const char*>(r.key), r.key_len)));
@@ -475,24 +476,16 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
     }
     return b.EndRow();
   };
-  SLUICE_RETURN_NOT_OK_CTX(client_->ReadRanges(ranges, append), Description());
+  Status read = client_->ReadRanges(ranges, append);
+  if (!read.ok()) {
+    builder_.reset();  // drops a partial batch (and a row in progress); the next call makes one
+    return read.WithContext(Description());
+  }
   if (records > 0) {
     last_batch_bytes_ = bytes;
     last_batch_records_ = records;
   }
-  std::vector<engine::Batch> parts;
-  for (auto& [tp, b] : builders) {
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch part, b.Finish());
-    parts.push_back(std::move(part));
-  }
-  engine::Batch rows;
-  if (parts.empty()) {
-    SLUICE_ASSIGN_OR_RETURN(rows, engine::BatchBuilder(build_schema).Finish());
-  } else if (parts.size() == 1) {
-    rows = std::move(parts[0]);
-  } else {
-    SLUICE_ASSIGN_OR_RETURN(rows, engine::Batch::Concat(parts));
-  }
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, b.Finish());
   if (!options_.include_headers) return rows;
   return DecodeHeaders(rows);
 }

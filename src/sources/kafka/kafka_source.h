@@ -2,9 +2,9 @@
 // (docs/kafka.md). `ReadStream().Format("kafka")`, options with Spark's names.
 //
 // Offsets: {"topic":{"0":23,"1":7}}, the next offset to read per partition. A batch (start, end]
-// reads, for every partition, the records at offsets [start, end) — exactly those, also when a
-// batch is re-run after a crash (KafkaClient::ReadRanges drops whatever librdkafka prefetched
-// beyond `end`).
+// reads, for every partition, the records at offsets [start, end) — exactly those, in partition
+// then offset order, also when a batch is re-run after a crash (KafkaClient::ReadRanges never
+// delivers a record outside the ranges; what it prefetched past `end` serves the next batch).
 //
 // Rows: key BLOB, value BLOB, topic VARCHAR, partition INTEGER, offset BIGINT,
 // timestamp TIMESTAMP WITH TIME ZONE, timestampType INTEGER, and with includeHeaders
@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 
+#include "engine/batch_builder.h"
 #include "sources/kafka/kafka_client.h"
 #include "sources/kafka/kafka_offsets.h"
 #include "sources/source.h"
@@ -107,6 +108,8 @@ class KafkaSource final : public Source {
   // into the nested column by one SQL projection on this connection (BatchBuilder has no nested
   // values).
   std::unique_ptr<engine::Connection> headers_conn_;
+  // Builds every batch's rows (created on the first GetBatch; empty between calls).
+  std::unique_ptr<engine::BatchBuilder> builder_;
   std::optional<std::regex> pattern_;
   std::optional<PartitionOffsets> available_now_end_;  // set by PrepareForAvailableNow
   PartitionOffsets last_latest_;                       // high watermarks seen last

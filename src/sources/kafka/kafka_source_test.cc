@@ -1,6 +1,8 @@
 // The Kafka source against librdkafka's mock cluster, started by each test on loopback.
 #include "sources/kafka/kafka_source.h"
 
+#include <array>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -103,6 +105,55 @@ TEST_F(KafkaSourceTest, ReadsExactlyTheRecordedRangesAndRereadsThemIdentically) 
   // Metrics: nothing behind after reading to the high watermarks.
   auto m = src->Metrics(**end2);
   EXPECT_EQ(m["maxOffsetsBehindLatest"], "0");
+}
+
+TEST_F(KafkaSourceTest, ConsecutiveBatchesContinueTheConsumerAndStayExact) {
+  // The consumer keeps its assignment across batches that continue where the last stopped, so
+  // it reads past a batch's end ahead of time (the mock cluster serves the whole topic at once).
+  // Every batch must still hold exactly its ranges: also when a partition sits out a batch, when
+  // an earlier batch is re-run on the same source (a seek back), and when the next one continues.
+  cluster_.CreateTopic("orders", 3);
+  for (int i = 0; i < 300; ++i) cluster_.Produce("orders", i % 3, "k", "v" + std::to_string(i));
+  cluster_.Flush();
+  // A seek waits for the fetch in flight, which the mock holds for fetch.wait.max.ms at the end.
+  auto src = Make({{"subscribe", "orders"},
+                   {"startingOffsets", "earliest"},
+                   {"kafka.fetch.wait.max.ms", "10"}});
+  ASSERT_TRUE(src);
+  auto offsets = [](int64_t p0, int64_t p1, int64_t p2) {
+    return "{\"orders\":{\"0\":" + std::to_string(p0) + ",\"1\":" + std::to_string(p1) +
+           ",\"2\":" + std::to_string(p2) + "}}";
+  };
+  auto expected = [](std::array<int64_t, 3> from, std::array<int64_t, 3> to) {
+    std::vector<std::string> out;
+    for (int p = 0; p < 3; ++p) {
+      for (int64_t o = from[p]; o < to[p]; ++o) {
+        out.push_back(std::to_string(p) + ":" + std::to_string(o) + ":k:v" +
+                      std::to_string(o * 3 + p));
+      }
+    }
+    return out;
+  };
+  // Partition 2 sits out batches 1 and 3; partition 1 ends batch 2 where it started.
+  std::vector<std::array<int64_t, 3>> ends = {{0, 0, 0},   {7, 5, 0},    {20, 5, 9},
+                                              {21, 40, 9}, {60, 41, 50}, {100, 100, 100}};
+  for (size_t i = 1; i < ends.size(); ++i) {
+    const auto& a = ends[i - 1];
+    const auto& b = ends[i];
+    auto batch = src->GetBatch(offsets(a[0], a[1], a[2]), offsets(b[0], b[1], b[2]));
+    ASSERT_TRUE(batch.ok()) << "batch " << i << ": " << batch.status().ToString();
+    EXPECT_EQ(Rows(*batch), expected(a, b)) << "batch " << i;
+    if (i == 3) {
+      // Re-run batch 2 (a seek back), then batch 3 continues from there again.
+      auto rerun = src->GetBatch(offsets(ends[1][0], ends[1][1], ends[1][2]),
+                                 offsets(ends[2][0], ends[2][1], ends[2][2]));
+      ASSERT_TRUE(rerun.ok()) << rerun.status().ToString();
+      EXPECT_EQ(Rows(*rerun), expected(ends[1], ends[2]));
+      auto again = src->GetBatch(offsets(a[0], a[1], a[2]), offsets(b[0], b[1], b[2]));
+      ASSERT_TRUE(again.ok()) << again.status().ToString();
+      EXPECT_EQ(Rows(*again), expected(a, b));
+    }
+  }
 }
 
 TEST_F(KafkaSourceTest, MinOffsetsPerTriggerDelaysUntilEnoughDataOrMaxTriggerDelay) {
