@@ -1,8 +1,11 @@
 // Deduplicate and DeduplicateWithinWatermark (deduplicate.h): one implementation, two modes.
 //
-// Per batch: SQL on the operator's connection drops late rows and picks each key's first row of
-// the batch (the candidates); the candidates' keys are looked up in their state partitions (in
-// parallel); the candidates whose key was absent are put into state and selected by SQL again.
+// Per batch: late rows are dropped and each key's first row of the batch picked (the
+// candidates), by a C++ hash pass (dedup_candidates.h) or, for other orderings and types, by SQL
+// on the operator's connection; the candidates' keys are looked up per state partition (in
+// parallel) in the partition's mirror (dedup_state_mirror.h) or, without it, with one MultiGet;
+// the candidates whose key was absent are put into state, the expired keys removed, and the kept
+// rows selected from the batch by SQL.
 #include "ops/deduplicate.h"
 
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -22,6 +26,8 @@
 #include "common/strings.h"
 #include "engine/batch_builder.h"
 #include "engine/row_codec.h"
+#include "ops/dedup_candidates.h"
+#include "ops/dedup_state_mirror.h"
 #include "state/partitions.h"
 
 namespace sluice::ops {
@@ -35,6 +41,7 @@ constexpr char kRankColumn[] = "__sluice_dedup_rank";    // row_number within a 
 constexpr char kIndexColumn[] = "__sluice_dedup_index";  // dense candidate index 0, 1, ...
 constexpr char kValueColumn[] = "__sluice_dedup_value";  // the state value (BIGINT)
 constexpr char kProviderClassConf[] = "sluice.streaming.stateStore.providerClass";
+constexpr char kMirrorMaxBytesConf[] = "sluice.streaming.deduplicate.stateMirrorMaxBytes";
 
 // ms -> us, saturating (a watermark is far from the limits, but never overflow).
 int64_t MillisToMicros(int64_t ms) {
@@ -66,20 +73,6 @@ Result<std::string> EventTimeMicrosSql(const std::string& name, const engine::Da
   return Status::InvalidArgument("event-time column " + name + " has type " + type.ToSql() +
                                  "; deduplication needs TIMESTAMP, TIMESTAMP WITH TIME ZONE, DATE "
                                  "or a window STRUCT with an \"end\" field");
-}
-
-// Row codec bytes of BIGINT `value` and of a BIGINT NULL. The codec's BIGINT encoding is
-// order-preserving (docs/formats/row-codec.md: sign-flipped big-endian after a tag, NULL's tag
-// below every value's), so encoded values compare with memcmp as the numbers do.
-Result<std::pair<std::string, std::string>> EncodeBigIntAndNull(int64_t value) {
-  engine::BatchBuilder b({{"v", engine::DataType{engine::TypeId::kBigInt}}});
-  SLUICE_RETURN_NOT_OK(b.AppendInt64(value));
-  SLUICE_RETURN_NOT_OK(b.EndRow());
-  SLUICE_RETURN_NOT_OK(b.AppendNull());
-  SLUICE_RETURN_NOT_OK(b.EndRow());
-  SLUICE_ASSIGN_OR_RETURN(engine::Batch batch, b.Finish());
-  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> rows, engine::EncodeRows(batch, {0}));
-  return std::make_pair(std::move(rows[0]), std::move(rows[1]));
 }
 
 }  // namespace
@@ -116,8 +109,14 @@ class DeduplicateOperator {
   // The candidates of this batch (see the file comment) and the number of late rows.
   Result<engine::Batch> Candidates(const engine::Batch& input, int64_t late_watermark_ms,
                                    int64_t* late_rows);
-  // Removes the keys of `store` whose value is <= threshold (encoded), counting them.
-  Status Evict(state::StateStore& store, const std::string& threshold, const std::string& null);
+  // The rows of `rows` listed in `kept` (one BIGINT column), in order. `rows` is the candidates
+  // (listed by kIndexColumn) when `are_candidates`, else the input (listed by position).
+  Result<engine::Batch> SelectKept(const engine::Batch& rows, bool are_candidates,
+                                   const engine::Batch& kept);
+  // Without the mirror: removes the keys of `store` whose value is <= threshold (encoded);
+  // returns how many.
+  Result<int64_t> Evict(state::StateStore& store, const std::string& threshold,
+                        const std::string& null);
   std::string Describe() const { return std::string("operator ") + progress_.operator_name; }
 
   const Mode mode_;
@@ -135,6 +134,16 @@ class DeduplicateOperator {
   std::string event_time_us_sql_;  // over the input's columns; empty without event time
   bool evicts_ = false;            // this operator removes state by the watermark
   bool has_value_ = false;         // the state value is a BIGINT (else zero columns)
+  // Set when the candidates can come from the C++ hash pass (dedup_candidates.h).
+  std::optional<DedupCandidateSpec> fast_spec_;
+
+  // The mirror (deduplicate.h): one per partition, equal to the stores at state_version_.
+  std::vector<DedupStateMirror> mirrors_;
+  bool mirror_off_ = false;  // turned off, or given up (too large) for the operator's lifetime
+  size_t mirror_max_bytes_ = size_t{256} << 20;
+  // Exact keys per partition at state_version_ (numRowsTotal); -1: no version is known.
+  std::vector<int64_t> num_keys_;
+  int64_t state_version_ = -1;
 
   StateOperatorProgress progress_;
 };
@@ -152,6 +161,18 @@ Status DeduplicateOperator::Open(const OperatorContext& context) {
     if (options_.delay_ms < 0) {
       return Status::InvalidArgument(Describe() + ": negative watermark delay");
     }
+  }
+  auto cap = context.conf.find(kMirrorMaxBytesConf);
+  if (cap != context.conf.end()) {
+    char* end = nullptr;
+    errno = 0;
+    const long long v = strtoll(cap->second.c_str(), &end, 10);
+    if (cap->second.empty() || end == nullptr || *end != '\0' || v < 0 || errno == ERANGE) {
+      return Status::InvalidArgument(std::string(kMirrorMaxBytesConf) +
+                                     " must be a byte count >= 0, not '" + cap->second + "'");
+    }
+    mirror_max_bytes_ = static_cast<size_t>(v);
+    mirror_off_ = v == 0;
   }
   context_ = context;
   SLUICE_ASSIGN_OR_RETURN(conn_, context.engine->Connect());
@@ -187,6 +208,31 @@ Status DeduplicateOperator::Prepare(const engine::Schema& schema) {
                                                          *event_time_index_) != key_indexes_.end();
   }
   has_value_ = evicts_;
+  fast_spec_.reset();
+  const bool timestamp_event_time =
+      event_time_index_.has_value() &&
+      (schema[*event_time_index_].type.id == engine::TypeId::kTimestamp ||
+       schema[*event_time_index_].type.id == engine::TypeId::kTimestampTz);
+  const std::string et_asc = event_time_index_.has_value()
+                                 ? QuoteIdentifier(schema[*event_time_index_].name) + " ASC"
+                                 : std::string();
+  const bool order_by_event_time =
+      !et_asc.empty() &&
+      (options_.order_by == et_asc || options_.order_by == et_asc + " NULLS LAST" ||
+       options_.order_by == et_asc + " NULLS FIRST");
+  if ((!event_time_index_.has_value() || timestamp_event_time) &&
+      (options_.order_by.empty() || order_by_event_time)) {
+    DedupCandidateSpec spec;
+    spec.key_indexes = key_indexes_;
+    spec.event_time_index = event_time_index_;
+    spec.order_by_event_time = order_by_event_time;
+    if (has_value_) {
+      spec.state_time = mode_ == Mode::kDedupe ? DedupCandidateSpec::StateTime::kEventTime
+                                               : DedupCandidateSpec::StateTime::kExpiry;
+      spec.expiry_delay_us = MillisToMicros(options_.delay_ms);
+    }
+    fast_spec_ = std::move(spec);
+  }
 
   state::OperatorStateOptions o;
   o.checkpoint_root = context_.checkpoint_root;
@@ -210,6 +256,9 @@ Status DeduplicateOperator::Prepare(const engine::Schema& schema) {
   o.store.kind =
       rocksdb ? state::StateStoreProviderKind::kRocksDb : state::StateStoreProviderKind::kInMemory;
   o.store.fs = context_.fs;
+  // The operator counts keys itself (numRowsTotal): it puts only keys it found absent and removes
+  // only keys it found present, so the store need not read each written key to count it.
+  o.store.track_num_keys = false;
   if (rocksdb) {
     std::string tmpl =
         (std::filesystem::temp_directory_path() / "sluice-dedup-state-XXXXXX").string();
@@ -270,8 +319,38 @@ Result<engine::Batch> DeduplicateOperator::Candidates(const engine::Batch& input
   return candidates;
 }
 
-Status DeduplicateOperator::Evict(state::StateStore& store, const std::string& threshold,
-                                  const std::string& null) {
+Result<engine::Batch> DeduplicateOperator::SelectKept(const engine::Batch& rows,
+                                                      bool are_candidates,
+                                                      const engine::Batch& kept) {
+  SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(kCandidatesView, rows));
+  Status registered = conn_->RegisterBatch(kKeptView, kept);
+  Result<engine::Batch> output = Status::Internal("not queried");
+  if (!registered.ok()) {
+    output = registered;
+  } else {
+    std::string sql;
+    if (are_candidates) {
+      std::string exclude = std::string(kPosColumn) + ", " + kIndexColumn;
+      if (has_value_) exclude += std::string(", ") + kValueColumn;
+      sql = std::string("SELECT * EXCLUDE (") + exclude + ") FROM " + kCandidatesView + " WHERE " +
+            kIndexColumn + " IN (SELECT i FROM " + kKeptView + ") ORDER BY " + kIndexColumn;
+    } else {
+      sql = std::string("SELECT * EXCLUDE (") + kPosColumn + ") FROM (SELECT *, row_number() " +
+            "OVER () - 1 AS " + kPosColumn + " FROM " + kCandidatesView + ") WHERE " + kPosColumn +
+            " IN (SELECT i FROM " + kKeptView + ") ORDER BY " + kPosColumn;
+    }
+    output = conn_->Query(sql);
+  }
+  Status u1 = conn_->UnregisterBatch(kCandidatesView);
+  Status u2 = registered.ok() ? conn_->UnregisterBatch(kKeptView) : Status::OK();
+  if (!output.ok()) return output.status();
+  SLUICE_RETURN_NOT_OK(u1);
+  SLUICE_RETURN_NOT_OK(u2);
+  return output;
+}
+
+Result<int64_t> DeduplicateOperator::Evict(state::StateStore& store, const std::string& threshold,
+                                           const std::string& null) {
   std::vector<std::string> doomed;
   SLUICE_ASSIGN_OR_RETURN(auto it, store.Iterate());
   for (; it->Valid(); it->Next()) {
@@ -284,7 +363,7 @@ Status DeduplicateOperator::Evict(state::StateStore& store, const std::string& t
   SLUICE_RETURN_NOT_OK(it->status());
   it.reset();
   for (const std::string& key : doomed) SLUICE_RETURN_NOT_OK(store.Remove(key));
-  return Status::OK();
+  return static_cast<int64_t>(doomed.size());
 }
 
 Result<engine::Batch> DeduplicateOperator::Process(const OperatorBatch& batch,
@@ -303,98 +382,181 @@ Result<engine::Batch> DeduplicateOperator::Process(const OperatorBatch& batch,
     return Status::InvalidArgument(ctx + ": the input's columns changed between batches");
   }
 
+  // The candidates: by a C++ hash pass when it applies (dedup_candidates.h), else by SQL.
   int64_t late_rows = 0;
-  SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch candidates,
-                              Candidates(input, batch.late_watermark_ms, &late_rows), ctx);
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<std::string> keys,
-                              engine::EncodeRows(candidates, key_indexes_), ctx);
-  std::vector<size_t> value_columns;
-  if (has_value_) value_columns.push_back(*candidates.ColumnIndex(kValueColumn));
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<std::string> values,
-                              engine::EncodeRows(candidates, value_columns), ctx);
+  std::vector<std::string> keys;
+  // Each candidate's state time (nullopt: never evicted); empty without a state value.
+  std::vector<std::optional<int64_t>> times;
+  std::optional<engine::Batch> candidates;  // the SQL path's candidate rows
+  std::vector<int64_t> candidate_rows;      // the hash pass's: input rows
+  std::optional<DedupCandidates> fast;
+  if (fast_spec_.has_value()) {
+    fast_spec_->late_threshold_us = MillisToMicros(batch.late_watermark_ms);
+    SLUICE_ASSIGN_OR_RETURN_CTX(fast, ComputeDedupCandidates(input, *fast_spec_), ctx);
+  }
+  if (fast.has_value()) {
+    late_rows = fast->late_rows;
+    keys = std::move(fast->keys);
+    times = std::move(fast->times);
+    candidate_rows = std::move(fast->rows);
+  } else {
+    SLUICE_ASSIGN_OR_RETURN_CTX(candidates, Candidates(input, batch.late_watermark_ms, &late_rows),
+                                ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(keys, engine::EncodeRows(*candidates, key_indexes_), ctx);
+    if (has_value_) {
+      SLUICE_ASSIGN_OR_RETURN_CTX(
+          times, engine::Int64ColumnValues(*candidates, *candidates->ColumnIndex(kValueColumn)),
+          ctx);
+    }
+  }
 
   const int32_t n = stores_->num_partitions();
   std::vector<std::vector<size_t>> by_partition(static_cast<size_t>(n));
   for (size_t i = 0; i < keys.size(); ++i) {
     by_partition[static_cast<size_t>(state::PartitionForKey(keys[i], n))].push_back(i);
   }
-  std::string threshold, null;
-  if (evicts_) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(
-        auto encoded, EncodeBigIntAndNull(MillisToMicros(batch.eviction_watermark_ms)), ctx);
-    threshold = std::move(encoded.first);
-    null = std::move(encoded.second);
+  const int64_t threshold_us = MillisToMicros(batch.eviction_watermark_ms);
+  const std::string threshold = EncodeDedupStateTime(threshold_us);
+  const std::string null = EncodeDedupStateTime(std::nullopt);
+  auto value_of = [&](size_t i) {
+    return has_value_ ? EncodeDedupStateTime(times[i]) : std::string(kDedupEmptyStateValue);
+  };
+
+  // The mirrors and key counts hold for the version this batch loads only when this operator
+  // committed it; otherwise (first batch, restart, a failed or re-run batch) each partition
+  // rebuilds them from its store with one scan.
+  const int64_t version = batch.batch_id.value();
+  const bool known = state_version_ == version;
+  state_version_ = -1;  // set again once this batch has committed
+  if (!known) {
+    num_keys_.assign(static_cast<size_t>(n), -1);
+    mirrors_.clear();
+    if (!mirror_off_) mirrors_.resize(static_cast<size_t>(n));
   }
+  // Per partition: 1 while it uses its mirror this batch, 0 once it cannot (too large).
+  std::vector<uint8_t> mirrored(static_cast<size_t>(n), mirror_off_ ? 0 : 1);
+  std::vector<uint8_t> too_large(static_cast<size_t>(n), 0);
+  const size_t per_partition_cap = mirror_max_bytes_ / static_cast<size_t>(n);
+
   std::vector<uint8_t> kept(keys.size(), 0);
+  std::vector<int64_t> removed(static_cast<size_t>(n), 0);
   std::atomic<int64_t> update_ns{0}, removal_ns{0};
   auto fn = [&](int32_t p, state::StateStore& store) -> Status {
+    const size_t pi = static_cast<size_t>(p);
     auto start = std::chrono::steady_clock::now();
-    // One batched read of the partition's candidate keys in key order (RocksDB MultiGet; the
-    // puts then go to the state in order too), then a put per key not in state. Keys of
-    // candidates are distinct; should one repeat, its first row (input order) is the one kept,
-    // as reading and writing row by row would decide.
-    std::vector<size_t>& rows = by_partition[static_cast<size_t>(p)];
-    std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
-      const int c = keys[a].compare(keys[b]);
-      return c != 0 ? c < 0 : a < b;
-    });
-    std::vector<std::string_view> sorted_keys(rows.size());
-    for (size_t j = 0; j < rows.size(); ++j) sorted_keys[j] = keys[rows[j]];
-    SLUICE_ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> present,
-                            store.MultiGet(sorted_keys));
-    for (size_t j = 0; j < rows.size(); ++j) {
-      if (present[j].has_value()) continue;
-      if (j > 0 && sorted_keys[j] == sorted_keys[j - 1]) continue;  // put just above
-      SLUICE_RETURN_NOT_OK(store.Put(sorted_keys[j], values[rows[j]]));
-      kept[rows[j]] = 1;
+    int64_t& num_keys = num_keys_[pi];
+    if (num_keys < 0) {  // rebuild the mirror (or only the count) from the loaded version
+      SLUICE_ASSIGN_OR_RETURN(auto it, store.Iterate());
+      if (mirrored[pi]) {
+        bool fits = true;
+        SLUICE_RETURN_NOT_OK(
+            mirrors_[pi].Load(*it, has_value_, per_partition_cap, &fits, &num_keys));
+        if (!fits) mirrored[pi] = 0;
+      } else {
+        int64_t count = 0;
+        for (; it->Valid(); it->Next()) ++count;
+        SLUICE_RETURN_NOT_OK(it->status());
+        num_keys = count;
+      }
+    }
+    std::vector<size_t>& rows = by_partition[pi];
+    if (mirrored[pi]) {
+      // The mirror says which keys are in state; only new keys are written. Rows go in input
+      // order, so that of two equal keys the first is kept.
+      DedupStateMirror& mirror = mirrors_[pi];
+      for (size_t i : rows) {
+        if (!mirror.Insert(keys[i], has_value_ ? times[i] : std::nullopt)) continue;
+        SLUICE_RETURN_NOT_OK(store.Put(keys[i], value_of(i)));
+        kept[i] = 1;
+        ++num_keys;
+      }
+    } else {
+      // One batched read of the partition's candidate keys in key order (RocksDB MultiGet; the
+      // puts then go to the state in order too). Should a key repeat, its first row (input
+      // order) is the one kept, as reading and writing row by row would decide.
+      std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
+        const int c = keys[a].compare(keys[b]);
+        return c != 0 ? c < 0 : a < b;
+      });
+      std::vector<std::string_view> sorted_keys(rows.size());
+      for (size_t j = 0; j < rows.size(); ++j) sorted_keys[j] = keys[rows[j]];
+      SLUICE_ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> present,
+                              store.MultiGet(sorted_keys));
+      for (size_t j = 0; j < rows.size(); ++j) {
+        if (present[j].has_value()) continue;
+        if (j > 0 && sorted_keys[j] == sorted_keys[j - 1]) continue;  // put just above
+        SLUICE_RETURN_NOT_OK(store.Put(sorted_keys[j], value_of(rows[j])));
+        kept[rows[j]] = 1;
+        ++num_keys;
+      }
     }
     auto mid = std::chrono::steady_clock::now();
     update_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(mid - start).count();
     if (evicts_) {
-      SLUICE_RETURN_NOT_OK(Evict(store, threshold, null));
+      int64_t gone = 0;
+      if (mirrored[pi]) {
+        // Only what expires, from the mirror's time index; no scan of the state.
+        std::vector<std::string> expired = mirrors_[pi].TakeExpired(threshold_us);
+        for (const std::string& key : expired) SLUICE_RETURN_NOT_OK(store.Remove(key));
+        gone = static_cast<int64_t>(expired.size());
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(gone, Evict(store, threshold, null));
+      }
+      removed[pi] = gone;
+      num_keys -= gone;
       removal_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - mid)
                         .count();
     }
+    // Past the cap the mirror still equals the store for the rest of this batch, then is given
+    // up (below).
+    if (mirrored[pi] && mirrors_[pi].bytes() > per_partition_cap) too_large[pi] = 1;
     return Status::OK();
   };
   const int parallelism = std::max(1, std::min<int>(options_.parallelism, n));
-  auto committed = stores_->RunBatch(batch.batch_id.value(), fn, parallelism);
+  auto committed = stores_->RunBatch(version, fn, parallelism);
   if (!committed.ok()) return committed.status().WithContext(ctx);
+  state_version_ = version + 1;
+  if (!mirror_off_ && (std::find(mirrored.begin(), mirrored.end(), 0) != mirrored.end() ||
+                       std::find(too_large.begin(), too_large.end(), 1) != too_large.end())) {
+    mirror_off_ = true;  // too large: the stores alone (MultiGet, scans) from now on
+    mirrors_.clear();
+  }
 
-  // The kept candidates, by their dense index, in input order.
+  // The kept rows in input order: by candidate index (SQL path) or input row (hash pass).
   engine::BatchBuilder kept_builder({{"i", engine::DataType{engine::TypeId::kBigInt}}});
   int64_t num_kept = 0;
   for (size_t i = 0; i < kept.size(); ++i) {
     if (kept[i] == 0) continue;
-    SLUICE_RETURN_NOT_OK_CTX(kept_builder.AppendInt64(static_cast<int64_t>(i)), ctx);
+    const int64_t id = fast.has_value() ? candidate_rows[i] : static_cast<int64_t>(i);
+    SLUICE_RETURN_NOT_OK_CTX(kept_builder.AppendInt64(id), ctx);
     SLUICE_RETURN_NOT_OK_CTX(kept_builder.EndRow(), ctx);
     ++num_kept;
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch kept_batch, kept_builder.Finish(), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(kCandidatesView, candidates), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(kKeptView, kept_batch), ctx);
-  std::string exclude = std::string(kPosColumn) + ", " + kIndexColumn;
-  if (has_value_) exclude += std::string(", ") + kValueColumn;
-  auto output = conn_->Query(std::string("SELECT * EXCLUDE (") + exclude + ") FROM " +
-                             kCandidatesView + " WHERE " + kIndexColumn + " IN (SELECT i FROM " +
-                             kKeptView + ") ORDER BY " + kIndexColumn);
-  Status u1 = conn_->UnregisterBatch(kCandidatesView);
-  Status u2 = conn_->UnregisterBatch(kKeptView);
-  if (!output.ok()) return output.status().WithContext(ctx);
-  SLUICE_RETURN_NOT_OK_CTX(u1, ctx);
-  SLUICE_RETURN_NOT_OK_CTX(u2, ctx);
+  engine::Batch output = input;
+  if (num_kept != input.num_rows()) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch kept_batch, kept_builder.Finish(), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(
+        output, SelectKept(fast.has_value() ? input : *candidates, !fast.has_value(), kept_batch),
+        ctx);
+  }
 
   const state::StateStoreMetrics m = stores_->LastMetrics();
   StateOperatorProgress p;
   p.operator_name = progress_.operator_name;
-  p.num_rows_total = m.num_keys;
+  int64_t num_keys = 0, num_removed = 0, mirror_bytes = 0;
+  for (int64_t k : num_keys_) num_keys += k;
+  for (int64_t r : removed) num_removed += r;
+  for (const DedupStateMirror& mirror : mirrors_) {
+    mirror_bytes += static_cast<int64_t>(mirror.bytes());
+  }
+  p.num_rows_total = num_keys;
   p.num_rows_updated = m.num_updated;
   p.all_updates_time_ms = update_ns.load() / 1000000;
-  p.num_rows_removed = m.num_removed;
+  p.num_rows_removed = num_removed;
   p.all_removals_time_ms = removal_ns.load() / 1000000;
   p.commit_time_ms = m.commit_time_ms;
-  p.memory_used_bytes = m.memory_used_bytes;
+  p.memory_used_bytes = m.memory_used_bytes + mirror_bytes;
   p.num_rows_dropped_by_watermark = late_rows;
   p.num_shuffle_partitions = n;
   p.num_state_store_instances = n;

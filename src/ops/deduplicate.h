@@ -27,9 +27,20 @@
 // event time among the keys), or of BIGINT expiresAtMicros (DeduplicateWithinWatermark). The
 // state schema (key columns' names and types, value fields) is checked on restart.
 //
+// Memory (docs/streaming-plan.md §4): each partition's keys are mirrored in memory
+// (ops/dedup_state_mirror.h: a hash set with an index by eviction time) while the operator
+// committed the version the next batch loads, so that a batch neither reads RocksDB nor scans the
+// state to evict; rebuilt by one scan after a restart or a failed batch. Every change still goes
+// to the store, which stays the state. Capped by the conf
+// `sluice.streaming.deduplicate.stateMirrorMaxBytes` (bytes for all partitions, default 256 MiB,
+// 0: off); past it the mirror is given up for the operator's lifetime (MultiGet and scans).
+// numRowsTotal is counted by the operator (exact: it puts only absent keys and removes only
+// present ones); the stores do not count keys.
+//
 // Errors: InvalidArgument naming the column for options that do not match the input (a key or
 // event-time column missing, an event-time column whose type is not TIMESTAMP, TIMESTAMPTZ, DATE
-// or a STRUCT with an "end" field), and the state layer's errors with the batch id.
+// or a STRUCT with an "end" field), InvalidArgument from Open for a stateMirrorMaxBytes that is
+// not a byte count >= 0, and the state layer's errors with the batch id.
 //
 // Ownership and threads: see ops/stateful_operator.h (query thread only; partitions run on
 // helper threads inside Process).

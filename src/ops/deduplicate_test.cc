@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,7 +62,13 @@ class DeduplicateTest : public ::testing::TestWithParam<const char*> {
     c.checkpoint_root = dir_.Join("checkpoint");
     c.operator_id = 0;
     c.num_partitions = partitions;
-    c.conf["sluice.streaming.stateStore.providerClass"] = GetParam();
+    // GetParam(): "<provider>" or "<provider>+cap=<stateMirrorMaxBytes>".
+    const std::string param = GetParam();
+    const size_t plus = param.find('+');
+    c.conf["sluice.streaming.stateStore.providerClass"] = param.substr(0, plus);
+    if (plus != std::string::npos) {
+      c.conf["sluice.streaming.deduplicate.stateMirrorMaxBytes"] = param.substr(plus + 5);
+    }
     return c;
   }
 
@@ -344,6 +351,78 @@ TEST_P(DeduplicateTest, StateSchemaIsCheckedOnRestart) {
       << out.status().ToString();
 }
 
+// ORDER BY the event time with a NULL event time in the batch: the hash pass steps aside and
+// SQL orders the NULL last; the same batch without the NULL takes the hash pass.
+TEST_P(DeduplicateTest, WithinWatermarkNullEventTimeOrdersLast) {
+  DeduplicateOptions o;
+  o.key_columns = {"k"};
+  o.event_time_column = "ts";
+  o.delay_ms = 5000;
+  o.order_by = "\"ts\" ASC";
+  DeduplicateWithinWatermark op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  EXPECT_EQ(Run(op, Batch(0),
+                Query("SELECT * FROM (VALUES ('a', NULL::TIMESTAMP), ('a', TIMESTAMP "
+                      "'1970-01-01 00:00:12'), ('b', NULL::TIMESTAMP)) t(k, ts)")),
+            (V{"a|1970-01-01 00:00:12", "b|NULL"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{2, 2, 0, 0, 1}));
+  // b's NULL event time counts as 0 s: it expires at 5 s, a at 17 s.
+  EXPECT_EQ(Run(op, Batch(1, 0, 5000), Events({{"c", 9}, {"a", 8}, {"c", 7}})),
+            (V{"c|1970-01-01 00:00:07"}));
+  EXPECT_EQ(Of(op.Progress()), (Metrics{2, 1, 1, 0, 2}));
+}
+
+// Many keys across batches with expiry: exercises the mirror's growth, its time index and the
+// eviction of only what expired, against the counts the semantics give.
+TEST_P(DeduplicateTest, ManyKeysExpireInOrder) {
+  DeduplicateOptions o;
+  o.key_columns = {"k"};
+  o.event_time_column = "ts";
+  o.delay_ms = 2000;
+  o.order_by = "\"ts\" ASC";
+  DeduplicateWithinWatermark op(o);
+  ASSERT_TRUE(op.Open(Context()).ok());
+  // Batch b: keys 1000b .. 1000b+1999, each twice (the first half was new in batch b-1), event
+  // times in second b; the watermark then evicts the keys of batch b-3.
+  int64_t total = 0;
+  for (int64_t b = 0; b < 5; ++b) {
+    const std::string sql = "SELECT (" + std::to_string(b * 1000) +
+                            " + i % 2000) AS k, make_timestamp((" + std::to_string(b * 1000) +
+                            " + i % 1000 + 1) * 1000) AS ts FROM range(4000) t(i)";
+    const int64_t wm = b == 0 ? 0 : (b - 1) * 1000 + 999;  // late and eviction watermark
+    auto out = op.Process(Batch(b, wm, wm), {Query(sql)});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    // New keys: 2000 in batch 0, then the 1000 not seen before.
+    const int64_t kept = b == 0 ? 2000 : 1000;
+    EXPECT_EQ(out->num_rows(), kept) << "batch " << b;
+    total += kept;
+    const Metrics m = Of(op.Progress());
+    total -= m.removed;
+    EXPECT_EQ(m.total, total) << "batch " << b;
+    EXPECT_EQ(m.updated, kept);
+    EXPECT_EQ(m.dropped_by_watermark + m.dropped_duplicates + kept, 4000);
+  }
+  // A final no-data batch far ahead evicts everything.
+  auto out = op.Process(Batch(5, 4999, 100000),
+                        {Query("SELECT 0::BIGINT AS k, make_timestamp(0) AS ts WHERE false")});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(Of(op.Progress()).total, 0);
+  EXPECT_EQ(Of(op.Progress()).removed, total);
+}
+
+TEST_P(DeduplicateTest, MirrorCapMustBeAByteCount) {
+  for (const char* bad : {"", "-1", "10MB", "99999999999999999999"}) {
+    OperatorContext c = Context();
+    c.conf["sluice.streaming.deduplicate.stateMirrorMaxBytes"] = bad;
+    DeduplicateOptions o;
+    o.key_columns = {"k"};
+    Deduplicate op(o);
+    Status st = op.Open(c);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(st.ToString().find("stateMirrorMaxBytes"), std::string::npos) << st.ToString();
+  }
+}
+
 TEST_P(DeduplicateTest, Errors) {
   {
     DeduplicateOptions o;
@@ -377,7 +456,18 @@ TEST_P(DeduplicateTest, Errors) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Providers, DeduplicateTest, ::testing::Values("rocksdb", "memory"));
+// The state mirror on (the default), off, and given up: with a cap of 64 bytes (16 per partition)
+// it is given up after the first batch that puts a key, or when a restart loads state.
+INSTANTIATE_TEST_SUITE_P(Providers, DeduplicateTest,
+                         ::testing::Values("rocksdb", "memory", "rocksdb+cap=0", "memory+cap=0",
+                                           "rocksdb+cap=64"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace sluice::ops

@@ -12,6 +12,7 @@
 
 #include "common/strings.h"
 #include "engine/row_codec.h"
+#include "ops/aggregate_merge.h"
 #include "ops/hll_sql.h"
 #include "ops/session_window.h"
 #include "ops/state_rows.h"
@@ -94,6 +95,10 @@ struct StreamingAggregate::Sql {
   std::vector<size_t> key_columns;  // in the batch partial schema: the plain keys
   std::vector<size_t> row_columns;  // the state row (keys, window, partials)
   engine::Schema row_schema;
+  // The C++ merge (ops/aggregate_merge.h) when every partial supports it (not sessions): the
+  // state row is the row codec of prefix_columns (keys, window) then of partial_columns.
+  std::optional<AggregateMerger> merger;
+  std::vector<size_t> prefix_columns, partial_columns;
 };
 
 StreamingAggregate::StreamingAggregate(StreamingAggregateOptions options)
@@ -246,6 +251,12 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
       time_type = tt.id;
     }
   }
+  if (options_.keep_top && w) {  // the per-window top-1 hint, where it applies
+    top_ = TopOneFilter::Make(*options_.keep_top,
+                              context_.output_mode == sinks::OutputMode::kAppend, w->watermarked,
+                              w->kind != TimeWindowSpec::Kind::kSession, w->size_us,
+                              options_.keys, input_schema);
+  }
   std::string wcol = w ? QuoteIdentifier(w->output) : "";
   std::string evict = "NULL::BIGINT";
   if (w && w->watermarked) {
@@ -299,6 +310,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
              ") __r(__wi) WHERE " + QuoteIdentifier(w->time_column) + " IS NOT NULL) WHERE __ws + " +
              size + " > __t_us";
     }
+    if (top_) rows = top_->PreReduceSql(rows, "__ws");
     sql->batch = "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM (" + rows +
                  ") GROUP BY " + Join(group) + ")";
   } else if (w) {
@@ -339,6 +351,16 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   }
   for (const auto& k : options_.keys) sql->key_columns.push_back(*probe.ColumnIndex(k));
   sql->row_schema = engine::SelectSchema(schema, sql->row_columns);
+  if (!sql->session) {
+    std::vector<PartialMergeSpec> specs;
+    for (const auto& p : partials) {
+      specs.push_back({p.merge_fn, schema[*probe.ColumnIndex(p.name)].type.id, p.schema_name});
+    }
+    sql->merger = AggregateMerger::Make(specs);
+    const size_t num_prefix = sql->row_columns.size() - partials.size();
+    sql->prefix_columns.assign(sql->row_columns.begin(), sql->row_columns.begin() + num_prefix);
+    sql->partial_columns.assign(sql->row_columns.begin() + num_prefix, sql->row_columns.end());
+  }
   auto type_sql = [&](const std::string& name) {
     return schema[*probe.ColumnIndex(name)].type.ToSql();
   };
@@ -401,6 +423,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
     schema_names.push_back(options_.window_description.empty() ? w->output
                                                                : options_.window_description);
   }
+  if (top_) schema_names[top_->key_index()] = top_->DescribeKey(schema_names[top_->key_index()]);
   const size_t num_group_fields = schema_names.size();
   for (const auto& p : partials) schema_names.push_back(p.schema_name);
   for (size_t i = 0; i < num_group_fields; ++i) {
@@ -453,9 +476,14 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
   const bool watermark = has_watermark() && !complete;
 
   // 1-2. Batch partial rows, late ones dropped.
-  SLUICE_ASSIGN_OR_RETURN(Batch partial, conn_->Query(sql.batch));
+  SLUICE_ASSIGN_OR_RETURN(
+      Batch partial,
+      conn_->Query(top_ ? TopOneFilter::BindLateWatermark(sql.batch, batch.late_watermark_ms)
+                        : sql.batch));
   int64_t dropped = 0;
-  if (watermark && partial.num_rows() > 0) {
+  // The C++ merge skips late rows itself (step 5), unless the top-1 filter needs them gone first.
+  const bool late_in_merge = sql.merger.has_value() && !top_;
+  if (watermark && partial.num_rows() > 0 && !late_in_merge) {
     SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("__agg_partial", partial));
     SLUICE_ASSIGN_OR_RETURN(Batch kept,
                             conn_->Query("SELECT * FROM __agg_partial WHERE __evict_us IS NULL OR "
@@ -489,7 +517,8 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       mirror_.clear();
     };
     if (mirrored && mirror_version_ != version) {
-      mirror_.assign(static_cast<size_t>(n), StateMirror());
+      mirror_.clear();
+      mirror_.resize(static_cast<size_t>(n));
       std::vector<char> fits(static_cast<size_t>(n), 1);
       const size_t per_partition = mirror_max_bytes_ / static_cast<size_t>(n);
       SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
@@ -502,6 +531,11 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       if (std::find(fits.begin(), fits.end(), 0) != fits.end()) give_up_mirror();
     }
     mirror_version_ = -1;  // set again once this batch has committed
+    if (top_) {  // the per-window top-1 plan: prune against the state's best per window
+      TopOneFilter::FilterInput in{version, batch.eviction_watermark_ms * 1000, &partial,
+                                   &sql.row_schema, &stores, mirrored ? &mirror_ : nullptr};
+      SLUICE_ASSIGN_OR_RETURN(partial, top_->Filter(in));
+    }
     auto group_keys = [&](const Batch& b) -> Result<std::vector<std::string>> {
       if (sql.key_columns.empty()) return std::vector<std::string>(b.num_rows());
       std::vector<size_t> cols;
@@ -529,10 +563,19 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
     };
 
     // 4. The state rows of the batch's groups.
+    int64_t updates_start = NowMs();
     SLUICE_ASSIGN_OR_RETURN(auto batch_keys, group_keys(partial));
     std::vector<std::string> state_rows;
     std::vector<std::string> old_keys;  // sessions: replaced by the merge
-    if (sql.session) {
+    Batch merged;
+    int64_t merged_in_cpp = -1;  // rows the C++ merge wrote (steps 4-6 at once); -1: SQL merge
+    if (sql.merger) {
+      SLUICE_ASSIGN_OR_RETURN(
+          merged_in_cpp,
+          MergeInCpp(partial, batch_keys, stores, mirrored,
+                     watermark ? batch.late_watermark_ms * 1000 : INT64_MIN,
+                     context_.output_mode == sinks::OutputMode::kUpdate, &dropped, &merged));
+    } else if (sql.session) {
       std::set<std::string> seen;
       for (const auto& gk : batch_keys) {
         if (!seen.insert(gk).second) continue;
@@ -561,9 +604,8 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
         state::StateStore& store = *stores[static_cast<size_t>(p)];
         for (size_t i : by_partition[static_cast<size_t>(p)]) {
           if (mirrored) {
-            const std::string* v =
-                mirror_[static_cast<size_t>(p)].Find(StateKey(batch_keys[i], gstarts[i]));
-            if (v != nullptr) found[i] = *v;
+            auto v = mirror_[static_cast<size_t>(p)].Find(StateKey(batch_keys[i], gstarts[i]));
+            if (v) found[i] = std::string(*v);
             continue;
           }
           SLUICE_ASSIGN_OR_RETURN(found[i], store.Get(StateKey(batch_keys[i], gstarts[i])));
@@ -578,8 +620,7 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
     }
 
     // 5. Merge.
-    Batch merged;
-    if (partial.num_rows() > 0) {
+    if (merged_in_cpp < 0 && partial.num_rows() > 0) {
       std::vector<std::string_view> views(state_rows.begin(), state_rows.end());
       SLUICE_ASSIGN_OR_RETURN(Batch state_batch, engine::DecodeRows(sql.row_schema, views));
       SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("__agg_state", state_batch));
@@ -588,14 +629,13 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
     }
 
     // 6. Write.
-    int64_t updates_start = NowMs();
     for (const auto& k : old_keys) {
       SLUICE_RETURN_NOT_OK(stores[static_cast<size_t>(state::PartitionForKey(
                                       std::string_view(k).substr(0, k.size() - 8), n))]
                                ->Remove(k));
     }
-    int64_t updated = merged.num_rows();
-    if (updated > 0) {
+    int64_t updated = merged_in_cpp >= 0 ? merged_in_cpp : merged.num_rows();
+    if (merged_in_cpp < 0 && updated > 0) {
       SLUICE_ASSIGN_OR_RETURN(auto keys, group_keys(merged));
       std::vector<size_t> cols;
       for (const auto& f : sql.row_schema) cols.push_back(*merged.ColumnIndex(f.name));
@@ -724,6 +764,83 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
   }
   (void)start_ms;
   return result;
+}
+
+Result<int64_t> StreamingAggregate::MergeInCpp(
+    const Batch& partial, const std::vector<std::string>& group_keys,
+    std::vector<std::unique_ptr<state::StateStore>>& stores, bool mirrored, int64_t late_us,
+    bool want_rows, int64_t* dropped, Batch* merged) {
+  const Sql& sql = *sql_;
+  const int32_t n = static_cast<int32_t>(stores.size());
+  const size_t num_rows = static_cast<size_t>(partial.num_rows());
+  if (num_rows == 0) return 0;
+  // The state row of a group is prefix (keys, window) + partials, so a stored row's partials
+  // start where the batch row's prefix ends (equal groups encode to equal bytes).
+  SLUICE_ASSIGN_OR_RETURN(auto prefixes, engine::EncodeRows(partial, sql.prefix_columns));
+  SLUICE_ASSIGN_OR_RETURN(auto partials, engine::EncodeRows(partial, sql.partial_columns));
+  auto helper = [&](const char* column) -> Result<std::vector<std::optional<int64_t>>> {
+    auto idx = partial.ColumnIndex(column);
+    if (!idx) return Status::Internal(std::string("missing helper column ") + column);
+    return engine::Int64ColumnValues(partial, *idx);
+  };
+  SLUICE_ASSIGN_OR_RETURN(auto gstarts, helper("__gstart_us"));
+  SLUICE_ASSIGN_OR_RETURN(auto evicts, helper("__evict_us"));
+  std::vector<std::vector<size_t>> by_partition(static_cast<size_t>(n));
+  int64_t written = 0;
+  for (size_t i = 0; i < num_rows; ++i) {
+    if (evicts[i].value_or(kNeverEvicted) <= late_us) {  // step 2: late
+      ++*dropped;
+      continue;
+    }
+    by_partition[static_cast<size_t>(state::PartitionForKey(StateKeyPrefix(group_keys[i]), n))]
+        .push_back(i);
+    ++written;
+  }
+  std::vector<std::string> rows(want_rows ? num_rows : 0);
+  SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
+    state::StateStore& store = *stores[static_cast<size_t>(p)];
+    std::optional<std::string> stored;
+    std::string row;
+    for (size_t i : by_partition[static_cast<size_t>(p)]) {
+      const int64_t evict = evicts[i].value_or(kNeverEvicted);
+      const std::string key = StateKey(group_keys[i], gstarts[i].value_or(kNeverEvicted));
+      std::optional<std::string_view> old;
+      if (mirrored) {
+        old = mirror_[static_cast<size_t>(p)].Find(key);
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(stored, store.Get(key));
+        if (stored) old = *stored;
+      }
+      const std::string& prefix = prefixes[i];
+      const std::string_view batch_partials = std::string_view(partials[i]).substr(1);
+      row.assign(prefix);
+      if (old) {
+        SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(*old));
+        if (v.row.substr(0, prefix.size()) != prefix) {
+          return Status::Corruption("state partition " + std::to_string(p) +
+                                    ": the aggregation state row of a batch group does not " +
+                                    "start with the group's keys and window");
+        }
+        SLUICE_RETURN_NOT_OK(
+            sql.merger->Merge(v.row.substr(prefix.size()), batch_partials, &row));
+      } else {
+        row.append(batch_partials);
+      }
+      std::string value = StateValue(evict, row);
+      SLUICE_RETURN_NOT_OK(store.Put(key, value));
+      if (mirrored) mirror_[static_cast<size_t>(p)].Put(key, evict, value);
+      if (want_rows) rows[i].swap(row);
+    }
+    return Status::OK();
+  }));
+  if (want_rows) {
+    std::vector<std::string_view> views;
+    for (const auto& part : by_partition) {
+      for (size_t i : part) views.push_back(rows[i]);
+    }
+    SLUICE_ASSIGN_OR_RETURN(*merged, engine::DecodeRows(sql.row_schema, views));
+  }
+  return written;
 }
 
 }  // namespace sluice::ops

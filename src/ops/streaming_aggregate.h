@@ -8,7 +8,9 @@
 //     in every window that contains it; a session window merges the batch's rows per key);
 //  2. late partial rows (window end / event-time key <= late watermark) are dropped and counted
 //     in numRowsDroppedByWatermark (after partial aggregation, as Spark counts); not in COMPLETE;
-//  3. merge with the state (sessions: overlapping sessions of a key merge into one);
+//  3. merge with the state (sessions: overlapping sessions of a key merge into one): in C++
+//     on the row-codec bytes when every partial allows it (ops/aggregate_merge.h; step 2 then
+//     happens in the same pass), else by a DuckDB query over the decoded state rows;
 //  4. output: COMPLETE every group; UPDATE the groups written this batch; APPEND the groups whose
 //     window end / event-time key <= eviction watermark, which are removed from the state (UPDATE
 //     removes them silently).
@@ -28,6 +30,10 @@
 // the mirror the stores do not count keys (state::StateStoreOptions::track_num_keys = false, so
 // that a write or removal reads nothing): numRowsTotal is the mirror's size, or RocksDB's
 // estimate once the mirror has been given up.
+// Per-window top-1 (options.keep_top, APPEND with a tumbling / sliding window): step 1 keeps per
+// window only the batch's rows with the best order value, and before step 3 batch groups below
+// the state's best of their window are dropped and state groups a better value beats removed
+// (ops/streaming_aggregate_top.h); the emitted groups are then exactly each window's best.
 #pragma once
 
 #include <memory>
@@ -37,6 +43,7 @@
 
 #include "ops/stateful_operator.h"
 #include "ops/streaming_aggregate_mirror.h"
+#include "ops/streaming_aggregate_top.h"
 #include "state/partitions.h"
 
 namespace sluice::ops {
@@ -92,6 +99,10 @@ struct StreamingAggregateOptions {
   // by its value. Ignored when `window` is watermarked.
   std::optional<std::string> event_time_key;
   std::vector<AggregateCall> aggregates;
+  // The planner's per-window top-1 hint (ops/streaming_aggregate_top.h): APPEND with a
+  // watermarked tumbling / sliding window keeps per window only the groups with the best value
+  // of this grouping key. Ignored where it cannot apply (the results never depend on it).
+  std::optional<KeepTopSpec> keep_top;
 };
 
 class StreamingAggregate final : public StatefulOperator {
@@ -107,11 +118,23 @@ class StreamingAggregate final : public StatefulOperator {
 
   // "stateStoreSave" or, for session windows, "sessionWindowStateStoreSaveExec".
   std::string name() const;
+  // The planner's per-window top-1 hint (StreamingAggregateOptions::keep_top); before Open.
+  void set_keep_top(std::optional<KeepTopSpec> spec) { options_.keep_top = std::move(spec); }
+  const std::optional<KeepTopSpec>& keep_top() const { return options_.keep_top; }
   bool has_watermark() const;
 
  private:
   struct Sql;  // the SQL texts built from the input schema at the first batch
   Status PrepareSql(const engine::Schema& input_schema);
+  // Steps 3-5 with the C++ merge (ops/aggregate_merge.h): per partition in parallel, reads each
+  // batch group's state row (mirror or store), merges the partial row into it and writes it.
+  // Rows whose eviction time is <= late_us are skipped and counted in *dropped. Returns the
+  // number of rows written; with `want_rows` (UPDATE), *merged gets them as a batch.
+  Result<int64_t> MergeInCpp(const engine::Batch& partial,
+                             const std::vector<std::string>& group_keys,
+                             std::vector<std::unique_ptr<state::StateStore>>& stores,
+                             bool mirrored, int64_t late_us, bool want_rows, int64_t* dropped,
+                             engine::Batch* merged);
 
   StreamingAggregateOptions options_;
   OperatorContext context_;
@@ -124,6 +147,7 @@ class StreamingAggregate final : public StatefulOperator {
   int64_t mirror_version_ = -1;      // the store version the mirror equals; -1: none
   bool mirror_off_ = false;          // given up (too large or turned off)
   size_t mirror_max_bytes_ = size_t{256} << 20;
+  std::unique_ptr<TopOneFilter> top_;  // options_.keep_top where it applies (PrepareSql)
 };
 
 }  // namespace sluice::ops

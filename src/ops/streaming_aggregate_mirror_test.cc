@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "ops/state_rows.h"
 
 namespace sluice::ops {
@@ -31,9 +33,9 @@ TEST(StateMirrorTest, FindPutAndTakeExpiredInKeyOrder) {
   m.Put(StateKey("b", 0), 20, StateValue(20, "rb"));
   m.Put(StateKey("a", 0), 20, StateValue(20, "ra"));
   m.Put(StateKey("c", 10), 30, StateValue(30, "rc"));
-  ASSERT_NE(m.Find(StateKey("a", 0)), nullptr);
+  ASSERT_TRUE(m.Find(StateKey("a", 0)).has_value());
   EXPECT_EQ(*m.Find(StateKey("a", 0)), StateValue(20, "ra"));
-  EXPECT_EQ(m.Find(StateKey("a", 10)), nullptr);
+  EXPECT_FALSE(m.Find(StateKey("a", 10)).has_value());
   m.Put(StateKey("a", 0), 20, StateValue(20, "ra2"));  // an update keeps one entry
   EXPECT_EQ(m.size(), 3u);
 
@@ -44,7 +46,7 @@ TEST(StateMirrorTest, FindPutAndTakeExpiredInKeyOrder) {
   EXPECT_EQ(gone[0].second, StateValue(20, "ra2"));
   EXPECT_EQ(gone[1].first, StateKey("b", 0));
   EXPECT_EQ(m.size(), 1u);
-  EXPECT_EQ(m.Find(StateKey("a", 0)), nullptr);
+  EXPECT_FALSE(m.Find(StateKey("a", 0)).has_value());
   EXPECT_EQ(m.TakeExpired(100).size(), 1u);
   EXPECT_EQ(m.size(), 0u);
   EXPECT_EQ(m.bytes(), 0u);
@@ -57,6 +59,69 @@ TEST(StateMirrorTest, ChangedEvictionTimeMovesTheEntry) {
   EXPECT_TRUE(m.TakeExpired(20).empty());
   EXPECT_EQ(m.size(), 1u);
   EXPECT_EQ(m.TakeExpired(50).size(), 1u);
+}
+
+TEST(StateMirrorTest, RemovedEntriesAreNotTakenAndReputOnesAreTakenOnce) {
+  StateMirror m;
+  m.Put("a", 10, StateValue(10, "r"));
+  m.Put("b", 10, StateValue(10, "r"));
+  m.Remove("a");
+  m.Remove("missing");
+  EXPECT_EQ(m.size(), 1u);
+  EXPECT_FALSE(m.Find("a").has_value());
+  m.Remove("b");
+  m.Put("b", 10, StateValue(10, "s"));  // two index entries for b at 10: taken once
+  auto taken = m.TakeExpired(10);
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0].first, "b");
+  EXPECT_EQ(taken[0].second, StateValue(10, "s"));
+  EXPECT_EQ(m.bytes(), 0u);
+}
+
+// Random puts, re-puts with other eviction times, removals and expiries against a std::map
+// model: the flat table's probing, growth and backward-shift removal keep every entry findable.
+TEST(StateMirrorTest, AgreesWithAMapModelUnderRandomOperations) {
+  StateMirror m;
+  std::map<std::string, std::pair<int64_t, std::string>> model;
+  uint64_t seed = 42;
+  auto next = [&seed](uint64_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (seed >> 33) % n;
+  };
+  for (int step = 0; step < 20000; ++step) {
+    const std::string key = StateKey("k" + std::to_string(next(3000)), 0);
+    const uint64_t op = next(100);
+    if (op < 70) {
+      const int64_t evict = static_cast<int64_t>(next(50));
+      const std::string value = StateValue(evict, "v" + std::to_string(step));
+      m.Put(key, evict, value);
+      model[key] = {evict, value};
+    } else if (op < 90) {
+      m.Remove(key);
+      model.erase(key);
+    } else {
+      const int64_t threshold = static_cast<int64_t>(next(20));
+      std::vector<std::pair<std::string, std::string>> want;
+      for (auto it = model.begin(); it != model.end();) {
+        if (it->second.first > threshold) {
+          ++it;
+          continue;
+        }
+        want.emplace_back(it->first, it->second.second);
+        it = model.erase(it);
+      }
+      ASSERT_EQ(m.TakeExpired(threshold), want) << "step " << step;
+    }
+    ASSERT_EQ(m.size(), model.size()) << "step " << step;
+  }
+  for (const auto& [key, entry] : model) {
+    auto v = m.Find(key);
+    ASSERT_TRUE(v.has_value()) << key;
+    EXPECT_EQ(*v, entry.second);
+  }
+  EXPECT_EQ(m.TakeExpired(1000).size(), model.size());
+  EXPECT_EQ(m.size(), 0u);
+  EXPECT_EQ(m.bytes(), 0u);
 }
 
 TEST(StateMirrorTest, LoadsAStoreScanAndRespectsTheByteLimit) {

@@ -124,6 +124,9 @@ class AggregateBuilder {
     return Status::OK();
   }
 
+  const std::vector<Json>& plain_keys() const { return plain_keys_; }
+  const std::optional<ops::TimeWindowSpec>& window() const { return window_; }
+
   Status Window(const Json& call, bool session) {
     const Json& args = call["children"];
     ops::TimeWindowSpec w;
@@ -477,7 +480,121 @@ class AggregateBuilder {
   bool output_aliases_allowed_ = false;
 };
 
+// The name a select-list item gives its column: its alias, else a column's last name.
+std::string OutputName(const Json& item) {
+  std::string name = item.value("alias", std::string());
+  if (name.empty() && item.value("class", "") == "COLUMN_REF") {
+    auto names = ColumnRefNames(item);
+    if (!names.empty()) name = names.back();
+  }
+  return AsciiLower(name);
+}
+
+// The one item of `select` that a column reference of the query above names, or nullptr (none,
+// several, or not a plain column reference).
+const Json* ReferencedItem(const Json& select, const Json& ref) {
+  if (ref.value("class", "") != "COLUMN_REF") return nullptr;
+  auto names = ColumnRefNames(ref);
+  if (names.empty()) return nullptr;
+  const std::string name = AsciiLower(names.back());
+  const Json* found = nullptr;
+  for (const auto& item : select) {
+    if (OutputName(item) != name) continue;
+    if (found != nullptr) return nullptr;
+    found = &item;
+  }
+  return found;
+}
+
+bool IsConstantOne(const Json& e) {
+  auto v = IntegerConstant(e);
+  return v && *v == 1;
+}
+
+// The rank() / dense_rank() window of `e` when `e` is `<window> = 1`, `<window> <= 1`,
+// `1 = <window>` or `1 >= <window>`; nullptr otherwise.
+const Json* RankIsOne(const Json& e) {
+  if (e.value("class", "") != "COMPARISON") return nullptr;
+  const std::string type = e.value("type", "");
+  const Json& l = e["left"];
+  const Json& r = e["right"];
+  const Json* w = nullptr;
+  if ((type == "COMPARE_EQUAL" || type == "COMPARE_LESSTHANOREQUALTO") && IsConstantOne(r)) w = &l;
+  if ((type == "COMPARE_EQUAL" || type == "COMPARE_GREATERTHANOREQUALTO") && IsConstantOne(l)) {
+    w = &r;
+  }
+  if (w == nullptr || w->value("class", "") != "WINDOW") return nullptr;
+  const std::string wt = w->value("type", "");
+  if (wt != "WINDOW_RANK" && wt != "WINDOW_RANK_DENSE") return nullptr;
+  if (!(*w)["children"].empty() || w->value("ignore_nulls", false) || w->value("distinct", false) ||
+      !w->value("filter_expr", Json()).is_null() ||
+      !w->value("arg_orders", Json::array()).empty()) {
+    return nullptr;
+  }
+  return w;
+}
+
 }  // namespace
+
+Status HintTopOneOverAggregation(const QueryAnalysis& lower, const Json& upper_top,
+                                 StatefulPlanSpec* stage) {
+  auto* op = dynamic_cast<ops::StreamingAggregate*>(stage->op.get());
+  if (op == nullptr || lower.top.value("type", "") != "SELECT_NODE") return Status::OK();
+  if (!upper_top.value("where_clause", Json()).is_null() || !lower.top["having"].is_null() ||
+      upper_top.value("qualify", Json()).is_null()) {
+    return Status::OK();
+  }
+  // No OVER window but the rank: another one would see the pruned rows.
+  int windows = 0;
+  for (const char* key : {"select_list", "qualify"}) {
+    VisitExpression(upper_top[key], [&](const Json& e) {
+      if (e.value("class", "") == "WINDOW") ++windows;
+      return true;
+    });
+  }
+  if (windows != 1) return Status::OK();
+  // The rank is one conjunct of QUALIFY (the others only filter the rank-1 rows further).
+  std::vector<const Json*> conjuncts = {&upper_top["qualify"]};
+  const Json* rank = nullptr;
+  while (!conjuncts.empty() && rank == nullptr) {
+    const Json* c = conjuncts.back();
+    conjuncts.pop_back();
+    if (c->value("class", "") == "CONJUNCTION" && c->value("type", "") == "CONJUNCTION_AND") {
+      for (const auto& child : (*c)["children"]) conjuncts.push_back(&child);
+      continue;
+    }
+    rank = RankIsOne(*c);
+  }
+  if (rank == nullptr || (*rank)["partitions"].size() != 1 || (*rank)["orders"].size() != 1) {
+    return Status::OK();
+  }
+  AggregateBuilder builder(lower);
+  SLUICE_RETURN_NOT_OK(builder.Groups());
+  const auto& window = builder.window();
+  if (!window || window->kind == ops::TimeWindowSpec::Kind::kSession) return Status::OK();
+  const Json& select = lower.top["select_list"];
+  // PARTITION BY the window: a column that is the window or its start or end.
+  const Json* partition = ReferencedItem(select, (*rank)["partitions"][0]);
+  if (partition == nullptr || partition->value("class", "") != "COLUMN_REF") return Status::OK();
+  auto pnames = ColumnRefNames(*partition);
+  if (pnames.empty() || pnames.size() > 2 || AsciiLower(pnames[0]) != window->output ||
+      (pnames.size() == 2 && AsciiLower(pnames[1]) != "start" && AsciiLower(pnames[1]) != "end")) {
+    return Status::OK();
+  }
+  // ORDER BY a plain grouping key.
+  const Json& order = (*rank)["orders"][0];
+  const Json* item = ReferencedItem(select, order["expression"]);
+  if (item == nullptr) return Status::OK();
+  for (size_t k = 0; k < builder.plain_keys().size(); ++k) {
+    if (!SameExpression(*item, builder.plain_keys()[k])) continue;  // (aliases aside)
+    ops::KeepTopSpec spec;
+    spec.column = "__k" + std::to_string(k);
+    spec.descending = order.value("type", "") == "DESCENDING";
+    op->set_keep_top(spec);
+    return Status::OK();
+  }
+  return Status::OK();
+}
 
 Result<StatefulPlanSpec> PlanAggregation(const QueryAnalysis& analysis) {
   if (analysis.top.value("type", "") != "SELECT_NODE") {

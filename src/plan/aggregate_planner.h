@@ -15,4 +15,14 @@ namespace sluice::plan {
 
 Result<StatefulPlanSpec> PlanAggregation(const QueryAnalysis& analysis);
 
+// The per-window top-1 plan (ops/streaming_aggregate_top.h, docs/streaming-sql.md "Per-window
+// top-1"). `lower` is an APPEND aggregation planned alone as `stage`, and `upper_top` the
+// stateless SELECT over its rows (planner.cc PlanStatelessOverAggregation). When that SELECT has
+// no WHERE and no OVER window but one QUALIFY conjunct `rank() / dense_rank() OVER (PARTITION BY
+// <the window, window.start or window.end> ORDER BY <a grouping key> [ASC | DESC]) = 1` (or
+// `<= 1`), and the aggregation has a tumbling / sliding window and no HAVING, the aggregation's
+// operator gets the keep_top hint. Otherwise the stage is left as it is (OK either way).
+Status HintTopOneOverAggregation(const QueryAnalysis& lower, const Json& upper_top,
+                                 StatefulPlanSpec* stage);
+
 }  // namespace sluice::plan

@@ -224,6 +224,9 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanStatelessOverAggregatio
            {"catalog_name", ""},
            {"at_clause", nullptr}};
   SLUICE_ASSIGN_OR_RETURN(stages.back().post_sql, analysis.ast->ToSql(upper_top));
+  if (stages.size() == 1) {  // a per-window top-1: the aggregation keeps only its candidates
+    SLUICE_RETURN_NOT_OK(HintTopOneOverAggregation(lower, top, &stages.back()));
+  }
   return std::optional<Stages>(std::move(stages));
 }
 

@@ -64,6 +64,10 @@ class StreamingPlan final : public IncrementalPlan {
   Result<PlanOutput> Execute(const PlanInput& input) override;
   bool WantsNoDataBatch(int64_t used_watermark_ms, int64_t next_watermark_ms) const override;
   std::string Description() const override;
+  // Stage k's operator (bottom first), or nullptr (no such stage); for tests and tools.
+  const ops::StatefulOperator* stage_operator(size_t k) const {
+    return k < stages_.size() ? stages_[k].op.get() : nullptr;
+  }
 
   // The SQL that defines view __stream_<i> (over __source_<i>).
   static std::string StreamViewSql(size_t i, const StreamRelation& relation);
