@@ -1,5 +1,8 @@
 // Parquet I/O through DuckDB's built-in parquet extension.
 #include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "duckdb/parser/query_node/select_node.hpp"
 #include "duckdb/parser/statement/copy_statement.hpp"
@@ -7,6 +10,7 @@
 #include "duckdb/parser/tableref/column_data_ref.hpp"
 #include "engine/duckdb_convert.h"
 #include "engine/engine.h"
+#include "engine/parquet_copy_stats.h"
 
 namespace sluice::engine {
 namespace {
@@ -111,32 +115,57 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
     info.num_rows = rows.value_or(0);
     info.size_bytes = size.value_or(0);
 
-    // Statistics by one aggregate pass over the batch: exact values rendered by
-    // CAST(... AS VARCHAR), and null counts for list/map columns too.
+    // Statistics from COPY's own where they are exact (ColumnStatsFromCopy); the other columns
+    // by one aggregate pass over the batch: exact values rendered by CAST(... AS VARCHAR), and
+    // null counts for list/map columns too. No second statement when COPY covers every column.
+    duckdb::Value copy_stats;
+    if (auto stats_col = written.ColumnIndex("column_statistics")) {
+      copy_stats = written.data()->collection->GetRows().GetValue(*stats_col, 0);
+    }
+    std::vector<std::optional<ColumnStats>> from_copy;
     std::vector<StatLeaf> leaves;
+    std::vector<size_t> leaves_of_field;
     for (const Field& field : batch.schema()) {
-      CollectLeaves(field.name, internal::QuoteIdent(field.name), field.type, leaves);
-    }
-    std::string sql = "SELECT count(*)";
-    for (const StatLeaf& leaf : leaves) {
-      if (leaf.ordered) {
-        sql += ", CAST(min(" + leaf.expr + ") AS VARCHAR), CAST(max(" + leaf.expr + ") AS VARCHAR)";
+      from_copy.push_back(internal::ColumnStatsFromCopy(field, copy_stats, info.num_rows));
+      const size_t before = leaves.size();
+      if (!from_copy.back()) {
+        CollectLeaves(field.name, internal::QuoteIdent(field.name), field.type, leaves);
       }
-      sql += ", count(*) - count(" + leaf.expr + ")";
+      leaves_of_field.push_back(leaves.size() - before);
     }
-    sql += " FROM " + source;
-    SLUICE_ASSIGN_OR_RETURN(Batch stats, RunOverBatch(state_.get(), sql, data));
-    size_t col = 1;
-    for (const StatLeaf& leaf : leaves) {
-      ColumnStats cs;
-      cs.column = leaf.label;
-      if (leaf.ordered) {
-        cs.min = stats.GetString(0, col++);
-        cs.max = stats.GetString(0, col++);
+    std::vector<ColumnStats> computed;
+    if (!leaves.empty()) {
+      std::string sql = "SELECT count(*)";
+      for (const StatLeaf& leaf : leaves) {
+        if (leaf.ordered) {
+          sql += ", CAST(min(" + leaf.expr + ") AS VARCHAR), CAST(max(" + leaf.expr +
+                 ") AS VARCHAR)";
+        }
+        sql += ", count(*) - count(" + leaf.expr + ")";
       }
-      SLUICE_ASSIGN_OR_RETURN(auto nulls, stats.GetInt64(0, col++));
-      cs.null_count = nulls.value_or(0);
-      info.stats.push_back(std::move(cs));
+      sql += " FROM " + source;
+      SLUICE_ASSIGN_OR_RETURN(Batch stats, RunOverBatch(state_.get(), sql, data));
+      size_t col = 1;
+      for (const StatLeaf& leaf : leaves) {
+        ColumnStats cs;
+        cs.column = leaf.label;
+        if (leaf.ordered) {
+          cs.min = stats.GetString(0, col++);
+          cs.max = stats.GetString(0, col++);
+        }
+        SLUICE_ASSIGN_OR_RETURN(auto nulls, stats.GetInt64(0, col++));
+        cs.null_count = nulls.value_or(0);
+        computed.push_back(std::move(cs));
+      }
+    }
+    // In schema order, a field's leaves in place of the field.
+    size_t next = 0;
+    for (size_t i = 0; i < from_copy.size(); ++i) {
+      if (from_copy[i]) {
+        info.stats.push_back(std::move(*from_copy[i]));
+        continue;
+      }
+      for (size_t k = 0; k < leaves_of_field[i]; ++k) info.stats.push_back(std::move(computed[next++]));
     }
     return info;
   });

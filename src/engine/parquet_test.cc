@@ -2,8 +2,13 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
+#include "engine/duckdb_convert.h"
 #include "engine/engine.h"
+#include "engine/parquet_copy_stats.h"
 #include "engine/test_util.h"
 
 namespace sluice::engine {
@@ -75,6 +80,79 @@ TEST_F(ParquetTest, RoundTripWithStats) {
   for (int64_t r = 0; r < 100; ++r) {
     for (size_t c = 0; c < b.num_columns(); ++c) {
       EXPECT_EQ(back->GetString(r, c), b.GetString(r, c)) << "row " << r << " col " << c;
+    }
+  }
+}
+
+// Columns of the types COPY ... RETURN_STATS reports exactly take their statistics from it (no
+// second statement); whichever path a column takes, its statistics must equal the aggregate
+// query's. Each case: the source, and the columns ColumnStatsFromCopy must accept.
+TEST_F(ParquetTest, CopyStatsEqualAggregateStats) {
+  struct Case {
+    std::string source;
+    std::set<std::string> from_copy;
+  };
+  const std::vector<Case> cases = {
+      // Nulls, an all-null column, non-ASCII, empty and over-256-byte strings, a column name
+      // needing quotes; several row groups.
+      {"SELECT CASE WHEN i % 7 = 0 THEN NULL ELSE (i * 37 % 1001 - 500) END::BIGINT AS i, "
+       "(i % 100)::TINYINT AS t, (i % 3000)::SMALLINT AS sm, (-i)::INTEGER AS \"a\"\"b\", "
+       "CASE WHEN i % 5 = 0 THEN NULL WHEN i = 3 THEN '' WHEN i = 4 THEN 'é' "
+       "ELSE 'v' || i END AS s, "
+       "CASE WHEN i = 9 THEN repeat('z', 300) ELSE 'short' || i END AS long_s, "
+       "NULL::VARCHAR AS nothing FROM range(1, 5001) t(i)",
+       {"i", "t", "sm", "a\"b", "s", "nothing"}},
+      // Floating point, decimals, dates and timestamps; booleans and TIMESTAMPTZ are computed.
+      {"SELECT (i / 3.0)::DOUBLE AS d, (i * 0.1)::FLOAT AS f, (i * 1.25)::DECIMAL(10, 2) AS dec, "
+       "DATE '2026-01-01' + i::INTEGER AS dt, "
+       "TIMESTAMP '2026-11-30 12:00:00.5' + i * INTERVAL 1 SECOND AS ts, "
+       "TIMESTAMPTZ '2026-11-30 12:00:00+00' + i * INTERVAL 1 SECOND AS tz, i > 5 AS b, "
+       "CASE WHEN i % 3 = 0 THEN NULL ELSE -i * 1e300 END AS big FROM range(1, 3001) t(i)",
+       {"d", "f", "dec", "dt", "ts", "big"}},
+      // NaN, infinities and signed zeros: computed, except where no NaN or zero bound shows.
+      {"SELECT CASE WHEN i = 7 THEN 'nan'::DOUBLE ELSE i::DOUBLE END AS with_nan, "
+       "CASE WHEN i = 1 THEN '-0.0'::DOUBLE WHEN i = 2 THEN 0.0 ELSE i END::DOUBLE AS zeros, "
+       "CASE WHEN i = 3 THEN 'inf'::DOUBLE WHEN i = 4 THEN '-inf'::DOUBLE ELSE i END::DOUBLE "
+       "AS infs, CASE WHEN i = 5 THEN 'nan'::FLOAT ELSE i END::FLOAT AS fnan "
+       "FROM range(1, 101) t(i)",
+       {"infs"}},
+  };
+  for (size_t n = 0; n < cases.size(); ++n) {
+    const Case& c = cases[n];
+    testing::TempDir dir;
+    ParquetWriteOptions options;
+    options.row_group_size = 1000;
+    Batch batch = Q(c.source);
+    auto info = conn_->WriteParquet(batch, dir.File("c.parquet"), options);
+    ASSERT_TRUE(info.ok()) << info.status().ToString();
+    auto stats = ByColumn(*info);
+    ASSERT_EQ(stats.size(), batch.num_columns()) << "case " << n;
+
+    // Which columns COPY's statistics cover.
+    Batch copied = Q("COPY (" + c.source + ") TO " +
+                     internal::QuoteLiteral(dir.File("d.parquet")) +
+                     " (FORMAT parquet, ROW_GROUP_SIZE 1000, RETURN_STATS true)");
+    auto stats_col = copied.ColumnIndex("column_statistics");
+    ASSERT_TRUE(stats_col.has_value());
+    const duckdb::Value value = copied.data()->collection->GetRows().GetValue(*stats_col, 0);
+
+    for (const Field& field : batch.schema()) {
+      const std::string& column = field.name;
+      auto from_copy = internal::ColumnStatsFromCopy(field, value, batch.num_rows());
+      EXPECT_EQ(from_copy.has_value(), c.from_copy.count(column) == 1)
+          << "case " << n << " column " << column;
+      const std::string quoted = internal::QuoteIdent(column);
+      const std::string from = " FROM (" + c.source + ")";
+      const ColumnStats& got = stats[column];
+      EXPECT_EQ(got.min.value_or("NULL"),
+                Scalar("SELECT coalesce(CAST(min(" + quoted + ") AS VARCHAR), 'NULL')" + from))
+          << "case " << n << " column " << column;
+      EXPECT_EQ(got.max.value_or("NULL"),
+                Scalar("SELECT coalesce(CAST(max(" + quoted + ") AS VARCHAR), 'NULL')" + from))
+          << "case " << n << " column " << column;
+      EXPECT_EQ(std::to_string(got.null_count),
+                Scalar("SELECT count(*) - count(" + quoted + ")" + from))
+          << "case " << n << " column " << column;
     }
   }
 }
