@@ -11,6 +11,8 @@
 //                    [--threads N]  (DuckDB threads of the engine; default 1, the EngineOptions
 //                    default) [--sync-checkpoints 1]  (write Delta checkpoints inside the
 //                    committing batch, as before issue 4's background checkpoints, to compare)
+//                    [--fsync 0]  (batch_overhead: fsync nothing, to separate the engine's fixed
+//                    cost from the disk's fsync latency; not a configuration to run)
 // Work directories are created under $TMPDIR (default /tmp) and removed afterwards.
 #include <algorithm>
 #include <chrono>
@@ -78,6 +80,7 @@ stdfs::path MakeWorkDir(const std::string& name) {
 }
 
 bool g_sync_checkpoints = false;  // --sync-checkpoints: checkpoints inside the batch (old way)
+bool g_fsync = true;  // --fsync 0: nothing fsynced (the fixed cost without the disk's latency)
 
 stream::SinkFactory DeltaSinkAt(std::string path) {
   return [path](const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
@@ -85,6 +88,7 @@ stream::SinkFactory DeltaSinkAt(std::string path) {
     options.path = path;
     options.query_id = ctx.query_id;
     options.background_checkpoints = !g_sync_checkpoints;
+    options.writer.commit.sync = g_fsync;
     SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::DeltaSink::Open(ctx.fs, ctx.engine, options));
     return std::shared_ptr<sinks::Sink>(std::move(sink));
   };
@@ -118,7 +122,7 @@ void BatchOverhead(int batches) {
   options.checkpoint_root = (dir / "checkpoint").string();
   options.engine = engine.get();
   options.trigger = stream::Trigger::Default();
-  options.sync = true;
+  options.sync = g_fsync;
   stream::SourceSpec spec;
   spec.factory =
       [memory](const sources::SourceContext&) -> Result<std::unique_ptr<sources::Source>> {
@@ -248,6 +252,7 @@ int main(int argc, char** argv) {
     if (flag == "--files") files = std::atoi(argv[i + 1]);
     if (flag == "--threads") sluice::g_threads = std::atoi(argv[i + 1]);
     if (flag == "--sync-checkpoints") sluice::g_sync_checkpoints = std::atoi(argv[i + 1]) != 0;
+    if (flag == "--fsync") sluice::g_fsync = std::atoi(argv[i + 1]) != 0;
   }
   if (which == "batch_overhead" || which == "all") sluice::BatchOverhead(batches);
   if (which == "files_to_delta" || which == "all") sluice::FilesToDelta(rows, files);
