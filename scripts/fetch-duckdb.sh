@@ -15,7 +15,8 @@ LIB_PKG="@duckdb/node-bindings-linux-x64@${VERSION}-r.1"
 LIB_TGZ="duckdb-node-bindings-linux-x64-${VERSION}-r.1.tgz"
 LIB_SHA256="8ac460b152cd05a95065a414879bb09e40534b1fb7a80a7afe6969b6ce039029"
 
-if [[ -f "${STAMP}" && "$(cat "${STAMP}")" == "${VERSION}" && -f "${DEST}/lib/libduckdb.so" ]]; then
+if [[ -f "${STAMP}" && "$(cat "${STAMP}")" == "${VERSION}" && -f "${DEST}/lib/libduckdb.so" &&
+      -f "${DEST}/include/yyjson.hpp" ]]; then
   exit 0
 fi
 command -v npm >/dev/null || { echo "fetch-duckdb: npm is required (apt-get install npm)" >&2; exit 1; }
@@ -49,6 +50,9 @@ for ext in parquet json; do
     cp -r "${WORK}/h/package/src/duckdb/extension/${ext}/include/." "${DEST}/include/"
   fi
 done
+# DuckDB's own yyjson (namespace duckdb_yyjson, exported by libduckdb.so): src/engine/json_decoder.cc
+# parses JSON with the very parser and flags of DuckDB's JSON functions.
+cp "${WORK}/h/package/src/duckdb/third_party/yyjson/include/yyjson.hpp" "${DEST}/include/"
 cp "${WORK}/l/package/libduckdb.so" "${DEST}/lib/"
 echo "${VERSION}" > "${STAMP}"
 echo "fetch-duckdb: DuckDB ${VERSION} in ${DEST}"

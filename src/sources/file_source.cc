@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/json_decoder.h"
 #include "sources/json_lines.h"
 #include "sources/schema_text.h"
 #include "sources/source_util.h"
@@ -410,7 +412,122 @@ Result<engine::Batch> FileSource::ReadFiles(const std::vector<std::string>& path
   return out;
 }
 
+// JSON lines are decoded in C++ (engine/json_decoder.h: DuckDB's parser and casts, one pass)
+// when the schema's types allow it, and by the SQL below otherwise. Both give the same batch:
+// file_source_json_test.cc compares them on generated and edge-case lines in every mode.
 Result<engine::Batch> FileSource::ReadJson(const std::vector<std::string>& paths) {
+  last_json_decoded_ = false;
+  if (options_.json_decoder && engine::JsonDecoder::Supports(data_schema_)) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<engine::Batch> decoded, ReadJsonDecoded(paths));
+    if (decoded) {
+      last_json_decoded_ = true;
+      return std::move(*decoded);
+    }
+  }
+  return ReadJsonSql(paths);
+}
+
+Result<std::optional<engine::Batch>> FileSource::ReadJsonDecoded(
+    const std::vector<std::string>& paths) {
+  engine::JsonDecoderOptions dopts;
+  dopts.extra_columns = {kRescuedDataColumn};
+  const bool new_columns_check = mode_ == SchemaEvolutionMode::kAddNewColumns ||
+                                 mode_ == SchemaEvolutionMode::kFailOnNewColumns;
+  if (mode_ == SchemaEvolutionMode::kRescue) {
+    dopts.unknown_keys = engine::JsonUnknownKeys::kKeysAndValues;
+  } else if (new_columns_check) {
+    dopts.unknown_keys = engine::JsonUnknownKeys::kKeys;
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto decoder, engine::JsonDecoder::Make(data_schema_, dopts));
+  // What the SQL puts into _rescued_data: '"<column>":' as nlohmann writes the name (the SQL's
+  // literal), each file's path as to_json writes it.
+  std::vector<std::string> prefixes;
+  try {
+    for (const auto& f : data_schema_) prefixes.push_back(nlohmann::json(f.name).dump() + ":");
+  } catch (const std::exception&) {
+    return std::optional<engine::Batch>();  // a name nlohmann cannot write: the SQL path
+  }
+  std::vector<std::string> path_json;
+  for (const auto& p : paths) {
+    auto q = engine::JsonDecoder::QuoteJsonString(p);
+    if (!q.ok()) return std::optional<engine::Batch>();
+    path_json.push_back(*q);
+  }
+  struct FirstSeen {
+    int64_t fidx;
+    int64_t ln;
+  };
+  std::map<std::string, FirstSeen> fresh_keys;  // new columns: min(fidx), min(ln) as the SQL
+  bool use_sql = false;
+  engine::JsonRow row;
+  std::string rescued;
+  Status st = ForEachJsonLine(paths, [&](size_t f, int64_t ln, std::string_view line) -> Status {
+    Status d = decoder->Decode(line, &row);
+    if (!d.ok()) return d.IsInvalidArgument() ? InvalidUtf8LineError(paths[f], ln) : d;
+    std::optional<std::string_view> value;
+    if (!row.is_object) {
+      value = line;
+    } else {
+      if (new_columns_check) {
+        const int64_t fidx = static_cast<int64_t>(f) + 1;
+        for (const auto& u : row.unknown_keys) {
+          auto [it, inserted] = fresh_keys.try_emplace(u.key, FirstSeen{fidx, ln});
+          if (!inserted) {
+            it->second.fidx = std::min(it->second.fidx, fidx);
+            it->second.ln = std::min(it->second.ln, ln);
+          }
+        }
+      }
+      const bool rescue_keys = mode_ == SchemaEvolutionMode::kRescue && !row.unknown_keys.empty();
+      if (!row.bad_values.empty() || rescue_keys) {
+        rescued = "{";
+        for (const auto& b : row.bad_values) {
+          if (rescued.size() > 1) rescued += ',';
+          rescued += prefixes[b.column];
+          rescued += b.json;
+        }
+        if (rescue_keys) {
+          for (const auto& u : row.unknown_keys) {
+            // The SQL looks an unknown key up with the path '$."<key>"', escaping only quotes:
+            // keys it would not find (backslashes) or cannot write (empty) take the SQL path.
+            if (u.key.empty() || u.key.find('\\') != std::string::npos) {
+              use_sql = true;
+              return Status::Cancelled("JSON batch needs the SQL path");
+            }
+            if (rescued.size() > 1) rescued += ',';
+            rescued += u.key_json;
+            rescued += ':';
+            rescued += u.value_json;
+          }
+        }
+        rescued += ",\"_file_path\":";
+        rescued += path_json[f];
+        rescued += '}';
+        value = rescued;
+      }
+    }
+    SLUICE_RETURN_NOT_OK(decoder->SetExtra(0, value));
+    return decoder->EndRow();
+  });
+  if (use_sql) return std::optional<engine::Batch>();
+  SLUICE_RETURN_NOT_OK(st);
+  if (!fresh_keys.empty()) {
+    std::vector<std::pair<FirstSeen, std::string>> order;
+    for (auto& [key, seen] : fresh_keys) order.emplace_back(seen, key);
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      if (a.first.fidx != b.first.fidx) return a.first.fidx < b.first.fidx;
+      if (a.first.ln != b.first.ln) return a.first.ln < b.first.ln;
+      return a.second < b.second;
+    });
+    std::vector<std::string> fresh;
+    for (auto& [seen, key] : order) fresh.push_back(std::move(key));
+    SLUICE_RETURN_NOT_OK(CheckNewColumns(paths, fresh));
+  }
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch out, decoder->Finish());
+  return std::optional<engine::Batch>(std::move(out));
+}
+
+Result<engine::Batch> FileSource::ReadJsonSql(const std::vector<std::string>& paths) {
   const std::string list = PathList(paths);
   const std::string names = NameList(data_schema_);
   // The lines are split in C++ (json_lines.h) and registered as a view: one pass, linear in

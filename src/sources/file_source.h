@@ -58,6 +58,9 @@ struct FileSourceOptions {
   std::optional<std::string> bad_records_path;
   bool csv_header = true;  // csv: first line names the columns
   std::string csv_delimiter = ",";
+  // Internal (tests, benchmarks; not a read_files option): false reads JSON with the SQL path
+  // only (see ReadJson), which the C++ decoder must match.
+  bool json_decoder = true;
 };
 
 class FileSource final : public Source {
@@ -83,6 +86,8 @@ class FileSource final : public Source {
   static OffsetJson MakeOffset(int64_t log_offset);
 
   SchemaEvolutionMode evolution_mode() const { return mode_; }
+  // Tests: whether the last JSON batch was read by the C++ decoder (not the SQL path).
+  bool last_json_decoded() const { return last_json_decoded_; }
 
  private:
   FileSource(const SourceContext& ctx, FileSourceOptions options);
@@ -92,6 +97,9 @@ class FileSource final : public Source {
   Status PersistSchema(const engine::Schema& schema);
   Result<engine::Batch> ReadFiles(const std::vector<std::string>& paths, int64_t log_offset);
   Result<engine::Batch> ReadJson(const std::vector<std::string>& paths);
+  // The C++ path (engine/json_decoder.h); nullopt when this batch needs the SQL path.
+  Result<std::optional<engine::Batch>> ReadJsonDecoded(const std::vector<std::string>& paths);
+  Result<engine::Batch> ReadJsonSql(const std::vector<std::string>& paths);
   Result<engine::Batch> ReadCsv(const std::vector<std::string>& paths);
   Result<engine::Batch> ReadParquet(const std::vector<std::string>& paths);
   Status CheckNewColumns(const std::vector<std::string>& paths,
@@ -113,6 +121,7 @@ class FileSource final : public Source {
   int64_t outstanding_files_ = 0;
   int64_t outstanding_bytes_ = 0;
   int64_t last_rescued_ = 0;
+  bool last_json_decoded_ = false;
   int64_t total_rescued_ = 0;
 };
 

@@ -108,23 +108,34 @@ Status ForEachLine(const std::string& path, std::vector<char>& chunk, OnLine&& o
 
 }  // namespace
 
-Result<engine::Batch> ReadJsonLines(const std::vector<std::string>& paths) {
-  engine::BatchBuilder builder(JsonLinesSchema());
+Status ForEachJsonLine(const std::vector<std::string>& paths,
+                       const std::function<Status(size_t, int64_t, std::string_view)>& on_line) {
   std::vector<char> chunk(kChunkBytes);
   for (size_t f = 0; f < paths.size(); ++f) {
     SLUICE_RETURN_NOT_OK(
         ForEachLine(paths[f], chunk, [&](std::string_view line, int64_t ln) -> Status {
           if (IsBlankLine(line)) return Status::OK();
           while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-          SLUICE_RETURN_NOT_OK(builder.AppendInt64(static_cast<int64_t>(f) + 1));
-          SLUICE_RETURN_NOT_OK(builder.AppendInt64(ln));
-          if (!builder.AppendString(line).ok()) {
-            return Status::InvalidArgument("could not read " + paths[f] + " as text: line " +
-                                           std::to_string(ln + 1) + " is not valid UTF-8");
-          }
-          return builder.EndRow();
+          return on_line(f, ln, line);
         }));
   }
+  return Status::OK();
+}
+
+Status InvalidUtf8LineError(const std::string& path, int64_t line_number) {
+  return Status::InvalidArgument("could not read " + path + " as text: line " +
+                                 std::to_string(line_number + 1) + " is not valid UTF-8");
+}
+
+Result<engine::Batch> ReadJsonLines(const std::vector<std::string>& paths) {
+  engine::BatchBuilder builder(JsonLinesSchema());
+  SLUICE_RETURN_NOT_OK(
+      ForEachJsonLine(paths, [&](size_t f, int64_t ln, std::string_view line) -> Status {
+        SLUICE_RETURN_NOT_OK(builder.AppendInt64(static_cast<int64_t>(f) + 1));
+        SLUICE_RETURN_NOT_OK(builder.AppendInt64(ln));
+        if (!builder.AppendString(line).ok()) return InvalidUtf8LineError(paths[f], ln);
+        return builder.EndRow();
+      }));
   return builder.Finish();
 }
 

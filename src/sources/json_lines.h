@@ -16,6 +16,9 @@
 // Thread safety: stateless.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,5 +36,15 @@ engine::Schema JsonLinesSchema();
 bool IsBlankLine(std::string_view line);
 
 Result<engine::Batch> ReadJsonLines(const std::vector<std::string>& paths);
+
+// The lines ReadJsonLines keeps, one call each, in file then line order:
+// on_line(file_index (0-based in `paths`), line_number (0-based, blank lines counted), line).
+// The view is valid during the call only. The UTF-8 check is the caller's. Stops at the first
+// non-OK status of on_line and returns it; errors otherwise as ReadJsonLines.
+Status ForEachJsonLine(const std::vector<std::string>& paths,
+                       const std::function<Status(size_t, int64_t, std::string_view)>& on_line);
+
+// ReadJsonLines' error for a line that is not valid UTF-8 (line_number 0-based).
+Status InvalidUtf8LineError(const std::string& path, int64_t line_number);
 
 }  // namespace sluice::sources
