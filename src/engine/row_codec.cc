@@ -18,6 +18,7 @@ namespace sluice::engine {
 namespace {
 
 constexpr uint8_t kFormatVersion = 1;
+static_assert(kRowHeaderBytes == sizeof(kFormatVersion), "the header is the version byte");
 constexpr uint8_t kNullTag = 0;
 constexpr uint8_t kValueTag = 1;
 

@@ -29,6 +29,10 @@
 
 namespace sluice::engine {
 
+// Every encoded row starts with this many header bytes (the format's version byte, 0x01); the
+// column values follow. Code that splices the values of encoded rows skips the header.
+inline constexpr size_t kRowHeaderBytes = 1;
+
 // Encodes the values of `columns` (indexes into batch.schema()) of every row of `batch`: one
 // string per row, in row order. Deterministic: equal values of equal types give equal bytes, so an
 // encoded key can be a state store key (and hashing it gives a stable partition). Versioned format:

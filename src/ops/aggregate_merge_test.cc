@@ -30,7 +30,7 @@ class AggregateMergeTest : public ::testing::Test {
     for (size_t c = 0; c < b->num_columns(); ++c) cols.push_back(c);
     auto rows = engine::EncodeRows(*b, cols);
     EXPECT_TRUE(rows.ok()) << rows.status().ToString();
-    return rows.ok() ? (*rows)[0].substr(1) : "";
+    return rows.ok() ? (*rows)[0].substr(engine::kRowHeaderBytes) : "";
   }
   // Checks that merging state row `s` with batch row `b` (SQL values of `types`, one per
   // partial) gives the bytes of the merge SQL `CAST(fn(p) AS type)` over both rows.

@@ -812,7 +812,7 @@ Result<int64_t> StreamingAggregate::MergeInCpp(
         if (stored) old = *stored;
       }
       const std::string& prefix = prefixes[i];
-      const std::string_view batch_partials = std::string_view(partials[i]).substr(1);
+      const std::string_view batch_partials = std::string_view(partials[i]).substr(engine::kRowHeaderBytes);
       row.assign(prefix);
       if (old) {
         SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(*old));
