@@ -25,6 +25,7 @@
 // measured time; `gen` prints what generating alone costs).
 // Usage: stateful_bench [windowed_count|dedup|join|commit|rss|gen|all] [--events N] [--keys N]
 //                       [--batch N] [--join-rows N] [--seconds N] [--sample-seconds N]
+//                       [--rate N]  (rss: at most N events/s; 0, the default, as fast as it goes)
 //                       [--conf KEY=VALUE]...  (session conf of every query, e.g.
 //                       sluice.streaming.aggregate.stateMirrorMaxBytes=0 for an A/B run)
 // Work directories are created under $TMPDIR (default /tmp) and removed afterwards.
@@ -43,6 +44,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/engine.h"
@@ -385,7 +387,9 @@ void Commit(int64_t keys, int batches) {
   Finish(r);
 }
 
-void Rss(int64_t keys, int64_t batch, int64_t seconds, int64_t sample_seconds) {
+// rate > 0: at most `rate` events per second of wall time (the loop sleeps between batches), so
+// a long run measures memory at a steady production rate without holding a core.
+void Rss(int64_t keys, int64_t batch, int64_t seconds, int64_t sample_seconds, int64_t rate) {
   std::vector<Stream> streams{WindowedStream(keys, batch)};
   Running r = Start("rss", kWindowedSql, sinks::OutputMode::kAppend, streams);
   auto start = Clock::now();
@@ -396,6 +400,10 @@ void Rss(int64_t keys, int64_t batch, int64_t seconds, int64_t sample_seconds) {
   while (Seconds(start) < static_cast<double>(seconds)) {
     Step(r, streams);
     ++batches;
+    if (rate > 0) {
+      std::this_thread::sleep_until(
+          start + std::chrono::microseconds(batches * batch * 1'000'000 / rate));
+    }
     if (Clock::now() >= next_sample) {
       auto p = r.query->LastProgress();
       int64_t state_rows = p && !p->state_operators.empty() ? p->state_operators[0].num_rows_total
@@ -435,7 +443,7 @@ int main(int argc, char** argv) {
   std::string which = argc > 1 ? argv[1] : "all";
   if (which.rfind("--", 0) == 0) which = "all";  // scripts/bench.sh passes Google Benchmark flags
   int64_t events = 10'000'000, keys = 100'000, batch = 1'000'000, join_rows = 1'000'000;
-  int64_t seconds = 180, sample_seconds = 15;
+  int64_t seconds = 180, sample_seconds = 15, rate = 0;
   for (int i = 1; i + 1 < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--events") events = std::atoll(argv[i + 1]);
@@ -444,6 +452,7 @@ int main(int argc, char** argv) {
     if (flag == "--join-rows") join_rows = std::atoll(argv[i + 1]);
     if (flag == "--seconds") seconds = std::atoll(argv[i + 1]);
     if (flag == "--sample-seconds") sample_seconds = std::atoll(argv[i + 1]);
+    if (flag == "--rate") rate = std::atoll(argv[i + 1]);
     if (flag == "--conf") {
       std::string kv = argv[i + 1];
       size_t eq = kv.find('=');
@@ -459,6 +468,6 @@ int main(int argc, char** argv) {
   if (which == "dedup" || which == "all") sluice::Dedup(events, batch);
   if (which == "join" || which == "all") sluice::Join(join_rows);
   if (which == "commit" || which == "all") sluice::Commit(keys, 10);
-  if (which == "rss" || which == "all") sluice::Rss(keys, batch, seconds, sample_seconds);
+  if (which == "rss" || which == "all") sluice::Rss(keys, batch, seconds, sample_seconds, rate);
   return 0;
 }
