@@ -494,6 +494,34 @@ Result<Batch> JsonDecoder::Finish() {
   });
 }
 
+Result<Batch> JsonDecoder::FinishAll(std::span<JsonDecoder* const> decoders) {
+  if (decoders.empty()) return Status::InvalidArgument("JsonDecoder::FinishAll: no decoders");
+  for (JsonDecoder* d : decoders) {
+    if (d->state_->in_row) {
+      return Status::InvalidArgument("JsonDecoder::FinishAll: a decoder has a row in progress");
+    }
+    if (d->state_->types != decoders[0]->state_->types ||
+        d->state_->names != decoders[0]->state_->names) {
+      return Status::InvalidArgument("JsonDecoder::FinishAll: the decoders' schemas differ");
+    }
+  }
+  return internal::CatchAll([&]() -> Result<Batch> {
+    State& first = *decoders[0]->state_;
+    first.Flush();
+    for (size_t i = 1; i < decoders.size(); ++i) {
+      State& s = *decoders[i]->state_;
+      s.Flush();
+      first.collection->Combine(*s.collection);  // moves the segments
+      s.rows = 0;
+      s.NewCollection();
+    }
+    first.rows = 0;
+    Batch out = internal::MakeBatch(first.db, std::move(first.collection), first.names);
+    first.NewCollection();
+    return out;
+  });
+}
+
 Result<std::string> JsonDecoder::QuoteJsonString(std::string_view value) {
   if (!ValidUtf8(value)) {
     return Status::InvalidArgument("QuoteJsonString: value is not valid UTF-8");

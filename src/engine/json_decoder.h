@@ -35,12 +35,14 @@
 // extra column (NULL when not set); EndRow(). Finish() at the end.
 // Cost: one parse per text into memory that is reused every 2,048 rows; strings are copied once,
 // into the batch.
-// Thread safety: one thread at a time per decoder; distinct decoders are independent.
+// Thread safety: one thread at a time per decoder; distinct decoders are independent (they may
+// run on several threads at once; FinishAll joins their rows).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -116,6 +118,12 @@ class JsonDecoder {
   // All ended rows; the decoder is then empty and may decode the next batch. InvalidArgument
   // when a row is in progress.
   Result<Batch> Finish();
+
+  // The ended rows of every decoder, `decoders[0]`'s first, as one batch: the rows move into
+  // it (no copy), and each decoder is then empty. For decoders that ran on separate threads over
+  // consecutive parts of the input. InvalidArgument when the list is empty, a row is in
+  // progress, or the schemas differ.
+  static Result<Batch> FinishAll(std::span<JsonDecoder* const> decoders);
 
   // `value` as a JSON string, as DuckDB's to_json(value::VARCHAR) writes it. InvalidArgument when
   // `value` is not valid UTF-8.

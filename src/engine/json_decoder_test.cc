@@ -85,6 +85,50 @@ TEST_F(JsonDecoderTest, DecodesTypedColumnsBadValuesAndUnknownKeys) {
   EXPECT_EQ(empty->num_columns(), 5u);
 }
 
+TEST_F(JsonDecoderTest, FinishAllJoinsDecodersInOrder) {
+  std::vector<std::unique_ptr<JsonDecoder>> decoders;
+  for (int d = 0; d < 3; ++d) {
+    auto made = JsonDecoder::Make({F("id", TypeId::kBigInt), F("s", TypeId::kVarchar)});
+    ASSERT_TRUE(made.ok());
+    decoders.push_back(std::move(made).ValueOrDie());
+  }
+  JsonRow row;
+  // 3,000 rows in the first (past a chunk), none in the second, 2 in the third.
+  for (int r = 0; r < 3000; ++r) {
+    ASSERT_TRUE(decoders[0]
+                    ->Decode("{\"id\":" + std::to_string(r) +
+                                 ",\"s\":\"a string longer than twelve bytes\"}",
+                             &row)
+                    .ok());
+    ASSERT_TRUE(decoders[0]->EndRow().ok());
+  }
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_TRUE(decoders[2]->Decode("{\"id\":" + std::to_string(-r) + "}", &row).ok());
+    ASSERT_TRUE(decoders[2]->EndRow().ok());
+  }
+  std::vector<JsonDecoder*> all = {decoders[0].get(), decoders[1].get(), decoders[2].get()};
+  auto b = JsonDecoder::FinishAll(all);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_EQ(b->num_rows(), 3002);
+  EXPECT_EQ(Cell(*b, 0, 0), "0");
+  EXPECT_EQ(Cell(*b, 2999, 0), "2999");
+  EXPECT_EQ(Cell(*b, 2999, 1), "a string longer than twelve bytes");
+  EXPECT_EQ(Cell(*b, 3001, 0), "-1");
+  EXPECT_EQ(Cell(*b, 3001, 1), "NULL");
+  for (auto* d : all) EXPECT_EQ(d->num_rows(), 0);
+  auto again = JsonDecoder::FinishAll(all);  // empty now
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->num_rows(), 0);
+
+  auto other = JsonDecoder::Make({F("id", TypeId::kInteger)});
+  ASSERT_TRUE(other.ok());
+  std::vector<JsonDecoder*> mixed = {decoders[0].get(), other->get()};
+  EXPECT_TRUE(JsonDecoder::FinishAll(mixed).status().IsInvalidArgument());
+  EXPECT_TRUE(JsonDecoder::FinishAll({}).status().IsInvalidArgument());
+  ASSERT_TRUE(decoders[1]->Decode("{}", &row).ok());
+  EXPECT_TRUE(JsonDecoder::FinishAll(all).status().IsInvalidArgument());  // row in progress
+}
+
 TEST_F(JsonDecoderTest, SupportsOnlyScalarTypesAndDistinctNames) {
   EXPECT_TRUE(JsonDecoder::Supports({F("a", TypeId::kDate), F("b", TypeId::kTimestampTz)}));
   EXPECT_FALSE(JsonDecoder::Supports({}));

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -398,14 +399,18 @@ Result<engine::Batch> FileSource::ReadFiles(const std::vector<std::string>& path
       break;
   }
   if (!out.ok()) return out.status().WithContext(Description());
-  SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("sluice_file_batch", *out));
-  auto count =
-      conn_->Query("SELECT count(*) FROM sluice_file_batch WHERE _rescued_data IS NOT NULL");
-  Status unreg = conn_->UnregisterBatch("sluice_file_batch");
-  SLUICE_RETURN_NOT_OK(count.status());
-  SLUICE_RETURN_NOT_OK(unreg);
-  SLUICE_ASSIGN_OR_RETURN(auto n, count->GetInt64(0, 0));
-  last_rescued_ = n.value_or(0);
+  if (options_.format == FileFormat::kJson && last_json_decoded_) {
+    last_rescued_ = decoded_rescued_;  // counted while decoding
+  } else {
+    SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("sluice_file_batch", *out));
+    auto count =
+        conn_->Query("SELECT count(*) FROM sluice_file_batch WHERE _rescued_data IS NOT NULL");
+    Status unreg = conn_->UnregisterBatch("sluice_file_batch");
+    SLUICE_RETURN_NOT_OK(count.status());
+    SLUICE_RETURN_NOT_OK(unreg);
+    SLUICE_ASSIGN_OR_RETURN(auto n, count->GetInt64(0, 0));
+    last_rescued_ = n.value_or(0);
+  }
   total_rescued_ += last_rescued_;
   if (last_rescued_ > 0 && options_.bad_records_path)
     SLUICE_RETURN_NOT_OK(WriteBadRecords(*out, log_offset));
@@ -433,12 +438,12 @@ Result<std::optional<engine::Batch>> FileSource::ReadJsonDecoded(
   dopts.extra_columns = {kRescuedDataColumn};
   const bool new_columns_check = mode_ == SchemaEvolutionMode::kAddNewColumns ||
                                  mode_ == SchemaEvolutionMode::kFailOnNewColumns;
-  if (mode_ == SchemaEvolutionMode::kRescue) {
+  const bool rescue = mode_ == SchemaEvolutionMode::kRescue;
+  if (rescue) {
     dopts.unknown_keys = engine::JsonUnknownKeys::kKeysAndValues;
   } else if (new_columns_check) {
     dopts.unknown_keys = engine::JsonUnknownKeys::kKeys;
   }
-  SLUICE_ASSIGN_OR_RETURN(auto decoder, engine::JsonDecoder::Make(data_schema_, dopts));
   // What the SQL puts into _rescued_data: '"<column>":' as nlohmann writes the name (the SQL's
   // literal), each file's path as to_json writes it.
   std::vector<std::string> prefixes;
@@ -453,64 +458,136 @@ Result<std::optional<engine::Batch>> FileSource::ReadJsonDecoded(
     if (!q.ok()) return std::optional<engine::Batch>();
     path_json.push_back(*q);
   }
+
+  // Consecutive runs of files decoded on separate threads (each with its own decoder), joined
+  // in file order: the batch, the first error and the new columns are those of one pass.
   struct FirstSeen {
     int64_t fidx;
     int64_t ln;
   };
-  std::map<std::string, FirstSeen> fresh_keys;  // new columns: min(fidx), min(ln) as the SQL
-  bool use_sql = false;
-  engine::JsonRow row;
-  std::string rescued;
-  Status st = ForEachJsonLine(paths, [&](size_t f, int64_t ln, std::string_view line) -> Status {
-    Status d = decoder->Decode(line, &row);
-    if (!d.ok()) return d.IsInvalidArgument() ? InvalidUtf8LineError(paths[f], ln) : d;
-    std::optional<std::string_view> value;
-    if (!row.is_object) {
-      value = line;
-    } else {
-      if (new_columns_check) {
-        const int64_t fidx = static_cast<int64_t>(f) + 1;
-        for (const auto& u : row.unknown_keys) {
-          auto [it, inserted] = fresh_keys.try_emplace(u.key, FirstSeen{fidx, ln});
-          if (!inserted) {
-            it->second.fidx = std::min(it->second.fidx, fidx);
-            it->second.ln = std::min(it->second.ln, ln);
-          }
-        }
+  struct Part {
+    size_t begin = 0, end = 0;  // files [begin, end)
+    std::unique_ptr<engine::JsonDecoder> decoder;
+    std::map<std::string, FirstSeen> fresh_keys;  // new columns: min(fidx), min(ln) as the SQL
+    int64_t rescued = 0;
+    bool use_sql = false;
+    Status status;
+  };
+  std::vector<Part> parts;
+  {
+    // Up to one thread per core (4 at most) when the batch has at least 16 MiB per thread.
+    std::vector<uint64_t> sizes;
+    uint64_t total = 0;
+    for (const auto& p : paths) {
+      std::error_code ec;
+      const uint64_t size = std::filesystem::file_size(p, ec);
+      sizes.push_back(ec ? 0 : size);
+      total += sizes.back();
+    }
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t wanted = options_.json_decode_threads > 0
+                              ? static_cast<size_t>(options_.json_decode_threads)
+                              : std::min<size_t>({cores, 4, static_cast<size_t>(total >> 24)});
+    const size_t n = std::max<size_t>(1, std::min(wanted, paths.size()));
+    size_t begin = 0;
+    uint64_t done = 0;
+    for (size_t i = 0; i < n; ++i) {
+      size_t end = begin;
+      const uint64_t target = total * (i + 1) / n;
+      while (end < paths.size() && (i + 1 == n || done < target || end == begin)) {
+        done += sizes[end];
+        ++end;
       }
-      const bool rescue_keys = mode_ == SchemaEvolutionMode::kRescue && !row.unknown_keys.empty();
-      if (!row.bad_values.empty() || rescue_keys) {
-        rescued = "{";
-        for (const auto& b : row.bad_values) {
-          if (rescued.size() > 1) rescued += ',';
-          rescued += prefixes[b.column];
-          rescued += b.json;
-        }
-        if (rescue_keys) {
-          for (const auto& u : row.unknown_keys) {
-            // The SQL looks an unknown key up with the path '$."<key>"', escaping only quotes:
-            // keys it would not find (backslashes) or cannot write (empty) take the SQL path.
-            if (u.key.empty() || u.key.find('\\') != std::string::npos) {
-              use_sql = true;
-              return Status::Cancelled("JSON batch needs the SQL path");
+      if (end == begin) break;
+      Part& part = parts.emplace_back();
+      part.begin = begin;
+      part.end = end;
+      SLUICE_ASSIGN_OR_RETURN(part.decoder, engine::JsonDecoder::Make(data_schema_, dopts));
+      begin = end;
+    }
+  }
+  auto decode = [&](Part& part) {
+    engine::JsonRow row;
+    std::string rescued;
+    std::vector<std::string> part_paths(paths.begin() + static_cast<ptrdiff_t>(part.begin),
+                                        paths.begin() + static_cast<ptrdiff_t>(part.end));
+    part.status =
+        ForEachJsonLine(part_paths, [&](size_t pf, int64_t ln, std::string_view line) -> Status {
+          const size_t f = part.begin + pf;
+          Status d = part.decoder->Decode(line, &row);
+          if (!d.ok()) return d.IsInvalidArgument() ? InvalidUtf8LineError(paths[f], ln) : d;
+          std::optional<std::string_view> value;
+          if (!row.is_object) {
+            value = line;
+          } else {
+            if (new_columns_check) {
+              const int64_t fidx = static_cast<int64_t>(f) + 1;
+              for (const auto& u : row.unknown_keys) {
+                auto [it, inserted] = part.fresh_keys.try_emplace(u.key, FirstSeen{fidx, ln});
+                if (!inserted) {
+                  it->second.fidx = std::min(it->second.fidx, fidx);
+                  it->second.ln = std::min(it->second.ln, ln);
+                }
+              }
             }
-            if (rescued.size() > 1) rescued += ',';
-            rescued += u.key_json;
-            rescued += ':';
-            rescued += u.value_json;
+            const bool rescue_keys = rescue && !row.unknown_keys.empty();
+            if (!row.bad_values.empty() || rescue_keys) {
+              rescued = "{";
+              for (const auto& b : row.bad_values) {
+                if (rescued.size() > 1) rescued += ',';
+                rescued += prefixes[b.column];
+                rescued += b.json;
+              }
+              if (rescue_keys) {
+                for (const auto& u : row.unknown_keys) {
+                  // The SQL looks an unknown key up with the path '$."<key>"', escaping only
+                  // quotes: keys it would not find (backslashes) or cannot use (empty) take the SQL
+                  // path.
+                  if (u.key.empty() || u.key.find('\\') != std::string::npos) {
+                    part.use_sql = true;
+                    return Status::Cancelled("JSON batch needs the SQL path");
+                  }
+                  if (rescued.size() > 1) rescued += ',';
+                  rescued += u.key_json;
+                  rescued += ':';
+                  rescued += u.value_json;
+                }
+              }
+              rescued += ",\"_file_path\":";
+              rescued += path_json[f];
+              rescued += '}';
+              value = rescued;
+            }
           }
-        }
-        rescued += ",\"_file_path\":";
-        rescued += path_json[f];
-        rescued += '}';
-        value = rescued;
+          if (value) ++part.rescued;
+          SLUICE_RETURN_NOT_OK(part.decoder->SetExtra(0, value));
+          return part.decoder->EndRow();
+        });
+  };
+  if (parts.size() == 1) {
+    decode(parts[0]);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < parts.size(); ++i) threads.emplace_back(decode, std::ref(parts[i]));
+    decode(parts[0]);
+    for (auto& t : threads) t.join();
+  }
+  // One pass would have stopped at the first fallback or error, in file order; the SQL path
+  // reports the first error of all the files itself.
+  for (const Part& part : parts) {
+    if (part.use_sql) return std::optional<engine::Batch>();
+  }
+  for (const Part& part : parts) SLUICE_RETURN_NOT_OK(part.status);
+  std::map<std::string, FirstSeen> fresh_keys;
+  for (const Part& part : parts) {
+    for (const auto& [key, seen] : part.fresh_keys) {
+      auto [it, inserted] = fresh_keys.try_emplace(key, seen);
+      if (!inserted) {
+        it->second.fidx = std::min(it->second.fidx, seen.fidx);
+        it->second.ln = std::min(it->second.ln, seen.ln);
       }
     }
-    SLUICE_RETURN_NOT_OK(decoder->SetExtra(0, value));
-    return decoder->EndRow();
-  });
-  if (use_sql) return std::optional<engine::Batch>();
-  SLUICE_RETURN_NOT_OK(st);
+  }
   if (!fresh_keys.empty()) {
     std::vector<std::pair<FirstSeen, std::string>> order;
     for (auto& [key, seen] : fresh_keys) order.emplace_back(seen, key);
@@ -523,7 +600,13 @@ Result<std::optional<engine::Batch>> FileSource::ReadJsonDecoded(
     for (auto& [seen, key] : order) fresh.push_back(std::move(key));
     SLUICE_RETURN_NOT_OK(CheckNewColumns(paths, fresh));
   }
-  SLUICE_ASSIGN_OR_RETURN(engine::Batch out, decoder->Finish());
+  std::vector<engine::JsonDecoder*> decoders;
+  decoded_rescued_ = 0;
+  for (Part& part : parts) {
+    decoders.push_back(part.decoder.get());
+    decoded_rescued_ += part.rescued;
+  }
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch out, engine::JsonDecoder::FinishAll(decoders));
   return std::optional<engine::Batch>(std::move(out));
 }
 

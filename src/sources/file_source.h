@@ -61,6 +61,9 @@ struct FileSourceOptions {
   // Internal (tests, benchmarks; not a read_files option): false reads JSON with the SQL path
   // only (see ReadJson), which the C++ decoder must match.
   bool json_decoder = true;
+  // Internal (tests): threads that decode a JSON batch; 0 chooses (one per core, at most 4, each
+  // with at least 16 MiB of files).
+  int json_decode_threads = 0;
 };
 
 class FileSource final : public Source {
@@ -122,6 +125,7 @@ class FileSource final : public Source {
   int64_t outstanding_bytes_ = 0;
   int64_t last_rescued_ = 0;
   bool last_json_decoded_ = false;
+  int64_t decoded_rescued_ = 0;  // rows with _rescued_data in the last decoded JSON batch
   int64_t total_rescued_ = 0;
 };
 

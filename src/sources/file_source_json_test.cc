@@ -26,13 +26,14 @@ class FileSourceJsonTest : public testing::SourceTest {
   }
   // Reads every file of in_ in one batch with a fresh source (its own checkpoint).
   Result<engine::Batch> ReadAll(const std::string& schema, SchemaEvolutionMode mode, bool decoder,
-                                bool* decoded = nullptr) {
+                                bool* decoded = nullptr, int threads = 0) {
     FileSourceOptions o;
     o.path = in_;
     o.format = FileFormat::kJson;
     o.schema = schema;
     o.schema_evolution_mode = mode;
     o.json_decoder = decoder;
+    o.json_decode_threads = threads;
     SLUICE_ASSIGN_OR_RETURN(
         auto src, FileSource::Open(Ctx(dir_.path() + "/ckpt" + std::to_string(next_++), {}), o));
     ReadLimit all;
@@ -45,11 +46,12 @@ class FileSourceJsonTest : public testing::SourceTest {
   }
   // Both readers, compared.
   // expect_decoded: whether the decoder should have read the batch itself (when it succeeds).
+  // threads: the decoder's (0: automatic, 1 for these small files).
   void ExpectSame(const std::string& schema, SchemaEvolutionMode mode, const std::string& what,
-                  bool expect_decoded = true) {
+                  bool expect_decoded = true, int threads = 0) {
     bool decoded = false;
     auto sql = ReadAll(schema, mode, false);
-    auto dec = ReadAll(schema, mode, true, &decoded);
+    auto dec = ReadAll(schema, mode, true, &decoded, threads);
     if (dec.ok()) {
       EXPECT_EQ(decoded, expect_decoded) << what;
     }
@@ -100,9 +102,14 @@ TEST_F(FileSourceJsonTest, EdgeCasesAndRandomLinesInEveryMode) {
   Put("b.json", Join(engine::testing::JsonEdgeLines()) + "\n   \r\n{\"i\":2}\r\n{\"s\":\"end\"}",
       2000);
   Put("c \"quoted\".json", Join(engine::testing::JsonRandomLines(2500, 11)), 3000);
+  Put("d.json", Join(engine::testing::JsonRandomLines(3000, 12)), 4000);
   for (SchemaEvolutionMode mode : kModes) {
-    ExpectSame(engine::testing::JsonCorpusSchemaText(), mode,
-               "mode " + std::to_string(static_cast<int>(mode)));
+    for (int threads : {1, 2, 3}) {
+      ExpectSame(
+          engine::testing::JsonCorpusSchemaText(), mode,
+          "mode " + std::to_string(static_cast<int>(mode)) + " threads " + std::to_string(threads),
+          true, threads);
+    }
   }
 }
 
@@ -127,22 +134,33 @@ TEST_F(FileSourceJsonTest, KnownKeysOnlyInEveryMode) {
 TEST_F(FileSourceJsonTest, NewColumnsAreReportedInTheSameOrder) {
   Put("a.json", "{\"id\":1,\"zeta\":1}\n{\"id\":2,\"beta\":1,\"alpha\":2}\n", 1000);
   Put("b.json", "{\"id\":3,\"alpha\":1}\n{\"gamma\":1,\"delta\":2}\n", 2000);
+  Put("c.json", "{\"id\":3,\"beta\":1}\n", 3000);
   for (SchemaEvolutionMode mode : kModes) {
-    ExpectSame("id BIGINT", mode, "mode " + std::to_string(static_cast<int>(mode)));
+    for (int threads : {1, 3}) {
+      ExpectSame("id BIGINT", mode, "mode " + std::to_string(static_cast<int>(mode)), true,
+                 threads);
+    }
   }
 }
 
 TEST_F(FileSourceJsonTest, BackslashAndEmptyUnknownKeysInRescueMode) {
   // The SQL looks such keys up with a path it builds itself: the decoder hands the batch over.
-  Put("a.json", "{\"id\":1,\"a\\\\b\":2}\n{\"id\":2,\"\":3}\n{\"id\":\"x\",\"q\\\\\\\"\":4}\n",
+  Put("a.json", "{\"id\":1}\n", 500);
+  Put("b.json", "{\"id\":1,\"a\\\\b\":2}\n{\"id\":2,\"\":3}\n{\"id\":\"x\",\"q\\\\\\\"\":4}\n",
       1000);
-  ExpectSame("id BIGINT", SchemaEvolutionMode::kRescue, "rescue", /*expect_decoded=*/false);
-  ExpectSame("id BIGINT", SchemaEvolutionMode::kNone, "none");
+  for (int threads : {1, 2}) {
+    ExpectSame("id BIGINT", SchemaEvolutionMode::kRescue, "rescue", /*expect_decoded=*/false,
+               threads);
+    ExpectSame("id BIGINT", SchemaEvolutionMode::kNone, "none", true, threads);
+  }
 }
 
 TEST_F(FileSourceJsonTest, InvalidUtf8IsTheSameError) {
-  Put("a.json", "{\"id\":1}\n{\"id\":\"\xff\"}\n", 1000);
-  ExpectSame("id BIGINT", SchemaEvolutionMode::kNone, "utf8");
+  Put("a.json", "{\"id\":1}\n", 500);
+  Put("b.json", "{\"id\":1}\n{\"id\":\"\xff\"}\n", 1000);
+  Put("c.json", "\xfe\n", 2000);
+  for (int threads : {1, 3})
+    ExpectSame("id BIGINT", SchemaEvolutionMode::kNone, "utf8", true, threads);
 }
 
 TEST_F(FileSourceJsonTest, UnsupportedTypesUseTheSqlPath) {
