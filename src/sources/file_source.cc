@@ -506,7 +506,7 @@ Result<std::optional<engine::Batch>> FileSource::ReadJsonDecoded(
       begin = end;
     }
   }
-  auto decode = [&](Part& part) {
+  auto decode_part = [&](Part& part) {
     engine::JsonRow row;
     std::string rescued;
     std::vector<std::string> part_paths(paths.begin() + static_cast<ptrdiff_t>(part.begin),
@@ -563,6 +563,14 @@ Result<std::optional<engine::Batch>> FileSource::ReadJsonDecoded(
           SLUICE_RETURN_NOT_OK(part.decoder->SetExtra(0, value));
           return part.decoder->EndRow();
         });
+  };
+  // No exception may leave a thread (std::terminate): allocation failures become a Status.
+  auto decode = [&](Part& part) {
+    try {
+      decode_part(part);
+    } catch (const std::exception& e) {
+      part.status = Status::Internal(std::string("decoding JSON: ") + e.what());
+    }
   };
   if (parts.size() == 1) {
     decode(parts[0]);
