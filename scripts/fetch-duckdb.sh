@@ -16,7 +16,7 @@ LIB_TGZ="duckdb-node-bindings-linux-x64-${VERSION}-r.1.tgz"
 LIB_SHA256="8ac460b152cd05a95065a414879bb09e40534b1fb7a80a7afe6969b6ce039029"
 
 if [[ -f "${STAMP}" && "$(cat "${STAMP}")" == "${VERSION}" && -f "${DEST}/lib/libduckdb.so" &&
-      -f "${DEST}/include/yyjson.hpp" ]]; then
+      -f "${DEST}/include/yyjson.hpp" && -f "${DEST}/include/fmt/format.h" ]]; then
   exit 0
 fi
 command -v npm >/dev/null || { echo "fetch-duckdb: npm is required (apt-get install npm)" >&2; exit 1; }
@@ -51,8 +51,10 @@ for ext in parquet json; do
   fi
 done
 # DuckDB's own yyjson (namespace duckdb_yyjson, exported by libduckdb.so): src/engine/json_decoder.cc
-# parses JSON with the very parser and flags of DuckDB's JSON functions.
+# parses JSON with the very parser and flags of DuckDB's JSON functions; DuckDB's fmt headers are
+# needed by its decimal cast header.
 cp "${WORK}/h/package/src/duckdb/third_party/yyjson/include/yyjson.hpp" "${DEST}/include/"
+cp -r "${WORK}/h/package/src/duckdb/third_party/fmt/include/fmt" "${DEST}/include/"
 cp "${WORK}/l/package/libduckdb.so" "${DEST}/lib/"
 echo "${VERSION}" > "${STAMP}"
 echo "fetch-duckdb: DuckDB ${VERSION} in ${DEST}"

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "duckdb/common/operator/cast_operators.hpp"
+#include "duckdb/common/operator/decimal_cast_operators.hpp"
 #include "duckdb/common/operator/string_cast.hpp"
 #include "duckdb/common/types/column/column_data_collection.hpp"
 #include "duckdb/common/types/data_chunk.hpp"
@@ -105,6 +106,10 @@ enum class Kind : uint8_t {
   kDate,
   kTimestamp,
   kTimestampTz,
+  kDecimal16,  // DECIMAL by its physical type (width <= 4, 9, 18, 38)
+  kDecimal32,
+  kDecimal64,
+  kDecimal128,
 };
 
 std::optional<Kind> KindOf(const DataType& type) {
@@ -131,6 +136,14 @@ std::optional<Kind> KindOf(const DataType& type) {
       return Kind::kTimestamp;
     case TypeId::kTimestampTz:
       return Kind::kTimestampTz;
+    case TypeId::kDecimal:
+      if (type.precision < 1 || type.precision > 38 || type.scale > type.precision) {
+        return std::nullopt;
+      }
+      return type.precision <= 4    ? Kind::kDecimal16
+             : type.precision <= 9  ? Kind::kDecimal32
+             : type.precision <= 18 ? Kind::kDecimal64
+                                    : Kind::kDecimal128;
     default:
       return std::nullopt;
   }
@@ -163,6 +176,36 @@ bool GetValueNumerical(yy::yyjson_val* val, T& out) {
       return TryCast::Operation<int64_t, T>(yy::unsafe_yyjson_get_sint(val), out, false);
     case YYJSON_TYPE_NUM | YYJSON_SUBTYPE_REAL:
       return TryCast::Operation<double, T>(yy::unsafe_yyjson_get_real(val), out, false);
+    default:  // arrays, objects
+      return false;
+  }
+}
+
+// json_transform.cpp GetValueDecimal with OP = TryCastToDecimal (non-strict parameters).
+template <typename T>
+bool GetValueDecimal(yy::yyjson_val* val, T& out, uint8_t width, uint8_t scale,
+                     std::string* error) {
+  using duckdb::TryCastToDecimal;
+  duckdb::CastParameters params(false, error);
+  switch (yy::unsafe_yyjson_get_tag(val)) {
+    case YYJSON_TYPE_STR | YYJSON_SUBTYPE_NOESC:
+    case YYJSON_TYPE_STR | YYJSON_SUBTYPE_NONE:
+    case YYJSON_TYPE_RAW | YYJSON_SUBTYPE_NONE:
+      return TryCastToDecimal::Operation<duckdb::string_t, T>(ValString(val), out, params, width,
+                                                              scale);
+    case YYJSON_TYPE_BOOL | YYJSON_SUBTYPE_TRUE:
+    case YYJSON_TYPE_BOOL | YYJSON_SUBTYPE_FALSE:
+      return TryCastToDecimal::Operation<bool, T>(yy::unsafe_yyjson_get_bool(val), out, params,
+                                                  width, scale);
+    case YYJSON_TYPE_NUM | YYJSON_SUBTYPE_UINT:
+      return TryCastToDecimal::Operation<uint64_t, T>(yy::unsafe_yyjson_get_uint(val), out, params,
+                                                      width, scale);
+    case YYJSON_TYPE_NUM | YYJSON_SUBTYPE_SINT:
+      return TryCastToDecimal::Operation<int64_t, T>(yy::unsafe_yyjson_get_sint(val), out, params,
+                                                     width, scale);
+    case YYJSON_TYPE_NUM | YYJSON_SUBTYPE_REAL:
+      return TryCastToDecimal::Operation<double, T>(yy::unsafe_yyjson_get_real(val), out, params,
+                                                    width, scale);
     default:  // arrays, objects
       return false;
   }
@@ -266,6 +309,22 @@ struct JsonDecoder::State {
       case Kind::kTimestampTz:
         return GetValueFromString<duckdb::timestamp_tz_t>(
             val, duckdb::FlatVector::GetData<duckdb::timestamp_tz_t>(v)[row], &cast_error);
+      case Kind::kDecimal16:
+        return GetValueDecimal<int16_t>(val, duckdb::FlatVector::GetData<int16_t>(v)[row],
+                                        columns[c].type.precision, columns[c].type.scale,
+                                        &cast_error);
+      case Kind::kDecimal32:
+        return GetValueDecimal<int32_t>(val, duckdb::FlatVector::GetData<int32_t>(v)[row],
+                                        columns[c].type.precision, columns[c].type.scale,
+                                        &cast_error);
+      case Kind::kDecimal64:
+        return GetValueDecimal<int64_t>(val, duckdb::FlatVector::GetData<int64_t>(v)[row],
+                                        columns[c].type.precision, columns[c].type.scale,
+                                        &cast_error);
+      case Kind::kDecimal128:
+        return GetValueDecimal<duckdb::hugeint_t>(
+            val, duckdb::FlatVector::GetData<duckdb::hugeint_t>(v)[row], columns[c].type.precision,
+            columns[c].type.scale, &cast_error);
     }
     return false;
   }
@@ -382,7 +441,7 @@ Result<std::unique_ptr<JsonDecoder>> JsonDecoder::Make(Schema columns, JsonDecod
   if (!Supports(columns)) {
     return Status::InvalidArgument(
         "JsonDecoder: the columns need distinct non-empty names and types among BOOLEAN, "
-        "TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE, VARCHAR, DATE, TIMESTAMP, "
+        "TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE, DECIMAL, VARCHAR, DATE, TIMESTAMP, "
         "TIMESTAMPTZ");
   }
   auto s = std::make_unique<State>();

@@ -6,10 +6,10 @@
 // Exactness by construction, not by imitation: the text is parsed by DuckDB's own JSON parser
 // (the yyjson that libduckdb.so carries, with the read flags of DuckDB's JSON functions: NaN and
 // Infinity, trailing commas, integers beyond 64 bits kept as raw text), and every conversion
-// calls the DuckDB cast json_transform calls (TryCast, StringCast, the default VARCHAR ->
-// TIMESTAMP/DATE casts), so validity, duplicate keys, "12" -> 12, 1e3, -0, out-of-range values
-// and unicode escapes behave as in SQL. json_decoder_test.cc and the files source's differential
-// test (src/sources/file_source_json_test.cc) compare both paths.
+// calls the DuckDB cast json_transform calls (TryCast, TryCastToDecimal, StringCast, the default
+// VARCHAR -> TIMESTAMP/DATE casts), so validity, duplicate keys, "12" -> 12, 1e3, -0, out-of-range
+// values and unicode escapes behave as in SQL. json_decoder_test.cc and the files source's
+// differential test (src/sources/file_source_json_test.cc) compare both paths.
 //
 // Per text:
 // - not valid JSON (DuckDB's json_valid) or valid but not an object: every column NULL,
@@ -26,9 +26,9 @@
 // re-escaped by it).
 //
 // Column types decoded (Supports()): BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE,
-// VARCHAR, DATE, TIMESTAMP, TIMESTAMP WITH TIME ZONE (the default cast: an offset in the text
-// is applied, no session time zone is involved, as in json_transform). Others (DECIMAL, nested,
-// ...) are not: callers keep a SQL path for those schemas.
+// DECIMAL(p,s), VARCHAR, DATE, TIMESTAMP, TIMESTAMP WITH TIME ZONE (the default cast: an offset
+// in the text is applied, no session time zone is involved, as in json_transform). Others
+// (HUGEINT, unsigned, BLOB, nested, ...) are not: callers keep a SQL path for those schemas.
 //
 // Output: a Batch with the columns followed by `extra_columns` (VARCHAR), which the caller sets
 // per row (e.g. a rescued-data column). Usage per row: Decode(text, &row); SetExtra(...) for each

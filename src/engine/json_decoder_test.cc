@@ -137,7 +137,10 @@ TEST_F(JsonDecoderTest, SupportsOnlyScalarTypesAndDistinctNames) {
   DataType dec{TypeId::kDecimal};
   dec.precision = 10;
   dec.scale = 2;
+  EXPECT_TRUE(JsonDecoder::Supports({Field{"a", dec, true}}));
+  dec.scale = 11;
   EXPECT_FALSE(JsonDecoder::Supports({Field{"a", dec, true}}));
+  EXPECT_FALSE(JsonDecoder::Supports({F("a", TypeId::kUuid)}));
   EXPECT_FALSE(JsonDecoder::Supports({F("a", TypeId::kHugeInt)}));
   EXPECT_FALSE(JsonDecoder::Make({F("a", TypeId::kBlob)}).ok());
 }
@@ -166,11 +169,27 @@ TEST_F(JsonDecoderTest, QuoteJsonStringIsToJson) {
 // values, json_keys + to_json + json_extract for unknown keys.
 TEST_F(JsonDecoderTest, MatchesDuckDbJsonFunctions) {
   const std::vector<std::string> keys = testing::JsonCorpusKeys();
-  const Schema schema = {
-      F("b", TypeId::kBoolean),    F("ti", TypeId::kTinyInt),    F("si", TypeId::kSmallInt),
-      F("i", TypeId::kInteger),    F("bi", TypeId::kBigInt),     F("f", TypeId::kFloat),
-      F("d", TypeId::kDouble),     F("s", TypeId::kVarchar),     F("dt", TypeId::kDate),
-      F("ts", TypeId::kTimestamp), F("tz", TypeId::kTimestampTz)};
+  auto decimal = [](std::string name, uint8_t precision, uint8_t scale) {
+    DataType t{TypeId::kDecimal};
+    t.precision = precision;
+    t.scale = scale;
+    return Field{std::move(name), t, true};
+  };
+  const Schema schema = {F("b", TypeId::kBoolean),
+                         F("ti", TypeId::kTinyInt),
+                         F("si", TypeId::kSmallInt),
+                         F("i", TypeId::kInteger),
+                         F("bi", TypeId::kBigInt),
+                         F("f", TypeId::kFloat),
+                         F("d", TypeId::kDouble),
+                         F("s", TypeId::kVarchar),
+                         F("dt", TypeId::kDate),
+                         F("ts", TypeId::kTimestamp),
+                         F("tz", TypeId::kTimestampTz),
+                         decimal("m2", 4, 1),
+                         decimal("m4", 9, 3),
+                         decimal("m8", 18, 2),
+                         decimal("m16", 38, 10)};
   ASSERT_EQ(schema.size(), keys.size());
   std::vector<std::string> lines;
   for (const std::string& v : testing::JsonEdgeValues()) {

@@ -13,10 +13,11 @@ namespace sluice::engine::testing {
 // A schema with every type JsonDecoder decodes, as schema text and as key names in order.
 inline const char* JsonCorpusSchemaText() {
   return "b BOOLEAN, ti TINYINT, si SMALLINT, i INTEGER, bi BIGINT, f FLOAT, d DOUBLE, "
-         "s VARCHAR, dt DATE, ts TIMESTAMP, tz TIMESTAMPTZ";
+         "s VARCHAR, dt DATE, ts TIMESTAMP, tz TIMESTAMPTZ, m2 DECIMAL(4,1), m4 DECIMAL(9,3), "
+         "m8 DECIMAL(18,2), m16 DECIMAL(38,10)";
 }
 inline std::vector<std::string> JsonCorpusKeys() {
-  return {"b", "ti", "si", "i", "bi", "f", "d", "s", "dt", "ts", "tz"};
+  return {"b", "ti", "si", "i", "bi", "f", "d", "s", "dt", "ts", "tz", "m2", "m4", "m8", "m16"};
 }
 
 // JSON value texts that stress the conversions.
@@ -30,13 +31,15 @@ inline std::vector<std::string> JsonEdgeValues() {
       "18446744073709551616", "123456789012345678901234567890", "-123456789012345678901234567890",
       "1e400", "-1e400", "1e-400", "127", "128", "-128", "-129", "255", "32767", "32768", "-32769",
       "2147483647", "2147483648", "-2147483649", "3.4028235e38", "3.5e38", "1e-50", "0.1",
-      "0.30000000000000004", "1234567.125", "1e20", "1e21", "1e16", "123e-2", "NaN", "Infinity",
+      "0.30000000000000004", "1234567.125", "1e20", "1e21", "1e16", "123e-2", "1.005", "12.345",
+      "-999.95", "999.94", "999.96", "99999999.995", "1e-10", "1.23456789012e-5", "NaN", "Infinity",
       "-Infinity", "nan", "inf",
       // literals
       "true", "false", "null",
       // strings
       "\"\"", "\"12\"", "\" 12 \"", "\"+12\"", "\"-0\"", "\"1.5\"", "\"2.5\"", "\"1e3\"",
-      "\"0x1F\"", "\"1_000\"", "\"abc\"", "\"true\"", "\"false\"", "\"t\"", "\"yes\"", "\"1\"",
+      "\"0x1F\"", "\"1_000\"", "\"12.345\"", "\"1.005\"", "\" 999.95\"", "\"1e2\"",
+      "\"-0.05\"", "\"abc\"", "\"true\"", "\"false\"", "\"t\"", "\"yes\"", "\"1\"",
       "\"0\"", "\"12a\"", "\"9223372036854775808\"", "\"nan\"", "\"inf\"", "\"-Infinity\"",
       "\"2026-11-30 12:00:00\"", "\"2026-11-30T12:00:00Z\"", "\"2026-11-30 12:00:00+02:00\"",
       "\"2026-11-30 12:00:00.123456\"", "\"2026-11-30 12:00:00.123456789\"", "\"2026-11-30\"",

@@ -165,6 +165,7 @@ TEST_F(FileSourceJsonTest, InvalidUtf8IsTheSameError) {
 
 TEST_F(FileSourceJsonTest, UnsupportedTypesUseTheSqlPath) {
   Put("a.json", "{\"id\":1,\"m\":1.25,\"l\":[1,2]}\n{\"id\":2,\"m\":\"x\",\"l\":3}\n", 1000);
+  ExpectSame("id BIGINT, m DECIMAL(10,2)", SchemaEvolutionMode::kRescue, "decimal");
   ExpectSame("id BIGINT, m DECIMAL(10,2), l BIGINT[]", SchemaEvolutionMode::kRescue, "nested",
              /*expect_decoded=*/false);
 }
