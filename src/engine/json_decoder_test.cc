@@ -175,21 +175,12 @@ TEST_F(JsonDecoderTest, MatchesDuckDbJsonFunctions) {
     t.scale = scale;
     return Field{std::move(name), t, true};
   };
-  const Schema schema = {F("b", TypeId::kBoolean),
-                         F("ti", TypeId::kTinyInt),
-                         F("si", TypeId::kSmallInt),
-                         F("i", TypeId::kInteger),
-                         F("bi", TypeId::kBigInt),
-                         F("f", TypeId::kFloat),
-                         F("d", TypeId::kDouble),
-                         F("s", TypeId::kVarchar),
-                         F("dt", TypeId::kDate),
-                         F("ts", TypeId::kTimestamp),
-                         F("tz", TypeId::kTimestampTz),
-                         decimal("m2", 4, 1),
-                         decimal("m4", 9, 3),
-                         decimal("m8", 18, 2),
-                         decimal("m16", 38, 10)};
+  const Schema schema = {
+      F("b", TypeId::kBoolean),    F("ti", TypeId::kTinyInt),     F("si", TypeId::kSmallInt),
+      F("i", TypeId::kInteger),    F("bi", TypeId::kBigInt),      F("f", TypeId::kFloat),
+      F("d", TypeId::kDouble),     F("s", TypeId::kVarchar),      F("dt", TypeId::kDate),
+      F("ts", TypeId::kTimestamp), F("tz", TypeId::kTimestampTz), decimal("m2", 4, 1),
+      decimal("m4", 9, 3),         decimal("m8", 18, 2),          decimal("m16", 38, 10)};
   ASSERT_EQ(schema.size(), keys.size());
   std::vector<std::string> lines;
   for (const std::string& v : testing::JsonEdgeValues()) {

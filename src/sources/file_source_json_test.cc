@@ -155,6 +155,14 @@ TEST_F(FileSourceJsonTest, BackslashAndEmptyUnknownKeysInRescueMode) {
   }
 }
 
+TEST_F(FileSourceJsonTest, FilesWithoutRows) {
+  Put("a.json", "", 500);
+  Put("b.json", "\n   \n\r\n", 1000);
+  for (SchemaEvolutionMode mode : kModes) {
+    ExpectSame("id BIGINT, s VARCHAR", mode, "mode " + std::to_string(static_cast<int>(mode)));
+  }
+}
+
 TEST_F(FileSourceJsonTest, InvalidUtf8IsTheSameError) {
   Put("a.json", "{\"id\":1}\n", 500);
   Put("b.json", "{\"id\":1}\n{\"id\":\"\xff\"}\n", 1000);
