@@ -1,5 +1,6 @@
 #include "ops/dedup_state_mirror.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace sluice::ops {
@@ -78,7 +79,7 @@ Status DedupStateMirror::Load(state::StateIterator& it, bool timed, size_t max_b
   return st;
 }
 
-uint64_t DedupStateMirror::Hash(std::string_view key) {
+uint64_t DedupStateMirror::HashOf(std::string_view key) {
   const uint64_t h = std::hash<std::string_view>{}(key);
   return h == 0 ? 1 : h;
 }
@@ -93,7 +94,14 @@ size_t DedupStateMirror::Probe(std::string_view key, uint64_t hash) const {
 
 bool DedupStateMirror::Contains(std::string_view key) const {
   if (size_ == 0) return false;
-  return hashes_[Probe(key, Hash(key))] != 0;
+  return hashes_[Probe(key, HashOf(key))] != 0;
+}
+
+void DedupStateMirror::Prefetch(uint64_t hash) const {
+  if (hashes_.empty()) return;
+  const size_t i = static_cast<size_t>(hash) & (hashes_.size() - 1);
+  __builtin_prefetch(&hashes_[i]);
+  __builtin_prefetch(&keys_[i]);
 }
 
 void DedupStateMirror::Grow() {
@@ -114,10 +122,10 @@ void DedupStateMirror::Grow() {
   }
 }
 
-bool DedupStateMirror::Insert(std::string_view key, std::optional<int64_t> evict_us) {
+bool DedupStateMirror::Insert(std::string_view key, uint64_t hash,
+                              std::optional<int64_t> evict_us) {
   // Load factor at most 1/2: an insertion of a new key (the common case) probes ~2.5 slots.
   if ((size_ + 1) * 2 > hashes_.size()) Grow();
-  const uint64_t hash = Hash(key);
   const size_t i = Probe(key, hash);
   if (hashes_[i] != 0) return false;
   hashes_[i] = hash;
@@ -160,13 +168,15 @@ std::vector<std::string> DedupStateMirror::TakeExpired(int64_t threshold_us) {
   for (auto b = by_time_.begin(); b != by_time_.end() && b->first <= last;) {
     std::vector<Timed>& entries = b->second;
     size_t kept = 0;
+    constexpr size_t kAhead = 16;  // prefetch distance (see Insert)
     for (size_t e = 0; e < entries.size(); ++e) {
+      if (e + kAhead < entries.size()) Prefetch(HashOf(entries[e + kAhead].key));
       if (entries[e].evict_us > threshold_us) {  // only in the threshold's own bucket
         if (kept != e) entries[kept] = std::move(entries[e]);
         ++kept;
         continue;
       }
-      const uint64_t hash = Hash(entries[e].key);
+      const uint64_t hash = HashOf(entries[e].key);
       const size_t i = Probe(entries[e].key, hash);
       if (hashes_[i] != 0) EraseAt(i);
       heap_bytes_ -= HeapBytes(entries[e].key);
@@ -177,6 +187,44 @@ std::vector<std::string> DedupStateMirror::TakeExpired(int64_t threshold_us) {
     b = entries.empty() ? by_time_.erase(b) : std::next(b);
   }
   return out;
+}
+
+void DedupStateMirror::ForEachInKeyOrder(
+    bool timed, const std::function<void(std::string_view, std::string_view)>& emit) const {
+  struct Entry {
+    std::string_view key;
+    std::optional<int64_t> evict_us;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(size_);
+  if (timed) {
+    for (const auto& [bucket, timed_entries] : by_time_) {
+      for (const Timed& t : timed_entries) entries.push_back({t.key, t.evict_us});
+    }
+  }
+  if (entries.size() < size_) {
+    // The keys without an eviction time are only in the table: those not in the index.
+    std::vector<std::string_view> indexed;
+    indexed.reserve(entries.size());
+    for (const Entry& e : entries) indexed.push_back(e.key);
+    std::sort(indexed.begin(), indexed.end());
+    for (size_t i = 0; i < hashes_.size(); ++i) {
+      if (hashes_[i] == 0 ||
+          std::binary_search(indexed.begin(), indexed.end(), std::string_view(keys_[i]))) {
+        continue;
+      }
+      entries.push_back({keys_[i], std::nullopt});
+    }
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  for (const Entry& e : entries) {
+    if (timed) {
+      emit(e.key, EncodeDedupStateTime(e.evict_us));
+    } else {
+      emit(e.key, kDedupEmptyStateValue);
+    }
+  }
 }
 
 int64_t DedupStateMirror::Bucket(int64_t micros) {

@@ -7,7 +7,8 @@
 // Contract: the caller keeps the mirror equal to the store it mirrors. It loads it from a freshly
 // opened store (Load), makes every insertion and expiry on both, and drops it (Clear) whenever it
 // can no longer vouch for that (an error, a version it did not commit). The mirror never writes to
-// a store. Not thread-safe: one partition, one thread at a time.
+// a store; a detached store (state::StateStore::DetachWorkingCopy) writes its snapshots from
+// ForEachInKeyOrder. Not thread-safe: one partition, one thread at a time.
 //
 // Layout: an open-addressing hash table (linear probing, load <= 1/2, backward-shift deletion;
 // hashes and keys in separate arrays) of keys, plus a
@@ -16,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,10 +59,25 @@ class DedupStateMirror {
 
   // Adds `key` with eviction time `evict_us` (nullopt: never evicted). Returns false, changing
   // nothing, when the key is already there.
-  bool Insert(std::string_view key, std::optional<int64_t> evict_us);
+  bool Insert(std::string_view key, std::optional<int64_t> evict_us) {
+    return Insert(key, HashOf(key), evict_us);
+  }
+  // The same with `hash` == HashOf(key), so that a caller inserting a run of keys can hash them
+  // first and Prefetch the slots of the keys some inserts ahead: the table is larger than the
+  // caches, and a probe is otherwise two cache misses (hash, then key).
+  bool Insert(std::string_view key, uint64_t hash, std::optional<int64_t> evict_us);
+  static uint64_t HashOf(std::string_view key);
+  // A hint only: starts loading the slot where a key of this hash would be probed first.
+  void Prefetch(uint64_t hash) const;
 
   // Removes the keys whose eviction time is <= threshold_us and returns them (in no order).
   std::vector<std::string> TakeExpired(int64_t threshold_us);
+
+  // Calls emit(key, state value) for every key, in increasing key order (bytewise): the contents
+  // of the store it mirrors, for a snapshot (state::StateStore::DetachWorkingCopy). `timed` as
+  // for Load: values are EncodeDedupStateTime(eviction time), else kDedupEmptyStateValue.
+  void ForEachInKeyOrder(bool timed,
+                         const std::function<void(std::string_view, std::string_view)>& emit) const;
 
   size_t size() const { return size_; }
   // Approximate memory held: the table, the index and key bytes outside the strings.
@@ -71,7 +88,6 @@ class DedupStateMirror {
     int64_t evict_us;
     std::string key;
   };
-  static uint64_t Hash(std::string_view key);
   // The slot holding `key`, or the empty slot where it would go.
   size_t Probe(std::string_view key, uint64_t hash) const;
   void Grow();

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -462,10 +463,24 @@ Result<engine::Batch> DeduplicateOperator::Process(const OperatorBatch& batch,
     std::vector<size_t>& rows = by_partition[pi];
     if (mirrored[pi]) {
       // The mirror says which keys are in state; only new keys are written. Rows go in input
-      // order, so that of two equal keys the first is kept.
+      // order, so that of two equal keys the first is kept. The mirror holds the state, so the
+      // store only records the changes in its changelog (no working-copy writes); a snapshot due
+      // at this commit is written from the mirror, which then holds the committed version.
       DedupStateMirror& mirror = mirrors_[pi];
-      for (size_t i : rows) {
-        if (!mirror.Insert(keys[i], has_value_ ? times[i] : std::nullopt)) continue;
+      const bool timed = has_value_;
+      SLUICE_RETURN_NOT_OK(store.DetachWorkingCopy(
+          [&mirror, timed](const std::function<void(std::string_view, std::string_view)>& emit) {
+            mirror.ForEachInKeyOrder(timed, emit);
+            return Status::OK();
+          }));
+      // Hashes first, so that each probe's slot is prefetched some keys ahead.
+      std::vector<uint64_t> hashes(rows.size());
+      for (size_t j = 0; j < rows.size(); ++j) hashes[j] = DedupStateMirror::HashOf(keys[rows[j]]);
+      constexpr size_t kAhead = 16;
+      for (size_t j = 0; j < rows.size(); ++j) {
+        if (j + kAhead < rows.size()) mirror.Prefetch(hashes[j + kAhead]);
+        const size_t i = rows[j];
+        if (!mirror.Insert(keys[i], hashes[j], has_value_ ? times[i] : std::nullopt)) continue;
         SLUICE_RETURN_NOT_OK(store.Put(keys[i], value_of(i)));
         kept[i] = 1;
         ++num_keys;

@@ -30,8 +30,10 @@
 // Memory (docs/streaming-plan.md §4): each partition's keys are mirrored in memory
 // (ops/dedup_state_mirror.h: a hash set with an index by eviction time) while the operator
 // committed the version the next batch loads, so that a batch neither reads RocksDB nor scans the
-// state to evict; rebuilt by one scan after a restart or a failed batch. Every change still goes
-// to the store, which stays the state. Capped by the conf
+// state to evict; rebuilt by one scan after a restart or a failed batch. While mirrored, a
+// partition's store is detached (state::StateStore::DetachWorkingCopy): every change goes to its
+// changelog but not to RocksDB, and the snapshots are written from the mirror, so the checkpoint
+// holds the same files as without the mirror. Capped by the conf
 // `sluice.streaming.deduplicate.stateMirrorMaxBytes` (bytes for all partitions, default 256 MiB,
 // 0: off); past it the mirror is given up for the operator's lifetime (MultiGet and scans).
 // numRowsTotal is counted by the operator (exact: it puts only absent keys and removes only

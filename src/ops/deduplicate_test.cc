@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "fs/file_system.h"
 #include "fs/test_util.h"
+#include "state/state_reader.h"
 
 namespace sluice::ops {
 namespace {
@@ -408,6 +410,72 @@ TEST_P(DeduplicateTest, ManyKeysExpireInOrder) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Of(op.Progress()).total, 0);
   EXPECT_EQ(Of(op.Progress()).removed, total);
+}
+
+// With the mirror the stores write changelogs only and snapshots come from the mirror: the
+// state in the checkpoint (what a restart or a new machine loads: snapshot + changelogs) must be
+// the same as with the mirror off, partition by partition, across the snapshot at version 10,
+// with keys that never expire (NULL event times) among keys that do; a restart from it continues
+// with the same rows and metrics.
+TEST_P(DeduplicateTest, CheckpointStateIsTheSameWithAndWithoutTheMirror) {
+  constexpr int64_t kBatches = 13;
+  auto input = [&](int64_t b) {
+    return Query("SELECT 'k' || ((i + " + std::to_string(b * 30) +
+                 ") % 200) AS k, CASE WHEN i % 17 = 0 THEN NULL ELSE make_timestamp((" +
+                 std::to_string(b * 5) + " + i % 7) * 1000000) END::TIMESTAMP AS ts " +
+                 "FROM range(120) t(i)");
+  };
+  auto batch = [](int64_t b) {
+    const int64_t wm = std::max<int64_t>(0, (b * 5 - 8) * 1000);
+    return Batch(b, wm, wm);
+  };
+  for (bool within : {false, true}) {
+    SCOPED_TRACE(within ? "within watermark" : "event time among the keys");
+    DeduplicateOptions o;
+    o.key_columns = within ? std::vector<std::string>{"k"} : std::vector<std::string>{"k", "ts"};
+    o.event_time_column = "ts";
+    o.delay_ms = 4000;
+    auto make = [&]() -> std::unique_ptr<StatefulOperator> {
+      if (within) return std::make_unique<DeduplicateWithinWatermark>(o);
+      return std::make_unique<Deduplicate>(o);
+    };
+    const std::string tested = dir_.Join(within ? "tested-w" : "tested-d");
+    const std::string reference = dir_.Join(within ? "reference-w" : "reference-d");
+    OperatorContext tc = Context();
+    tc.checkpoint_root = tested;
+    OperatorContext rc = Context();
+    rc.checkpoint_root = reference;
+    rc.conf["sluice.streaming.stateStore.providerClass"] = "memory";
+    rc.conf["sluice.streaming.deduplicate.stateMirrorMaxBytes"] = "0";
+    auto t = make();
+    auto r = make();
+    ASSERT_TRUE(t->Open(tc).ok());
+    ASSERT_TRUE(r->Open(rc).ok());
+    for (int64_t b = 0; b < kBatches - 1; ++b) {
+      const engine::Batch in = input(b);
+      EXPECT_EQ(Run(*t, batch(b), in), Run(*r, batch(b), in)) << "batch " << b;
+      EXPECT_EQ(Of(t->Progress()), Of(r->Progress())) << "batch " << b;
+    }
+    auto fs = fs::LocalFileSystem();
+    for (int32_t p = 0; p < 4; ++p) {
+      for (int64_t v = 1; v < kBatches; ++v) {
+        auto got = state::ReadStoreVersion(fs, {tested, 0, p, "default"}, v);
+        auto want = state::ReadStoreVersion(fs, {reference, 0, p, "default"}, v);
+        ASSERT_TRUE(got.ok()) << got.status().ToString();
+        ASSERT_TRUE(want.ok()) << want.status().ToString();
+        EXPECT_EQ(*got, *want) << "partition " << p << " version " << v;
+      }
+      auto snapshot = fs->Exists(tested + "/state/0/" + std::to_string(p) + "/10.snapshot");
+      ASSERT_TRUE(snapshot.ok());
+      EXPECT_TRUE(*snapshot) << "partition " << p;
+    }
+    // A new operator (a restart on a new machine) continues from the checkpoint.
+    auto restarted = make();
+    ASSERT_TRUE(restarted->Open(tc).ok());
+    const engine::Batch last = input(kBatches - 1);
+    EXPECT_EQ(Run(*restarted, batch(kBatches - 1), last), Run(*r, batch(kBatches - 1), last));
+    EXPECT_EQ(Of(restarted->Progress()), Of(r->Progress()));
+  }
 }
 
 TEST_P(DeduplicateTest, MirrorCapMustBeAByteCount) {

@@ -61,9 +61,12 @@ class CountedIterator final : public StateIterator {
 
 class CheckpointedStore final : public StateStore {
  public:
-  CheckpointedStore(CheckpointedProvider* provider, int64_t version)
+  // `load_pending`: the provider's working copy lags behind `version` (see working_copy_lags_)
+  // and is loaded by the first operation that needs it.
+  CheckpointedStore(CheckpointedProvider* provider, int64_t version, bool load_pending)
       : provider_(provider),
         version_(version),
+        load_pending_(load_pending),
         changelog_(StateFileKind::kChangelog, version + 1) {}
   ~CheckpointedStore() override { Abort(); }
 
@@ -71,7 +74,7 @@ class CheckpointedStore final : public StateStore {
   int64_t version() const override { return version_; }
 
   Result<std::optional<std::string>> Get(std::string_view key) override {
-    SLUICE_RETURN_NOT_OK(CheckOpen("Get"));
+    SLUICE_RETURN_NOT_OK(CheckReadable("Get"));
     auto got = provider_->backend_->Get(key);
     if (got.ok() && provider_->options_.track_num_keys) {
       // Read-modify-write (Get, later Put of the same key) is the common pattern: remember
@@ -83,7 +86,7 @@ class CheckpointedStore final : public StateStore {
 
   Result<std::vector<std::optional<std::string>>> MultiGet(
       const std::vector<std::string_view>& keys) override {
-    SLUICE_RETURN_NOT_OK(CheckOpen("MultiGet"));
+    SLUICE_RETURN_NOT_OK(CheckReadable("MultiGet"));
     auto got = provider_->backend_->MultiGet(keys);
     if (got.ok() && provider_->options_.track_num_keys) {
       for (size_t i = 0; i < keys.size(); ++i) RememberRead(keys[i], (*got)[i].has_value());
@@ -93,6 +96,12 @@ class CheckpointedStore final : public StateStore {
 
   Status Put(std::string_view key, std::string_view value) override {
     SLUICE_RETURN_NOT_OK(CheckOpen("Put"));
+    if (detached_) {
+      changelog_.Put(key, value);
+      ++num_updated_;
+      return Status::OK();
+    }
+    SLUICE_RETURN_NOT_OK(EnsureLoaded());
     dirty_ = true;
     provider_->backend_empty_ = false;
     if (provider_->options_.track_num_keys) {
@@ -107,6 +116,12 @@ class CheckpointedStore final : public StateStore {
 
   Status Remove(std::string_view key) override {
     SLUICE_RETURN_NOT_OK(CheckOpen("Remove"));
+    if (detached_) {
+      changelog_.Delete(key);
+      ++num_removed_;
+      return Status::OK();
+    }
+    SLUICE_RETURN_NOT_OK(EnsureLoaded());
     if (provider_->options_.track_num_keys) {
       SLUICE_ASSIGN_OR_RETURN(bool existed, ExistsAndRemember(key, false));
       if (!existed) return Status::OK();  // nothing to remove, nothing to log
@@ -117,6 +132,27 @@ class CheckpointedStore final : public StateStore {
     SLUICE_RETURN_NOT_OK(provider_->backend_->Delete(key));
     changelog_.Delete(key);
     ++num_removed_;
+    return Status::OK();
+  }
+
+  Status DetachWorkingCopy(StateContentsSource contents) override {
+    SLUICE_RETURN_NOT_OK(CheckOpen("DetachWorkingCopy"));
+    if (!contents) {
+      return Status::InvalidArgument("DetachWorkingCopy on the state store of " +
+                                     provider_->id_.ToString() + " without a contents source");
+    }
+    if (provider_->options_.track_num_keys) {
+      return Status::InvalidArgument("DetachWorkingCopy on the state store of " +
+                                     provider_->id_.ToString() +
+                                     ", which counts keys (track_num_keys)");
+    }
+    if (provider_->open_iterators_ > 0) {
+      return Status::InvalidArgument("DetachWorkingCopy on the state store of " +
+                                     provider_->id_.ToString() + " with open iterators");
+    }
+    detached_ = true;
+    dirty_ = true;  // the working copy no longer follows: an abort must rebuild
+    contents_ = std::move(contents);
     return Status::OK();
   }
 
@@ -161,6 +197,32 @@ class CheckpointedStore final : public StateStore {
                                    provider_->id_.ToString() + " version " +
                                    std::to_string(version_) + ", which is already " +
                                    (state_ == kCommitted ? "committed" : "aborted"));
+  }
+  // Open, not detached, and the working copy loaded.
+  Status CheckReadable(std::string_view op) {
+    SLUICE_RETURN_NOT_OK(CheckOpen(op));
+    if (detached_) {
+      return Status::InvalidArgument(
+          std::string(op) + " on the state store of " + provider_->id_.ToString() + " version " +
+          std::to_string(version_) + " after DetachWorkingCopy: the caller holds the state");
+    }
+    return EnsureLoaded();
+  }
+  // Loads the working copy when it lags (see the constructor). An error leaves it unloaded; the
+  // next operation that needs it tries again.
+  Status EnsureLoaded() {
+    if (!load_pending_) return Status::OK();
+    const auto start = std::chrono::steady_clock::now();
+    provider_->working_copy_lags_ = false;
+    Status st = provider_->Rebuild(version_);
+    if (!st.ok()) {
+      provider_->backend_valid_ = false;
+      return st.WithContext("loading state version " + std::to_string(version_) + " of " +
+                            provider_->id_.ToString());
+    }
+    load_pending_ = false;
+    provider_->load_time_ms_ = ElapsedMs(start);
+    return Status::OK();
   }
 
   // Whether `key` was present (known from this batch's Get/Put/Remove/scan of it, else read),
@@ -208,7 +270,7 @@ class CheckpointedStore final : public StateStore {
   }
 
   Result<std::unique_ptr<StateIterator>> Scan(std::string begin, std::optional<std::string> end) {
-    SLUICE_RETURN_NOT_OK(CheckOpen("a scan"));
+    SLUICE_RETURN_NOT_OK(CheckReadable("a scan"));
     // The iterator sees every write so far, so what it returns needs no earlier record: start
     // over when the record is half full, leaving room for the keys this scan returns (evictions
     // scan, then remove).
@@ -229,6 +291,9 @@ class CheckpointedStore final : public StateStore {
   CheckpointedProvider* provider_;
   int64_t version_;
   State state_ = kOpen;
+  bool load_pending_ = false;  // the working copy lags: load it before using it
+  bool detached_ = false;      // DetachWorkingCopy: changelog only, contents_ gives snapshots
+  StateContentsSource contents_;
   bool dirty_ = false;  // the backend was (or may have been) modified
   StateFileWriter changelog_;
   int64_t num_updated_ = 0;
@@ -316,7 +381,12 @@ Result<std::unique_ptr<StateStore>> CheckpointedProvider::GetStore(int64_t versi
                                    id_.ToString() + " is negative");
   }
   const auto start = std::chrono::steady_clock::now();
-  if (!backend_valid_ || working_version_ != version) {
+  bool load_pending = false;
+  if (working_copy_lags_ && working_version_ == version) {
+    load_pending = true;  // this provider committed `version`; load it only if it is read
+    load_time_ms_ = 0;
+  } else if (!backend_valid_ || working_version_ != version) {
+    working_copy_lags_ = false;
     Status st = Rebuild(version);
     if (!st.ok()) {
       backend_valid_ = false;
@@ -331,7 +401,7 @@ Result<std::unique_ptr<StateStore>> CheckpointedProvider::GetStore(int64_t versi
   commit_time_ms_ = 0;
   changelog_bytes_ = 0;
   snapshot_bytes_ = 0;
-  return std::unique_ptr<StateStore>(new CheckpointedStore(this, version));
+  return std::unique_ptr<StateStore>(new CheckpointedStore(this, version, load_pending));
 }
 
 Status CheckpointedProvider::ClearBackend() {
@@ -422,7 +492,8 @@ Status CheckpointedProvider::Rebuild(int64_t version) {
 }
 
 void CheckpointedProvider::FillMetrics(const CheckpointedStore& store, StateStoreMetrics* m) {
-  m->num_keys = CurrentNumKeys();
+  // Unknown while the caller holds the state or the lagging working copy is not loaded yet.
+  m->num_keys = store.detached_ || store.load_pending_ ? -1 : CurrentNumKeys();
   m->memory_used_bytes =
       backend_->MemoryBytes() + static_cast<int64_t>(store.changelog_.size_bytes());
   m->num_updated = store.num_updated_;
@@ -442,7 +513,10 @@ void CheckpointedProvider::FillMetrics(const CheckpointedStore& store, StateStor
 
 void CheckpointedProvider::CloseStore(CheckpointedStore* store, bool discard_changes) {
   // The backend already holds the changes; discarding them means rebuilding on the next load.
-  if (discard_changes) backend_valid_ = false;
+  if (discard_changes) {
+    backend_valid_ = false;
+    working_copy_lags_ = false;  // the next store rebuilds from the checkpoint
+  }
   FillMetrics(*store, &store->metrics_);
   last_metrics_ = store->metrics_;
   store_open_ = false;
@@ -467,10 +541,13 @@ Result<int64_t> CheckpointedProvider::CommitStore(CheckpointedStore* store) {
       if (!del.ok() && !del.IsNotFound()) return del;
       snapshots_.erase(v);
     }
-    // The working copy must hold the version before it is recorded as committed.
-    SLUICE_RETURN_NOT_OK(backend_->Flush());
-    const int64_t num_keys =
-        (backend_->count_is_exact() || options_.track_num_keys) ? CurrentNumKeys() : -1;
+    int64_t num_keys = -1;  // unknown for a detached store (its caller counts)
+    if (!store->detached_) {
+      // The working copy must hold the version before it is recorded as committed.
+      SLUICE_RETURN_NOT_OK(store->EnsureLoaded());
+      SLUICE_RETURN_NOT_OK(backend_->Flush());
+      if (backend_->count_is_exact() || options_.track_num_keys) num_keys = CurrentNumKeys();
+    }
     std::string bytes = store->changelog_.Finish(num_keys);
     SLUICE_RETURN_NOT_OK(fs_->MaybeCrash(kCrashBeforeChangelog));
     fs::WriteOptions wo;
@@ -492,7 +569,8 @@ Result<int64_t> CheckpointedProvider::CommitStore(CheckpointedStore* store) {
     return fs_->MaybeCrash(kCrashAfterChangelog);
   }();
   if (st.ok() && v - LatestSnapshotAtOrBelow(v) >= options_.snapshot_interval) {
-    Status snap = WriteSnapshot(v, &snapshot_bytes_);
+    Status snap = store->detached_ ? WriteSnapshotFrom(v, store->contents_, &snapshot_bytes_)
+                                   : WriteSnapshot(v, &snapshot_bytes_);
     if (snap.ok()) {
       st = fs_->MaybeCrash(kCrashAfterSnapshot);
     } else if (snap.IsCancelled()) {
@@ -512,6 +590,10 @@ Result<int64_t> CheckpointedProvider::CommitStore(CheckpointedStore* store) {
                           id_.ToString());
   }
   working_version_ = v;
+  if (store->detached_) {
+    backend_valid_ = false;  // it holds an older version (or a part of this batch's writes)
+    working_copy_lags_ = true;
+  }
   store->version_ = v;
   store->state_ = CheckpointedStore::kCommitted;
   commit_time_ms_ = ElapsedMs(start);
@@ -525,7 +607,29 @@ Status CheckpointedProvider::WriteSnapshot(int64_t version, int64_t* bytes_writt
   for (; it->Valid(); it->Next()) writer.Put(it->key(), it->value());
   SLUICE_RETURN_NOT_OK(it->status());
   it.reset();
-  std::string bytes = writer.Finish(writer.num_records());
+  return PublishSnapshot(version, writer.Finish(writer.num_records()), bytes_written);
+}
+
+Status CheckpointedProvider::WriteSnapshotFrom(int64_t version, const StateContentsSource& contents,
+                                               int64_t* bytes_written) {
+  StateFileWriter writer(StateFileKind::kSnapshot, version);
+  std::string last;
+  bool ordered = true;
+  SLUICE_RETURN_NOT_OK(contents([&](std::string_view key, std::string_view value) {
+    if (writer.num_records() > 0 && !(std::string_view(last) < key)) ordered = false;
+    last.assign(key);
+    writer.Put(key, value);
+  }));
+  if (!ordered) {
+    return Status::Internal("the state given for the snapshot of version " +
+                            std::to_string(version) + " of " + id_.ToString() +
+                            " is not in strictly increasing key order");
+  }
+  return PublishSnapshot(version, writer.Finish(writer.num_records()), bytes_written);
+}
+
+Status CheckpointedProvider::PublishSnapshot(int64_t version, const std::string& bytes,
+                                             int64_t* bytes_written) {
   fs::WriteOptions wo;
   wo.sync = options_.sync;
   // Record it first: a failed write may still leave the file (a non-atomic store), and a re-run

@@ -55,7 +55,10 @@ class CheckpointedProvider final : public StateStoreProvider {
   // Called by the store.
   Result<int64_t> CommitStore(CheckpointedStore* store);
   void CloseStore(CheckpointedStore* store, bool discard_changes);
+  // The snapshot of `version` from the working copy, or from a detached store's caller.
   Status WriteSnapshot(int64_t version, int64_t* bytes);
+  Status WriteSnapshotFrom(int64_t version, const StateContentsSource& contents, int64_t* bytes);
+  Status PublishSnapshot(int64_t version, const std::string& file_bytes, int64_t* bytes);
   std::string PathFor(StateFileKind kind, int64_t version) const;
   void FillMetrics(const CheckpointedStore& store, StateStoreMetrics* m);
 
@@ -67,6 +70,10 @@ class CheckpointedProvider final : public StateStoreProvider {
 
   bool backend_valid_ = true;  // backend_ holds exactly working_version_
   int64_t working_version_ = 0;
+  // backend_ is behind working_version_, which this provider committed from a detached store
+  // (StateStore::DetachWorkingCopy): a store of that version loads the working copy from the
+  // checkpoint on its first read only.
+  bool working_copy_lags_ = false;
   int64_t num_keys_ = 0;       // exact key count when options_.track_num_keys
   bool backend_empty_ = true;  // backend_ certainly holds no key (fresh or just cleared)
   bool store_open_ = false;

@@ -147,7 +147,8 @@ StateStoreMetrics OperatorStateStores::LastMetrics() const {
   StateStoreMetrics sum;
   for (const auto& p : providers_) {
     StateStoreMetrics m = p->LastMetrics();
-    sum.num_keys += m.num_keys;
+    // -1 (unknown: a detached store's caller counts) when any partition's is.
+    sum.num_keys = sum.num_keys < 0 || m.num_keys < 0 ? -1 : sum.num_keys + m.num_keys;
     sum.memory_used_bytes += m.memory_used_bytes;
     sum.num_updated += m.num_updated;
     sum.num_removed += m.num_removed;

@@ -75,8 +75,8 @@ class OperatorStateStores {
   Status Maintenance();
 
   // Sums over partitions of their LastMetrics(), as Spark sums task metrics (commit_time_ms
-  // included); snapshotLagVersions, loadedFromSnapshot and rocksdbBlockCacheUsageBytes (a cache
-  // may be shared) are the maximum instead.
+  // included; num_keys is -1 when any partition's is); snapshotLagVersions, loadedFromSnapshot and
+  // rocksdbBlockCacheUsageBytes (a cache may be shared) are the maximum instead.
   StateStoreMetrics LastMetrics() const;
 
   const std::shared_ptr<RocksDbMemoryBudget>& memory_budget() const { return budget_; }

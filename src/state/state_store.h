@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -127,7 +128,9 @@ struct StateStoreOptions {
 
 // Metrics of a store, as the progress reporting needs them (stateOperators in the progress JSON).
 struct StateStoreMetrics {
-  int64_t num_keys = 0;           // keys in the state after this version's changes
+  int64_t num_keys = 0;           // keys in the state after this version's changes; -1 after
+                                  // DetachWorkingCopy (the caller counts) and while a lagging
+                                  // working copy is not loaded yet
   int64_t memory_used_bytes = 0;  // RocksDB memtables + table readers (or the map), plus the
                                   // open changelog buffer; the block cache is in custom metrics
   int64_t num_updated = 0;        // Put calls in this version
@@ -167,6 +170,12 @@ class StateIterator {
   virtual Status status() const = 0;
 };
 
+// The complete contents of one version, from a caller that holds the state itself
+// (StateStore::DetachWorkingCopy): calls emit(key, value) once per key, keys strictly increasing
+// bytewise, and returns OK, or why it could not give them.
+using StateContentsSource = std::function<Status(
+    const std::function<void(std::string_view key, std::string_view value)>& emit)>;
+
 // One version of one partition's state, open for reading and writing by one batch.
 //
 // Lifecycle: GetStore(N) -> reads/writes -> Commit() (version N+1 is durable) or Abort() (all
@@ -189,6 +198,23 @@ class StateStore {
   virtual Status Put(std::string_view key, std::string_view value) = 0;
   // Removes `key`; OK when absent.
   virtual Status Remove(std::string_view key) = 0;
+
+  // For a caller that keeps an exact copy of the state in memory and makes every change to both
+  // (ops/dedup_state_mirror.h): declares that it holds this version's state and reads nothing more
+  // from this store. From the call on, Put and Remove are only recorded in the changelog (a Remove
+  // as given: the caller removes only keys it holds), not applied to the provider's working copy
+  // (RocksDB or the map), which stays behind and is rebuilt from the checkpoint when a later store
+  // of the provider is read (GetStore of the version this store commits does not load it until a
+  // read, a write without detaching, or a Commit without detaching needs it). The changelogs, and
+  // so recovery and exactly-once, are unchanged. A snapshot due at this commit is written from
+  // `contents`, which Commit calls on the committing thread: it must then give the state after
+  // this batch's changes. A source that fails, or gives keys out of order, costs only that
+  // snapshot (snapshotFailures; the changelog keeps the version durable and loadable).
+  // InvalidArgument when an iterator is open, `contents` is empty, or the provider counts keys
+  // (track_num_keys: counting needs reads). Afterwards Get, MultiGet and scans are
+  // InvalidArgument, Metrics().num_keys is -1 (the caller counts) and the changelog's
+  // numKeysAfter is unknown (-1).
+  virtual Status DetachWorkingCopy(StateContentsSource contents) = 0;
 
   // Every key, in order.
   virtual Result<std::unique_ptr<StateIterator>> Iterate() = 0;

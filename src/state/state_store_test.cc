@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <random>
 
 #include "state/test_util.h"
@@ -521,6 +522,123 @@ TEST_P(StateStoreTest, NamedStoreLivesInItsOwnDirectory) {
                        fs::LocalFileSystem()->Exists(dirs_.checkpoint() +
                                                      "/state/2/1/left-keyToNumValues/1.changelog"));
   EXPECT_TRUE(exists);
+}
+
+// A caller that holds the state (DetachWorkingCopy) writes changelogs only; snapshots come from
+// its copy; a later store of the same provider loads the working copy from the checkpoint only
+// when read; a new machine rebuilds exactly the caller's state.
+TEST_P(StateStoreTest, DetachedStoresWriteChangelogsAndSnapshotsFromTheCaller) {
+  StateStoreOptions o = Options();
+  o.snapshot_interval = 3;
+  o.track_num_keys = false;
+  auto provider = OpenProvider(o);
+  Model model;  // the caller's copy
+  auto source = [&model](const std::function<void(std::string_view, std::string_view)>& emit) {
+    for (const auto& [k, v] : model) emit(k, v);
+    return Status::OK();
+  };
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(0));
+    ASSERT_OK(store->Put("a", "1"));
+    ASSERT_OK(store->Put("b", "2"));
+    model = {{"a", "1"}, {"b", "2"}};
+    ASSERT_OK(store->Commit());  // version 1, working copy written
+  }
+  for (int64_t v = 1; v <= 4; ++v) {  // versions 2..5, all detached; 3 is a snapshot version
+    ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(v));
+    ASSERT_OK(store->DetachWorkingCopy(source));
+    EXPECT_TRUE(store->Get("a").status().IsInvalidArgument());
+    EXPECT_TRUE(store->Iterate().status().IsInvalidArgument());
+    const std::string k = "k" + std::to_string(v);
+    ASSERT_OK(store->Put(k, "x"));
+    model[k] = "x";
+    if (v == 2) {
+      ASSERT_OK(store->Remove("a"));
+      model.erase("a");
+    }
+    ASSERT_OK_AND_ASSIGN(int64_t committed, store->Commit());
+    EXPECT_EQ(committed, v + 1);
+    EXPECT_EQ(store->Metrics().num_keys, -1);
+    EXPECT_EQ(store->Metrics().num_updated, 1);
+    EXPECT_EQ(store->Metrics().custom.at("snapshotBytes") > 0, v + 1 == 3);
+  }
+  ASSERT_OK_AND_ASSIGN(bool snapshot3,
+                       fs::LocalFileSystem()->Exists(dirs_.checkpoint() + "/state/0/0/3.snapshot"));
+  EXPECT_TRUE(snapshot3);
+  {
+    // Version 5 from the same provider: its working copy is loaded when first read.
+    ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(5));
+    ASSERT_OK_AND_ASSIGN(auto b, store->Get("b"));
+    EXPECT_EQ(b, std::optional<std::string>("2"));
+    EXPECT_EQ(store->Metrics().custom.at("loadedFromSnapshot"), 3);
+    ASSERT_OK_AND_ASSIGN(Model dumped, Dump(*store));
+    EXPECT_EQ(dumped, model);
+    ASSERT_OK(store->Put("z", "9"));
+    model["z"] = "9";
+    ASSERT_OK(store->Commit());  // version 6: a snapshot from the working copy
+  }
+  // A new machine with only the checkpoint.
+  o.local_dir = dirs_.NewLocalDir();
+  auto fresh = OpenProvider(o);
+  ASSERT_OK_AND_ASSIGN(auto store, fresh->GetStore(6));
+  ASSERT_OK_AND_ASSIGN(Model dumped, Dump(*store));
+  EXPECT_EQ(dumped, model);
+  EXPECT_EQ(store->Metrics().custom.at("loadedFromSnapshot"), 6);
+  store->Abort();
+  ASSERT_OK_AND_ASSIGN(auto at5, fresh->GetStore(5));
+  ASSERT_OK_AND_ASSIGN(Model dumped5, Dump(*at5));
+  model.erase("z");
+  EXPECT_EQ(dumped5, model);
+}
+
+TEST_P(StateStoreTest, DetachedStoreFailuresAndMisuse) {
+  StateStoreOptions o = Options();
+  o.snapshot_interval = 2;
+  o.track_num_keys = false;
+  auto provider = OpenProvider(o);
+  auto unordered = [](const std::function<void(std::string_view, std::string_view)>& emit) {
+    emit("b", "1");
+    emit("a", "1");
+    return Status::OK();
+  };
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(0));
+    EXPECT_TRUE(store->DetachWorkingCopy(nullptr).IsInvalidArgument());
+    ASSERT_OK(store->Put("a", "1"));
+    ASSERT_OK_AND_ASSIGN(auto it, store->Iterate());
+    EXPECT_TRUE(store->DetachWorkingCopy(unordered).IsInvalidArgument());  // an open iterator
+    it.reset();
+    ASSERT_OK(store->DetachWorkingCopy(unordered));
+    ASSERT_OK(store->Put("b", "1"));
+    ASSERT_OK(store->Commit());  // version 1: no snapshot due
+  }
+  {
+    // Version 2 is due for a snapshot; the source breaks the key order: the snapshot fails, the
+    // commit does not.
+    ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(1));
+    ASSERT_OK(store->DetachWorkingCopy(unordered));
+    ASSERT_OK(store->Put("c", "1"));
+    ASSERT_OK_AND_ASSIGN(int64_t v, store->Commit());
+    EXPECT_EQ(v, 2);
+    EXPECT_EQ(store->Metrics().custom.at("snapshotFailures"), 1);
+    EXPECT_EQ(store->Metrics().custom.at("snapshotBytes"), 0);
+  }
+  {
+    // An aborted detached batch: the next store rebuilds version 2 from the changelogs.
+    ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(2));
+    ASSERT_OK(store->DetachWorkingCopy(unordered));
+    ASSERT_OK(store->Put("d", "1"));
+    store->Abort();
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, provider->GetStore(2));
+  ASSERT_OK_AND_ASSIGN(Model dumped, Dump(*store));
+  EXPECT_EQ(dumped, (Model{{"a", "1"}, {"b", "1"}, {"c", "1"}}));
+  store->Abort();
+  // Key counting needs reads: no detaching then.
+  StateStoreOptions counting = Options();
+  auto counted = OpenProvider(counting, 1);
+  ASSERT_OK_AND_ASSIGN(auto c, counted->GetStore(0));
+  EXPECT_TRUE(c->DetachWorkingCopy(unordered).IsInvalidArgument());
 }
 
 INSTANTIATE_TEST_SUITE_P(Providers, StateStoreTest,
