@@ -12,7 +12,7 @@
 // differential test (src/sources/file_source_json_test.cc) compare both paths. (simdjson, the
 // DESIGN.md choice for hot JSON, accepts another language than DuckDB's reader - no NaN, no
 // trailing commas, other big-integer handling - and the rescued texts must be DuckDB's writer's,
-// so it could only have matched by imitation; yyjson's share of the decoding time is ~15 %.)
+// so it could only have matched by imitation; parsing is about a fifth of the decoding CPU.)
 //
 // Per text:
 // - not valid JSON (DuckDB's json_valid) or valid but not an object: every column NULL,
