@@ -64,6 +64,10 @@ TEST_F(JsonDecoderTest, DecodesTypedColumnsBadValuesAndUnknownKeys) {
   ASSERT_TRUE(dec.EndRow().ok());
 
   EXPECT_TRUE(dec.Decode("\xff", &row).IsInvalidArgument());  // nothing appended
+  // Invalid UTF-8 inside strings and keys: a surrogate, an overlong form, beyond U+10FFFF.
+  EXPECT_TRUE(dec.Decode("{\"name\":\"\xed\xa0\x80\"}", &row).IsInvalidArgument());
+  EXPECT_TRUE(dec.Decode("{\"name\":\"\xc0\xaf\"}", &row).IsInvalidArgument());
+  EXPECT_TRUE(dec.Decode("{\"\xf4\x90\x80\x80\":1}", &row).IsInvalidArgument());
   EXPECT_TRUE(dec.EndRow().IsInvalidArgument());
   EXPECT_EQ(dec.num_rows(), 4);
 
