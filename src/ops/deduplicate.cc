@@ -41,6 +41,7 @@ constexpr char kPosColumn[] = "__sluice_dedup_pos";      // position in the (non
 constexpr char kRankColumn[] = "__sluice_dedup_rank";    // row_number within a key
 constexpr char kIndexColumn[] = "__sluice_dedup_index";  // dense candidate index 0, 1, ...
 constexpr char kValueColumn[] = "__sluice_dedup_value";  // the state value (BIGINT)
+constexpr char kKeepColumn[] = "__sluice_dedup_keep";    // 1: the input row is kept, else 0
 constexpr char kProviderClassConf[] = "sluice.streaming.stateStore.providerClass";
 constexpr char kMirrorMaxBytesConf[] = "sluice.streaming.deduplicate.stateMirrorMaxBytes";
 
@@ -110,8 +111,9 @@ class DeduplicateOperator {
   // The candidates of this batch (see the file comment) and the number of late rows.
   Result<engine::Batch> Candidates(const engine::Batch& input, int64_t late_watermark_ms,
                                    int64_t* late_rows);
-  // The rows of `rows` listed in `kept` (one BIGINT column), in order. `rows` is the candidates
-  // (listed by kIndexColumn) when `are_candidates`, else the input (listed by position).
+  // The kept rows of `rows`, in order. `rows` is the candidates when `are_candidates`, and `kept`
+  // lists their kIndexColumn values (one BIGINT column "i"); else `rows` is the input and `kept`
+  // a 0/1 mask (BIGINT kKeepColumn) with one row per input row, joined by position.
   Result<engine::Batch> SelectKept(const engine::Batch& rows, bool are_candidates,
                                    const engine::Batch& kept);
   // Without the mirror: removes the keys of `store` whose value is <= threshold (encoded);
@@ -336,9 +338,9 @@ Result<engine::Batch> DeduplicateOperator::SelectKept(const engine::Batch& rows,
       sql = std::string("SELECT * EXCLUDE (") + exclude + ") FROM " + kCandidatesView + " WHERE " +
             kIndexColumn + " IN (SELECT i FROM " + kKeptView + ") ORDER BY " + kIndexColumn;
     } else {
-      sql = std::string("SELECT * EXCLUDE (") + kPosColumn + ") FROM (SELECT *, row_number() " +
-            "OVER () - 1 AS " + kPosColumn + " FROM " + kCandidatesView + ") WHERE " + kPosColumn +
-            " IN (SELECT i FROM " + kKeptView + ") ORDER BY " + kPosColumn;
+      // A mask row per input row, joined by position: no window, hash join or sort.
+      sql = std::string("SELECT * EXCLUDE (") + kKeepColumn + ") FROM " + kCandidatesView +
+            " POSITIONAL JOIN " + kKeptView + " WHERE " + kKeepColumn + " = 1";
     }
     output = conn_->Query(sql);
   }
@@ -538,18 +540,27 @@ Result<engine::Batch> DeduplicateOperator::Process(const OperatorBatch& batch,
     mirrors_.clear();
   }
 
-  // The kept rows in input order: by candidate index (SQL path) or input row (hash pass).
-  engine::BatchBuilder kept_builder({{"i", engine::DataType{engine::TypeId::kBigInt}}});
+  // The kept rows in input order: by candidate index (SQL path), or (hash pass) a 0/1 mask with
+  // one row per input row.
+  std::vector<int64_t> kept_ids;
   int64_t num_kept = 0;
+  if (fast.has_value()) kept_ids.assign(static_cast<size_t>(input.num_rows()), 0);
   for (size_t i = 0; i < kept.size(); ++i) {
     if (kept[i] == 0) continue;
-    const int64_t id = fast.has_value() ? candidate_rows[i] : static_cast<int64_t>(i);
-    SLUICE_RETURN_NOT_OK_CTX(kept_builder.AppendInt64(id), ctx);
-    SLUICE_RETURN_NOT_OK_CTX(kept_builder.EndRow(), ctx);
+    if (fast.has_value()) {
+      kept_ids[static_cast<size_t>(candidate_rows[i])] = 1;
+    } else {
+      kept_ids.push_back(static_cast<int64_t>(i));
+    }
     ++num_kept;
   }
   engine::Batch output = input;
   if (num_kept != input.num_rows()) {
+    engine::BatchBuilder kept_builder(
+        {{fast.has_value() ? kKeepColumn : "i", engine::DataType{engine::TypeId::kBigInt}}});
+    const engine::BulkColumn column = engine::BulkColumn::Int64s(kept_ids);
+    SLUICE_RETURN_NOT_OK_CTX(
+        kept_builder.AppendColumns(static_cast<int64_t>(kept_ids.size()), {&column, 1}), ctx);
     SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch kept_batch, kept_builder.Finish(), ctx);
     SLUICE_ASSIGN_OR_RETURN_CTX(
         output, SelectKept(fast.has_value() ? input : *candidates, !fast.has_value(), kept_batch),

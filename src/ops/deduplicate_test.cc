@@ -167,6 +167,37 @@ TEST_P(DeduplicateTest, ManyRowsKeepInputOrder) {
   EXPECT_EQ(Of(op.Progress()), (Metrics{3000, 3000, 0, 0, 7000}));
 }
 
+// The kept rows are selected by position (a 0/1 mask joined with POSITIONAL JOIN): with several
+// DuckDB threads too, the output is the first row of each key, in input order.
+TEST_P(DeduplicateTest, KeptRowsStayInInputOrderWithSeveralEngineThreads) {
+  engine::EngineOptions eo;
+  eo.threads = 4;
+  auto engine = engine::Engine::Open(eo);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  auto conn = (*engine)->Connect();
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  DeduplicateOptions o;
+  o.key_columns = {"k"};
+  Deduplicate op(o);
+  OperatorContext c = Context();
+  c.engine = engine->get();
+  ASSERT_TRUE(op.Open(c).ok());
+  // 400,000 rows, 200,000 keys whose first rows are scattered over the input.
+  auto in = (*conn)->Query("SELECT (i * 7919) % 200000 AS k, i AS v FROM range(400000) t(i)");
+  ASSERT_TRUE(in.ok()) << in.status().ToString();
+  auto out = op.Process(Batch(0), {*in});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->num_rows(), 200000);
+  ASSERT_TRUE(conn_->RegisterBatch("dedup_out", *out).ok());
+  // v ascends (input order) and each v is the first row of its key: v < 200000 (7919 and
+  // 200000 are coprime, so the first 200,000 rows hold every key once).
+  engine::Batch check = Query(
+      "SELECT count(*) FILTER (WHERE d <= 0), max(v), count(DISTINCT k) FROM "
+      "(SELECT k, v, v - lag(v, 1, -1) OVER () AS d FROM dedup_out)");
+  ASSERT_TRUE(conn_->UnregisterBatch("dedup_out").ok());
+  EXPECT_EQ(Rows(check), V{"0|199999|200000"});
+}
+
 TEST_P(DeduplicateTest, OrderByPicksTheFirstRowWithinABatch) {
   DeduplicateOptions o;
   o.key_columns = {"k"};
