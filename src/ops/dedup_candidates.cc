@@ -26,31 +26,45 @@ Result<std::optional<DedupCandidates>> ComputeDedupCandidates(const engine::Batc
                           engine::EncodeRows(input, spec.key_indexes));
 
   DedupCandidates out;
-  // Open addressing over row numbers: slot -> the best row of its key so far.
-  constexpr uint32_t kEmpty = std::numeric_limits<uint32_t>::max();
+  // Open addressing: slot -> (upper 32 bits of the key's hash) << 32 | the best row of its key so
+  // far. A key is compared only when the hash bits match, and the slot of the row kAhead rows on
+  // is prefetched (the table is larger than the caches).
+  constexpr uint64_t kEmpty = std::numeric_limits<uint64_t>::max();  // row 2^32 - 1 never occurs
+  constexpr size_t kAhead = 16;
   size_t capacity = 16;
   while (capacity < 2 * n) capacity *= 2;
   const size_t mask = capacity - 1;
-  std::vector<uint32_t> table(capacity, kEmpty);
+  std::vector<uint64_t> hashes(n);
+  for (size_t r = 0; r < n; ++r) hashes[r] = std::hash<std::string_view>{}(keys[r]);
+  std::vector<uint64_t> table(capacity, kEmpty);
   std::vector<uint8_t> chosen(n, 0);
   for (size_t r = 0; r < n; ++r) {
+    if (r + kAhead < n) __builtin_prefetch(&table[hashes[r + kAhead] & mask]);
     if (!et.empty() && et[r].has_value() && *et[r] <= spec.late_threshold_us) {
       ++out.late_rows;
       continue;
     }
     const std::string& key = keys[r];
-    size_t i = std::hash<std::string_view>{}(key)&mask;
-    while (table[i] != kEmpty && keys[table[i]] != key) i = (i + 1) & mask;
+    const uint64_t tag = hashes[r] >> 32;
+    size_t i = hashes[r] & mask;
+    while (table[i] != kEmpty &&
+           ((table[i] >> 32) != tag || keys[static_cast<uint32_t>(table[i])] != key)) {
+      i = (i + 1) & mask;
+    }
     if (table[i] == kEmpty) {
-      table[i] = static_cast<uint32_t>(r);
+      table[i] = tag << 32 | r;
       chosen[r] = 1;
-    } else if (spec.order_by_event_time && *et[r] < *et[table[i]]) {
-      chosen[table[i]] = 0;
-      table[i] = static_cast<uint32_t>(r);
-      chosen[r] = 1;
+    } else if (spec.order_by_event_time) {
+      const size_t best = static_cast<uint32_t>(table[i]);
+      if (*et[r] < *et[best]) {
+        chosen[best] = 0;
+        table[i] = tag << 32 | r;
+        chosen[r] = 1;
+      }
     }
   }
-  std::vector<uint32_t>().swap(table);
+  std::vector<uint64_t>().swap(table);
+  std::vector<uint64_t>().swap(hashes);
 
   for (size_t r = 0; r < n; ++r) {
     if (!chosen[r]) continue;
