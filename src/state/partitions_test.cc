@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -72,20 +74,28 @@ class OperatorStateStoresTest : public ::testing::TestWithParam<StateStoreProvid
 TEST_P(OperatorStateStoresTest, ParallelBatchesRecoverOnANewMachine) {
   ASSERT_OK_AND_ASSIGN(auto op, OperatorStateStores::Open(Options()));
   ASSERT_EQ(op->num_partitions(), 4);
+  // Partitions run on at least two threads at once: each partition function waits (up to 10 s)
+  // until a second thread has entered one, so the check does not depend on timing; a serial
+  // RunBatch would time out and fail it.
   std::mutex mu;
+  std::condition_variable two_threads;
   std::set<std::thread::id> threads;
   int64_t version = 0;
   for (int b = 0; b < 7; ++b) {
-    ASSERT_OK_AND_ASSIGN(version, op->RunBatch(
-                                      version,
-                                      [&](int32_t p, StateStore& s) {
-                                        {
-                                          std::lock_guard<std::mutex> lock(mu);
-                                          threads.insert(std::this_thread::get_id());
-                                        }
-                                        return CountBatch(p, s, 4, b * 100, 300);
-                                      },
-                                      /*parallelism=*/4));
+    ASSERT_OK_AND_ASSIGN(
+        version, op->RunBatch(
+                     version,
+                     [&](int32_t p, StateStore& s) {
+                       {
+                         std::unique_lock<std::mutex> lock(mu);
+                         threads.insert(std::this_thread::get_id());
+                         two_threads.notify_all();
+                         two_threads.wait_for(lock, std::chrono::seconds(10),
+                                              [&] { return threads.size() >= 2; });
+                       }
+                       return CountBatch(p, s, 4, b * 100, 300);
+                     },
+                     /*parallelism=*/4));
   }
   EXPECT_EQ(version, 7);
   EXPECT_GE(threads.size(), 2u);
