@@ -140,20 +140,30 @@ INSTANTIATE_TEST_SUITE_P(AllPoints, ProcessCrashTest,
 TEST(ProcessKillTest, SigkillAtRandomMomentsThenRecoverExactlyOnce) {
   fs::ScopedTempDir dir("sluice-pkill");
   std::mt19937 rng(std::random_device{}());
-  // A child needs ~100-300 ms to open DuckDB and start; kills spread over start-up and batches.
-  std::uniform_int_distribution<int> delay_ms(20, 250);
+  // A child needs ~20-300 ms to open DuckDB, start and finish, depending on the machine; kills
+  // spread over start-up and batches. A child that finishes before its kill lowers the bound to
+  // 3/4 of its run time, so that later kills land inside runs on a fast machine too.
+  int max_delay_ms = 250;
   int killed = 0, killed_mid_batch = 0, runs = 0;
   // At least 10 runs, and more (up to 40) until one was killed: on a fast machine a child can
   // finish before its kill, and a run without any kill would test nothing.
   for (int i = 0; i < 10 || (killed == 0 && i < 40); ++i) {
     ++runs;
     // Each run sees a longer prefix of the input, so that every run has batches to do.
+    const auto spawned = std::chrono::steady_clock::now();
     pid_t pid = Spawn(dir.path(), false, "", std::min(kChunks, 2 + i));
     ASSERT_GT(pid, 0);
+    std::uniform_int_distribution<int> delay_ms(1, max_delay_ms);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     kill(pid, SIGKILL);
     bool signaled = false;
     int code = Wait(pid, &signaled);
+    if (!signaled) {
+      const auto ran_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - spawned)
+                              .count();
+      max_delay_ms = std::max(2, std::min(max_delay_ms, static_cast<int>(ran_ms * 3 / 4)));
+    }
     if (signaled) {
       ++killed;
       // Killed between offsets/N and commits/N: the next run must re-run batch N.
