@@ -138,8 +138,8 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
       std::string sql = "SELECT count(*)";
       for (const StatLeaf& leaf : leaves) {
         if (leaf.ordered) {
-          sql += ", CAST(min(" + leaf.expr + ") AS VARCHAR), CAST(max(" + leaf.expr +
-                 ") AS VARCHAR)";
+          sql +=
+              ", CAST(min(" + leaf.expr + ") AS VARCHAR), CAST(max(" + leaf.expr + ") AS VARCHAR)";
         }
         sql += ", count(*) - count(" + leaf.expr + ")";
       }
@@ -165,7 +165,8 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
         info.stats.push_back(std::move(*from_copy[i]));
         continue;
       }
-      for (size_t k = 0; k < leaves_of_field[i]; ++k) info.stats.push_back(std::move(computed[next++]));
+      for (size_t k = 0; k < leaves_of_field[i]; ++k)
+        info.stats.push_back(std::move(computed[next++]));
     }
     return info;
   });

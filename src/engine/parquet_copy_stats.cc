@@ -51,8 +51,7 @@ std::optional<ColumnStats> ColumnStatsFromCopy(const Field& field,
     const auto& kv = duckdb::StructValue::GetChildren(entry);
     if (kv.size() == 2 && !kv[0].IsNull() && kv[0].ToString() == key) column = &kv[1];
   }
-  if (column == nullptr || column->IsNull() ||
-      column->type().id() != duckdb::LogicalTypeId::MAP) {
+  if (column == nullptr || column->IsNull() || column->type().id() != duckdb::LogicalTypeId::MAP) {
     return std::nullopt;
   }
   ColumnStats cs;

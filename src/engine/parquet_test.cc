@@ -129,8 +129,7 @@ TEST_F(ParquetTest, CopyStatsEqualAggregateStats) {
     ASSERT_EQ(stats.size(), batch.num_columns()) << "case " << n;
 
     // Which columns COPY's statistics cover.
-    Batch copied = Q("COPY (" + c.source + ") TO " +
-                     internal::QuoteLiteral(dir.File("d.parquet")) +
+    Batch copied = Q("COPY (" + c.source + ") TO " + internal::QuoteLiteral(dir.File("d.parquet")) +
                      " (FORMAT parquet, ROW_GROUP_SIZE 1000, RETURN_STATS true)");
     auto stats_col = copied.ColumnIndex("column_statistics");
     ASSERT_TRUE(stats_col.has_value());

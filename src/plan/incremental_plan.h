@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/ids.h"
@@ -107,12 +108,22 @@ class IncrementalPlan {
   virtual std::string Description() const = 0;
 };
 
+// True when `sql` is `SELECT * FROM <table> [[AS] alias]` and nothing else (any case, spacing and
+// comments, an optional ';', names plain or double-quoted): its result is `table`'s rows and
+// columns unchanged, so a plan hands the input batch on without running the statement (no copy of
+// the batch). False for anything else, including text that does not tokenize.
+bool IsSelectStarFrom(std::string_view sql, std::string_view table);
+
 // A stateless plan: each source's batch is registered as `__source_<i>` on a private Connection
-// and `sql` runs over them; its result is the output. Example:
+// and `sql` runs over them; its result is the output. When `sql` is `SELECT * FROM __source_0`
+// (IsSelectStarFrom) the output is the source batch itself, shared, not copied. Example:
 //   SqlPlan("SELECT id, upper(name) AS name FROM __source_0 WHERE id > 0", 1)
 class SqlPlan final : public IncrementalPlan {
  public:
-  SqlPlan(std::string sql, size_t num_sources) : sql_(std::move(sql)), num_sources_(num_sources) {}
+  SqlPlan(std::string sql, size_t num_sources)
+      : sql_(std::move(sql)),
+        num_sources_(num_sources),
+        identity_(num_sources_ == 1 && IsSelectStarFrom(sql_, SourceTableName(0))) {}
 
   Status Open(const PlanContext& context) override;
   size_t num_sources() const override { return num_sources_; }
@@ -126,6 +137,7 @@ class SqlPlan final : public IncrementalPlan {
  private:
   std::string sql_;
   size_t num_sources_;
+  bool identity_;  // sql_ is SELECT * FROM __source_0: the output is the input batch
   std::unique_ptr<engine::Connection> conn_;
   std::function<Status(engine::Connection&)> context_prepare_;
 };

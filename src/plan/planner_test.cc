@@ -50,6 +50,72 @@ TEST_F(PlannerTest, StatelessQueryHasWatermarkNodesAndNoOperators) {
   EXPECT_EQ(nodes[0].delay_ms, 5000);
 }
 
+TEST(IsSelectStarFromTest, OnlyTheWholeTableUnchanged) {
+  EXPECT_TRUE(IsSelectStarFrom("SELECT * FROM __stream_0", "__stream_0"));
+  EXPECT_TRUE(IsSelectStarFrom("  select *\n  from  __stream_0 ; ", "__stream_0"));
+  EXPECT_TRUE(IsSelectStarFrom("SELECT /* all */ * FROM \"__source_0\" -- x", "__source_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM __stream_0", "__stream_1"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM __stream_0 WHERE id > 1", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT *, 1 AS x FROM __stream_0", "__stream_0"));
+  EXPECT_TRUE(IsSelectStarFrom("SELECT * FROM __stream_0 AS s", "__stream_0"));
+  EXPECT_TRUE(IsSelectStarFrom("SELECT * FROM __stream_0 AS \"t\";", "__stream_0"));
+  EXPECT_TRUE(IsSelectStarFrom("SELECT * FROM __stream_0 s", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM __stream_0 AS s WHERE true", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM __stream_0 s, __stream_1", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM __stream_0 WHERE", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM __stream_0 AS", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM __stream_0 LIMIT 1", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT DISTINCT * FROM __stream_0", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM __stream_0; SELECT 1", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM '__stream_0'", "__stream_0"));
+  EXPECT_FALSE(IsSelectStarFrom("SELECT * FROM \"unterminated", "__stream_0"));
+}
+
+// A stateless SELECT * over a stream hands the source batch on (the same data, no copy), with the
+// watermark's event-time statistics still computed; any other query runs and gives a new batch.
+TEST_F(PlannerTest, SelectStarPassesTheSourceBatchOn) {
+  auto conn = engine_->Connect();
+  ASSERT_TRUE(conn.ok());
+  auto source = (*conn)->Query(
+      "SELECT i AS value, TIMESTAMP '2024-01-01 00:00:00' + i * INTERVAL 1 SECOND AS ts "
+      "FROM range(1, 4) t(i)");
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  struct Case {
+    std::string sql;
+    bool same_batch;
+    size_t columns;
+    size_t event_time_nodes;
+  };
+  const std::vector<Case> cases = {
+      {"SELECT * FROM STREAM t", true, 2, 0},
+      {"SELECT * FROM STREAM t WATERMARK ts DELAY OF INTERVAL 5 SECONDS AS e", true, 2, 1},
+      {"SELECT value, ts FROM STREAM t", false, 2, 0},
+      {"SELECT * FROM STREAM t WHERE value > 1", false, 2, 0},
+      {"SELECT * FROM STREAM t WATERMARK to_timestamp(value) AS et DELAY OF INTERVAL 5 SECONDS "
+       "AS e",
+       false, 3, 1},
+  };
+  for (const Case& c : cases) {
+    auto planned = Plan(c.sql, kAppend);
+    ASSERT_TRUE(planned.ok()) << c.sql << ": " << planned.status().ToString();
+    PlanContext context;
+    context.engine = engine_;
+    ASSERT_TRUE(planned->plan->Open(context).ok()) << c.sql;
+    PlanInput input;
+    input.sources = {*source};
+    auto out = planned->plan->Execute(input);
+    ASSERT_TRUE(out.ok()) << c.sql << ": " << out.status().ToString();
+    EXPECT_EQ(out->rows.data() == source->data(), c.same_batch)
+        << c.sql << " planned as " << planned->plan->Description();
+    EXPECT_EQ(out->rows.num_rows(), c.sql.find("WHERE") == std::string::npos ? 3 : 2) << c.sql;
+    EXPECT_EQ(out->rows.num_columns(), c.columns) << c.sql;
+    ASSERT_EQ(out->event_time.size(), c.event_time_nodes) << c.sql;
+    if (c.event_time_nodes == 1) {
+      EXPECT_EQ(out->event_time[0].count, 3) << c.sql;
+    }
+  }
+}
+
 TEST_F(PlannerTest, AggregationShapes) {
   auto p = Plan("SELECT value, count(*) AS count FROM STREAM input GROUP BY value", kComplete);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
@@ -172,15 +238,15 @@ TEST_F(PlannerTest, EventTimeKeyOverAJoinIsTheSidesOwnWatermarkColumn) {
   auto p = Plan("SELECT A.id, max(B.price) AS final" + join + "GROUP BY A.id, A.expires", kAppend);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->operators, (std::vector<std::string>{"stateStoreSave", "symmetricHashJoin"}));
-  EXPECT_NE(Refusal("SELECT A.id, max(B.price) AS final" + join + "GROUP BY A.id, A.dateTime",
-                    kAppend)
-                .find("Append output mode not supported when there are streaming aggregations on "
-                      "streaming DataFrames/DataSets without watermark"),
-            std::string::npos);
-  EXPECT_NE(Refusal("SELECT count(*) AS n" + join + "GROUP BY window(A.dateTime, '10 seconds')",
-                    kAppend)
-                .find("without watermark"),
-            std::string::npos);
+  EXPECT_NE(
+      Refusal("SELECT A.id, max(B.price) AS final" + join + "GROUP BY A.id, A.dateTime", kAppend)
+          .find("Append output mode not supported when there are streaming aggregations on "
+                "streaming DataFrames/DataSets without watermark"),
+      std::string::npos);
+  EXPECT_NE(
+      Refusal("SELECT count(*) AS n" + join + "GROUP BY window(A.dateTime, '10 seconds')", kAppend)
+          .find("without watermark"),
+      std::string::npos);
   // The bids' own column is an event-time key.
   p = Plan("SELECT count(*) AS n" + join + "GROUP BY window(B.dateTime, '10 seconds')", kAppend);
   ASSERT_TRUE(p.ok()) << p.status().ToString();

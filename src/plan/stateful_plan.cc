@@ -17,6 +17,10 @@ std::unique_ptr<StreamingPlan> StreamingPlan::Stateless(ParsedStreamingQuery que
   plan->query_ = std::move(query);
   plan->sql_ = std::move(sql);
   plan->stats_filters_ = std::move(stats_filters);
+  const auto& streams = plan->query_.streams;
+  plan->identity_ = streams.size() == 1 &&
+                    (!streams[0].watermark || streams[0].watermark->IsPlainColumn()) &&
+                    IsSelectStarFrom(plan->sql_, StreamViewName(0));
   return plan;
 }
 
@@ -86,9 +90,9 @@ Status StreamingPlan::Open(const PlanContext& context) {
       }
       oc.num_partitions = n;
     }
-    SLUICE_RETURN_NOT_OK_CTX(stage.op->Open(oc), "opening operator " +
-                                                     std::to_string(oc.operator_id) + " (" +
-                                                     stage.operator_name + ")");
+    SLUICE_RETURN_NOT_OK_CTX(
+        stage.op->Open(oc),
+        "opening operator " + std::to_string(oc.operator_id) + " (" + stage.operator_name + ")");
   }
   return Status::OK();
 }
@@ -108,6 +112,13 @@ Result<PlanOutput> StreamingPlan::Execute(const PlanInput& input) {
     return Status::Internal(ctx + ": " + std::to_string(input.sources.size()) +
                             " source batches for a plan with " +
                             std::to_string(query_.streams.size()) + " sources");
+  }
+  // identity_: the output is the source batch itself (no copy). The stream view is still needed
+  // for a watermark's event-time statistics.
+  if (identity_ && !query_.streams[0].watermark) {
+    PlanOutput out;
+    out.rows = input.sources[0];
+    return out;
   }
   for (size_t i = 0; i < input.sources.size(); ++i) {
     SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(SqlPlan::SourceTableName(i), input.sources[i]),
@@ -133,6 +144,10 @@ Result<PlanOutput> StreamingPlan::Execute(const PlanInput& input) {
     out.event_time.push_back(stats);
   }
 
+  if (identity_) {
+    out.rows = input.sources[0];
+    return out;
+  }
   if (stages_.empty()) {
     SLUICE_ASSIGN_OR_RETURN_CTX(out.rows, conn_->Query(sql_), ctx);
     return out;

@@ -76,9 +76,12 @@ class StreamingPlan final : public IncrementalPlan {
   StreamingPlan() = default;
 
   ParsedStreamingQuery query_;
-  std::string sql_;                          // stateless
+  std::string sql_;  // stateless
+  // Stateless `SELECT * FROM __stream_0` over a stream view that adds no column (IsSelectStarFrom):
+  // the output is the source batch, not a copy.
+  bool identity_ = false;
   std::vector<StatsFilters> stats_filters_;  // per stream
-  std::vector<StatefulPlanSpec> stages_;  // bottom first; empty: stateless
+  std::vector<StatefulPlanSpec> stages_;     // bottom first; empty: stateless
   std::unique_ptr<engine::Connection> conn_;
   std::function<Status(engine::Connection&)> prepare_;
   std::vector<std::string> stats_sql_;  // per stream; empty without watermark (built lazily)

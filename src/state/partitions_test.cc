@@ -82,20 +82,19 @@ TEST_P(OperatorStateStoresTest, ParallelBatchesRecoverOnANewMachine) {
   std::set<std::thread::id> threads;
   int64_t version = 0;
   for (int b = 0; b < 7; ++b) {
-    ASSERT_OK_AND_ASSIGN(
-        version, op->RunBatch(
-                     version,
-                     [&](int32_t p, StateStore& s) {
-                       {
-                         std::unique_lock<std::mutex> lock(mu);
-                         threads.insert(std::this_thread::get_id());
-                         two_threads.notify_all();
-                         two_threads.wait_for(lock, std::chrono::seconds(10),
-                                              [&] { return threads.size() >= 2; });
-                       }
-                       return CountBatch(p, s, 4, b * 100, 300);
-                     },
-                     /*parallelism=*/4));
+    ASSERT_OK_AND_ASSIGN(version, op->RunBatch(
+                                      version,
+                                      [&](int32_t p, StateStore& s) {
+                                        {
+                                          std::unique_lock<std::mutex> lock(mu);
+                                          threads.insert(std::this_thread::get_id());
+                                          two_threads.notify_all();
+                                          two_threads.wait_for(lock, std::chrono::seconds(10),
+                                                               [&] { return threads.size() >= 2; });
+                                        }
+                                        return CountBatch(p, s, 4, b * 100, 300);
+                                      },
+                                      /*parallelism=*/4));
   }
   EXPECT_EQ(version, 7);
   EXPECT_GE(threads.size(), 2u);
