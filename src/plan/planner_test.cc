@@ -88,6 +88,7 @@ TEST_F(PlannerTest, SelectStarPassesTheSourceBatchOn) {
   };
   const std::vector<Case> cases = {
       {"SELECT * FROM STREAM t", true, 2, 0},
+      {"SELECT * FROM STREAM read_files('/landing', format => 'json')", true, 2, 0},
       {"SELECT * FROM STREAM t WATERMARK ts DELAY OF INTERVAL 5 SECONDS AS e", true, 2, 1},
       {"SELECT value, ts FROM STREAM t", false, 2, 0},
       {"SELECT * FROM STREAM t WHERE value > 1", false, 2, 0},
