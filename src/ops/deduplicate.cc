@@ -29,6 +29,7 @@
 #include "engine/row_codec.h"
 #include "ops/dedup_candidates.h"
 #include "ops/dedup_state_mirror.h"
+#include "ops/operator_conf.h"
 #include "state/partitions.h"
 
 namespace sluice::ops {
@@ -42,8 +43,6 @@ constexpr char kRankColumn[] = "__sluice_dedup_rank";    // row_number within a 
 constexpr char kIndexColumn[] = "__sluice_dedup_index";  // dense candidate index 0, 1, ...
 constexpr char kValueColumn[] = "__sluice_dedup_value";  // the state value (BIGINT)
 constexpr char kKeepColumn[] = "__sluice_dedup_keep";    // 1: the input row is kept, else 0
-constexpr char kProviderClassConf[] = "sluice.streaming.stateStore.providerClass";
-constexpr char kMirrorMaxBytesConf[] = "sluice.streaming.deduplicate.stateMirrorMaxBytes";
 
 // ms -> us, saturating (a watermark is far from the limits, but never overflow).
 int64_t MillisToMicros(int64_t ms) {
@@ -165,17 +164,10 @@ Status DeduplicateOperator::Open(const OperatorContext& context) {
       return Status::InvalidArgument(Describe() + ": negative watermark delay");
     }
   }
-  auto cap = context.conf.find(kMirrorMaxBytesConf);
-  if (cap != context.conf.end()) {
-    char* end = nullptr;
-    errno = 0;
-    const long long v = strtoll(cap->second.c_str(), &end, 10);
-    if (cap->second.empty() || end == nullptr || *end != '\0' || v < 0 || errno == ERANGE) {
-      return Status::InvalidArgument(std::string(kMirrorMaxBytesConf) +
-                                     " must be a byte count >= 0, not '" + cap->second + "'");
-    }
-    mirror_max_bytes_ = static_cast<size_t>(v);
-    mirror_off_ = v == 0;
+  SLUICE_ASSIGN_OR_RETURN(auto cap, ByteCountConf(context.conf, kDedupMirrorMaxBytesConf));
+  if (cap) {
+    mirror_max_bytes_ = static_cast<size_t>(*cap);
+    mirror_off_ = *cap == 0;
   }
   context_ = context;
   SLUICE_ASSIGN_OR_RETURN(conn_, context.engine->Connect());
@@ -253,11 +245,8 @@ Status DeduplicateOperator::Prepare(const engine::Schema& schema) {
     o.schema.value.push_back(
         {mode_ == Mode::kDedupe ? "eventTimeMicros" : "expiresAtMicros", "BIGINT", true});
   }
-  auto provider = context_.conf.find(kProviderClassConf);
-  const bool rocksdb = provider == context_.conf.end() ||
-                       AsciiLower(provider->second).find("rocksdb") != std::string::npos;
-  o.store.kind =
-      rocksdb ? state::StateStoreProviderKind::kRocksDb : state::StateStoreProviderKind::kInMemory;
+  o.store.kind = StateProviderFromConf(context_.conf);
+  const bool rocksdb = o.store.kind == state::StateStoreProviderKind::kRocksDb;
   o.store.fs = context_.fs;
   // The operator counts keys itself (numRowsTotal): it puts only keys it found absent and removes
   // only keys it found present, so the store need not read each written key to count it.

@@ -16,6 +16,7 @@
 
 #include "common/strings.h"
 #include "engine/row_codec.h"
+#include "ops/operator_conf.h"
 #include "state/state_store.h"
 
 namespace sluice::ops {
@@ -27,7 +28,6 @@ constexpr int64_t kNoTime = std::numeric_limits<int64_t>::max();
 constexpr char kCandidatesTable[] = "__join_candidates";
 constexpr char kLeftInputTable[] = "__join_left_input";
 constexpr char kRightInputTable[] = "__join_right_input";
-constexpr char kProviderClassKey[] = "sluice.streaming.stateStore.providerClass";
 
 int64_t ElapsedMs(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
@@ -411,9 +411,9 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
       }
     }
     so.store.fs = context_.fs;
-    auto provider = context_.conf.find(kProviderClassKey);
-    const bool rocksdb = !options_.force_in_memory_state &&
-                         (provider == context_.conf.end() || provider->second == "rocksdb");
+    const bool rocksdb =
+        !options_.force_in_memory_state &&
+        StateProviderFromConf(context_.conf) == state::StateStoreProviderKind::kRocksDb;
     so.store.kind = rocksdb ? state::StateStoreProviderKind::kRocksDb
                             : state::StateStoreProviderKind::kInMemory;
     if (rocksdb) {

@@ -14,6 +14,7 @@
 #include "engine/row_codec.h"
 #include "ops/aggregate_merge.h"
 #include "ops/hll_sql.h"
+#include "ops/operator_conf.h"
 #include "ops/session_window.h"
 #include "ops/state_rows.h"
 
@@ -133,17 +134,10 @@ Status StreamingAggregate::Open(const OperatorContext& context) {
   progress_.operator_name = name();
   progress_.num_shuffle_partitions = context.num_partitions;
   progress_.num_state_store_instances = context.num_partitions;
-  auto cap = context.conf.find("sluice.streaming.aggregate.stateMirrorMaxBytes");
-  if (cap != context.conf.end()) {
-    char* end = nullptr;
-    long long v = strtoll(cap->second.c_str(), &end, 10);
-    if (cap->second.empty() || end == nullptr || *end != '\0' || v < 0) {
-      return Status::InvalidArgument(
-          "sluice.streaming.aggregate.stateMirrorMaxBytes must be a byte count >= 0, not '" +
-          cap->second + "'");
-    }
-    mirror_max_bytes_ = static_cast<size_t>(v);
-    mirror_off_ = v == 0;
+  SLUICE_ASSIGN_OR_RETURN(auto cap, ByteCountConf(context.conf, kAggregateMirrorMaxBytesConf));
+  if (cap) {
+    mirror_max_bytes_ = static_cast<size_t>(*cap);
+    mirror_off_ = *cap == 0;
   }
   return Status::OK();
 }
@@ -432,14 +426,8 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   for (size_t i = 0; i < sql_->row_schema.size(); ++i) {
     so.schema.value.push_back({schema_names[i], sql_->row_schema[i].type.ToSql(), true});
   }
-  std::string provider;
-  auto it = context_.conf.find("sluice.streaming.stateStore.providerClass");
-  if (it != context_.conf.end()) provider = it->second;
-  std::string lower = provider;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  bool memory =
-      lower.find("hdfs") != std::string::npos || lower.find("memory") != std::string::npos;
+  const bool memory =
+      StateProviderFromConf(context_.conf) == state::StateStoreProviderKind::kInMemory;
   so.store.kind =
       memory ? state::StateStoreProviderKind::kInMemory : state::StateStoreProviderKind::kRocksDb;
   so.store.fs = context_.fs;

@@ -18,6 +18,7 @@
 #include "engine/row_codec.h"
 #include "ops/custom_state_codec.h"
 #include "ops/custom_state_vars.h"
+#include "ops/operator_conf.h"
 #include "state/partitions.h"
 
 namespace sluice::ops {
@@ -26,7 +27,6 @@ namespace {
 constexpr char kInputView[] = "__sluice_tws_input";
 constexpr char kRowsView[] = "__sluice_tws_rows";
 constexpr char kInitialView[] = "__sluice_tws_initial";
-constexpr char kProviderClassConf[] = "sluice.streaming.stateStore.providerClass";
 
 int64_t MillisToMicros(int64_t ms) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 1000;
@@ -179,11 +179,8 @@ Status TransformWithState::Impl::Prepare(const engine::Schema& schema) {
     o.schema.value.push_back({d.name, d.Describe(), true});
   }
   o.schema.value.push_back({"__timeMode", TimeModeName(options.time_mode), true});
-  auto provider = context.conf.find(kProviderClassConf);
-  const bool rocksdb = provider == context.conf.end() ||
-                       AsciiLower(provider->second).find("rocksdb") != std::string::npos;
-  o.store.kind =
-      rocksdb ? state::StateStoreProviderKind::kRocksDb : state::StateStoreProviderKind::kInMemory;
+  o.store.kind = StateProviderFromConf(context.conf);
+  const bool rocksdb = o.store.kind == state::StateStoreProviderKind::kRocksDb;
   o.store.fs = context.fs;
   if (rocksdb) {
     std::string tmpl =
