@@ -160,7 +160,7 @@ Status LoadBatchTables(Run* run) {
       for (const Kind& k : kKinds) {
         SLUICE_RETURN_NOT_OK(run->batch->Execute(
             "CREATE TABLE " + std::string(k.name) + " AS SELECT * FROM read_parquet(" +
-            sql::QuoteLiteral(cache + "/" + k.name + ".parquet") + ")"));
+            QuoteLiteral(cache + "/" + k.name + ".parquet") + ")"));
       }
       return Status::OK();
     }
@@ -175,7 +175,7 @@ Status LoadBatchTables(Run* run) {
     SLUICE_RETURN_NOT_OK(nexmark::EmitJson(config, 0, run->o.events, out));
   }
   SLUICE_RETURN_NOT_OK(run->batch->Execute("CREATE TABLE events AS SELECT * FROM read_json(" +
-                                           sql::QuoteLiteral(run->events_json) +
+                                           QuoteLiteral(run->events_json) +
                                            ", format => 'newline_delimited')"));
   for (const Kind& k : kKinds) {
     SLUICE_RETURN_NOT_OK(
@@ -190,7 +190,7 @@ Status LoadBatchTables(Run* run) {
     if (ec) return Status::IOError("cannot create " + cache + ": " + ec.message());
     for (const Kind& k : kKinds) {
       SLUICE_RETURN_NOT_OK(run->batch->Execute("COPY " + std::string(k.name) + " TO " +
-                                               sql::QuoteLiteral(cache + "/" + k.name + ".parquet") +
+                                               QuoteLiteral(cache + "/" + k.name + ".parquet") +
                                                " (FORMAT parquet)"));
     }
     std::ofstream(cache + "/complete") << "ok\n";
@@ -214,12 +214,12 @@ Status LoadDeltaTables(Run* run, sql::Session* session) {
                << events_per_ms << " / " << m << ") AS BIGINT)";
     SLUICE_RETURN_NOT_OK(run->batch->Execute(
         "COPY (SELECT *, " + chunk_expr.str() + " AS __chunk FROM " + k->name + ") TO " +
-        sql::QuoteLiteral(dir) + " (FORMAT parquet, PARTITION_BY (__chunk))"));
+        QuoteLiteral(dir) + " (FORMAT parquet, PARTITION_BY (__chunk))"));
     for (int64_t c = 0; c < chunks; ++c) {
       const std::string files = dir + "/__chunk=" + std::to_string(c);
       std::error_code ec;
       if (!stdfs::exists(files, ec)) continue;
-      const std::string scan = "SELECT * FROM read_parquet(" + sql::QuoteLiteral(files + "/*.parquet") +
+      const std::string scan = "SELECT * FROM read_parquet(" + QuoteLiteral(files + "/*.parquet") +
                                ", hive_partitioning = false)";  // the files lack __chunk
       const bool first = !stdfs::exists(run->work + "/warehouse/" + k->name, ec);
       SLUICE_ASSIGN_OR_RETURN_CTX(

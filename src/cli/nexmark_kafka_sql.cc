@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "cli/nexmark_kafka_feed.h"
+#include "common/strings.h"
 #include "sql/literal_rows.h"
 
 namespace sluice::cli {
@@ -79,7 +80,7 @@ Result<std::string> NexmarkKafkaQueryText(const std::string& text,
       // Kafka relation, so it is parsed there (a second, partial parse of the value).
       // (TIMESTAMPTZ spelled out: in a WATERMARK expression the result is TIMESTAMP otherwise.)
       watermark_expr = "CAST(from_json(decode(value), " +
-                       sql::QuoteLiteral(std::string(kind->name) + " STRUCT<" + w + ": TIMESTAMP>") + ")." +
+                       QuoteLiteral(std::string(kind->name) + " STRUCT<" + w + ": TIMESTAMP>") + ")." +
                        kind->name + "." + w + " AS TIMESTAMPTZ)";
       watermark_col = w;
       inner_extra = ", timestamp AS dateTime, " + w;
@@ -103,9 +104,9 @@ Result<std::string> NexmarkKafkaQueryText(const std::string& text,
     std::string relation =
         "(SELECT " + columns + outer_extra +
         " FROM (SELECT from_json(decode(value), " +
-        sql::QuoteLiteral(kind->schema) + ") AS __e" + inner_extra +
-        " FROM STREAM read_kafka(bootstrapServers => " + sql::QuoteLiteral(streams.bootstrap) +
-        ", subscribe => " + sql::QuoteLiteral(NexmarkKafkaFeed::Topic(kind->name)) +
+        QuoteLiteral(kind->schema) + ") AS __e" + inner_extra +
+        " FROM STREAM read_kafka(bootstrapServers => " + QuoteLiteral(streams.bootstrap) +
+        ", subscribe => " + QuoteLiteral(NexmarkKafkaFeed::Topic(kind->name)) +
         ", startingOffsets => 'earliest', maxOffsetsPerTrigger => " +
         std::to_string(max_offsets) + ") WITH (" + kConsumerOptions + ") WATERMARK " + watermark_expr + " AS " + watermark_col +
         " DELAY OF " + m[3].str() + " AS __k)) AS " + m[4].str();

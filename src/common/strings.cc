@@ -19,4 +19,13 @@ std::string QuoteIdentifier(std::string_view name) {
   return out + "\"";
 }
 
+std::string QuoteLiteral(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
 }  // namespace sluice

@@ -13,4 +13,7 @@ std::string AsciiLower(std::string_view s);
 // `name` as a double-quoted SQL identifier, embedded quotes doubled: a"b -> "a""b".
 std::string QuoteIdentifier(std::string_view name);
 
+// `text` as a SQL string literal: in single quotes, each ' doubled.
+std::string QuoteLiteral(std::string_view text);
+
 }  // namespace sluice

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
 #include "delta/paths.h"
 #include "delta/protocol_check.h"
 #include "delta/scan.h"
@@ -91,7 +92,7 @@ Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
     int64_t commit_ts = ts != ts_of.end() ? ts->second : commit->second.info.mtime_ms;
     std::string version_sql = "CAST(" + std::to_string(v) + " AS BIGINT)";
     std::string ts_sql =
-        "CAST(" + SqlString(FormatTimestampMicros(commit_ts * 1000)) + " AS TIMESTAMPTZ)";
+        "CAST(" + QuoteLiteral(FormatTimestampMicros(commit_ts * 1000)) + " AS TIMESTAMPTZ)";
     bool has_cdc = false;
     for (const Action& a : actions) has_cdc |= std::holds_alternative<AddCdcFile>(a);
     for (const Action& a : actions) {

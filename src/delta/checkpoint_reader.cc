@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "delta/schema.h"
+#include "common/strings.h"
 #include "delta/snapshot.h"
 #include "delta/values.h"
 
@@ -270,7 +271,7 @@ Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn,
   std::string list = "[";
   for (size_t i = 0; i < checkpoint.files.size(); ++i) {
     if (i > 0) list += ", ";
-    list += SqlString(checkpoint.files[i].info.path);
+    list += QuoteLiteral(checkpoint.files[i].info.path);
   }
   list += "]";
   const std::string ctx = "reading checkpoint " + checkpoint.files.front().info.path;

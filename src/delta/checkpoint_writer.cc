@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/interval.h"
+#include "common/strings.h"
 #include "delta/log_segment.h"
 #include "delta/values.h"
 
@@ -90,8 +91,8 @@ Result<CheckpointInfo> WriteCheckpoint(engine::Connection* conn, fs::FileSystem*
   std::string sql =
       "COPY (SELECT j.txn AS txn, j.add AS add, j.remove AS remove, j.metaData AS metaData, "
       "j.protocol AS protocol FROM (SELECT from_json(line, " +
-      SqlString(kStructure) + ") AS j FROM (SELECT unnest(string_split(" + SqlString(lines) +
-      ", chr(10))) AS line))) TO " + SqlString(temp) + " (FORMAT parquet, COMPRESSION snappy)";
+      QuoteLiteral(kStructure) + ") AS j FROM (SELECT unnest(string_split(" + QuoteLiteral(lines) +
+      ", chr(10))) AS line))) TO " + QuoteLiteral(temp) + " (FORMAT parquet, COMPRESSION snappy)";
   SLUICE_RETURN_NOT_OK_CTX(fs->CreateDirectories(log_dir), ctx);
   Status st = conn->Execute(sql);
   if (!st.ok()) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "delta/schema.h"
 #include "delta/values.h"
 
@@ -101,7 +102,7 @@ Result<std::string> FilterToSql(const ScanFilter& filter, const engine::Schema& 
     if (f == nullptr)
       return Status::InvalidArgument("filter column '" + p.column + "' is not in the table schema");
     if (!sql.empty()) sql += " AND ";
-    std::string col = SqlIdent(f->name);
+    std::string col = QuoteIdentifier(f->name);
     if (p.op == CompareOp::kIsNull || p.op == CompareOp::kIsNotNull) {
       sql += "(" + col + " " + OpSql(p.op) + ")";
       continue;
@@ -110,9 +111,9 @@ Result<std::string> FilterToSql(const ScanFilter& filter, const engine::Schema& 
     std::string lit;
     if (f->type.id == engine::TypeId::kTimestampTz) {
       SLUICE_ASSIGN_OR_RETURN(int64_t micros, ParseTimestampMicros(*p.literal));
-      lit = "CAST(" + SqlString(FormatTimestampMicros(micros)) + " AS TIMESTAMPTZ)";
+      lit = "CAST(" + QuoteLiteral(FormatTimestampMicros(micros)) + " AS TIMESTAMPTZ)";
     } else {
-      lit = "CAST(" + SqlString(*p.literal) + " AS " + f->type.ToSql() + ")";
+      lit = "CAST(" + QuoteLiteral(*p.literal) + " AS " + f->type.ToSql() + ")";
     }
     sql += "(" + col + " " + OpSql(p.op) + " " + lit + ")";
   }

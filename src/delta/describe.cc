@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "delta/values.h"
 
 namespace sluice::delta {
@@ -14,17 +15,17 @@ namespace {
 using nlohmann::json;
 
 std::string Str(const std::optional<std::string>& s) {
-  return s ? SqlString(*s) : "CAST(NULL AS VARCHAR)";
+  return s ? QuoteLiteral(*s) : "CAST(NULL AS VARCHAR)";
 }
 
 std::string TsMillis(std::optional<int64_t> ms) {
   if (!ms) return "CAST(NULL AS TIMESTAMPTZ)";
-  return "CAST(" + SqlString(FormatTimestampMicros(*ms * 1000)) + " AS TIMESTAMPTZ)";
+  return "CAST(" + QuoteLiteral(FormatTimestampMicros(*ms * 1000)) + " AS TIMESTAMPTZ)";
 }
 
 std::string VarcharList(const std::vector<std::string>& items) {
   std::string s = "CAST([";
-  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + SqlString(items[i]);
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + QuoteLiteral(items[i]);
   return s + "] AS VARCHAR[])";
 }
 
@@ -172,9 +173,9 @@ Result<engine::Batch> DescribeDetail(DeltaTable* table, engine::Connection* conn
     }
   }
   std::string sql =
-      "SELECT 'delta' AS format, " + SqlString(snap->metadata.id) + " AS id, " +
+      "SELECT 'delta' AS format, " + QuoteLiteral(snap->metadata.id) + " AS id, " +
       Str(snap->metadata.name) + " AS name, " + Str(snap->metadata.description) +
-      " AS description, " + SqlString(table->path()) + " AS location, " +
+      " AS description, " + QuoteLiteral(table->path()) + " AS location, " +
       TsMillis(snap->metadata.created_time) + " AS createdAt, " + TsMillis(snap->timestamp_ms) +
       " AS lastModified, " + VarcharList(snap->metadata.partition_columns) +
       " AS partitionColumns, " + VarcharList({}) + " AS clusteringColumns, CAST(" +
@@ -221,8 +222,8 @@ Result<engine::Batch> DescribeColumns(DeltaTable* table, engine::Connection* con
   }
   std::string values = "(-1, CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR))";
   for (size_t i = 0; i < rows.size(); ++i) {
-    values += ", (" + std::to_string(i) + ", " + SqlString(rows[i].first) + ", " +
-              SqlString(rows[i].second.first) + ", " + Str(rows[i].second.second) + ")";
+    values += ", (" + std::to_string(i) + ", " + QuoteLiteral(rows[i].first) + ", " +
+              QuoteLiteral(rows[i].second.first) + ", " + Str(rows[i].second.second) + ")";
   }
   auto b = conn->Query("SELECT col_name, data_type, comment FROM (VALUES " + values +
                        ") AS d(i, col_name, data_type, comment) WHERE i >= 0 ORDER BY i");

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <set>
 
+#include "common/strings.h"
 #include "delta/cdc_writer.h"
 #include "delta/changes.h"
 #include "delta/values.h"
@@ -33,7 +34,7 @@ Result<DmlResult> DeleteRows(const DmlTable& table, const std::optional<std::str
   const Snapshot& snap = *txn->read_snapshot();
   const std::string ctx = DmlContext("DELETE", snap);
   const int64_t now = DmlNow(options);
-  const std::string alias = SqlIdent(TargetAlias(options.target_alias));
+  const std::string alias = QuoteIdentifier(TargetAlias(options.target_alias));
   std::map<std::string, std::string> params;
   params["predicate"] = JsonString(IsBlank(condition) ? "[]" : "[" + JsonString(*condition) + "]");
 

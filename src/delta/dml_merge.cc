@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "delta/cdc_writer.h"
 #include "delta/changes.h"
 #include "delta/values.h"
@@ -147,8 +148,8 @@ struct MergePlan {
 Result<MergePlan> ResolveClauses(const MergeSpec& spec, const engine::Schema& target,
                                  const engine::Schema& source) {
   MergePlan plan;
-  const std::string ta = SqlIdent(spec.target_alias);
-  const std::string sa = SqlIdent(spec.source_alias);
+  const std::string ta = QuoteIdentifier(spec.target_alias);
+  const std::string sa = QuoteIdentifier(spec.source_alias);
   if (spec.clauses.empty()) {
     return Status::InvalidArgument("MERGE needs at least one WHEN clause");
   }
@@ -217,7 +218,7 @@ Result<MergePlan> ResolveClauses(const MergeSpec& spec, const engine::Schema& ta
                                            " in " + (insert ? "INSERT *" : "UPDATE SET *") +
                                            " given columns " + cols);
           }
-          r.values[f.name] = "CAST(" + sa + "." + SqlIdent(s->name) + " AS " + f.type.ToSql() + ")";
+          r.values[f.name] = "CAST(" + sa + "." + QuoteIdentifier(s->name) + " AS " + f.type.ToSql() + ")";
         }
         break;
     }
@@ -269,7 +270,7 @@ Result<ScanFilter> MergePruningFilter(engine::Connection* conn, const MergeSpec&
       if (Lower(g.name) == Lower(tcol)) f = &g;
     }
     if (!f || !OrderableForPruning(f->type.id)) continue;
-    const std::string v = "CAST(" + SqlIdent(scol) + " AS " + f->type.ToSql() + ")";
+    const std::string v = "CAST(" + QuoteIdentifier(scol) + " AS " + f->type.ToSql() + ")";
     auto mm = conn->Query("SELECT min(" + v + "), max(" + v + ") FROM " + kSrcView);
     if (!mm.ok()) continue;  // e.g. a cast that fails: no pruning by this key
     auto lo = mm->GetString(0, 0);
@@ -300,8 +301,8 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
     return Status::InvalidArgument("MERGE needs two distinct aliases for target and source")
         .WithContext(ctx);
   }
-  const std::string ta = SqlIdent(spec.target_alias);
-  const std::string sa = SqlIdent(spec.source_alias);
+  const std::string ta = QuoteIdentifier(spec.target_alias);
+  const std::string sa = QuoteIdentifier(spec.source_alias);
   const std::string on = "(" + spec.on + ")";
   ViewGuard guard(conn);
 
@@ -384,7 +385,7 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
       if (!cols.empty()) cols += ", ";
       cols += ValueCase("__sluice_a", plan.not_matched, f.name,
                         "CAST(NULL AS " + f.type.ToSql() + ")") +
-              " AS " + SqlIdent(f.name);
+              " AS " + QuoteIdentifier(f.name);
     }
     std::string inner =
         "SELECT " + sa + ".*, (" + insert_case + ") AS __sluice_a FROM " + kSrcView + " AS " + sa;
@@ -414,7 +415,7 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
   std::string new_cols;  // __sluice_n<i> AS col, for the output
   for (size_t i = 0; i < schema.size(); ++i) {
     if (!new_cols.empty()) new_cols += ", ";
-    new_cols += "__sluice_n" + std::to_string(i) + " AS " + SqlIdent(schema[i].name);
+    new_cols += "__sluice_n" + std::to_string(i) + " AS " + QuoteIdentifier(schema[i].name);
   }
   if (!touched.empty()) {
     SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(conn, snap, touched),
@@ -456,7 +457,7 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
 
     std::string m_vals, kind_case, out_vals;
     for (size_t i = 0; i < schema.size(); ++i) {
-      const std::string old = ta + "." + SqlIdent(schema[i].name);
+      const std::string old = ta + "." + QuoteIdentifier(schema[i].name);
       const std::string v = "__sluice_v" + std::to_string(i);
       m_vals += ", " + ValueCase("(" + matched_case + ")", plan.matched, schema[i].name, old) +
                 " AS " + v;

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <set>
 
+#include "common/strings.h"
 #include "delta/cdc_writer.h"
 #include "delta/changes.h"
 #include "delta/values.h"
@@ -30,7 +31,7 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
   if (assignments.empty())
     return Status::InvalidArgument("UPDATE needs at least one assignment").WithContext(ctx);
   const engine::Schema& schema = snap.schema.fields;
-  const std::string alias = SqlIdent(TargetAlias(options.target_alias));
+  const std::string alias = QuoteIdentifier(TargetAlias(options.target_alias));
 
   std::map<std::string, std::string> new_value;  // column name -> expression
   for (const auto& [col, expr] : assignments) {
@@ -88,7 +89,7 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
       out_cols += ", ";
       post_cols += ", ";
     }
-    const std::string old = alias + "." + SqlIdent(f.name);
+    const std::string old = alias + "." + QuoteIdentifier(f.name);
     auto it = new_value.find(f.name);
     if (it == new_value.end()) {
       out_cols += old;
@@ -96,8 +97,8 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
     } else {
       const std::string casted = "CAST((" + it->second + ") AS " + f.type.ToSql() + ")";
       out_cols +=
-          "CASE WHEN " + cond + " THEN " + casted + " ELSE " + old + " END AS " + SqlIdent(f.name);
-      post_cols += casted + " AS " + SqlIdent(f.name);
+          "CASE WHEN " + cond + " THEN " + casted + " ELSE " + old + " END AS " + QuoteIdentifier(f.name);
+      post_cols += casted + " AS " + QuoteIdentifier(f.name);
     }
   }
   SLUICE_ASSIGN_OR_RETURN(engine::Batch rows,

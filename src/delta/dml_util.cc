@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/paths.h"
 #include "delta/values.h"
@@ -273,7 +274,7 @@ Result<std::string> CandidateReadSql(engine::Connection* conn, const Snapshot& s
   reads.reserve(files.size());
   for (const AddFile& f : files) {
     SLUICE_ASSIGN_OR_RETURN(std::string path, ResolveLogPath(snapshot.table_root, f.path));
-    reads.push_back(FileToRead{path, f.partition_values, {SqlString(f.path)}});
+    reads.push_back(FileToRead{path, f.partition_values, {QuoteLiteral(f.path)}});
   }
   return BuildReadSql(conn, spec, reads);
 }
@@ -283,7 +284,7 @@ std::string ColumnList(const engine::Schema& schema, std::string_view qualifier)
   for (const engine::Field& f : schema) {
     if (!out.empty()) out += ", ";
     if (!qualifier.empty()) out += std::string(qualifier) + ".";
-    out += SqlIdent(f.name);
+    out += QuoteIdentifier(f.name);
   }
   return out;
 }
@@ -358,8 +359,8 @@ Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(
     values += ", " + row;
   }
   std::string cols = "__sluice_idx";
-  for (const engine::Field* f : fields) cols += ", " + SqlIdent(f->name);
-  std::string a = SqlIdent(TargetAlias(alias));
+  for (const engine::Field* f : fields) cols += ", " + QuoteIdentifier(f->name);
+  std::string a = QuoteIdentifier(TargetAlias(alias));
   std::string sql = "SELECT __sluice_idx, COALESCE((" + std::string(predicate) +
                     "), FALSE) FROM (VALUES " + values + ") AS " + a + "(" + cols +
                     ") WHERE __sluice_idx >= 0 ORDER BY __sluice_idx";

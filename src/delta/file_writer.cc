@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "common/strings.h"
 #include "common/uuid.h"
 #include "delta/paths.h"
 #include "delta/stats.h"
@@ -136,7 +137,7 @@ Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSy
     if (part_set.count(f.name)) continue;
     file_schema.push_back(f);
     if (!data_cols.empty()) data_cols += ", ";
-    data_cols += SqlIdent(f.name);
+    data_cols += QuoteIdentifier(f.name);
   }
   std::vector<const engine::Field*> part_fields;
   for (const std::string& p : partition_columns) {
@@ -160,22 +161,22 @@ Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSy
   std::string keys;
   for (const std::string& p : partition_columns) {
     if (!keys.empty()) keys += ", ";
-    keys += "CAST(" + SqlIdent(p) + " AS VARCHAR)";
+    keys += "CAST(" + QuoteIdentifier(p) + " AS VARCHAR)";
   }
   std::string order;
   for (size_t c = 0; c < partition_columns.size(); ++c) {
     order += (c > 0 ? ", " : "") + std::to_string(c + 1) + " ASC NULLS LAST";
   }
-  auto groups = conn->Query("SELECT " + keys + ", count(*) FROM " + SqlIdent(view) +
+  auto groups = conn->Query("SELECT " + keys + ", count(*) FROM " + QuoteIdentifier(view) +
                             " GROUP BY ALL ORDER BY " + order);
   if (!groups.ok()) return fail(groups.status());
   std::string sort_keys;
   for (const std::string& p : partition_columns) {
     if (!sort_keys.empty()) sort_keys += ", ";
-    sort_keys += "CAST(" + SqlIdent(p) + " AS VARCHAR) ASC NULLS LAST";
+    sort_keys += "CAST(" + QuoteIdentifier(p) + " AS VARCHAR) ASC NULLS LAST";
   }
   auto sorted =
-      conn->Query("SELECT " + data_cols + " FROM " + SqlIdent(view) + " ORDER BY " + sort_keys);
+      conn->Query("SELECT " + data_cols + " FROM " + QuoteIdentifier(view) + " ORDER BY " + sort_keys);
   if (!sorted.ok()) return fail(sorted.status());
   const size_t count_col = partition_columns.size();
   int64_t offset = 0;

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "common/strings.h"
 #include "delta/paths.h"
 #include "delta/schema.h"
 #include "delta/values.h"
@@ -44,7 +45,7 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
   std::string select;
   auto add_col = [&](const std::string& expr, const std::string& name) {
     if (!select.empty()) select += ", ";
-    select += expr + " AS " + SqlIdent(name);
+    select += expr + " AS " + QuoteIdentifier(name);
   };
 
   if (files.empty()) {
@@ -63,7 +64,7 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
   std::string list = "[";
   for (size_t i = 0; i < paths.size(); ++i) {
     if (i > 0) list += ", ";
-    list += SqlString(paths[i]);
+    list += QuoteLiteral(paths[i]);
   }
   list += "]";
   std::string source = "read_parquet(" + list +
@@ -85,7 +86,7 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
   }
   std::string values;
   for (const FileToRead& file : files) {
-    std::string row = "(" + SqlString(file.path);
+    std::string row = "(" + QuoteLiteral(file.path);
     for (size_t i = 0; i < part_cols.size(); ++i) {
       const std::optional<std::string>* v = FindPartitionValue(file.partition_values, part_cols[i]);
       std::optional<std::string> value = v ? *v : std::nullopt;
@@ -118,7 +119,7 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     if (it == file_cols.end() || f.type.id == engine::TypeId::kNull) {
       add_col(CastNull(f.type), f.name);
     } else {
-      add_col("CAST(d." + SqlIdent(it->second) + " AS " + f.type.ToSql() + ")", f.name);
+      add_col("CAST(d." + QuoteIdentifier(it->second) + " AS " + f.type.ToSql() + ")", f.name);
     }
   }
   for (size_t i = 0; i < spec.extra_columns.size(); ++i) {
@@ -129,7 +130,7 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     auto it = file_cols.find(Lower(f.name));
     if (from_file && it != file_cols.end()) {
       expr =
-          "COALESCE(" + expr + ", CAST(d." + SqlIdent(it->second) + " AS " + f.type.ToSql() + "))";
+          "COALESCE(" + expr + ", CAST(d." + QuoteIdentifier(it->second) + " AS " + f.type.ToSql() + "))";
     }
     add_col(expr, f.name);
   }

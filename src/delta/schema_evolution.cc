@@ -3,6 +3,7 @@
 #include <cctype>
 #include <set>
 
+#include "common/strings.h"
 #include "delta/schema.h"
 #include "delta/values.h"
 
@@ -188,7 +189,7 @@ Result<WriteSchemaPlan> PlanWriteSchema(const engine::Schema& table_schema,
         return Status::InvalidArgument("column '" + tf.name +
                                        "' is NOT NULL in the table but missing from the data");
       }
-      plan.projection.push_back("CAST(NULL AS " + tf.type.ToSql() + ") AS " + SqlIdent(tf.name));
+      plan.projection.push_back("CAST(NULL AS " + tf.type.ToSql() + ") AS " + QuoteIdentifier(tf.name));
       plan.identity = false;
       continue;
     }
@@ -198,10 +199,10 @@ Result<WriteSchemaPlan> PlanWriteSchema(const engine::Schema& table_schema,
       plan.identity = false;
     }
     if (df->type == tf.type) {
-      plan.projection.push_back(SqlIdent(df->name) + " AS " + SqlIdent(tf.name));
+      plan.projection.push_back(QuoteIdentifier(df->name) + " AS " + QuoteIdentifier(tf.name));
     } else {
-      plan.projection.push_back("CAST(" + SqlIdent(df->name) + " AS " + tf.type.ToSql() + ") AS " +
-                                SqlIdent(tf.name));
+      plan.projection.push_back("CAST(" + QuoteIdentifier(df->name) + " AS " + tf.type.ToSql() + ") AS " +
+                                QuoteIdentifier(tf.name));
     }
   }
   return plan;

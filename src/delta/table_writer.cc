@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "common/uuid.h"
 #include "common/logging.h"
 #include "delta/log_segment.h"
@@ -482,9 +483,9 @@ Result<engine::Batch> DeltaTableWriter::ConformLocked(const engine::Batch& data,
     std::string sql = "SELECT ";
     for (size_t i = 0; i < plan.not_null_columns.size(); ++i) {
       if (i > 0) sql += ", ";
-      sql += "count(*) FILTER (WHERE " + SqlIdent(plan.not_null_columns[i]) + " IS NULL)";
+      sql += "count(*) FILTER (WHERE " + QuoteIdentifier(plan.not_null_columns[i]) + " IS NULL)";
     }
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch counts, conn_->Query(sql + " FROM " + SqlIdent(view)));
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch counts, conn_->Query(sql + " FROM " + QuoteIdentifier(view)));
     for (size_t i = 0; i < plan.not_null_columns.size(); ++i) {
       SLUICE_ASSIGN_OR_RETURN(auto n, counts.GetInt64(0, i));
       if (n.value_or(0) > 0) {
@@ -498,7 +499,7 @@ Result<engine::Batch> DeltaTableWriter::ConformLocked(const engine::Batch& data,
     std::string sql = "SELECT ";
     for (size_t i = 0; i < plan.projection.size(); ++i)
       sql += (i > 0 ? ", " : "") + plan.projection[i];
-    SLUICE_ASSIGN_OR_RETURN(rows, conn_->Query(sql + " FROM " + SqlIdent(view)));
+    SLUICE_ASSIGN_OR_RETURN(rows, conn_->Query(sql + " FROM " + QuoteIdentifier(view)));
   }
   return rows;
 }

@@ -1,5 +1,7 @@
 #include "delta/values.h"
 
+#include "common/strings.h"
+
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -171,24 +173,6 @@ std::string FormatMillisIso(int64_t millis) {
   return date + "T" + time + "Z";
 }
 
-std::string SqlString(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
-std::string SqlIdent(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 Result<std::string> PartitionValueSql(const std::optional<std::string>& value,
                                       const engine::DataType& type) {
   std::string type_sql = type.ToSql();
@@ -197,21 +181,21 @@ Result<std::string> PartitionValueSql(const std::optional<std::string>& value,
   const std::string& v = *value;
   switch (type.id) {
     case TypeId::kVarchar:
-      return SqlString(v);
+      return QuoteLiteral(v);
     case TypeId::kBlob:
-      return "encode(" + SqlString(v) + ")";
+      return "encode(" + QuoteLiteral(v) + ")";
     case TypeId::kTimestampTz:
     case TypeId::kTimestamp: {
       auto micros = ParseTimestampMicros(v);
       if (!micros.ok()) return micros.status();
       std::string text = FormatTimestampMicros(*micros);
       if (type.id == TypeId::kTimestamp) text = text.substr(0, text.size() - 3);  // no "+00"
-      return "CAST(" + SqlString(text) + " AS " + type_sql + ")";
+      return "CAST(" + QuoteLiteral(text) + " AS " + type_sql + ")";
     }
     case TypeId::kDate: {
       auto days = ParseDateDays(v);
       if (!days.ok()) return days.status();
-      return "CAST(" + SqlString(v) + " AS DATE)";
+      return "CAST(" + QuoteLiteral(v) + " AS DATE)";
     }
     case TypeId::kBoolean: {
       std::string t = Trim(v);
@@ -232,7 +216,7 @@ Result<std::string> PartitionValueSql(const std::optional<std::string>& value,
         }
         if (t == "NaN" || t == "Infinity" || t == "-Infinity") ok = true;
         if (!ok) return Status::InvalidArgument("invalid number '" + v + "' for " + type_sql);
-        return "CAST(" + SqlString(t) + " AS " + type_sql + ")";
+        return "CAST(" + QuoteLiteral(t) + " AS " + type_sql + ")";
       }
       return Status::NotSupported("partition column of type " + type_sql);
   }

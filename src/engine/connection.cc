@@ -1,5 +1,6 @@
 // Connection: runs SQL, registers batches as temporary views.
 #include "duckdb/parser/expression/star_expression.hpp"
+#include "common/strings.h"
 #include "duckdb/parser/parsed_data/create_view_info.hpp"
 #include "duckdb/parser/query_node/select_node.hpp"
 #include "duckdb/parser/statement/create_statement.hpp"
@@ -57,7 +58,7 @@ Status ConnectionState::CreateBatchView(const std::string& name,
 }
 
 Status ConnectionState::DropBatchView(const std::string& name) {
-  auto result = conn->Query("DROP VIEW IF EXISTS temp.main." + QuoteIdent(name));
+  auto result = conn->Query("DROP VIEW IF EXISTS temp.main." + QuoteIdentifier(name));
   if (result->HasError()) return StatusFromError(result->GetErrorObject());
   return Status::OK();
 }

@@ -55,10 +55,6 @@ Result<duckdb::LogicalType> ToLogicalType(const DataType& type);
 Schema SchemaFromDuckDB(const std::vector<std::string>& names,
                         const duckdb::vector<duckdb::LogicalType>& types);
 
-// Quotes an identifier for SQL: "a""b".
-std::string QuoteIdent(const std::string& name);
-// Quotes a string literal for SQL: 'it''s'.
-std::string QuoteLiteral(const std::string& value);
 
 // ---- state -----------------------------------------------------------------------------------
 

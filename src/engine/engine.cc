@@ -1,5 +1,6 @@
 // Engine: opens the embedded DuckDB database and hands out connections.
 #include "engine/engine.h"
+#include "common/strings.h"
 #include "duckdb/main/extension_helper.hpp"
 #include "engine/duckdb_convert.h"
 
@@ -44,7 +45,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     SLUICE_RETURN_NOT_OK(EnsureBuiltinExtensions(*state->db));
     if (!options.time_zone.empty()) {
       duckdb::Connection conn(*state->db);
-      auto r = conn.Query("SET GLOBAL TimeZone = " + internal::QuoteLiteral(options.time_zone));
+      auto r = conn.Query("SET GLOBAL TimeZone = " + QuoteLiteral(options.time_zone));
       if (r->HasError()) {
         return internal::StatusFromError(r->GetErrorObject())
             .WithContext("EngineOptions.time_zone");

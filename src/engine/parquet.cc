@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "duckdb/parser/query_node/select_node.hpp"
+#include "common/strings.h"
 #include "duckdb/parser/statement/copy_statement.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
 #include "duckdb/parser/tableref/column_data_ref.hpp"
@@ -28,7 +29,7 @@ void CollectLeaves(const std::string& label, const std::string& expr, const Data
     case TypeId::kStruct:
       for (const Field& child : type.children) {
         CollectLeaves(label + "." + child.name,
-                      "struct_extract(" + expr + ", " + internal::QuoteLiteral(child.name) + ")",
+                      "struct_extract(" + expr + ", " + QuoteLiteral(child.name) + ")",
                       child.type, out);
       }
       break;
@@ -98,9 +99,9 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
     SLUICE_ASSIGN_OR_RETURN(
         Batch written,
         RunOverBatch(state_.get(),
-                     "COPY (SELECT * FROM " + source + ") TO " + internal::QuoteLiteral(path) +
+                     "COPY (SELECT * FROM " + source + ") TO " + QuoteLiteral(path) +
                          " (FORMAT parquet, COMPRESSION " +
-                         internal::QuoteLiteral(options.compression) + ", ROW_GROUP_SIZE " +
+                         QuoteLiteral(options.compression) + ", ROW_GROUP_SIZE " +
                          std::to_string(options.row_group_size) + ", RETURN_STATS true)",
                      data));
     ParquetFileInfo info;
@@ -129,7 +130,7 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
       from_copy.push_back(internal::ColumnStatsFromCopy(field, copy_stats, info.num_rows));
       const size_t before = leaves.size();
       if (!from_copy.back()) {
-        CollectLeaves(field.name, internal::QuoteIdent(field.name), field.type, leaves);
+        CollectLeaves(field.name, QuoteIdentifier(field.name), field.type, leaves);
       }
       leaves_of_field.push_back(leaves.size() - before);
     }
@@ -178,7 +179,7 @@ Result<Batch> Connection::ReadParquet(const std::vector<std::string>& paths) {
   std::string list = "[";
   for (size_t i = 0; i < paths.size(); ++i) {
     if (i > 0) list += ", ";
-    list += internal::QuoteLiteral(paths[i]);
+    list += QuoteLiteral(paths[i]);
   }
   list += "]";
   auto result = internal::CatchAll(

@@ -5,6 +5,7 @@
 #include <string>
 #include <system_error>
 
+#include "common/strings.h"
 #include "engine/duckdb_convert.h"
 
 namespace sluice::engine::internal {
@@ -45,7 +46,7 @@ std::optional<ColumnStats> ColumnStatsFromCopy(const Field& field,
       column_statistics.type().id() != duckdb::LogicalTypeId::MAP) {
     return std::nullopt;
   }
-  const std::string key = internal::QuoteIdent(field.name);
+  const std::string key = QuoteIdentifier(field.name);
   const duckdb::Value* column = nullptr;
   for (const duckdb::Value& entry : duckdb::MapValue::GetChildren(column_statistics)) {
     const auto& kv = duckdb::StructValue::GetChildren(entry);

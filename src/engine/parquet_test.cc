@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/duckdb_convert.h"
+#include "common/strings.h"
 #include "engine/engine.h"
 #include "engine/parquet_copy_stats.h"
 #include "engine/test_util.h"
@@ -129,7 +130,7 @@ TEST_F(ParquetTest, CopyStatsEqualAggregateStats) {
     ASSERT_EQ(stats.size(), batch.num_columns()) << "case " << n;
 
     // Which columns COPY's statistics cover.
-    Batch copied = Q("COPY (" + c.source + ") TO " + internal::QuoteLiteral(dir.File("d.parquet")) +
+    Batch copied = Q("COPY (" + c.source + ") TO " + QuoteLiteral(dir.File("d.parquet")) +
                      " (FORMAT parquet, ROW_GROUP_SIZE 1000, RETURN_STATS true)");
     auto stats_col = copied.ColumnIndex("column_statistics");
     ASSERT_TRUE(stats_col.has_value());
@@ -140,7 +141,7 @@ TEST_F(ParquetTest, CopyStatsEqualAggregateStats) {
       auto from_copy = internal::ColumnStatsFromCopy(field, value, batch.num_rows());
       EXPECT_EQ(from_copy.has_value(), c.from_copy.count(column) == 1)
           << "case " << n << " column " << column;
-      const std::string quoted = internal::QuoteIdent(column);
+      const std::string quoted = QuoteIdentifier(column);
       const std::string from = " FROM (" + c.source + ")";
       const ColumnStats& got = stats[column];
       EXPECT_EQ(got.min.value_or("NULL"),

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/strings.h"
 #include "engine/duckdb_convert.h"
 
 namespace sluice::engine {
@@ -94,7 +95,7 @@ std::string DataType::ToSql() const {
       std::string out = "STRUCT(";
       for (size_t i = 0; i < children.size(); ++i) {
         if (i > 0) out += ", ";
-        out += internal::QuoteIdent(children[i].name) + " " + children[i].type.ToSql();
+        out += QuoteIdentifier(children[i].name) + " " + children[i].type.ToSql();
       }
       return out + ")";
     }
@@ -318,24 +319,6 @@ Schema SchemaFromDuckDB(const std::vector<std::string>& names,
                            FromLogicalType(types[i]), true});
   }
   return schema;
-}
-
-std::string QuoteIdent(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string QuoteLiteral(const std::string& value) {
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
 }
 
 }  // namespace internal

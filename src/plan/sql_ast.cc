@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "common/strings.h"
 #include "plan/tokenizer.h"
 
 namespace sluice::plan {
@@ -14,15 +15,6 @@ std::string Lower(std::string_view s) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
-}
-
-std::string SqlString(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
 }
 
 }  // namespace
@@ -69,7 +61,7 @@ Result<std::unique_ptr<SqlAst>> SqlAst::Open(engine::Engine* engine) {
 }
 
 Result<Json> SqlAst::ParseSelect(std::string_view sql) {
-  SLUICE_ASSIGN_OR_RETURN(auto batch, conn_->Query("SELECT json_serialize_sql(" + SqlString(sql) +
+  SLUICE_ASSIGN_OR_RETURN(auto batch, conn_->Query("SELECT json_serialize_sql(" + QuoteLiteral(sql) +
                                                    ", skip_null := false)"));
   if (batch.num_rows() != 1 || batch.IsNull(0, 0)) {
     return Status::Internal("json_serialize_sql returned no tree");
@@ -92,7 +84,7 @@ Result<std::string> SqlAst::ToSql(const Json& select_node) {
                {"statements",
                 Json::array({Json{{"node", select_node}, {"named_param_map", Json::array()}}})}};
   SLUICE_ASSIGN_OR_RETURN(auto batch, conn_->Query("SELECT json_deserialize_sql(" +
-                                                   SqlString(tree.dump()) + "::JSON)"));
+                                                   QuoteLiteral(tree.dump()) + "::JSON)"));
   if (batch.num_rows() != 1 || batch.IsNull(0, 0)) {
     return Status::Internal("json_deserialize_sql returned no SQL");
   }

@@ -2,12 +2,13 @@
 
 #include <chrono>
 
+#include "common/strings.h"
 #include "delta/dml_merge.h"
 
 namespace sluice::sinks {
 namespace {
 
-std::string QuoteIdent(const std::string& name) {
+std::string QuoteIdentifier(const std::string& name) {
   std::string out = "\"";
   for (char c : name) {
     if (c == '"') out += '"';
@@ -109,7 +110,7 @@ Status DeltaSink::Merge(BatchId batch_id, const engine::Batch& data, const std::
   spec.source_alias = "s";
   spec.target_alias = "t";
   for (size_t i = 0; i < options_.update_keys.size(); ++i) {
-    const std::string k = QuoteIdent(options_.update_keys[i]);
+    const std::string k = QuoteIdentifier(options_.update_keys[i]);
     if (i > 0) spec.on += " AND ";
     spec.on += "t." + k + " IS NOT DISTINCT FROM s." + k;
   }

@@ -225,8 +225,8 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
     bool present = false;
     for (const auto& f : data) present = present || AsciiLower(f.name) == AsciiLower(schema_[i].name);
     sql += (i ? ", " : "") +
-           (present ? SqlIdent(schema_[i].name) : "CAST(NULL AS " + schema_[i].type.ToSql() + ")") +
-           " AS " + SqlIdent(schema_[i].name);
+           (present ? QuoteIdentifier(schema_[i].name) : "CAST(NULL AS " + schema_[i].type.ToSql() + ")") +
+           " AS " + QuoteIdentifier(schema_[i].name);
   }
   auto out = conn_->Query(sql + " FROM sluice_cdf_rows");
   SLUICE_RETURN_NOT_OK(conn_->UnregisterBatch("sluice_cdf_rows"));

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "engine/json_decoder.h"
 #include "sources/json_lines.h"
 #include "sources/schema_text.h"
@@ -23,13 +24,13 @@ constexpr const char* kJsonLinesView = "sluice_json_lines";
 
 std::string PathList(const std::vector<std::string>& paths) {
   std::string out = "[";
-  for (size_t i = 0; i < paths.size(); ++i) out += (i ? ", " : "") + SqlString(paths[i]);
+  for (size_t i = 0; i < paths.size(); ++i) out += (i ? ", " : "") + QuoteLiteral(paths[i]);
   return out + "]";
 }
 
 std::string NameList(const engine::Schema& schema) {
   std::string out = "[";
-  for (size_t i = 0; i < schema.size(); ++i) out += (i ? ", " : "") + SqlString(schema[i].name);
+  for (size_t i = 0; i < schema.size(); ++i) out += (i ? ", " : "") + QuoteLiteral(schema[i].name);
   return out + "]";
 }
 
@@ -40,7 +41,7 @@ std::string KeyPath(const std::string& name) {
     if (c == '"' || c == '\\') esc += '\\';
     esc += c;
   }
-  return SqlString("$.\"" + esc + "\"");
+  return QuoteLiteral("$.\"" + esc + "\"");
 }
 
 // Types a stream may carry (Delta-storable, Spark-like): naive timestamps are instants (Spark's
@@ -188,7 +189,7 @@ Result<engine::Schema> FileSource::InferSchema(const std::vector<std::string>& p
     case FileFormat::kCsv:
       sql = "SELECT * FROM read_csv(" + PathList(paths) +
             ", header=" + (options_.csv_header ? "true" : "false") +
-            ", delim=" + SqlString(options_.csv_delimiter) +
+            ", delim=" + QuoteLiteral(options_.csv_delimiter) +
             ", union_by_name=true, ignore_errors=true) LIMIT 0";
       break;
     case FileFormat::kParquet:
@@ -663,7 +664,7 @@ Result<engine::Batch> FileSource::ReadJsonSql(const std::vector<std::string>& pa
       key_paths.empty() ? "CAST(NULL AS VARCHAR[])" : "json_type(line, [" + key_paths + "])";
   std::string sql = lines_sql +
                     ", t AS (SELECT fidx, ln, line, ok, CASE WHEN ok THEN json_transform(line, " +
-                    SqlString(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+                    QuoteLiteral(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
                     ") END AS t, CASE WHEN ok THEN " + jts +
                     " END AS jts FROM p), v AS (SELECT fidx, ln, line, ok, jts";
   std::string frags, outs;
@@ -671,7 +672,7 @@ Result<engine::Batch> FileSource::ReadJsonSql(const std::vector<std::string>& pa
     const auto& f = data_schema_[i];
     const std::string jt = "jts[" + std::to_string(i + 1) + "]";
     const std::string col = "__sluice_c" + std::to_string(i);
-    std::string value = "struct_extract(t, " + SqlString(f.name) + ")";
+    std::string value = "struct_extract(t, " + QuoteLiteral(f.name) + ")";
     using engine::TypeId;
     if (f.type.id == TypeId::kTinyInt || f.type.id == TypeId::kSmallInt ||
         f.type.id == TypeId::kInteger || f.type.id == TypeId::kBigInt ||
@@ -681,10 +682,10 @@ Result<engine::Batch> FileSource::ReadJsonSql(const std::vector<std::string>& pa
           "CASE WHEN NOT ok THEN NULL WHEN " + jt + " = 'DOUBLE' THEN NULL ELSE " + value + " END";
     }
     sql += ", " + value + " AS " + col;
-    outs += col + " AS " + SqlIdent(f.name) + ", ";
+    outs += col + " AS " + QuoteIdentifier(f.name) + ", ";
     frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + col + " IS NULL AND " + jt +
              " IS NOT NULL AND " + jt + " <> 'NULL' THEN " +
-             SqlString(nlohmann::json(f.name).dump() + ":") + " || json_extract(line, " +
+             QuoteLiteral(nlohmann::json(f.name).dump() + ":") + " || json_extract(line, " +
              KeyPath(f.name) + ")::VARCHAR END";
   }
   std::string unknown = "[]";
@@ -709,12 +710,12 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
   std::string union_sql;
   for (size_t i = 0; i < paths.size(); ++i) {
     std::string opts = ", header=" + std::string(options_.csv_header ? "true" : "false") +
-                       ", delim=" + SqlString(options_.csv_delimiter) + ", all_varchar=true";
+                       ", delim=" + QuoteLiteral(options_.csv_delimiter) + ", all_varchar=true";
     if (!options_.csv_header) opts += ", names=" + NameList(data_schema_) + ", null_padding=true";
     SLUICE_ASSIGN_OR_RETURN(engine::Batch rows,
                             conn_->Query("DROP TABLE IF EXISTS sluice_csv_rej; DROP TABLE IF "
                                          "EXISTS sluice_csv_scan; SELECT * FROM read_csv(" +
-                                         SqlString(paths[i]) + opts +
+                                         QuoteLiteral(paths[i]) + opts +
                                          ", store_rejects=true, rejects_table='sluice_csv_rej', "
                                          "rejects_scan='sluice_csv_scan')"));
     SLUICE_ASSIGN_OR_RETURN(
@@ -734,11 +735,11 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
     std::string cols, frags;
     for (const auto& f : data_schema_) {
       bool present = HasColumn(rows.schema(), f.name);
-      std::string raw = present ? SqlIdent(f.name) : "CAST(NULL AS VARCHAR)";
+      std::string raw = present ? QuoteIdentifier(f.name) : "CAST(NULL AS VARCHAR)";
       std::string cast = "TRY_CAST(" + raw + " AS " + f.type.ToSql() + ")";
-      cols += cast + " AS " + SqlIdent(f.name) + ", ";
+      cols += cast + " AS " + QuoteIdentifier(f.name) + ", ";
       frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + raw + " IS NOT NULL AND " +
-               cast + " IS NULL THEN " + SqlString(nlohmann::json(f.name).dump() + ":") +
+               cast + " IS NULL THEN " + QuoteLiteral(nlohmann::json(f.name).dump() + ":") +
                " || to_json(" + raw + ")::VARCHAR END";
     }
     std::string unknown = "[]";
@@ -747,9 +748,9 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
       bool first = true;
       for (const auto& f : rows.schema()) {
         if (HasColumn(data_schema_, f.name)) continue;
-        unknown += std::string(first ? "" : ", ") + "CASE WHEN " + SqlIdent(f.name) +
-                   " IS NOT NULL THEN " + SqlString(nlohmann::json(f.name).dump() + ":") +
-                   " || to_json(" + SqlIdent(f.name) + ")::VARCHAR END";
+        unknown += std::string(first ? "" : ", ") + "CASE WHEN " + QuoteIdentifier(f.name) +
+                   " IS NOT NULL THEN " + QuoteLiteral(nlohmann::json(f.name).dump() + ":") +
+                   " || to_json(" + QuoteIdentifier(f.name) + ")::VARCHAR END";
         first = false;
       }
       unknown += "]::VARCHAR[]";
@@ -758,11 +759,11 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
         "list_filter(list_concat([" + frags + "]::VARCHAR[], " + unknown + "), x -> x IS NOT NULL)";
     std::string nulls;
     for (const auto& f : data_schema_)
-      nulls += "CAST(NULL AS " + f.type.ToSql() + ") AS " + SqlIdent(f.name) + ", ";
+      nulls += "CAST(NULL AS " + f.type.ToSql() + ") AS " + QuoteIdentifier(f.name) + ", ";
     if (!union_sql.empty()) union_sql += " UNION ALL ";
     union_sql += "(SELECT * EXCLUDE (o) FROM (SELECT " + cols + "CASE WHEN len(" + rescued +
                  ") = 0 THEN NULL ELSE '{' || array_to_string(" + rescued +
-                 ", ',') || ',\"_file_path\":' || " + "to_json(" + SqlString(paths[i]) +
+                 ", ',') || ',\"_file_path\":' || " + "to_json(" + QuoteLiteral(paths[i]) +
                  ")::VARCHAR || '}' END AS _rescued_data, " + std::to_string(i) +
                  " * 2 AS o FROM " + rows_name + " UNION ALL SELECT " + nulls +
                  "csv_line AS _rescued_data, " + std::to_string(i) + " * 2 + 1 AS o FROM " +
@@ -788,12 +789,12 @@ Result<engine::Batch> FileSource::ReadParquet(const std::vector<std::string>& pa
   std::string sql = "SELECT ", frags;
   for (const auto& f : data_schema_) {
     bool present = HasColumn(probe.schema(), f.name);
-    std::string raw = present ? SqlIdent(f.name) : "NULL";
+    std::string raw = present ? QuoteIdentifier(f.name) : "NULL";
     std::string cast = "TRY_CAST(" + raw + " AS " + f.type.ToSql() + ")";
-    sql += cast + " AS " + SqlIdent(f.name) + ", ";
+    sql += cast + " AS " + QuoteIdentifier(f.name) + ", ";
     if (present) {
       frags += (frags.empty() ? "" : ", ") + std::string("CASE WHEN ") + raw + " IS NOT NULL AND " +
-               cast + " IS NULL THEN " + SqlString(nlohmann::json(f.name).dump() + ":") +
+               cast + " IS NULL THEN " + QuoteLiteral(nlohmann::json(f.name).dump() + ":") +
                " || to_json(" + raw + ")::VARCHAR END";
     }
   }
@@ -802,9 +803,9 @@ Result<engine::Batch> FileSource::ReadParquet(const std::vector<std::string>& pa
     unknown = "[";
     bool first = true;
     for (const auto& n : fresh) {
-      unknown += std::string(first ? "" : ", ") + "CASE WHEN " + SqlIdent(n) +
-                 " IS NOT NULL THEN " + SqlString(nlohmann::json(n).dump() + ":") + " || to_json(" +
-                 SqlIdent(n) + ")::VARCHAR END";
+      unknown += std::string(first ? "" : ", ") + "CASE WHEN " + QuoteIdentifier(n) +
+                 " IS NOT NULL THEN " + QuoteLiteral(nlohmann::json(n).dump() + ":") + " || to_json(" +
+                 QuoteIdentifier(n) + ")::VARCHAR END";
       first = false;
     }
     unknown += "]::VARCHAR[]";

@@ -82,7 +82,7 @@ Result<engine::Schema> ParseSchemaText(engine::Connection* conn, std::string_vie
       if (AsciiLower(n) == AsciiLower(name)) return bad("duplicate column '" + name + "'");
     }
     names.push_back(name);
-    sql += (i ? ", " : "") + std::string("CAST(NULL AS ") + type + ") AS " + SqlIdent(name);
+    sql += (i ? ", " : "") + std::string("CAST(NULL AS ") + type + ") AS " + QuoteIdentifier(name);
   }
   sql += " LIMIT 0";
   auto batch = conn->Query(sql);

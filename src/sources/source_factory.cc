@@ -17,7 +17,7 @@ namespace sluice::sources {
 
 Result<int64_t> ParseTimestampOption(engine::Connection* conn, const std::string& text,
                                      const std::string& option) {
-  auto r = conn->Query("SELECT epoch_ms(CAST(" + SqlString(text) + " AS TIMESTAMPTZ))");
+  auto r = conn->Query("SELECT epoch_ms(CAST(" + QuoteLiteral(text) + " AS TIMESTAMPTZ))");
   if (!r.ok() || r->num_rows() != 1) {
     return Status::InvalidArgument("option '" + option +
                                    "' must be a timestamp such as '2024-01-01 10:00:00', got '" +

@@ -9,24 +9,6 @@
 
 namespace sluice::sources {
 
-std::string SqlString(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
-
-std::string SqlIdent(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
-  }
-  return out + "\"";
-}
-
 std::string SchemaToText(const engine::Schema& schema) {
   std::string out;
   for (const auto& f : schema) out += (out.empty() ? "" : ", ") + f.name + " " + f.type.ToSql();
@@ -38,7 +20,7 @@ Result<engine::Batch> EmptyBatch(engine::Connection* conn, const engine::Schema&
   std::string sql = "SELECT ";
   for (size_t i = 0; i < schema.size(); ++i) {
     if (i) sql += ", ";
-    sql += "CAST(NULL AS " + schema[i].type.ToSql() + ") AS " + SqlIdent(schema[i].name);
+    sql += "CAST(NULL AS " + schema[i].type.ToSql() + ") AS " + QuoteIdentifier(schema[i].name);
   }
   sql += " LIMIT 0";
   return conn->Query(sql);

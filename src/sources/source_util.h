@@ -12,10 +12,6 @@
 
 namespace sluice::sources {
 
-// 'text' with quotes doubled.
-std::string SqlString(std::string_view text);
-// "name" with quotes doubled.
-std::string SqlIdent(std::string_view name);
 // "a BIGINT, b VARCHAR": a schema for messages.
 std::string SchemaToText(const engine::Schema& schema);
 // A batch with `schema`'s columns and no rows.

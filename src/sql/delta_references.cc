@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "common/strings.h"
 #include "plan/tokenizer.h"
 #include "sql/literal_rows.h"
 

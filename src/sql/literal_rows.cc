@@ -1,24 +1,8 @@
 #include "sql/literal_rows.h"
 
+#include "common/strings.h"
+
 namespace sluice::sql {
-
-std::string QuoteLiteral(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
-std::string QuoteIdentifier(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 Result<engine::Batch> LiteralRows(
     engine::Connection* conn, const std::vector<LiteralColumn>& columns,

@@ -22,9 +22,5 @@ Result<engine::Batch> LiteralRows(engine::Connection* conn,
                                   const std::vector<LiteralColumn>& columns,
                                   const std::vector<std::vector<std::optional<std::string>>>& rows);
 
-// 'text' with quotes doubled: a SQL string literal.
-std::string QuoteLiteral(const std::string& text);
-// "name" with quotes doubled: a SQL identifier.
-std::string QuoteIdentifier(const std::string& name);
 
 }  // namespace sluice::sql

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/strings.h"
 #include "plan/tokenizer.h"
 #include "sql/literal_rows.h"
 #include "sql/state_decoder.h"

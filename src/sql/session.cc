@@ -3,6 +3,7 @@
 #include <cctype>
 #include <utility>
 
+#include "common/strings.h"
 #include "fs/file_system.h"
 #include "sources/kafka/kafka_source.h"
 #include "sql/delta_references.h"

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "plan/tokenizer.h"
 #include "sql/literal_rows.h"
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/logging.h"
+#include "common/strings.h"
 #include "delta/table.h"
 #include "plan/planner.h"
 #include "plan/stream_query_parser.h"

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/strings.h"
 #include "delta/dml_delete.h"
 #include "delta/dml_merge.h"
 #include "delta/dml_update.h"

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "common/logging.h"
+#include "common/strings.h"
 #include "fs/fault_injection_file_system.h"
 #include "stream/checkpoint_layout.h"
 #include "stream/checkpoint_metadata.h"
@@ -29,7 +30,7 @@ int64_t MonoMs() {
       .count();
 }
 
-std::string QuoteIdent(const std::string& name) {
+std::string QuoteIdentifier(const std::string& name) {
   std::string out = "\"";
   for (char c : name) {
     if (c == '"') out += '"';
@@ -353,7 +354,7 @@ Result<engine::Batch> MicroBatchExecution::EmptyBatch(const engine::Schema& sche
   std::string sql = "SELECT ";
   for (size_t i = 0; i < schema.size(); ++i) {
     if (i > 0) sql += ", ";
-    sql += "CAST(NULL AS " + schema[i].type.ToSql() + ") AS " + QuoteIdent(schema[i].name);
+    sql += "CAST(NULL AS " + schema[i].type.ToSql() + ") AS " + QuoteIdentifier(schema[i].name);
   }
   sql += " LIMIT 0";
   return conn_->Query(sql);
