@@ -1,5 +1,5 @@
-// Small text helpers shared by the layers that build SQL text (plan, ops, sinks, stream).
-// Pure functions; thread-safe.
+// Small text helpers shared by every layer that builds SQL text (engine, delta, sources, plan,
+// ops, sinks, stream, sql, cli): the one SQL literal and identifier quoters. Pure; thread-safe.
 #pragma once
 
 #include <string>
