@@ -322,6 +322,7 @@ Schema SchemaFromDuckDB(const std::vector<std::string>& names,
 }
 
 }  // namespace internal
+
 bool IsNumeric(TypeId id) {
   switch (id) {
     case TypeId::kTinyInt:

@@ -4,22 +4,15 @@
 
 #include "engine/engine.h"
 #include "engine/row_codec.h"
+#include "engine/test_util.h"
 
 namespace sluice::ops {
 namespace {
 
 using engine::TypeId;
 
-class AggregateMergeTest : public ::testing::Test {
+class AggregateMergeTest : public engine::testing::EngineTest {
  protected:
-  void SetUp() override {
-    auto e = engine::Engine::Open();
-    ASSERT_TRUE(e.ok());
-    engine_ = std::move(*e);
-    auto c = engine_->Connect();
-    ASSERT_TRUE(c.ok());
-    conn_ = std::move(*c);
-  }
   // The row codec's bytes of every column of the query's single row, without the version byte.
   std::string Encoded(const std::string& sql) {
     auto b = conn_->Query(sql);
@@ -58,8 +51,6 @@ class AggregateMergeTest : public ::testing::Test {
     EXPECT_EQ(got, Encoded("SELECT " + merged + " FROM " + values)) << s << " + " << b;
   }
 
-  std::unique_ptr<engine::Engine> engine_;
-  std::unique_ptr<engine::Connection> conn_;
 };
 
 TEST_F(AggregateMergeTest, SupportsSumOfBigintAndDoubleAndMinMaxOfFixedWidthTypesOnly) {

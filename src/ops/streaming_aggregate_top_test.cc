@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 
+#include "engine/test_util.h"
 #include "fs/test_util.h"
 #include "ops/streaming_aggregate.h"
 
@@ -15,16 +16,8 @@ namespace {
 // Rows of an aggregation output: (price, bidder, window, count, max) as text, sorted.
 using Rows = std::vector<std::vector<std::optional<std::string>>>;
 
-class TopOneTest : public ::testing::Test {
+class TopOneTest : public engine::testing::EngineTest {
  protected:
-  void SetUp() override {
-    auto e = engine::Engine::Open();
-    ASSERT_TRUE(e.ok());
-    engine_ = std::move(*e);
-    auto c = engine_->Connect();
-    ASSERT_TRUE(c.ok());
-    conn_ = std::move(*c);
-  }
 
   // "(price, bidder, seconds, v), ..." -> __k0 BIGINT, __k1 VARCHAR, __t TIMESTAMP, __a0 INTEGER.
   engine::Batch Input(const std::string& values) {
@@ -102,8 +95,6 @@ class TopOneTest : public ::testing::Test {
   }
 
   fs::ScopedTempDir dir_;
-  std::unique_ptr<engine::Engine> engine_;
-  std::unique_ptr<engine::Connection> conn_;
 };
 
 // Random batches (ties, NULL prices, late rows, windows straddling batches) through the
