@@ -1,4 +1,4 @@
--- Nexmark q0 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q0 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q0`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- Pass-through: source and framework overhead.

@@ -1,4 +1,4 @@
--- Nexmark q1 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q1 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q1`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- Currency conversion: DECIMAL arithmetic (Flink's result type DECIMAL(23, 3)).

@@ -1,4 +1,4 @@
--- Nexmark q11 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q11 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q11`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- User sessions: bids per bidder in session windows with a 10 s gap.

@@ -1,4 +1,4 @@
--- Nexmark q12 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q12 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q12`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- Processing-time tumbling window per bidder: p_time is the wall clock when the batch's query

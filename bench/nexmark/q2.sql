@@ -1,4 +1,4 @@
--- Nexmark q2 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q2 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q2`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- Selection (Flink's variant: every 123rd auction).

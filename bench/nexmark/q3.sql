@@ -1,4 +1,4 @@
--- Nexmark q3 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q3 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q3`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- Local item suggestion: an unbounded stream-stream inner join (both sides kept forever, as in

@@ -1,4 +1,4 @@
--- Nexmark q4 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q4 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q4`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- Average winning price per category, in Nexmark's original "closed auctions" form: a pipeline

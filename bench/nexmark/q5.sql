@@ -1,4 +1,4 @@
--- Nexmark q5 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q5 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q5`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- Hot items: bids per auction in sliding windows of 10 s every 2 s, and the auction(s) with the

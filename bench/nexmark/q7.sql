@@ -1,4 +1,4 @@
--- Nexmark q7 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q7 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q7`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- Highest bid per period: the bids whose price is the maximum of their 10 s tumbling window

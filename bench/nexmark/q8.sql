@@ -1,4 +1,4 @@
--- Nexmark q8 (docs/nexmark.md "Queries"; the reference text: ../shared/docs/nexmark.md §3).
+-- Nexmark q8 (docs/nexmark.md "Queries").
 -- Run by `sluice bench nexmark --query q8`, which replaces @BID@, @PERSON@ and @AUCTION@ with
 -- the stream relation of that kind (README.md "Placeholders") and runs the table to the end.
 -- Monitor new users: people who opened an auction in the 10 s tumbling window in which they
