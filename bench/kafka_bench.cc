@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <string>
 
-#include "sources/kafka/mock_cluster.h"
+#include "sources/kafka/test_cluster.h"
 #include "sql/session.h"
 
 namespace {
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--batch")) batch = std::atoll(argv[i + 1]);
   }
   events = std::min<int64_t>(events, partitions * 15000);
-  sluice::sources::kafka::testing::MockKafkaCluster cluster;
+  sluice::sources::kafka::testing::KafkaTestCluster cluster;
   cluster.CreateTopic("orders", static_cast<int>(partitions));
   std::string pad(170, 'x');
   auto t0 = std::chrono::steady_clock::now();

@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "sluice/sluice.h"
-#include "sources/kafka/mock_cluster.h"
+#include "sources/kafka/test_cluster.h"
 #include "sql/session.h"
 
 namespace {
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoll(argv[i + 1]);
     if (!std::strcmp(argv[i], "--partitions")) partitions = std::atoll(argv[i + 1]);
   }
-  sluice::sources::kafka::testing::MockKafkaCluster cluster;
+  sluice::sources::kafka::testing::KafkaTestCluster cluster;
   cluster.CreateTopic("events", static_cast<int>(partitions));
   const std::string dir =
       (std::filesystem::temp_directory_path() / "sluice-kafka-latency-bench").string();

@@ -1,8 +1,11 @@
 # Shell helpers for librdkafka's mock Kafka cluster as a process (sluice_mock_kafka), sourced by
-# the Kafka shell tests and examples/orders/run.sh.
+# the Kafka shell tests and examples/orders/run.sh. With SLUICE_KAFKA_BOOTSTRAP set (a real test
+# broker on loopback, test/interop/kafka/with_broker.sh) sluice_mock_kafka stands for that broker
+# instead: it deletes the broker's topics, creates the named ones and writes its address, so the
+# same tests run against the real broker.
 #
 #   start_mock_kafka <sluice_mock_kafka binary> <topic:partitions>...
-#       starts the cluster in the background in the current directory, waits (up to 10 s) for it
+#       starts the cluster in the background in the current directory, waits (up to 30 s) for it
 #       to write its bootstrap servers, and sets KAFKA_BOOTSTRAP and MOCK_KAFKA_PID; returns 1
 #       after printing its log when it does not come up.
 #   stop_mock_kafka
@@ -16,8 +19,9 @@ start_mock_kafka() {
   shift
   "${mock}" mock-kafka-bootstrap.txt "$@" > mock-kafka.log 2>&1 &
   MOCK_KAFKA_PID=$!
-  for ((i = 0; i < 100; i++)); do
+  for ((i = 0; i < 300; i++)); do
     [[ -s mock-kafka-bootstrap.txt ]] && break
+    kill -0 "${MOCK_KAFKA_PID}" 2> /dev/null || break
     sleep 0.1
   done
   if [[ ! -s mock-kafka-bootstrap.txt ]]; then

@@ -8,14 +8,14 @@
 
 #include "fs/test_util.h"
 #include "sluice/sluice.h"
-#include "sources/kafka/mock_cluster.h"
+#include "sources/kafka/test_cluster.h"
 
 namespace sluice {
 namespace {
 
 TEST(KafkaApiTest, KafkaToKafkaThroughTheApi) {
   fs::ScopedTempDir dir("sluice-kafka-api");
-  sources::kafka::testing::MockKafkaCluster cluster;
+  sources::kafka::testing::KafkaTestCluster cluster;
   cluster.CreateTopic("in", 2);
   cluster.CreateTopic("out", 1);
   for (int i = 0; i < 10; ++i)
@@ -89,7 +89,7 @@ TEST(KafkaApiTest, KafkaToKafkaThroughTheApi) {
 // the same checkpoint and id goes on without duplicates.
 TEST(KafkaApiTest, TransactionalKafkaSinkAcrossRestarts) {
   fs::ScopedTempDir dir("sluice-kafka-api-eo");
-  sources::kafka::testing::MockKafkaCluster cluster;
+  sources::kafka::testing::KafkaTestCluster cluster;
   cluster.CreateTopic("in", 2);
   cluster.CreateTopic("out", 1);
   cluster.CreateTopic("markers", 1);

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "fs/test_util.h"
-#include "sources/kafka/mock_cluster.h"
+#include "sources/kafka/test_cluster.h"
 #include "sql/session.h"
 
 namespace sluice::sql {
@@ -45,7 +45,7 @@ class KafkaStreamingTest : public ::testing::Test {
   }
 
   fs::ScopedTempDir dir_{"sluice-kafka-sql"};
-  sources::kafka::testing::MockKafkaCluster cluster_;
+  sources::kafka::testing::KafkaTestCluster cluster_;
   std::unique_ptr<Session> session_;
 };
 

@@ -6,7 +6,7 @@
 #include "fs/local_file_system.h"
 #include "fs/test_util.h"
 #include "sources/kafka/kafka_source.h"
-#include "sources/kafka/mock_cluster.h"
+#include "sources/kafka/test_cluster.h"
 #include "sources/source_factory.h"
 
 namespace sluice::sinks {
@@ -52,7 +52,7 @@ class KafkaSinkTest : public ::testing::Test {
     return out;
   }
 
-  sources::kafka::testing::MockKafkaCluster cluster_;
+  sources::kafka::testing::KafkaTestCluster cluster_;
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<engine::Connection> conn_;
 };

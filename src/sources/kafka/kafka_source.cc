@@ -1,8 +1,10 @@
 #include "sources/kafka/kafka_source.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 #include "common/interval.h"
 #include "common/logging.h"
@@ -37,6 +39,21 @@ std::string RandomHex() {
 }
 
 constexpr const char* kInitialOffsetsFile = "0";
+
+// A partition whose latest offset is below where the stream stands: the topic was deleted and
+// created again, or the partition's records were deleted.
+std::string OffsetChanged(const TopicPartition& tp, int64_t from, int64_t to) {
+  return "partition " + tp.ToString() + "'s offset was changed from " + std::to_string(from) +
+         " to " + std::to_string(to) + " (was the topic deleted and created again?)";
+}
+
+// Some partition of `latest` is below its offset in `from`.
+bool AnyBehind(const PartitionOffsets& latest, const PartitionOffsets& from) {
+  for (const auto& [tp, high] : latest) {
+    if (auto it = from.find(tp); it != from.end() && high < it->second) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -338,6 +355,21 @@ Result<std::optional<OffsetJson>> KafkaSource::LatestOffset(const std::optional<
   PartitionOffsets from;
   if (start) {
     SLUICE_ASSIGN_OR_RETURN(from, OffsetsFromJson(*start, Description() + " offset", false));
+    // A latest offset below the stream's offset: as Spark (KAFKA-7703: a broker may answer a
+    // stale offset for a moment) the offsets are fetched again, twice, a second apart. Still
+    // below, the topic was re-created or emptied: failOnDataLoss=true fails now, before a batch
+    // is planned; otherwise the end moves back and GetBatch reads the partition anew.
+    for (int attempt = 0; attempt < 2 && !available_now_end_ && AnyBehind(until, from); ++attempt) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      SLUICE_ASSIGN_OR_RETURN(until, FetchLatest());
+    }
+    if (options_.fail_on_data_loss) {
+      for (const auto& [tp, high] : until) {
+        if (auto it = from.find(tp); it != from.end() && high < it->second) {
+          return ReportDataLoss(OffsetChanged(tp, it->second, high));
+        }
+      }
+    }
   } else {
     SLUICE_ASSIGN_OR_RETURN(from, InitialOffsets(until));
   }
@@ -357,10 +389,13 @@ Result<std::optional<OffsetJson>> KafkaSource::LatestOffset(const std::optional<
   } else if (options_.max_offsets_per_trigger && !limit.all_available) {
     end = RateLimit(*options_.max_offsets_per_trigger, from, until, new_starts);
   }
-  // A partition behind its start (a re-created topic) is reported when the batch is read; the
-  // end never moves backwards here.
-  for (auto& [tp, offset] : end) {
-    if (auto it = from.find(tp); it != from.end() && offset < it->second) offset = it->second;
+  // The first batch never ends before its start (startingOffsets JSON past a partition's latest
+  // offset waits for the data). Later, a partition behind the stream's offset (a re-created
+  // topic, failOnDataLoss=false here) moves back: GetBatch reads it anew and warns.
+  if (!start) {
+    for (auto& [tp, offset] : end) {
+      if (auto it = from.find(tp); it != from.end() && offset < it->second) offset = it->second;
+    }
   }
   return OffsetsToJson(end);
 }
@@ -412,10 +447,11 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
       }
     }
     if (until < first) {
-      SLUICE_RETURN_NOT_OK(ReportDataLoss("partition " + tp.ToString() +
-                                          "'s offset was changed "
-                                          "from " +
-                                          std::to_string(first) + " to " + std::to_string(until)));
+      // The topic was created again (or emptied) since the stream read up to `first`: what it
+      // holds now up to `until` is new data, read from the partition's earliest offset.
+      SLUICE_RETURN_NOT_OK(ReportDataLoss(OffsetChanged(tp, first, until)));
+      SLUICE_ASSIGN_OR_RETURN(auto w, client_->Watermarks(tp));
+      if (w.first < until) ranges[tp] = {w.first, until};
       continue;
     }
     if (until == first) continue;

@@ -8,7 +8,7 @@
 
 #include "fs/local_file_system.h"
 #include "fs/test_util.h"
-#include "sources/kafka/mock_cluster.h"
+#include "sources/kafka/test_cluster.h"
 #include "sources/source_factory.h"
 
 namespace sluice::sources::kafka {
@@ -58,7 +58,7 @@ class KafkaSourceTest : public ::testing::Test {
   }
 
   fs::ScopedTempDir dir_{"sluice-kafka"};
-  testing::MockKafkaCluster cluster_;
+  testing::KafkaTestCluster cluster_;
   std::unique_ptr<engine::Engine> engine_;
 };
 

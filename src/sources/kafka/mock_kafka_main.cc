@@ -1,5 +1,7 @@
-// sluice_mock_kafka: librdkafka's mock cluster as a process, for shell tests (crash tests that
-// kill `sluice run` while a broker outlives it; kcat produces into it).
+// sluice_mock_kafka: the test cluster (sources/kafka/test_cluster.h) as a process, for shell tests
+// (crash tests that kill `sluice run` while a broker outlives it; kcat produces into it).
+// Without SLUICE_KAFKA_BOOTSTRAP it is librdkafka's mock cluster; with it, it stands for the real
+// broker named there: it deletes that broker's topics, creates the named ones, and waits.
 //
 // Usage: sluice_mock_kafka <bootstrap file> [topic:partitions ...]
 // Creates the topics, writes the bootstrap servers ("127.0.0.1:port,...") to <bootstrap file>
@@ -9,23 +11,17 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
-#include "sources/kafka/mock_cluster.h"
+#include "sources/kafka/test_cluster.h"
 
 namespace {
 volatile sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
-}  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <bootstrap file> [topic:partitions ...]\n", argv[0]);
-    return 2;
-  }
-  signal(SIGTERM, OnSignal);
-  signal(SIGINT, OnSignal);
-  sluice::sources::kafka::testing::MockKafkaCluster cluster;
+int Serve(int argc, char** argv) {
+  sluice::sources::kafka::testing::KafkaTestCluster cluster;
   for (int i = 2; i < argc; ++i) {
     std::string spec = argv[i];
     size_t colon = spec.find(':');
@@ -46,4 +42,21 @@ int main(int argc, char** argv) {
   }
   while (!g_stop) pause();
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s <bootstrap file> [topic:partitions ...]\n", argv[0]);
+    return 2;
+  }
+  signal(SIGTERM, OnSignal);
+  signal(SIGINT, OnSignal);
+  try {
+    return Serve(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 1;
+  }
 }
