@@ -4,6 +4,11 @@
 #   make run          build, then run the demo pipeline (examples/) on the embedded default
 #   make test         build, then run the fast tests (unit + SQL logic tests) through ctest
 #   make test-all     ... and the slow ones (crash loops, browser tests)
+#   make acceptance   the suites that read ../shared (Spark's acceptance cases); fails without it
+#   make peers        install the real peers (Spark + Delta, delta-rs, DuckDB, Kafka) into the cache
+#                     outside the clone (scripts/peers.sh); a second run does nothing
+#   make interop      build, then run the suites against the peers (label interop; needs make peers)
+#   make fixtures     rewrite the committed Delta fixtures with real Spark and delta-rs
 #   make debug        ASan + UBSan build in build/debug and its fast tests
 #   make bench        build (optimized, $(BUILD_DIR)) and run the Nexmark suite; writes its table
 #                     in bench/RESULTS.md (scripts/bench_nexmark.sh)
@@ -21,7 +26,8 @@ SLUICE      := $(BUILD_DIR)/sluice
 
 SOURCES := $(shell git ls-files '*.cc' '*.h' 2>/dev/null)
 
-.PHONY: all setup configure build run test test-all debug bench bench-all format format-check clean
+.PHONY: all setup configure build run test test-all acceptance peers interop fixtures debug bench \
+        bench-all format format-check clean
 
 all: build
 
@@ -39,11 +45,29 @@ build: configure
 run: build
 	@scripts/demo.sh $(SLUICE)
 
+# Labels kept out of `make test`: slow (test-all), acceptance (needs ../shared), interop (peers).
 test: build
-	ctest --test-dir $(BUILD_DIR) -LE slow $(CTEST_FLAGS)
+	ctest --test-dir $(BUILD_DIR) -LE 'slow|acceptance|interop' $(CTEST_FLAGS)
 
 test-all: build
-	ctest --test-dir $(BUILD_DIR) $(CTEST_FLAGS)
+	ctest --test-dir $(BUILD_DIR) -LE 'acceptance|interop' $(CTEST_FLAGS)
+
+acceptance: build
+	@test -d ../shared || { echo "make acceptance: ../shared is missing beside the clone" >&2; exit 1; }
+	ctest --test-dir $(BUILD_DIR) -L acceptance $(CTEST_FLAGS)
+
+peers:
+	@scripts/peers.sh
+
+# The interop suites start their servers themselves; one at a time (-j 1): Spark and a broker
+# each want the machine's two cores.
+interop: build
+	@scripts/peers/check.sh
+	ctest --test-dir $(BUILD_DIR) -L interop --output-on-failure -j 1 --timeout 1800
+
+fixtures: build
+	@scripts/peers/check.sh
+	@scripts/fixtures/make_all.sh
 
 debug: setup
 	cmake -S . -B $(DEBUG_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSLUICE_SANITIZE=ON \
@@ -51,7 +75,7 @@ debug: setup
 	cmake --build $(DEBUG_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:detect_container_overflow=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(DEBUG_DIR) -LE slow $(CTEST_FLAGS)
+	  ctest --test-dir $(DEBUG_DIR) -LE 'slow|acceptance|interop' $(CTEST_FLAGS)
 
 # The benchmarks use the same optimized build as the tests (RelWithDebInfo: -O2 -g), so that a
 # clean machine builds once, and `make bench` builds only the sluice binary: it stays well under

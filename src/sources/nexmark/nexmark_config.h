@@ -1,6 +1,6 @@
 // NexmarkConfig: every parameter of the Nexmark event generator, with its default.
 //
-// The data is defined by ../shared/docs/nexmark.md §2 and ../shared/tools/nexmark_ref.py; the
+// The data is defined by docs/nexmark.md (the reference generator of the Nexmark notes); the
 // defaults here are the reference's (Gen() and its module constants). docs/nexmark.md describes
 // how Sluice implements them. A config is a plain value; copies are independent.
 #pragma once

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the reference generator (../shared/tools/nexmark_ref.py) with non-default parameters.
+"""Runs the reference generator of the Nexmark notes (REF_PY) with non-default parameters.
 
     nexmark_ref_params.py REF_PY N OUT [--param=value ...]
 

@@ -1,4 +1,4 @@
-// The generator's random numbers: SplitMix64 with the draws of ../shared/docs/nexmark.md §2.6.
+// The generator's random numbers: SplitMix64 with the draws docs/nexmark.md describes.
 //
 // One Rng per event, seeded from the event id, so that any event can be generated alone. The
 // draws must stay bit-identical to the reference (nexmark_ref.py): they define the data.
