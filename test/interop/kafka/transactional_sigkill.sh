@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Exactly-once into Kafka across crashes, on a real broker: records are produced into topic "in"
+# round by round while kafka_eo_copy (in -> out through the transactional Kafka sink) is killed
+# with SIGKILL at random moments KILLS times and started again. After a final clean run, a
+# read_committed consumer (kcat) of "out" must see every record of "in" exactly once; the
+# read_uncommitted count (which includes the aborted transactions of the killed runs) is shown.
+#
+# Run by with_broker.sh (SLUICE_KAFKA_BOOTSTRAP).
+# Usage: transactional_sigkill.sh <kafka_eo_copy> <sluice_mock_kafka> [kills (default 10)] [seed]
+set -uo pipefail
+COPY="$(realpath "$1")"
+MOCK="$(realpath "$2")"
+KILLS="${3:-10}"
+RANDOM="${4:-$$}"
+fail() { echo "FAIL: $*"; exit 1; }
+[[ -n "${SLUICE_KAFKA_BOOTSTRAP:-}" ]] ||
+  fail "run me through test/interop/kafka/with_broker.sh (a real broker is needed)"
+command -v kcat > /dev/null || fail "kcat is not installed (apt install kcat)"
+WORK="$(mktemp -d)"
+# shellcheck source=../../../scripts/mock-kafka.sh
+source "$(dirname "$0")/../../../scripts/mock-kafka.sh"
+cleanup() {
+  stop_mock_kafka
+  rm -rf "${WORK}"
+}
+trap cleanup EXIT
+cd "${WORK}"
+start_mock_kafka "${MOCK}" in:3 out:3 markers:1 || fail "could not create the topics"
+BOOTSTRAP="${KAFKA_BOOTSTRAP}"
+
+records=0
+produce_round() {  # 60 records with unique ids over the 3 partitions
+  local p id
+  for p in 0 1 2; do
+    for ((id = records + p; id < records + 60; id += 3)); do echo "k${id}:${id}"; done |
+      kcat -P -b "${BOOTSTRAP}" -t in -p "${p}" -K: 2>> kcat.log ||
+      { cat kcat.log; fail "kcat could not produce"; }
+  done
+  records=$((records + 60))
+}
+
+killed=0
+for ((round = 0; killed < KILLS && round < 4 * KILLS; round++)); do
+  produce_round
+  "${COPY}" --bootstrap "${BOOTSTRAP}" --warehouse wh > run.log 2>&1 &
+  pid=$!
+  ms=$((RANDOM % 2500))
+  sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+  if kill -9 "${pid}" 2> /dev/null; then killed=$((killed + 1)); fi
+  wait "${pid}" 2> /dev/null
+  code=$?
+  if [[ ${code} -ne 0 && ${code} -ne 137 ]]; then
+    cat run.log
+    fail "round ${round}: kafka_eo_copy exited ${code} (not a kill)"
+  fi
+done
+((killed >= KILLS)) || fail "only ${killed} of ${KILLS} runs were killed"
+produce_round
+"${COPY}" --bootstrap "${BOOTSTRAP}" --warehouse wh > run.log 2>&1 || { cat run.log; fail "the final run failed"; }
+
+consume() {  # consume ISOLATION: the values of "out", one per line
+  kcat -C -b "${BOOTSTRAP}" -t out -o beginning -e -q -X "isolation.level=$1" -f '%k %s\n' 2>> kcat.log ||
+    { cat kcat.log; fail "kcat could not consume"; }
+}
+consume read_committed > committed.txt
+consume read_uncommitted > uncommitted.txt
+total=$(wc -l < committed.txt)
+distinct=$(cut -d' ' -f2 committed.txt | sort -u | wc -l)
+bad_keys=$(awk '$1 != "k" $2' committed.txt | wc -l)
+in_range=$(awk -v n="${records}" '$2 >= 0 && $2 < n' committed.txt | cut -d' ' -f2 | sort -u | wc -l)
+echo "records=${records} sigkills=${killed} read_committed=${total} distinct=${distinct}" \
+  "read_uncommitted=$(wc -l < uncommitted.txt)"
+[[ ${total} -eq ${records} && ${distinct} -eq ${records} && ${in_range} -eq ${records} ]] ||
+  fail "a read_committed consumer saw ${total} records (${distinct} distinct, ${in_range} of the ids), want each of ${records} once"
+[[ ${bad_keys} -eq 0 ]] || fail "${bad_keys} records lost their key"
+echo "PASS"
