@@ -24,6 +24,11 @@ CMAKE_FLAGS ?=
 CTEST_FLAGS ?= --output-on-failure -j $(JOBS) --timeout 600
 SLUICE      := $(BUILD_DIR)/sluice
 
+# ccache keys on paths relative to the clone, so that a fresh clone (CI's) reuses what an earlier
+# build of another clone compiled.
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
+
 SOURCES := $(shell git ls-files '*.cc' '*.h' 2>/dev/null)
 
 .PHONY: all setup configure build run test test-all acceptance peers interop fixtures debug bench \
