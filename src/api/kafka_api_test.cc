@@ -1,5 +1,6 @@
 // Kafka through the public C++ API: ReadStream().Format("kafka") -> transform ->
-// WriteStream().Format("kafka"), against librdkafka's mock cluster started by the test.
+// WriteStream().Format("kafka"), against librdkafka's mock cluster started by the test (or the
+// real broker of SLUICE_KAFKA_BOOTSTRAP, sources/kafka/test_cluster.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // Streaming tables over Kafka through SQL (`FROM STREAM read_kafka(...)`), against librdkafka's
-// mock cluster started by the test: rows land exactly once across REFRESHes and a restart (a new
-// Session on the same warehouse), rate limits apply, and progress shows the Kafka source.
+// mock cluster started by the test (or the real broker of SLUICE_KAFKA_BOOTSTRAP, test_cluster.h):
+// rows land exactly once across REFRESHes and a restart (a new Session on the same warehouse),
+// rate limits apply, and progress shows the Kafka source.
 #include <filesystem>
 
 #include <gmock/gmock.h>

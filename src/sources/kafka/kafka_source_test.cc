@@ -1,4 +1,5 @@
-// The Kafka source against librdkafka's mock cluster, started by each test on loopback.
+// The Kafka source against librdkafka's mock cluster, started by each test on loopback, or the
+// real broker of SLUICE_KAFKA_BOOTSTRAP (test/interop/kafka): KafkaTestCluster, test_cluster.h.
 #include "sources/kafka/kafka_source.h"
 
 #include <array>
