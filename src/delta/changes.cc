@@ -37,7 +37,7 @@ Status NotEnabled(Version start, Version end, Version at) {
 
 Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
                                   const LogListing& listing, Version start,
-                                  std::optional<Version> end_opt) {
+                                  std::optional<Version> end_opt, ChangesSchema schema) {
   std::string ctx = "reading changes of " + listing.table_root;
   auto latest = listing.LatestVersion();
   if (!latest) return Status::NotFound("empty Delta log in " + listing.log_dir);
@@ -123,9 +123,15 @@ Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
       reads.push_back(FileToRead{resolved, pv, {change_type, version_sql, ts_sql}});
     }
   }
+  // The columns: the latest schema (Spark's batch feed), unless the caller wants the end's.
+  auto schema_snap = end_snap;
+  if (schema == ChangesSchema::kLatest && end != *latest) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(LogSegment latest_seg, BuildLogSegment(listing, *latest), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(schema_snap, LoadSnapshot(fs, conn, listing, latest_seg), ctx);
+  }
   ReadSpec spec;
-  spec.schema = end_snap->schema.fields;
-  spec.partition_columns = end_snap->metadata.partition_columns;
+  spec.schema = schema_snap->schema.fields;
+  spec.partition_columns = schema_snap->metadata.partition_columns;
   spec.extra_columns = {MakeField(kChangeTypeColumn, engine::TypeId::kVarchar),
                         MakeField(kCommitVersionColumn, engine::TypeId::kBigInt),
                         MakeField(kCommitTimestampColumn, engine::TypeId::kTimestampTz)};

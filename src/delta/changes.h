@@ -6,7 +6,10 @@
 // dataChange=true yields its rows as "insert" and every remove with dataChange=true yields its
 // rows as "delete". Commits that only rearrange data (dataChange=false) add nothing.
 // _commit_timestamp is the commit timestamp of time_travel.h (monotonized file time, or the
-// in-commit timestamp). The output schema is the end version's schema plus the three columns.
+// in-commit timestamp). The output columns are the latest version's schema, as Spark's batch
+// read of the feed gives them (a column added after `end` is NULL in every row), plus the three
+// columns; ChangesSchema::kEndVersion gives the end version's schema instead (the streaming
+// change feed source, which keeps its own schema per batch range).
 //
 // Errors, as Spark: start beyond the latest version; end before start; CDF not enabled
 // (delta.enableChangeDataFeed) at some version of the range; commits of the range cleaned up.
@@ -27,8 +30,12 @@ inline constexpr const char* kChangeTypeColumn = "_change_type";
 inline constexpr const char* kCommitVersionColumn = "_commit_version";
 inline constexpr const char* kCommitTimestampColumn = "_commit_timestamp";
 
+// Whose schema the rows of ReadChanges have.
+enum class ChangesSchema { kLatest, kEndVersion };
+
 Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
                                   const LogListing& listing, Version start,
-                                  std::optional<Version> end);
+                                  std::optional<Version> end,
+                                  ChangesSchema schema = ChangesSchema::kLatest);
 
 }  // namespace sluice::delta

@@ -126,10 +126,11 @@ Result<std::vector<HistoryEntry>> DeltaTable::History(std::optional<size_t> limi
   return out;
 }
 
-Result<engine::Batch> DeltaTable::Changes(Version start, std::optional<Version> end) {
+Result<engine::Batch> DeltaTable::Changes(Version start, std::optional<Version> end,
+                                          ChangesSchema schema) {
   std::lock_guard<std::mutex> lock(mu_);
   SLUICE_ASSIGN_OR_RETURN(LogListing listing, ListLocked());
-  return ReadChanges(fs_.get(), conn_.get(), listing, start, end);
+  return ReadChanges(fs_.get(), conn_.get(), listing, start, end, schema);
 }
 
 Result<engine::Batch> DeltaTable::ChangesBetweenTimestamps(int64_t start_ms,

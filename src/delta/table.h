@@ -22,6 +22,7 @@
 #include "common/ids.h"
 #include "common/result.h"
 #include "delta/actions.h"
+#include "delta/changes.h"
 #include "delta/data_skipping.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
@@ -71,8 +72,10 @@ class DeltaTable {
   // Commits newest first (at most `limit` when given), with their commitInfo.
   Result<std::vector<HistoryEntry>> History(std::optional<size_t> limit = std::nullopt);
 
-  // Change data feed rows of versions [start, end] (end defaults to latest); see changes.h.
-  Result<engine::Batch> Changes(Version start, std::optional<Version> end = std::nullopt);
+  // Change data feed rows of versions [start, end] (end defaults to latest), with the latest
+  // schema's columns unless `schema` says the end version's; see changes.h.
+  Result<engine::Batch> Changes(Version start, std::optional<Version> end = std::nullopt,
+                                ChangesSchema schema = ChangesSchema::kLatest);
 
   // Change data feed rows between commit timestamps (epoch ms), per
   // VersionRangeForTimestamps.

@@ -192,7 +192,8 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
   }
   if (after == first) return EmptyBatch(conn_.get(), schema_);
   SLUICE_ASSIGN_OR_RETURN_CTX(
-      engine::Batch rows, table_->Changes(Version(first), Version(after - 1)),
+      engine::Batch rows,
+      table_->Changes(Version(first), Version(after - 1), delta::ChangesSchema::kEndVersion),
       Description() + ": versions " + std::to_string(first) + ".." + std::to_string(after - 1));
   // The reader gives the end version's schema; the stream keeps its own.
   engine::Schema data = rows.schema();
@@ -212,8 +213,7 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
         additive ? std::string(" ") + kAdditiveSchemaChangeTag : " (not additive)";
     return Status::InvalidArgument(
         Description() + ": detected a schema change in versions " + std::to_string(first) + ".." +
-        std::to_string(after - 1) + kind + ": streaming source schema: (" +
-        SchemaToText(src_cols) +
+        std::to_string(after - 1) + kind + ": streaming source schema: (" + SchemaToText(src_cols) +
         "), table schema: (" + SchemaToText(data_cols) +
         "). Please restart the query: an additive change continues after a restart with "
         "the new schema; any other change needs a new checkpoint");
@@ -223,9 +223,11 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
   std::string sql = "SELECT ";
   for (size_t i = 0; i < schema_.size(); ++i) {
     bool present = false;
-    for (const auto& f : data) present = present || AsciiLower(f.name) == AsciiLower(schema_[i].name);
+    for (const auto& f : data)
+      present = present || AsciiLower(f.name) == AsciiLower(schema_[i].name);
     sql += (i ? ", " : "") +
-           (present ? QuoteIdentifier(schema_[i].name) : "CAST(NULL AS " + schema_[i].type.ToSql() + ")") +
+           (present ? QuoteIdentifier(schema_[i].name)
+                    : "CAST(NULL AS " + schema_[i].type.ToSql() + ")") +
            " AS " + QuoteIdentifier(schema_[i].name);
   }
   auto out = conn_->Query(sql + " FROM sluice_cdf_rows");
