@@ -87,6 +87,10 @@ def spark():
               .config("spark.sql.shuffle.partitions", "2")
               .config("spark.ui.enabled", "false")
               .config("spark.ui.showConsoleProgress", "false")
+              # Delta's snapshot state is computed in this many tasks (default 50): on a small
+              # local table each task costs more than it reads.
+              .config("spark.databricks.delta.snapshotPartitions", "2")
+              .config("spark.ui.showConsoleProgress", "false")
               # Delta's snapshot reconstruction uses 50 partitions by default: far too many
               # tasks for the tiny tables of the tests on two cores.
               .config("spark.databricks.delta.snapshotPartitions", "2")
@@ -112,3 +116,24 @@ def duckdb():
     except ImportError as e:
         raise PeerMissing(f"duckdb is not installed ({e}): run `make peers`") from e
     return dd
+
+
+def duckdb_delta():
+    """A new DuckDB connection with the delta extension of the duckdb-ext-delta package LOADed by
+    path (offline: no INSTALL, no autoloading from the network)."""
+    dd = duckdb()
+    try:
+        import duckdb_ext
+    except ImportError as e:
+        raise PeerMissing(f"duckdb-ext-delta is not installed ({e}): run `make peers`") from e
+    pattern = os.path.join(duckdb_ext.__path__[0], "extensions", f"v{dd.__version__}", "*",
+                           "delta.duckdb_extension")
+    found = sorted(glob.glob(pattern))
+    if not found:
+        raise PeerMissing(f"no delta extension for DuckDB {dd.__version__} ({pattern}): "
+                          "run `make peers`")
+    con = dd.connect()
+    con.execute("SET autoinstall_known_extensions = false")
+    con.execute("SET autoload_known_extensions = false")
+    con.execute("LOAD " + "'" + found[0].replace("'", "''") + "'")
+    return con

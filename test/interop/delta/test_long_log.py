@@ -1,0 +1,76 @@
+"""A table of 10,000 Sluice commits with log cleanup, read by Spark and delta-rs (issue 16,
+section 3).
+
+One sluice process runs CREATE TABLE and 10,000 INSERTs (one commit each) with a checkpoint every
+500 commits and delta.logRetentionDuration of a few seconds, so Sluice's post-commit log cleanup
+deletes the commits and checkpoints that no retained version needs. Spark and delta-rs must then
+open the table from its newest checkpoint, return the same rows as Sluice, time-travel to every
+retained checkpoint version and to versions between them, and refuse (like Sluice) a version
+whose commits are gone.
+"""
+
+import json
+import os
+import tempfile
+import time
+
+import pytest
+
+import delta_peers as d
+import peers
+
+COMMITS = 10_000
+INTERVAL = 500
+
+
+@pytest.fixture(scope="module")
+def wh():
+    with tempfile.TemporaryDirectory(prefix="long-log-") as w:
+        yield w
+
+
+def expected_rows(version):
+    return [(i, f"s{i}") for i in sorted(range(1, version + 1), key=lambda i: repr((i, f"s{i}")))]
+
+
+def test_ten_thousand_commits_with_log_cleanup(wh):
+    script = [f"""CREATE TABLE long (id INT, s VARCHAR) TBLPROPERTIES (
+  'delta.checkpointInterval' = '{INTERVAL}', 'delta.logRetentionDuration' = 'interval 3 seconds');"""]
+    script += [f"INSERT INTO long VALUES ({i}, 's{i}');" for i in range(1, COMMITS + 1)]
+    t0 = time.monotonic()
+    peers.sluice_sql(wh, "\n".join(script), fmt="csv", timeout=600)
+    print(f"{COMMITS} commits by one sluice process in {time.monotonic() - t0:.1f} s")
+    path = os.path.join(wh, "long")
+    log = os.path.join(path, "_delta_log")
+    with open(os.path.join(log, "_last_checkpoint")) as f:
+        assert json.load(f)["version"] == COMMITS
+    commits = sorted(d.log_commits(path))
+    first = commits[0]
+    assert commits == list(range(first, COMMITS + 1)), "the retained commits are not contiguous"
+    assert first > 0 and first % INTERVAL == 0, f"log cleanup kept commits from {first}"
+    assert os.path.exists(os.path.join(log, f"{first:020d}.checkpoint.parquet"))
+    print(f"log cleanup kept versions {first}..{COMMITS}")
+    assert d.spark_checkpoint_version(path) == COMMITS
+
+    versions = [first, first + 1, (first + COMMITS) // 2, COMMITS - 1, COMMITS]
+    rows = d.sluice_rows_at(wh, "long", [versions[2]])
+    assert rows[versions[2]] == expected_rows(versions[2])
+    d.check_table(wh, "long", versions=versions)
+
+    # a version whose commits were cleaned up is gone for every reader
+    gone = first - 1
+    with pytest.raises(Exception, match="(?i)version"):
+        d.spark_rows(path, gone)
+    with pytest.raises(Exception):
+        d.rs_rows(path, gone)
+    proc = peers.sluice_sql(wh, f"SELECT count(*) FROM long VERSION AS OF {gone}", check=False)
+    assert proc.returncode != 0 and f"Available versions: [{first}, {COMMITS}]" in proc.stderr, (
+        proc.stderr)
+
+    # both peers write on top: Spark's commit and delta-rs's follow Sluice's checkpointed log
+    peers.spark().sql(f"INSERT INTO delta.`{path}` VALUES ({COMMITS + 1}, 'spark')")
+    dl = peers.deltalake()
+    import pyarrow as pa
+    dl.write_deltalake(path, pa.table({"id": pa.array([COMMITS + 2], pa.int32()),
+                                       "s": pa.array(["rs"])}), mode="append")
+    d.check_table(wh, "long", versions=[COMMITS + 1, COMMITS + 2])
