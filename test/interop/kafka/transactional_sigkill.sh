@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Exactly-once into Kafka across crashes, on a real broker: records are produced into topic "in"
 # round by round while kafka_eo_copy (in -> out through the transactional Kafka sink) is killed
-# with SIGKILL at random moments KILLS times and started again. After a final clean run, a
-# read_committed consumer (kcat) of "out" must see every record of "in" exactly once; the
-# read_uncommitted count (which includes the aborted transactions of the killed runs) is shown.
+# with SIGKILL at random moments KILLS times and started again. After a final clean run, two
+# read_committed consumers of "out", kcat and Sluice's own Kafka source (kafka_eo_copy --dump,
+# kafka.isolation.level = read_committed), must each see every record of "in" exactly once, in
+# the same order per partition; the read_uncommitted count (which includes the aborted
+# transactions of the killed runs) is shown.
 #
 # Run by with_broker.sh (SLUICE_KAFKA_BOOTSTRAP).
 # Usage: transactional_sigkill.sh <kafka_eo_copy> <sluice_mock_kafka> [kills (default 10)] [seed]
@@ -58,18 +60,25 @@ done
 produce_round
 "${COPY}" --bootstrap "${BOOTSTRAP}" --warehouse wh > run.log 2>&1 || { cat run.log; fail "the final run failed"; }
 
-consume() {  # consume ISOLATION: the values of "out", one per line
-  kcat -C -b "${BOOTSTRAP}" -t out -o beginning -e -q -X "isolation.level=$1" -f '%k %s\n' 2>> kcat.log ||
-    { cat kcat.log; fail "kcat could not consume"; }
+consume() {  # consume ISOLATION: "key value" of "out", one per line, in partition and offset order
+  local p
+  for p in 0 1 2; do
+    kcat -C -b "${BOOTSTRAP}" -t out -p "${p}" -o beginning -e -q -X "isolation.level=$1" \
+      -f '%k %s\n' 2>> kcat.log || { cat kcat.log; fail "kcat could not consume"; }
+  done
 }
 consume read_committed > committed.txt
 consume read_uncommitted > uncommitted.txt
+"${COPY}" --bootstrap "${BOOTSTRAP}" --warehouse dump --dump > sluice_committed.txt 2> dump.log ||
+  { cat dump.log; fail "Sluice's read_committed read of out failed"; }
+cmp -s committed.txt sluice_committed.txt ||
+  fail "Sluice's read_committed read of out ($(wc -l < sluice_committed.txt) records) differs from kcat's ($(wc -l < committed.txt)): $(diff committed.txt sluice_committed.txt | head -5)"
 total=$(wc -l < committed.txt)
 distinct=$(cut -d' ' -f2 committed.txt | sort -u | wc -l)
 bad_keys=$(awk '$1 != "k" $2' committed.txt | wc -l)
 in_range=$(awk -v n="${records}" '$2 >= 0 && $2 < n' committed.txt | cut -d' ' -f2 | sort -u | wc -l)
 echo "records=${records} sigkills=${killed} read_committed=${total} distinct=${distinct}" \
-  "read_uncommitted=$(wc -l < uncommitted.txt)"
+  "read_uncommitted=$(wc -l < uncommitted.txt) sluice_read_committed=$(wc -l < sluice_committed.txt) (same records, same order)"
 [[ ${total} -eq ${records} && ${distinct} -eq ${records} && ${in_range} -eq ${records} ]] ||
   fail "a read_committed consumer saw ${total} records (${distinct} distinct, ${in_range} of the ids), want each of ${records} once"
 [[ ${bad_keys} -eq 0 ]] || fail "${bad_keys} records lost their key"
