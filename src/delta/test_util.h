@@ -19,9 +19,9 @@
 
 namespace sluice::delta::testing {
 
-inline std::string FixturesDir() {
-  return std::string(SLUICE_SOURCE_DIR) + "/../shared/fixtures/delta";
-}
+// The Delta tables written by real Spark and delta-rs (scripts/fixtures/, `make fixtures`),
+// committed under test/fixtures/delta; FIXTURES.md there says what each must read as.
+inline std::string FixturesDir() { return std::string(SLUICE_SOURCE_DIR) + "/test/fixtures/delta"; }
 inline std::string Fixture(const std::string& rel) { return FixturesDir() + "/" + rel; }
 
 // A fresh temporary directory, removed with its contents on destruction.
@@ -44,8 +44,8 @@ class TempDir {
   std::string path_;
 };
 
-// Copies fixture `rel` into `dir`/<basename> with owner write permission (the shared fixtures
-// are read-only) and returns the copy's path.
+// Copies fixture `rel` into `dir`/<basename> with owner write permission (tests change copies,
+// never the committed fixtures) and returns the copy's path.
 inline std::string CopyFixture(const std::string& rel, const TempDir& dir) {
   namespace sfs = std::filesystem;
   sfs::path src = Fixture(rel);

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # `sluice table history|detail|vacuum|optimize PATH` as a user runs them: a table made with
-# `sluice sql`, a copy of a shared Delta fixture (the fixture itself is only read), --json output
+# `sluice sql`, delta-rs and Spark fixtures of test/fixtures/delta (read in place, maintained on
+# copies), --json output
 # parsed back, and the errors for a missing path and a directory that is not a Delta table.
 # Usage: check_table_commands.sh <sluice binary>
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SLUICE="$(realpath "$1")"
-FIXTURES="$(cd "$(dirname "$0")/../../../shared/fixtures/delta" 2>/dev/null && pwd)"
+FIXTURES="$(cd "$(dirname "$0")/../fixtures/delta" 2>/dev/null && pwd)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "${WORK}"' EXIT
 cd "${WORK}"
@@ -86,17 +87,27 @@ check "not a Delta table" 1 "plain is not a Delta table (it has no _delta_log di
   "${SLUICE}" table history plain
 check "help" 0 "sluice table vacuum warehouse/events --dry-run" -- "${SLUICE}" table --help
 
-# A Delta table written by another engine (delta-rs fixture): read in place, maintained on a copy.
-if [[ -n "${FIXTURES}" && -d "${FIXTURES}/deltars/delta-0.8.0-partitioned" ]]; then
-  F="${FIXTURES}/deltars/delta-0.8.0-partitioned"
+# Delta tables written by other engines (test/fixtures/delta): read in place, maintained on a copy.
+if [[ -n "${FIXTURES}" && -d "${FIXTURES}/deltars/partitioned" && -d "${FIXTURES}/spark/snapshot-data2" ]]; then
+  F="${FIXTURES}/deltars/partitioned"
   check "fixture: detail" 0 "partition columns:  year, month, day" -- "${SLUICE}" table detail "${F}"
   check "fixture: files" 0 "files:              6" -- "${SLUICE}" table detail "${F}"
   check "fixture: history" 0 "(1 version)" -- "${SLUICE}" table history "${F}"
   cp -r "${F}" copy
   check "fixture copy: optimize" 0 "nothing to compact" -- "${SLUICE}" table optimize copy
   check "fixture copy: vacuum dry run" 0 "would delete 0 files" -- "${SLUICE}" table vacuum copy --dry-run
+  # Spark: v0 write, v1 append, v2 overwrite; 4 files are tombstones (their data files are kept).
+  S="${FIXTURES}/spark/snapshot-data2"
+  check "spark fixture: history" 0 "(3 versions)" -- "${SLUICE}" table history "${S}"
+  check "spark fixture: files" 0 "files:              2" -- "${SLUICE}" table detail "${S}"
+  cp -r "${S}" spark_copy
+  check "spark fixture copy: vacuum dry run" 0 "would delete 4 files" -- \
+    "${SLUICE}" table vacuum spark_copy --retain 0 --force --dry-run
+  check "spark fixture copy: vacuum" 0 "deleted 4 files" -- \
+    "${SLUICE}" table vacuum spark_copy --retain 0 --force
+  [[ $(find spark_copy -name '*.parquet' | wc -l) -eq 2 ]] && pass || fail "spark copy vacuum left $(find spark_copy -name '*.parquet' | wc -l) files"
 else
-  fail "the shared Delta fixtures are missing (../shared/fixtures/delta)"
+  fail "the Delta fixtures are missing (test/fixtures/delta: make fixtures writes them)"
 fi
 
 finish
