@@ -1,9 +1,17 @@
 #include "sinks/kafka_handle.h"
 
+#include "sinks/kafka_log.h"
+#include "sinks/kafka_security_conf.h"
+
 namespace sluice::sinks {
 
 Result<rd_kafka_t*> NewKafkaHandle(const KafkaHandleSpec& spec) {
+  // The Java client's security options (sasl.jaas.config, ssl.truststore.*, ...) in librdkafka's
+  // terms; the errors never repeat a secret.
+  auto user = TranslateKafkaSecurityConfig(spec.user);
+  if (!user.ok()) return Status(user.status().code(), spec.what + ": " + user.status().message());
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  InstallKafkaLog(conf);
   char errstr[512];
   auto set = [&](const std::string& name, const std::string& value, bool from_user) -> Status {
     if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof(errstr)) ==
@@ -11,15 +19,14 @@ Result<rd_kafka_t*> NewKafkaHandle(const KafkaHandleSpec& spec) {
       return Status::OK();
     }
     // The value is not repeated: it may be a secret.
-    return Status::InvalidArgument(spec.what + ": " +
-                                   (from_user ? "option 'kafka." : "setting '") + name +
-                                   "': " + errstr);
+    return Status::InvalidArgument(spec.what + ": " + (from_user ? "option 'kafka." : "setting '") +
+                                   name + "': " + errstr);
   };
   Status st;
   for (const auto& [k, v] : spec.defaults) {
-    if (st.ok() && !spec.user.count(k)) st = set(k, v, false);
+    if (st.ok() && !user->count(k)) st = set(k, v, false);
   }
-  for (const auto& [k, v] : spec.user) {
+  for (const auto& [k, v] : *user) {
     if (st.ok()) st = set(k, v, true);
   }
   if (!st.ok()) {

@@ -23,8 +23,9 @@ struct KafkaHandleSpec {
   rd_kafka_type_t type = RD_KAFKA_PRODUCER;
   // Properties the caller sets itself; a refused one is reported as "setting '<name>'".
   std::map<std::string, std::string> defaults;
-  // The user's properties ("kafka.*" options without the prefix), applied after `defaults` and
-  // overriding them; a refused one is reported as "option 'kafka.<name>'".
+  // The user's properties ("kafka.*" options without the prefix), translated from the Java
+  // client's security options (kafka_security_conf.h), applied after `defaults` and overriding
+  // them; a refused one is reported as "option 'kafka.<name>'".
   std::map<std::string, std::string> user;
   // Prefixes every error ("kafka sink", "Kafka consumer", ...).
   std::string what;
@@ -32,7 +33,8 @@ struct KafkaHandleSpec {
   std::function<void(rd_kafka_conf_t*)> configure;
 };
 
-// A new librdkafka handle; the caller owns it (rd_kafka_destroy). InvalidArgument "<what>:
+// A new librdkafka handle; the caller owns it (rd_kafka_destroy). Its log lines go through
+// kafka_log.h, which remembers its authentication and TLS failures. InvalidArgument "<what>:
 // option 'kafka.<name>': <librdkafka's reason>" (or "setting '<name>'") for a refused property,
 // "<what>: <reason>" when librdkafka cannot make the handle.
 Result<rd_kafka_t*> NewKafkaHandle(const KafkaHandleSpec& spec);

@@ -12,6 +12,7 @@
 
 #include "common/strings.h"
 #include "sinks/kafka_handle.h"
+#include "sinks/kafka_log.h"
 
 namespace sluice::sinks {
 
@@ -136,8 +137,9 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
             producer->rk, static_cast<int>(options.delivery_timeout_ms))) {
       std::string msg = rd_kafka_error_string(e);
       rd_kafka_error_destroy(e);
-      return Status::IOError("kafka sink: starting transactions for transactional.id '" +
-                             *options.transactional_id + "': " + msg);
+      return WithKafkaSecurityFailure(
+          producer->rk, Status::IOError("kafka sink: starting transactions for transactional.id '" +
+                                        *options.transactional_id + "': " + msg));
     }
   }
   auto sink = std::unique_ptr<KafkaSink>(
@@ -173,11 +175,13 @@ Result<int64_t> KafkaSink::ReadMarkers() {
   } closer{rk};
   const int timeout = static_cast<int>(options_.delivery_timeout_ms);
   int64_t low = 0, high = 0;
-  rd_kafka_resp_err_t err =
-      rd_kafka_query_watermark_offsets(rk, options_.marker_topic.c_str(), 0, &low, &high, timeout);
+  rd_kafka_resp_err_t err = WaitUnlessRefused(rk, timeout, [&](int ms) {
+    return rd_kafka_query_watermark_offsets(rk, options_.marker_topic.c_str(), 0, &low, &high, ms);
+  });
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Status::IOError(what + ": " + rd_kafka_err2str(err) +
-                           " (create the topic with one partition, or allow auto-creation)");
+    return WithKafkaSecurityFailure(
+        rk, Status::IOError(what + ": " + rd_kafka_err2str(err) +
+                            " (create the topic with one partition, or allow auto-creation)"));
   }
   int64_t next = 0;
   if (high <= low) return next;
@@ -380,11 +384,9 @@ Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::
       ++produced;
     }
   }
-  rd_kafka_resp_err_t flushed =
-      rd_kafka_flush(producer_->rk, static_cast<int>(options_.delivery_timeout_ms + 5000));
-  if (flushed != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Status::IOError(ctx + ": records not delivered in time: " + rd_kafka_err2str(flushed));
-  }
+  // Ends early when the broker refuses the producer (authentication, TLS), as the Java client's
+  // send fails; librdkafka alone would retry until the delivery timeout.
+  SLUICE_RETURN_NOT_OK(FlushUnlessRefused(producer_->rk, options_.delivery_timeout_ms + 5000, ctx));
   std::lock_guard<std::mutex> lock(producer_->mu);
   if (producer_->failed > 0) {
     return Status::IOError(ctx + ": " + std::to_string(producer_->failed) + " of " +

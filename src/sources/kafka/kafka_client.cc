@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sinks/kafka_handle.h"
+#include "sinks/kafka_log.h"
 
 namespace sluice::sources::kafka {
 
@@ -117,10 +118,12 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
 
 Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
   const rd_kafka_metadata_t* md = nullptr;
-  rd_kafka_resp_err_t err =
-      rd_kafka_metadata(handle_->rk, 1, nullptr, &md, static_cast<int>(timeout_ms_));
+  rd_kafka_resp_err_t err = sinks::WaitUnlessRefused(handle_->rk, timeout_ms_, [&](int ms) {
+    return rd_kafka_metadata(handle_->rk, 1, nullptr, &md, ms);
+  });
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Status::IOError("Kafka: listing topics failed: " + Err(err));
+    return sinks::WithKafkaSecurityFailure(
+        handle_->rk, Status::IOError("Kafka: listing topics failed: " + Err(err)));
   }
   std::map<std::string, int32_t> out;
   for (int i = 0; i < md->topic_cnt; ++i) {
@@ -136,15 +139,18 @@ Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
 Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition& tp) {
   rd_kafka_poll(handle_->query, 0);  // drops the query handle's queued events (errors, logs)
   int64_t low = 0, high = 0;
-  rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
-      handle_->query, tp.topic.c_str(), tp.partition, &low, &high, static_cast<int>(timeout_ms_));
+  rd_kafka_resp_err_t err = sinks::WaitUnlessRefused(handle_->query, timeout_ms_, [&](int ms) {
+    return rd_kafka_query_watermark_offsets(handle_->query, tp.topic.c_str(), tp.partition, &low,
+                                            &high, ms);
+  });
   if (err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
       err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
     return Status::NotFound("Kafka: " + tp.ToString() + " does not exist");
   }
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Status::IOError("Kafka: querying the offsets of " + tp.ToString() +
-                           " failed: " + Err(err));
+    return sinks::WithKafkaSecurityFailure(
+        handle_->query, Status::IOError("Kafka: querying the offsets of " + tp.ToString() +
+                                        " failed: " + Err(err)));
   }
   return std::make_pair(low, high);
 }
