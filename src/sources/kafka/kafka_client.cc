@@ -22,6 +22,18 @@ struct PartitionListDeleter {
 };
 using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
 
+// Asks the cluster for `topic`'s metadata, which updates the handle's cache (a consumer's
+// request never creates the topic).
+void RefreshTopicMetadata(rd_kafka_t* rk, const std::string& topic, int timeout_ms) {
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
+  if (!rkt) return;
+  const rd_kafka_metadata_t* md = nullptr;
+  if (rd_kafka_metadata(rk, 0, rkt, &md, timeout_ms) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    rd_kafka_metadata_destroy(md);
+  }
+  rd_kafka_topic_destroy(rkt);
+}
+
 }  // namespace
 
 struct KafkaClient::Handle {
@@ -139,10 +151,19 @@ Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
 Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition& tp) {
   rd_kafka_poll(handle_->query, 0);  // drops the query handle's queued events (errors, logs)
   int64_t low = 0, high = 0;
-  rd_kafka_resp_err_t err = sinks::WaitUnlessRefused(handle_->query, timeout_ms_, [&](int ms) {
-    return rd_kafka_query_watermark_offsets(handle_->query, tp.topic.c_str(), tp.partition, &low,
-                                            &high, ms);
-  });
+  auto query = [&] {
+    return sinks::WaitUnlessRefused(handle_->query, timeout_ms_, [&](int ms) {
+      return rd_kafka_query_watermark_offsets(handle_->query, tp.topic.c_str(), tp.partition, &low,
+                                              &high, ms);
+    });
+  };
+  rd_kafka_resp_err_t err = query();
+  if (err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
+    // The handle's cached metadata predates the partition (partitions were added to the topic;
+    // librdkafka refreshes it only every topic.metadata.refresh.interval.ms): refresh, ask again.
+    RefreshTopicMetadata(handle_->query, tp.topic, static_cast<int>(timeout_ms_));
+    err = query();
+  }
   if (err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
       err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
     return Status::NotFound("Kafka: " + tp.ToString() + " does not exist");

@@ -248,6 +248,27 @@ void KafkaTestCluster::DeleteTopics(const std::vector<std::string>& topics) {
   for (const auto& t : topics) AwaitTopic(t, 0);
 }
 
+void KafkaTestCluster::AddPartitions(const std::string& topic, int total) {
+  if (!real()) Fail("the mock cluster cannot add partitions to " + topic);
+  char err[512];
+  rd_kafka_NewPartitions_t* np = rd_kafka_NewPartitions_new(topic.c_str(), total, err, sizeof(err));
+  if (!np) Fail("topic " + topic + ": " + err);
+  Queue q(rd_kafka_queue_new(producer_));
+  Options opts = AdminOptions(producer_, RD_KAFKA_ADMIN_OP_CREATEPARTITIONS);
+  rd_kafka_CreatePartitions(producer_, &np, 1, opts.get(), q.get());
+  rd_kafka_NewPartitions_destroy(np);
+  std::string what = "adding partitions to " + topic;
+  Event ev = AwaitResult(q.get(), RD_KAFKA_EVENT_CREATEPARTITIONS_RESULT, what);
+  size_t n = 0;
+  const rd_kafka_topic_result_t** results =
+      rd_kafka_CreatePartitions_result_topics(rd_kafka_event_CreatePartitions_result(ev.get()), &n);
+  if (n != 1) Fail(what + ": no result");
+  if (rd_kafka_topic_result_error(results[0]) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    Fail(what + ": " + rd_kafka_err2str(rd_kafka_topic_result_error(results[0])));
+  }
+  AwaitTopic(topic, total);
+}
+
 void KafkaTestCluster::DeleteRecordsBefore(const std::string& topic, int partition,
                                            int64_t before) {
   rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);

@@ -47,6 +47,9 @@ class KafkaTestCluster {
   // Deletes `topic` and waits until the cluster no longer lists it. Real broker only (the mock
   // of this librdkafka cannot delete topics).
   void DeleteTopic(const std::string& topic);
+  // CreatePartitions: grows `topic` to `total` partitions and waits until they all have a leader.
+  // Real broker only (the mock of this librdkafka cannot add partitions).
+  void AddPartitions(const std::string& topic, int total);
   // DeleteRecords: moves the partition's earliest offset up to `before` (what retention does).
   void DeleteRecordsBefore(const std::string& topic, int partition, int64_t before);
   // The partition's earliest available offset and high watermark.

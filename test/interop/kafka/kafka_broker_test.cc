@@ -144,5 +144,41 @@ TEST_F(KafkaBrokerTest, TopicDeletedAndCreatedAgain) {
   EXPECT_EQ(Rows(*b3), (std::vector<std::string>{"3:second6"}));
 }
 
+TEST_F(KafkaBrokerTest, PartitionsAddedToATopicAreReadFromTheirStart) {
+  cluster_->CreateTopic("grow", 1);
+  for (int i = 0; i < 3; ++i) cluster_->Produce("grow", 0, "k", "p0-" + std::to_string(i));
+  cluster_->Flush();
+  auto src = Make({{"subscribe", "grow"}, {"startingOffsets", "latest"}}, "grow");
+  ASSERT_TRUE(src);
+  auto end = src->LatestOffset(std::nullopt, ReadLimit{});
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  EXPECT_EQ(**end, R"({"grow":{"0":3}})");
+  // Two partitions more; records in the new ones and the old one.
+  cluster_->AddPartitions("grow", 3);
+  cluster_->Produce("grow", 0, "k", "p0-3");
+  for (int i = 0; i < 2; ++i) cluster_->Produce("grow", 1, "k", "p1-" + std::to_string(i));
+  cluster_->Produce("grow", 2, "k", "p2-0");
+  cluster_->Flush();
+  auto end2 = src->LatestOffset(**end, ReadLimit{});
+  ASSERT_TRUE(end2.ok()) << end2.status().ToString();
+  EXPECT_EQ(**end2, R"({"grow":{"0":4,"1":2,"2":1}})");
+  // New partitions start at their earliest offset (not at latest, as startingOffsets says for
+  // the first batch only), as in Spark.
+  auto b = src->GetBatch(**end, **end2);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(Rows(*b), (std::vector<std::string>{"3:p0-3", "0:p1-0", "1:p1-1", "0:p2-0"}));
+  // maxOffsetsPerTrigger splits across the old and the new partitions by backlog.
+  for (int i = 0; i < 6; ++i) cluster_->Produce("grow", i % 3, "k", "more" + std::to_string(i));
+  cluster_->Flush();
+  auto limited =
+      Make({{"subscribe", "grow"}, {"startingOffsets", "earliest"}, {"maxOffsetsPerTrigger", "6"}},
+           "limited");
+  auto first = limited->LatestOffset(std::nullopt, ReadLimit{});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  // Backlogs 6, 4 and 3 of 13: shares floor(6 * 6/13) = 2, floor(6 * 4/13) = 1, floor(6 * 3/13)
+  // = 1.
+  EXPECT_EQ(**first, R"({"grow":{"0":2,"1":1,"2":1}})");
+}
+
 }  // namespace
 }  // namespace sluice::sources::kafka
