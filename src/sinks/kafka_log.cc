@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 namespace sluice::sinks {
@@ -75,9 +76,24 @@ KafkaSecurityFailure KafkaSecurityFailures(rd_kafka_t* rk) {
   return {};
 }
 
+bool UsesSaslOrTls(rd_kafka_t* rk) {
+  char value[64];
+  size_t size = sizeof(value);
+  if (rd_kafka_conf_get(rd_kafka_conf(rk), "security.protocol", value, &size) != RD_KAFKA_CONF_OK) {
+    return false;
+  }
+  return std::strcmp(value, "plaintext") != 0 && std::strcmp(value, "PLAINTEXT") != 0;
+}
+
 Status WithKafkaSecurityFailure(rd_kafka_t* rk, Status st) {
   if (st.ok()) return st;
   KafkaSecurityFailure f = KafkaSecurityFailures(rk);
+  // A request can fail (the broker's connection went down) before librdkafka logs why: give a
+  // SASL or TLS client a moment to log it.
+  for (int i = 0; i < 60 && f.count == 0 && UsesSaslOrTls(rk); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    f = KafkaSecurityFailures(rk);
+  }
   if (f.count == 0) return st;
   return Status(st.code(), st.message() +
                                "; the broker refused the client (authentication or "

@@ -35,7 +35,9 @@ struct KafkaSecurityFailure {
 KafkaSecurityFailure KafkaSecurityFailures(rd_kafka_t* rk);
 
 // `st` (when not OK) with "; the broker refused the client (authentication or TLS): <last
-// failure>" appended when the client logged one; otherwise `st` unchanged.
+// failure>" appended when the client logged one; otherwise `st` unchanged. A client with SASL or
+// TLS that has logged none yet is given up to 3 s to log it (a request may fail before
+// librdkafka logs the failure of its connection).
 Status WithKafkaSecurityFailure(rd_kafka_t* rk, Status st);
 
 // Runs `op(ms)`, a blocking librdkafka call with a timeout (rd_kafka_metadata, rd_kafka_flush,
