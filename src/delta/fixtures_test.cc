@@ -301,6 +301,8 @@ TEST_F(FixtureTest, ReadableFixturesMatchTheWritersReading) {
         auto changes = (*t)->Changes(Version(first));
         ASSERT_TRUE(changes.ok()) << changes.status().ToString();
         EXPECT_EQ(changes->num_rows(), static_cast<int64_t>(s["cdf"].size()));
+        auto [columns, theirs] = WriterRows(s["cdf"]);
+        EXPECT_EQ(Rows(*changes, columns), theirs) << "CDF " << ::testing::PrintToString(columns);
       }
       if (s.contains("files_by_version")) {
         EXPECT_EQ(LiveRelativeFiles(**snap),
