@@ -47,9 +47,8 @@ int64_t UnitMicros(const std::string& unit) {
   return -1;
 }
 
-}  // namespace
-
-Result<Duration> ParseDuration(std::string_view text) {
+// ParseDuration's grammar; `months` (when not null) is set when a month or year term appears.
+Result<Duration> Parse(std::string_view text, bool* months) {
   auto error = [&](std::string_view what) {
     return Status::InvalidArgument("invalid interval '" + std::string(text) +
                                    "': " + std::string(what));
@@ -97,6 +96,7 @@ Result<Duration> ParseDuration(std::string_view text) {
     std::string unit = s.substr(unit_start, pos - unit_start);
     int64_t unit_micros = UnitMicros(unit);
     if (unit_micros < 0) return error("unknown unit '" + unit + "'");
+    if (months != nullptr && unit_micros >= kMicrosPerMonth) *months = true;
     total += value * static_cast<long double>(unit_micros);
     ++terms;
   }
@@ -105,6 +105,15 @@ Result<Duration> ParseDuration(std::string_view text) {
     return error("out of range");
   }
   return Duration{static_cast<int64_t>(std::llround(total))};
+}
+
+}  // namespace
+
+Result<Duration> ParseDuration(std::string_view text) { return Parse(text, nullptr); }
+
+bool HasMonthUnit(std::string_view text) {
+  bool months = false;
+  return Parse(text, &months).ok() && months;
 }
 
 std::string Duration::ToString() const {

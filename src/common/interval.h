@@ -36,4 +36,8 @@ inline constexpr int64_t kMicrosPerMonth = 31 * kMicrosPerDay;
 // Parses one of the forms above. Errors are InvalidArgument naming the text and what is wrong.
 Result<Duration> ParseDuration(std::string_view text);
 
+// True when `text` (a form above) has a month or year term: a calendar length that a fixed
+// number of microseconds only approximates. False for text ParseDuration refuses.
+bool HasMonthUnit(std::string_view text);
+
 }  // namespace sluice

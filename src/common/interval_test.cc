@@ -73,5 +73,17 @@ TEST(IntervalTest, ToStringRoundTrips) {
   }
 }
 
+TEST(IntervalTest, HasMonthUnitNamesCalendarLengths) {
+  for (const char* text :
+       {"1 month", "2 MONTHS", "1 year", "INTERVAL '1' MONTH", "1 day 1 month"}) {
+    EXPECT_TRUE(HasMonthUnit(text)) << text;
+  }
+  for (const char* text : {"30 days", "1 week", "10 minutes", "1 ms", "bad", "1 moon"}) {
+    EXPECT_FALSE(HasMonthUnit(text)) << text;
+  }
+  // The length ParseDuration gives months (31 days, Spark's watermark delay) is unchanged.
+  EXPECT_EQ(ParseDuration("1 month")->micros, kMicrosPerMonth);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -36,14 +36,34 @@ std::optional<int64_t> IntegerConstant(const Json& e) {
   return v["value"].get<int64_t>();
 }
 
+// A duration in months or years refused: Spark's window() refuses them ("Intervals greater than a
+// month is not supported (1 month)." from TimeWindow); its session_window() adds calendar months,
+// which a fixed gap in microseconds cannot, so Sluice refuses them there too.
+Status RefuseMonths(const std::string& what, const std::string& text) {
+  if (what == "session gap") {
+    return Status::InvalidArgument(
+        "a session gap in months or years is not supported (" + text +
+        "): Spark adds calendar months to the event time, Sluice's gaps are fixed lengths; write "
+        "the gap in days, e.g. '30 days'");
+  }
+  return Status::InvalidArgument("Intervals greater than a month is not supported (" + text +
+                                 "). The " + what +
+                                 " of window() must be a fixed length: write it in days or "
+                                 "weeks, e.g. '30 days'");
+}
+
 Result<int64_t> IntervalMicros(const Json& e, SqlAst& ast, const std::string& what) {
   if (auto s = StringConstant(e)) {
     auto d = ParseDuration(*s);
     if (!d.ok()) return Status::InvalidArgument("bad " + what + ": " + d.status().message());
+    if (HasMonthUnit(*s)) return RefuseMonths(what, *s);
     return d->micros;
   }
   SLUICE_ASSIGN_OR_RETURN(std::string sql, ast.ExpressionToSql(e));
-  auto b = ast.Query("SELECT CAST(epoch(CAST((" + sql + ") AS INTERVAL)) * 1000000 AS BIGINT)");
+  auto b = ast.Query(
+      "SELECT CAST(epoch(i) * 1000000 AS BIGINT), datepart('year', i) * 12 + "
+      "datepart('month', i) FROM (SELECT CAST((" +
+      sql + ") AS INTERVAL) AS i)");
   if (!b.ok() || b->num_rows() != 1) {
     return Status::InvalidArgument("the " + what +
                                    " must be a constant interval such as '5 "
@@ -52,6 +72,8 @@ Result<int64_t> IntervalMicros(const Json& e, SqlAst& ast, const std::string& wh
   }
   SLUICE_ASSIGN_OR_RETURN(auto v, b->GetInt64(0, 0));
   if (!v) return Status::InvalidArgument("the " + what + " must not be NULL");
+  SLUICE_ASSIGN_OR_RETURN(auto months, b->GetInt64(0, 1));
+  if (months.value_or(0) != 0) return RefuseMonths(what, sql);
   return *v;
 }
 

@@ -15,7 +15,11 @@ Status DefineWindowMacros(engine::Connection& conn) {
   std::string size_us = "CAST(epoch(CAST(size AS INTERVAL)) * 1000000 AS BIGINT)";
   std::string offset = "(((epoch_us(ts) % " + size_us + ") + " + size_us + ") % " + size_us + ")";
   SLUICE_RETURN_NOT_OK(conn.Execute(
-      "CREATE OR REPLACE TEMP MACRO __sluice_window(ts, size) AS CASE WHEN ts IS NULL THEN NULL "
+      "CREATE OR REPLACE TEMP MACRO __sluice_window(ts, size) AS CASE WHEN "
+      "datepart('year', CAST(size AS INTERVAL)) * 12 + datepart('month', CAST(size AS INTERVAL)) "
+      "<> 0 THEN error('Intervals greater than a month is not supported (' || CAST(size AS "
+      "VARCHAR) || '). The window duration of window() must be a fixed length: write it in days "
+      "or weeks, e.g. ''30 days''') WHEN ts IS NULL THEN NULL "
       "ELSE {'start': ts - to_microseconds(" +
       offset + "), 'end': ts - to_microseconds(" + offset + ") + to_microseconds(" + size_us +
       ")} END"));

@@ -1,6 +1,8 @@
 // SQL definitions every streaming plan connection gets (docs/streaming-sql.md):
 // - __sluice_window(ts, size): Spark's tumbling window(ts, size) as a value, a
-//   STRUCT(start, end) of ts's type, windows aligned to the Unix epoch; NULL for a NULL ts.
+//   STRUCT(start, end) of ts's type, windows aligned to the Unix epoch; NULL for a NULL ts. A
+//   size in months or years is an error, as in Spark ("Intervals greater than a month is not
+//   supported").
 //   (The sliding and session forms exist only as GROUP BY keys, planned by the aggregate.)
 // - timestamp_seconds(x): Spark's timestamp_seconds, to_timestamp(x) (TIMESTAMP WITH TIME ZONE),
 //   defined only when the engine does not have it.
