@@ -455,7 +455,15 @@ class Compiler {
       return "SELECT * FROM " + from + " QUALIFY row_number() OVER (PARTITION BY " +
              JoinList(keys) + " ORDER BY " + Quote(marks[0]->name) + ") = 1";
     }
-    if (keys.empty()) return "SELECT DISTINCT * FROM " + from;
+    if (keys.empty() && !HasStream(n->children[0])) return "SELECT DISTINCT * FROM " + from;
+    if (keys.empty()) {
+      // dropDuplicates() of a stream is Spark's Deduplicate over every column, not the Distinct
+      // aggregate of SQL's SELECT DISTINCT: a deduplication, which an aggregation may follow in
+      // every output mode (Spark refuses SELECT DISTINCT there, not dropDuplicates()).
+      SLUICE_ASSIGN_OR_RETURN(engine::Batch probe,
+                              conn_->Query("SELECT * FROM " + from + " LIMIT 0"));
+      for (const engine::Field& f : probe.schema()) keys.push_back(Quote(f.name));
+    }
     return "SELECT DISTINCT ON (" + JoinList(keys) + ") * FROM " + from;
   }
   void AddDeltaView(const std::string& name, const std::string& path) {
