@@ -70,7 +70,7 @@ interop: build
 	@scripts/peers/check.sh
 	ctest --test-dir $(BUILD_DIR) -L interop --output-on-failure -j 1 --timeout 1800
 
-fixtures: build
+fixtures:
 	@scripts/peers/check.sh
 	@scripts/fixtures/make_all.sh
 
