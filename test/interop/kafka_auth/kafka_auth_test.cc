@@ -29,6 +29,7 @@
 #include "fs/test_util.h"
 #include "sinks/kafka_handle.h"
 #include "sluice/sluice.h"
+#include "sql/session.h"
 
 namespace sluice {
 namespace {
@@ -225,6 +226,39 @@ TEST_F(KafkaAuthTest, SaslSslScramSha512WithAPkcs12Truststore) {
                               {"kafka.ssl.truststore.type", "PKCS12"},
                               {"kafka.ssl.truststore.location", E("CA_P12")},
                               {"kafka.ssl.truststore.password", E("TRUSTSTORE_PASSWORD")}});
+}
+
+// The SQL spelling: a read_kafka streaming table with the options in WITH (...), as a
+// Databricks SQL user writes them (SCRAM-SHA-512 where the linked librdkafka can, else PLAIN).
+TEST_F(KafkaAuthTest, SqlStreamingTableWithTheNotebookSpelling) {
+  const std::string topic = Topic("sql-in");
+  Produce(topic, 5);
+  const std::string mechanism = ScramWorksWithKafka4() ? "SCRAM-SHA-512" : "PLAIN";
+  const std::string jaas = ScramWorksWithKafka4() ? ScramJaas("alice", "alice-secret-1")
+                                                  : PlainJaas("alice", "alice-secret-1");
+  sql::SessionOptions options;
+  options.warehouse = dir_.Join("sqlwh");
+  auto session = sql::Session::Open(options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto run = [&](const std::string& text) {
+    auto r = (*session)->Execute(text);
+    EXPECT_TRUE(r.ok()) << text << ": " << r.status().ToString();
+    return r.ok() ? std::move(*r) : engine::Batch();
+  };
+  run("CREATE STREAMING TABLE bronze AS SELECT decode(key) AS k, decode(value) AS v "
+      "FROM STREAM read_kafka(bootstrapServers => '" +
+      E("SASL_SSL") + "', subscribe => '" + topic +
+      "', startingOffsets => 'earliest') WITH ("
+      "'kafka.security.protocol' = 'SASL_SSL', 'kafka.sasl.mechanism' = '" +
+      mechanism + "', 'kafka.sasl.jaas.config' = '" + jaas +
+      "', 'kafka.ssl.truststore.type' = 'PKCS12', 'kafka.ssl.truststore.location' = '" +
+      E("CA_P12") + "', 'kafka.ssl.truststore.password' = '" + E("TRUSTSTORE_PASSWORD") + "')");
+  run("REFRESH STREAMING TABLE bronze");
+  engine::Batch b = run("SELECT string_agg(k || ',' || v, ';' ORDER BY k) FROM bronze");
+  ASSERT_EQ(b.num_rows(), 1u);
+  std::string want;
+  for (const std::string& row : Want(topic, 5)) want += (want.empty() ? "" : ";") + row;
+  EXPECT_EQ(b.GetString(0, 0).value_or("NULL"), want);
 }
 
 TEST_F(KafkaAuthTest, SaslSslPlain) {
