@@ -20,8 +20,10 @@ import pytest
 import delta_peers as d
 import peers
 
-APPENDS = 40      # per writer
-UPDATES = 12      # per writer
+APPENDS = 40        # per writer (Sluice, delta-rs)
+SPARK_APPENDS = 15  # Spark's commits take ~1 s each here
+SPARK_UPDATES = 8
+UPDATES = 12        # per writer
 DEADLINE_S = 180  # every loop below is bounded by this
 
 
@@ -32,12 +34,13 @@ def wh():
 
 
 def start_sluice_script(wh, script):
-    proc = subprocess.Popen([peers.sluice_bin(), "sql", "--warehouse", wh, "--format", "json"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    proc.stdin.write(script)
-    proc.stdin.close()
-    return proc
+    """Starts one sluice process running `script` (from a file in the warehouse's parent)."""
+    fd, path = tempfile.mkstemp(suffix=".sql", dir=os.path.dirname(wh))
+    with os.fdopen(fd, "w") as f:
+        f.write(script)
+    return subprocess.Popen([peers.sluice_bin(), "sql", "--warehouse", wh, "--format", "csv",
+                             "--file", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
 
 
 def finish(proc):
@@ -101,13 +104,13 @@ def test_sluice_and_spark_append_at_once(wh):
     spark.sql(f"DELETE FROM delta.`{path}` WHERE id = -1")
     # Spark's commits take ~0.3 s here; Sluice's a few ms: Sluice waits a little between them
     proc = start_sluice_script(wh, "\n".join(
-        f"INSERT INTO spark_appends VALUES ({i}, 'sluice'); SELECT count(*) FROM range(3000000);"
-        for i in range(APPENDS)))
-    for i in range(APPENDS):
+        f"INSERT INTO spark_appends VALUES ({i}, 'sluice'); SELECT count(*) FROM range(30000000);"
+        for i in range(SPARK_APPENDS)))
+    for i in range(SPARK_APPENDS):
         spark.sql(f"INSERT INTO delta.`{path}` VALUES ({i}, 'spark')")
     finish(proc)
     # the warm-up commits are versions 1 and 2: skip them in the count
-    expected = [(i, w) for i in range(APPENDS) for w in ("sluice", "spark")]
+    expected = [(i, w) for i in range(SPARK_APPENDS) for w in ("sluice", "spark")]
     commits = d.log_commits(path)
     for v in (1, 2):
         del commits[v]
@@ -117,7 +120,11 @@ def test_sluice_and_spark_append_at_once(wh):
     for _, e in path_engines:
         k = "Sluice" if "Sluice" in e else "Spark" if "Spark" in e else e
         kinds[k] = kinds.get(k, 0) + 1
-    assert kinds == {"Sluice": APPENDS, "Spark": APPENDS}, kinds
+    assert kinds == {"Sluice": SPARK_APPENDS, "Spark": SPARK_APPENDS}, kinds
+    order = ["Sluice" if "Sluice" in e else "Spark" for _, e in path_engines]
+    switches = sum(1 for a, b in zip(order, order[1:]) if a != b)
+    print(f"spark_appends: the writer changes {switches} times")
+    assert switches >= 2, f"the writers did not overlap: {order}"
     rows = d.sluice_rows_at(wh, "spark_appends", [None])[None]
     assert rows == sorted(expected, key=repr), d.diff(rows, expected, "table", "written")
     d.check_table(wh, "spark_appends", versions=[], history=True)
@@ -197,13 +204,13 @@ INSERT INTO {name} VALUES ('sluice', 0), ('spark', 0);""")
     proc_results = []
 
     def sluice_loop():
-        for _ in range(UPDATES):
+        for _ in range(SPARK_UPDATES):
             proc_results.append(sluice_update(wh, f"UPDATE {name} SET n = n + 1 WHERE k = 'sluice'"))
 
     thread = threading.Thread(target=sluice_loop)
     thread.start()
     spark_ok, spark_errors = 0, []
-    for _ in range(UPDATES):
+    for _ in range(SPARK_UPDATES):
         try:
             spark.sql(f"UPDATE delta.`{path}` SET n = n + 1 WHERE k = 'spark'")
             spark_ok += 1
@@ -212,10 +219,10 @@ INSERT INTO {name} VALUES ('sluice', 0), ('spark', 0);""")
     thread.join(DEADLINE_S)
     assert not thread.is_alive()
     failures = [e for ok, e in proc_results if not ok]
-    print(f"{name}: Sluice {len(proc_results) - len(failures)}/{UPDATES}, Spark {spark_ok}/{UPDATES};"
+    print(f"{name}: Sluice {len(proc_results) - len(failures)}/{SPARK_UPDATES}, Spark {spark_ok}/{SPARK_UPDATES};"
           f" failures: {failures} {spark_errors}")
     # different partitions: neither may conflict (Spark's WriteSerializable, Sluice's checker)
     assert not failures and not spark_errors
     counts = {r["k"]: r["n"] for r in peers.sluice_sql(wh, f"SELECT k, n FROM {name}").rows}
-    assert counts == {"sluice": UPDATES, "spark": UPDATES}, counts
+    assert counts == {"sluice": SPARK_UPDATES, "spark": SPARK_UPDATES}, counts
     d.check_table(wh, name, versions=[], history=True)
