@@ -166,6 +166,15 @@ def spark_error_text(e):
     return f"[{cond}] {msg}" if cond and f"[{cond}]" not in msg else msg
 
 
+def quiet_spark_errors(spark):
+    """Each Spark refusal is an answer to compare, not a log line: the JVM's log and PySpark's
+    loggers of query errors (which print every stack trace) are silenced."""
+    spark.sparkContext.setLogLevel("OFF")
+    from pyspark.logger import PySparkLogger
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = True
+
+
 def run_spark(spark, cases):
     results = {}
     for case in cases:
@@ -286,7 +295,7 @@ def main():
     work = tempfile.mkdtemp(prefix="sluice-sqldiff-")
     try:
         spark = peers.spark()
-        spark.sparkContext.setLogLevel("OFF")  # each refusal is an answer, not a log line
+        quiet_spark_errors(spark)
         warehouse = os.path.join(work, "warehouse")
         os.makedirs(warehouse)
         tables.create_in_spark(spark, warehouse)
