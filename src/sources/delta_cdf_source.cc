@@ -1,11 +1,16 @@
 #include "sources/delta_cdf_source.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
 #include "delta/changes.h"
 #include "delta/log_segment.h"
+#include "delta/paths.h"
+#include "delta/scan.h"
 #include "delta/snapshot.h"
+#include "delta/values.h"
 #include "sources/delta_source.h"
 #include "sources/source_options.h"
 #include "sources/source_util.h"
@@ -21,10 +26,9 @@ Result<std::unique_ptr<DeltaCdfSource>> DeltaCdfSource::Open(const SourceContext
     return Status::InvalidArgument("DeltaCdfSource: SourceContext needs fs and engine");
   if (options.path.empty())
     return Status::InvalidArgument("table_changes: option 'path' is required");
-  if (options.starting_version.has_value() == options.starting_timestamp_ms.has_value()) {
+  if (options.starting_version && options.starting_timestamp_ms) {
     return Status::InvalidArgument(
-        "table_changes: exactly one of the options 'startingVersion' and 'startingTimestamp' is "
-        "required");
+        "table_changes: the options 'startingVersion' and 'startingTimestamp' exclude each other");
   }
   std::unique_ptr<DeltaCdfSource> src(new DeltaCdfSource(ctx, std::move(options)));
   SLUICE_ASSIGN_OR_RETURN_CTX(src->conn_, ctx.engine->Connect(), src->Description());
@@ -66,6 +70,8 @@ Result<int64_t> DeltaCdfSource::StartVersion() {
           j["reservoirId"].get<std::string>() + "', now '" + reservoir_id_ +
           "'): the source table changed; a new checkpoint is needed");
     }
+    start_snapshot_ =
+        j.contains("snapshot") && j["snapshot"].is_boolean() && j["snapshot"].get<bool>();
     return j["version"].get<int64_t>();
   };
   if (!path.empty()) {
@@ -78,8 +84,12 @@ Result<int64_t> DeltaCdfSource::StartVersion() {
     if (!text.status().IsNotFound()) return text.status().WithContext(Description());
   }
   int64_t v = 0;
+  bool snapshot = false;
   if (options_.starting_version) {
     v = *options_.starting_version;
+  } else if (!options_.starting_timestamp_ms) {
+    SLUICE_ASSIGN_OR_RETURN(v, LatestVersion());  // the snapshot at the latest version first
+    snapshot = true;
   } else {
     SLUICE_ASSIGN_OR_RETURN(int64_t latest, LatestVersion());
     SLUICE_ASSIGN_OR_RETURN_CTX(auto commits, table_->CommitTimestamps(), Description());
@@ -91,11 +101,12 @@ Result<int64_t> DeltaCdfSource::StartVersion() {
       }
     }
   }
+  start_snapshot_ = snapshot;  // parse() below replaces it with the persisted choice
   if (!path.empty()) {
     nlohmann::ordered_json j;
     j["reservoirId"] = reservoir_id_;
     j["version"] = v;
-    j["snapshot"] = false;
+    j["snapshot"] = snapshot;
     Status st = ctx_.fs->CreateIfAbsent(path, "v1\n" + j.dump());
     if (st.IsAlreadyExists()) {
       SLUICE_ASSIGN_OR_RETURN(std::string text, ctx_.fs->ReadFile(path));
@@ -108,16 +119,78 @@ Result<int64_t> DeltaCdfSource::StartVersion() {
   return v;
 }
 
-Result<int64_t> DeltaCdfSource::NextVersion(const std::optional<OffsetJson>& start) {
-  if (!start) return StartVersion();
-  SLUICE_ASSIGN_OR_RETURN_CTX(DeltaSourceOffset o, DeltaSourceOffset::Parse(*start), Description());
+Result<DeltaCdfSource::Cursor> DeltaCdfSource::CursorAfter(
+    const std::optional<OffsetJson>& offset) {
+  if (!offset) {
+    SLUICE_ASSIGN_OR_RETURN(int64_t v, StartVersion());
+    return Cursor{v, start_snapshot_, 0};
+  }
+  SLUICE_ASSIGN_OR_RETURN_CTX(DeltaSourceOffset o, DeltaSourceOffset::Parse(*offset),
+                              Description());
   if (o.reservoir_id != reservoir_id_) {
     return Status::InvalidArgument(
         Description() + ": the streaming query was reading from another Delta table (id = '" +
         o.reservoir_id + "', now '" + reservoir_id_ +
         "'): the source table changed; a new checkpoint is needed");
   }
-  return o.reservoir_version;
+  if (o.is_starting_version) return Cursor{o.reservoir_version, true, o.index + 1};
+  return Cursor{o.reservoir_version, false, 0};
+}
+
+Result<std::shared_ptr<const delta::Snapshot>> DeltaCdfSource::StartingSnapshot(int64_t version) {
+  if (snapshot_ && snapshot_->version.value() == version) return snapshot_;
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto snap, table_->SnapshotAt(Version(version)), Description());
+  if (snap->metadata.id != reservoir_id_) {
+    return Status::InvalidArgument(Description() + ": the table id changed at version " +
+                                   std::to_string(version) +
+                                   ": the source table changed; a new checkpoint is needed");
+  }
+  engine::Schema src_cols(schema_.begin(), schema_.end() - 3);
+  if (!ReadCompatible(snap->schema.fields, src_cols)) {
+    return Status::InvalidArgument(
+        Description() + ": the schema of the starting snapshot (version " +
+        std::to_string(version) + "): " + SchemaToText(snap->schema.fields) +
+        " cannot be read with the stream's schema: " + SchemaToText(src_cols) +
+        "; a new checkpoint is needed");
+  }
+  // The Delta source's order of a starting snapshot's files (delta_source.h).
+  snapshot_files_ = snap->files;
+  std::stable_sort(snapshot_files_.begin(), snapshot_files_.end(),
+                   [](const delta::AddFile& a, const delta::AddFile& b) {
+                     if (a.modification_time != b.modification_time)
+                       return a.modification_time < b.modification_time;
+                     return a.path < b.path;
+                   });
+  snapshot_ = std::move(snap);
+  return snapshot_;
+}
+
+Result<engine::Batch> DeltaCdfSource::SnapshotRows(int64_t version, int64_t first, int64_t last) {
+  SLUICE_ASSIGN_OR_RETURN(auto snap, StartingSnapshot(version));
+  const int64_t n = static_cast<int64_t>(SnapshotFiles().size());
+  if (first < 0 || last >= n) {
+    return Status::Corruption(Description() + ": an offset names file index " +
+                              std::to_string(last) + " of the starting snapshot at version " +
+                              std::to_string(version) + ", which has " + std::to_string(n) +
+                              " files");
+  }
+  // Spark: the snapshot's rows are inserts of the snapshot's version, at its commit timestamp.
+  const std::vector<std::string> extra = {
+      QuoteLiteral("insert"), "CAST(" + std::to_string(version) + " AS BIGINT)",
+      "CAST(" + QuoteLiteral(delta::FormatTimestampMicros(snap->timestamp_ms * 1000)) +
+          " AS TIMESTAMPTZ)"};
+  std::vector<delta::FileToRead> to_read;
+  for (int64_t i = first; i <= last; ++i) {
+    const delta::AddFile& f = SnapshotFiles()[static_cast<size_t>(i)];
+    SLUICE_ASSIGN_OR_RETURN(std::string p, delta::ResolveLogPath(options_.path, f.path));
+    to_read.push_back(delta::FileToRead{p, f.partition_values, extra});
+  }
+  if (to_read.empty()) return EmptyBatch(conn_.get(), schema_);
+  delta::ReadSpec spec;
+  spec.schema.assign(schema_.begin(), schema_.end() - 3);
+  spec.extra_columns.assign(schema_.end() - 3, schema_.end());
+  spec.partition_columns = snap->metadata.partition_columns;
+  return delta::ReadFiles(conn_.get(), spec, to_read).WithContext(Description());
 }
 
 Result<DeltaCdfSource::CommitCost> DeltaCdfSource::Cost(int64_t version) {
@@ -151,15 +224,37 @@ Result<DeltaCdfSource::CommitCost> DeltaCdfSource::Cost(int64_t version) {
 
 Result<std::optional<OffsetJson>> DeltaCdfSource::LatestOffset(
     const std::optional<OffsetJson>& start, const ReadLimit& limit) {
-  SLUICE_ASSIGN_OR_RETURN(int64_t next, NextVersion(start));
-  SLUICE_ASSIGN_OR_RETURN(int64_t latest, LatestVersion());
-  if (next > latest) return start;
+  SLUICE_ASSIGN_OR_RETURN(Cursor c, CursorAfter(start));
   std::optional<int64_t> max_files, max_bytes;
   if (!limit.all_available) {
     max_files = limit.max_files ? limit.max_files : options_.max_files_per_trigger;
     max_bytes = limit.max_bytes ? limit.max_bytes : options_.max_bytes_per_trigger;
     if (!max_files && !max_bytes) max_files = 1000;
   }
+  if (c.snapshot) {
+    SLUICE_RETURN_NOT_OK(StartingSnapshot(c.version).status());
+    const int64_t n = static_cast<int64_t>(SnapshotFiles().size());
+    if (c.next_index < n) {
+      int64_t files = 0, bytes = 0, last = c.next_index;
+      for (int64_t i = c.next_index; i < n; ++i) {
+        if (i > c.next_index &&
+            ((max_files && files + 1 > *max_files) || (max_bytes && bytes >= *max_bytes)))
+          break;
+        ++files;
+        bytes += SnapshotFiles()[static_cast<size_t>(i)].size;
+        last = i;
+      }
+      const DeltaSourceOffset end = last + 1 < n
+                                        ? DeltaSourceOffset{reservoir_id_, c.version, last, true}
+                                        : DeltaSourceOffset{reservoir_id_, c.version + 1,
+                                                            DeltaSourceOffset::kBaseIndex, false};
+      return std::optional<OffsetJson>(end.ToJson());
+    }
+    c = Cursor{c.version + 1, false, 0};  // an empty snapshot: the changes after it
+  }
+  const int64_t next = c.version;
+  SLUICE_ASSIGN_OR_RETURN(int64_t latest, LatestVersion());
+  if (next > latest) return start;
   int64_t files = 0, bytes = 0, end = next;
   for (int64_t v = next; v <= latest; ++v) {
     SLUICE_ASSIGN_OR_RETURN(CommitCost c, Cost(v));
@@ -184,8 +279,28 @@ Status DeltaCdfSource::PrepareForAvailableNow() {
 
 Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& start,
                                                const OffsetJson& end) {
-  SLUICE_ASSIGN_OR_RETURN(int64_t first, NextVersion(start));
-  SLUICE_ASSIGN_OR_RETURN(int64_t after, NextVersion(end));
+  SLUICE_ASSIGN_OR_RETURN(Cursor c, CursorAfter(start));
+  SLUICE_ASSIGN_OR_RETURN(Cursor e, CursorAfter(end));
+  if (c.snapshot) {
+    // The snapshot's files up to the end offset's index, or (end past the snapshot) its last.
+    SLUICE_RETURN_NOT_OK(StartingSnapshot(c.version).status());
+    const int64_t n = static_cast<int64_t>(SnapshotFiles().size());
+    if (e.snapshot && e.version == c.version) {
+      return SnapshotRows(c.version, c.next_index, e.next_index - 1);
+    }
+    if (!e.snapshot && e.version == c.version + 1) {
+      return SnapshotRows(c.version, c.next_index, n - 1);
+    }
+    return Status::InvalidArgument(
+        Description() + ": the offsets " + start.value_or("(none)") + " .. " + end +
+        " do not name a range of the starting snapshot at version " + std::to_string(c.version));
+  }
+  if (e.snapshot) {
+    return Status::InvalidArgument(Description() + ": end offset " + end +
+                                   " is before start offset " + start.value_or("(none)"));
+  }
+  const int64_t first = c.version;
+  const int64_t after = e.version;
   if (after < first) {
     return Status::InvalidArgument(Description() + ": end offset " + end +
                                    " is before start offset " + *start);

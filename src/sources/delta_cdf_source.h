@@ -7,6 +7,13 @@
 // isStartingVersion=false: {"...","reservoirVersion":V,"index":-1,...} means every version
 // before V has been read. The first batch starts at startingVersion (or the first commit with
 // timestamp >= startingTimestamp; resolved once and persisted in <checkpoint_dir>/delta_start).
+// Without either option (Spark's readChangeFeed without a starting version) the stream starts
+// with the snapshot at the latest version S as inserts: its rows with _change_type 'insert',
+// _commit_version S and _commit_timestamp S's commit timestamp (what Spark 4.2 / Delta 4.4
+// give), its files in the Delta source's order (modificationTime, then path) with offsets
+// {"reservoirVersion":S,"index":I,"isStartingVersion":true} (files <= I read), taken while
+// they fit maxFilesPerTrigger / maxBytesPerTrigger; the batch that reads the snapshot's last
+// file ends at (S + 1, -1) and the changes of S + 1, ... follow. An empty snapshot has no batch.
 // Batches hold whole commits: commits are taken while the files they touch (cdc files, else
 // dataChange adds and removes) fit maxFilesPerTrigger (default 1000) / maxBytesPerTrigger,
 // and at least one commit. Commits without changes (OPTIMIZE, metadata) yield no rows.
@@ -19,7 +26,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "delta/snapshot.h"
 #include "delta/table.h"
 #include "sources/delta_source_offset.h"
 #include "sources/source.h"
@@ -54,9 +63,19 @@ class DeltaCdfSource final : public Source {
     int64_t files = 0;
     int64_t bytes = 0;
   };
+  // Where reading resumes after an offset: the commits from `version`, or (snapshot) the
+  // starting snapshot at `version` from its file `next_index`.
+  struct Cursor {
+    int64_t version = 0;
+    bool snapshot = false;
+    int64_t next_index = 0;
+  };
   DeltaCdfSource(const SourceContext& ctx, DeltaCdfSourceOptions options);
   Result<int64_t> StartVersion();
-  Result<int64_t> NextVersion(const std::optional<OffsetJson>& start);
+  Result<Cursor> CursorAfter(const std::optional<OffsetJson>& offset);
+  Result<std::shared_ptr<const delta::Snapshot>> StartingSnapshot(int64_t version);
+  const std::vector<delta::AddFile>& SnapshotFiles() const { return snapshot_files_; }
+  Result<engine::Batch> SnapshotRows(int64_t version, int64_t first, int64_t last);
   Result<CommitCost> Cost(int64_t version);
   Result<int64_t> LatestVersion();
 
@@ -67,6 +86,9 @@ class DeltaCdfSource final : public Source {
   std::string reservoir_id_;
   engine::Schema schema_;
   std::optional<int64_t> start_version_;
+  bool start_snapshot_ = false;  // no starting option: the snapshot at start_version_ first
+  std::shared_ptr<const delta::Snapshot> snapshot_;  // the starting snapshot, once read
+  std::vector<delta::AddFile> snapshot_files_;       // its files in reading order
   std::optional<int64_t> available_now_version_;
   std::map<int64_t, CommitCost> cost_cache_;
 };

@@ -109,12 +109,59 @@ TEST_F(DeltaCdfSourceTest, StartingVersionAfterLatestWaitsAndErrorsAreClear) {
   auto o = Latest(src.get(), std::nullopt);
   EXPECT_EQ(Changes(src.get(), std::nullopt, *o), (std::vector<std::string>{"10|insert|3"}));
 
-  auto missing = CreateSource("delta_cdf", Ctx(ckpt_, {{"path", table_}}));
-  ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("startingVersion"), std::string::npos);
+  auto both = CreateSource("delta_cdf", Ctx(ckpt_, {{"path", table_},
+                                                    {"startingVersion", "0"},
+                                                    {"startingTimestamp", "2020-01-01"}}));
+  ASSERT_FALSE(both.ok());
+  EXPECT_THAT(both.status().message(), HasSubstr("exclude each other"));
   auto bad = CreateSource("delta_cdf", Ctx(ckpt_, {{"path", table_}, {"startingVersion", "-1"}}));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("'startingVersion' must be >= 0"), std::string::npos);
+}
+
+// Without a starting option: the snapshot at the latest version as inserts of that version
+// (Spark 4.2 / Delta 4.4: _commit_version = the snapshot's version, _commit_timestamp = its
+// commit timestamp; with maxFilesPerTrigger=1 the offsets {S, 0, true}, {S, 1, true}, ...,
+// {S + 1, -1, false}), then the changes after it.
+TEST_F(DeltaCdfSourceTest, WithoutAStartingVersionTheSnapshotComesFirstAsInserts) {
+  MakeTable();                        // v2 holds the single file of the overwrite (id 9)
+  Append("SELECT 10::BIGINT AS id");  // v3: a second file
+  auto src = Open({{"maxFilesPerTrigger", "1"}});
+  ASSERT_NE(src, nullptr);
+  auto o1 = Latest(src.get(), std::nullopt);
+  ASSERT_TRUE(o1.has_value());
+  EXPECT_THAT(*o1, HasSubstr("\"reservoirVersion\":3,\"index\":0,\"isStartingVersion\":true"));
+  auto o2 = Latest(src.get(), o1);
+  ASSERT_TRUE(o2.has_value());
+  EXPECT_THAT(*o2, HasSubstr("\"reservoirVersion\":4,\"index\":-1,\"isStartingVersion\":false"));
+  std::vector<std::string> rows = Changes(src.get(), std::nullopt, *o1);
+  std::vector<std::string> more = Changes(src.get(), o1, *o2);
+  rows.insert(rows.end(), more.begin(), more.end());
+  EXPECT_EQ(Sorted(rows), (std::vector<std::string>{"10|insert|3", "9|insert|3"}));
+  // The snapshot's commit timestamp is version 3's, as the change feed of version 3 has it.
+  auto snap = src->GetBatch(o1, *o2);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  auto v3 =
+      CreateSource("delta_cdf", Ctx(ckpt_ + "-v3", {{"path", table_}, {"startingVersion", "3"}}));
+  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  auto v3_end = Latest(v3->get(), std::nullopt);
+  ASSERT_TRUE(v3_end.has_value());
+  auto feed = (*v3)->GetBatch(std::nullopt, *v3_end);
+  ASSERT_TRUE(feed.ok()) << feed.status().ToString();
+  ASSERT_EQ(feed->num_rows(), 1);
+  EXPECT_EQ(feed->GetString(0, 1), "insert");
+  EXPECT_EQ(snap->GetString(0, 3), feed->GetString(0, 3));
+  EXPECT_EQ(Latest(src.get(), o2), o2);  // nothing after the snapshot yet
+  Append("SELECT 11::BIGINT AS id");     // v4
+  auto o3 = Latest(src.get(), o2);
+  EXPECT_EQ(Changes(src.get(), o2, *o3), (std::vector<std::string>{"11|insert|4"}));
+  // Without a limit the snapshot is one batch; a source over the same checkpoint keeps the
+  // snapshot's version (persisted in delta_start).
+  auto again = Open({});
+  auto all = Latest(again.get(), std::nullopt);
+  EXPECT_THAT(*all, HasSubstr("\"reservoirVersion\":4,\"index\":-1"));
+  EXPECT_EQ(Changes(again.get(), std::nullopt, *all),
+            (std::vector<std::string>{"10|insert|3", "9|insert|3"}));
 }
 
 TEST_F(DeltaCdfSourceTest, TableWithoutChangeFeedFailsWithReaderError) {

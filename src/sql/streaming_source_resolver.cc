@@ -81,12 +81,8 @@ Result<ResolvedSource> ResolveStreamRelation(
       const bool change_feed = cdf != relation.named.end() && AsciiLower(cdf->second) == "true";
       SLUICE_RETURN_NOT_OK(CheckDeltaTableOptions(relation, change_feed));
       out.format = change_feed ? "delta_cdf" : "delta";
-      if (change_feed && relation.named.count("startingversion") == 0 &&
-          relation.named.count("startingtimestamp") == 0) {
-        return Status::InvalidArgument(
-            "STREAM " + relation.table +
-            " WITH (readChangeFeed = true) needs startingVersion or startingTimestamp");
-      }
+      // Without startingVersion / startingTimestamp the change feed starts with the latest
+      // snapshot as inserts, as Spark's does (delta_cdf_source.h).
       SLUICE_ASSIGN_OR_RETURN(out.options["path"],
                               TablePath(relation.table, tables, is_streaming_table));
       break;
