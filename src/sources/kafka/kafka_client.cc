@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <thread>
 #include <vector>
 
 #include "sinks/kafka_handle.h"
@@ -21,6 +23,31 @@ struct PartitionListDeleter {
   }
 };
 using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
+
+// Runs a metadata or offset query through sinks::WaitUnlessRefused, and while no broker can be
+// reached (a broker restarting: librdkafka answers at once with a transport error instead of
+// waiting for it) asks again every 250 ms until `timeout_ms` has passed, as the Java client waits
+// for its brokers; a client the broker refused (a SASL/TLS failure logged in the last 60 s) is
+// not kept waiting.
+rd_kafka_resp_err_t QueryWaitingForBrokers(rd_kafka_t* rk, int64_t timeout_ms,
+                                           const std::function<rd_kafka_resp_err_t(int)>& op) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    int64_t left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    rd_kafka_resp_err_t err = sinks::WaitUnlessRefused(rk, std::max<int64_t>(0, left), op);
+    if (err != RD_KAFKA_RESP_ERR__TRANSPORT && err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
+      return err;
+    }
+    sinks::KafkaSecurityFailure refused = sinks::KafkaSecurityFailures(rk);
+    if (refused.count > 0 && Clock::now() - refused.last_time < std::chrono::seconds(60)) {
+      return err;
+    }
+    if (Clock::now() + std::chrono::milliseconds(250) >= deadline) return err;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
 
 // Asks the cluster for `topic`'s metadata, which updates the handle's cache (a consumer's
 // request never creates the topic).
@@ -130,7 +157,7 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
 
 Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
   const rd_kafka_metadata_t* md = nullptr;
-  rd_kafka_resp_err_t err = sinks::WaitUnlessRefused(handle_->rk, timeout_ms_, [&](int ms) {
+  rd_kafka_resp_err_t err = QueryWaitingForBrokers(handle_->rk, timeout_ms_, [&](int ms) {
     return rd_kafka_metadata(handle_->rk, 1, nullptr, &md, ms);
   });
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -152,7 +179,7 @@ Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition
   rd_kafka_poll(handle_->query, 0);  // drops the query handle's queued events (errors, logs)
   int64_t low = 0, high = 0;
   auto query = [&] {
-    return sinks::WaitUnlessRefused(handle_->query, timeout_ms_, [&](int ms) {
+    return QueryWaitingForBrokers(handle_->query, timeout_ms_, [&](int ms) {
       return rd_kafka_query_watermark_offsets(handle_->query, tp.topic.c_str(), tp.partition, &low,
                                               &high, ms);
     });
