@@ -3,6 +3,7 @@
 #include "common/strings.h"
 #include "duckdb/main/extension_helper.hpp"
 #include "engine/duckdb_convert.h"
+#include "engine/spark_string.h"
 
 namespace sluice::engine {
 namespace {
@@ -43,6 +44,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     auto state = std::make_unique<internal::EngineState>();
     state->db = std::make_unique<duckdb::DuckDB>(nullptr, &config);
     SLUICE_RETURN_NOT_OK(EnsureBuiltinExtensions(*state->db));
+    internal::RegisterSparkString(*state->db->instance);
     if (!options.time_zone.empty()) {
       duckdb::Connection conn(*state->db);
       auto r = conn.Query("SET GLOBAL TimeZone = " + QuoteLiteral(options.time_zone));

@@ -153,5 +153,22 @@ TEST_F(KafkaStreamingTest, IncludeHeadersGivesAListOfKeyValueStructs) {
   EXPECT_FALSE(no.ok());
 }
 
+// The notebook pattern as Spark users write it: `offset` unquoted (reserved in DuckDB's parser,
+// not in Spark SQL) and from_json(CAST(value AS STRING), ...) over the BLOB value (Spark's cast
+// decodes UTF-8; DuckDB's would escape the JSON's quotes and every row would be NULL).
+TEST_F(KafkaStreamingTest, SparkSpellingsOfTheKafkaColumnsAndTheValueCast) {
+  cluster_.CreateTopic("orders", 2);
+  Produce(0, 10);
+  Run("CREATE STREAMING TABLE parsed AS SELECT partition, offset, timestamp, "
+      "CAST(key AS STRING) AS k, from_json(CAST(value AS STRING), 'id BIGINT, amount BIGINT') AS j "
+      "FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster_.bootstrap() + "', subscribe => 'orders', startingOffsets => 'earliest')");
+  Run("REFRESH STREAMING TABLE parsed");
+  EXPECT_EQ(One("SELECT count(*) || '/' || count(j.id) || '/' || sum(j.amount) || '/' || "
+                "count(DISTINCT (partition, offset)) || '/' || min(k) FROM parsed"),
+            "10/10/450/10/k0");
+  EXPECT_EQ(One("SELECT max(offset) FROM parsed WHERE partition = 0"), "4");
+}
+
 }  // namespace
 }  // namespace sluice::sql
