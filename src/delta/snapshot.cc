@@ -136,7 +136,15 @@ Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment,
 
 Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::string& path) {
   SLUICE_ASSIGN_OR_RETURN_CTX(std::string contents, fs->ReadFile(path), "reading " + path);
-  return ParseCommitFile(contents, path);
+  SLUICE_ASSIGN_OR_RETURN(auto actions, ParseCommitFile(contents, path));
+  // A commit is published atomically and holds at least one action (Sluice and Spark write a
+  // commitInfo in every commit), so a commit without one is a damaged file.
+  if (actions.empty()) {
+    return Status::Corruption("Delta commit file " + path + " holds no action (" +
+                              std::to_string(contents.size()) +
+                              " bytes): the file is damaged; restore it from a copy of the table");
+  }
+  return actions;
 }
 
 namespace {

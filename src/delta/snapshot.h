@@ -78,7 +78,8 @@ class LogReplay {
   std::optional<CommitInfo> commit_info_;
 };
 
-// Reads and parses one commit file through `fs`. Corruption names the file and line.
+// Reads and parses one commit file through `fs`. Corruption names the file and line, and names
+// the file when it holds no action (0 bytes or only blank lines: a damaged commit).
 Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::string& path);
 
 // Reads the actions of a checkpoint (all parts) with the engine (checkpoint_reader.cc). add and

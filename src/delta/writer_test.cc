@@ -544,5 +544,40 @@ TEST_F(WriterTest, TimestampNtzAndBadPartitionColumnsRefused) {
   EXPECT_TRUE(DataFiles().empty());
 }
 
+// Issue 24 #4: an empty (0-byte) or blank latest commit file was read as a commit without
+// actions, so that version's rows vanished and the next append landed on top of it. It is a
+// damaged file: readers and writers refuse it naming the file, and nothing is committed after it.
+// Spark 4.2 with Delta 4.4 does not refuse it (checked with PySpark: two appends of range(0,3)
+// and range(3,6), commit 1 truncated to 0 bytes: count() gives 3, an append of range(6,8)
+// commits version 2, the table reads [0, 1, 2, 6, 7]); Sluice refuses it on purpose.
+TEST_F(WriterTest, EmptyOrBlankCommitFileIsRefusedNamingTheFile) {
+  for (std::string damaged : {std::string(), std::string("\n \n")}) {
+    std::filesystem::remove_all(table_);
+    auto w = Writer();
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(w->Write(Sql("SELECT range AS id FROM range(2)")).ok());
+    auto stale = Writer();  // holds the snapshot at version 0: it probes for version 1
+    ASSERT_TRUE(stale);
+    ASSERT_TRUE(w->Write(Sql("SELECT range + 10 AS id FROM range(2)")).ok());
+    std::string commit1 = table_ + "/_delta_log/" + CommitFileName(Version(1));
+    ASSERT_TRUE(fs::LocalFileSystem()->AtomicReplace(commit1, damaged, {}).ok());
+
+    auto reader = DeltaTable::Open(fs::LocalFileSystem(), engine_, table_);
+    ASSERT_FALSE(reader.ok()) << "damaged commit read as a snapshot";
+    EXPECT_TRUE(reader.status().IsCorruption()) << reader.status().ToString();
+    EXPECT_THAT(reader.status().message(), HasSubstr(commit1));
+    EXPECT_THAT(reader.status().message(), HasSubstr("holds no action"));
+
+    auto r = stale->Write(Sql("SELECT 99 AS id"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_THAT(r.status().message(), HasSubstr(commit1));
+    auto fresh = DeltaTableWriter::Open(fs::LocalFileSystem(), engine_, table_, {});
+    Status st = fresh.ok() ? (*fresh)->Write(Sql("SELECT 99 AS id")).status() : fresh.status();
+    ASSERT_FALSE(st.ok());
+    EXPECT_THAT(st.message(), HasSubstr(commit1));
+    EXPECT_FALSE(std::filesystem::exists(table_ + "/_delta_log/" + CommitFileName(Version(2))));
+  }
+}
+
 }  // namespace
 }  // namespace sluice::delta
