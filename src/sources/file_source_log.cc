@@ -109,6 +109,18 @@ Result<std::vector<int64_t>> FileSourceLog::ListIds() {
     if (IsCanonicalId(name, &id)) ids.push_back(id);
   }
   std::sort(ids.begin(), ids.end());
+  // Spark's rule for a compacted log: entries below the last compaction live in the .compact
+  // file, a gap above it is corruption. Sluice never compacts, so every entry from 0 on exists;
+  // a missing one would make its files look new and be read again.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] != static_cast<int64_t>(i)) {
+      return Status::Corruption(
+          "file source log " + dir_ + ": entry " + fs::JoinPath(dir_, std::to_string(i)) +
+          " is missing (entry " + std::to_string(ids[i]) +
+          " exists): the checkpoint is damaged and the files that entry recorded would be read "
+          "again; restore the entry, or start the query on a new checkpoint");
+    }
+  }
   return ids;
 }
 

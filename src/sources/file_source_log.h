@@ -38,7 +38,8 @@ class FileSourceLog {
   Status Add(int64_t batch_id, const std::vector<FileEntry>& entries);
   // Reads entry `batch_id`. NotFound when absent; Corruption naming the file when malformed.
   Result<std::vector<FileEntry>> Get(int64_t batch_id);
-  // The entry ids present, ascending. An empty list when the directory does not exist.
+  // The entry ids present, ascending: 0..N. An empty list when the directory does not exist;
+  // Corruption naming the missing entry when there is a gap (a damaged log).
   Result<std::vector<int64_t>> ListIds();
 
   const std::string& dir() const { return dir_; }
