@@ -34,7 +34,9 @@ Result<StreamMetadata> ReadStreamMetadata(fs::FileSystem& fs, const std::string&
 
 // Reads <checkpoint_root>/metadata, or creates it with a fresh UUID v4 when absent
 // (create-if-absent: when another starter creates it first, that starter's id is returned).
-// `created`, when not null, is set to whether this call wrote the file.
+// `created`, when not null, is set to whether this call wrote the file. Corruption naming the
+// file when it is absent but the checkpoint holds offsets/<N> or commits/<N> (a damaged
+// checkpoint whose query id is lost: a new id would write the uncommitted batch again).
 Result<StreamMetadata> LoadOrCreateStreamMetadata(fs::FileSystem& fs,
                                                   const std::string& checkpoint_root,
                                                   const fs::WriteOptions& options = {},

@@ -63,6 +63,33 @@ TEST(StreamMetadataTest, CreatedOnFirstStartAndKeptOnRestart) {
   EXPECT_EQ(read->id, first->id);
 }
 
+// Issue 24 #3: with `metadata` deleted and offsets/commits present, a new query id was made, so
+// the uncommitted batch was written to Delta again under a new txn appId (duplicates). Spark
+// does the same; Sluice refuses the damaged checkpoint and leaves it as it is.
+TEST(StreamMetadataTest, MissingFileWithLogEntriesIsCorruption) {
+  ScopedTempDir dir;
+  auto fs = LocalFileSystem();
+  const std::string root = dir.Join("ckpt");
+  // Hidden temporary files are not entries: a first start that crashed early starts afresh.
+  ASSERT_TRUE(fs->CreateIfAbsent(root + "/offsets/.0.abc.tmp", "v1").ok());
+  ASSERT_TRUE(fs->CreateIfAbsent(root + "/commits/.0.crc", "x").ok());
+  auto fresh = LoadOrCreateStreamMetadata(*fs, root);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  for (const char* entry : {"/commits/0", "/offsets/1"}) {
+    ASSERT_TRUE(fs->DeleteFile(MetadataPath(root)).ok());
+    ASSERT_TRUE(fs->CreateIfAbsent(root + entry, "v1\n{}").ok());
+    auto md = LoadOrCreateStreamMetadata(*fs, root);
+    ASSERT_FALSE(md.ok()) << entry;
+    EXPECT_TRUE(md.status().IsCorruption()) << md.status().ToString();
+    EXPECT_NE(md.status().message().find(MetadataPath(root) + " is missing"), std::string::npos)
+        << md.status().ToString();
+    EXPECT_NE(md.status().message().find(root + "/"), std::string::npos);
+    EXPECT_TRUE(fs->ReadFile(MetadataPath(root)).status().IsNotFound());  // no new id
+    ASSERT_TRUE(fs->CreateIfAbsent(MetadataPath(root), SerializeStreamMetadata(*fresh)).ok());
+    EXPECT_EQ(LoadOrCreateStreamMetadata(*fs, root)->id, fresh->id);  // restored: runs again
+  }
+}
+
 TEST(StreamMetadataTest, CorruptFileIsCorruptionNamingTheFile) {
   ScopedTempDir dir;
   auto fs = LocalFileSystem();
