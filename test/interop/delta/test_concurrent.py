@@ -103,12 +103,25 @@ def test_sluice_and_spark_append_at_once(wh):
     spark.sql(f"INSERT INTO delta.`{path}` VALUES (-1, 'warm-up')")
     spark.sql(f"DELETE FROM delta.`{path}` WHERE id = -1")
     # Spark's commits take ~0.3 s here; Sluice's a few ms: Sluice waits a little between them
-    proc = start_sluice_script(wh, "\n".join(
-        f"INSERT INTO spark_appends VALUES ({i}, 'sluice'); SELECT count(*) FROM range(30000000);"
-        for i in range(SPARK_APPENDS)))
+    # Sluice starts once Spark's first commit is in (Spark's first commits are slow to start);
+    # a query between Sluice's commits spaces them out to about Spark's pace
+    started = []
+
+    def start_after_first_spark_commit():
+        first = os.path.join(path, "_delta_log", f"{3:020d}.json")
+        t0 = time.monotonic()
+        while not os.path.exists(first) and time.monotonic() - t0 < DEADLINE_S:
+            time.sleep(0.05)
+        started.append(start_sluice_script(wh, "\n".join(
+            f"INSERT INTO spark_appends VALUES ({i}, 'sluice');"
+            " SELECT count(*) FROM range(200000000);" for i in range(SPARK_APPENDS))))
+
+    starter = threading.Thread(target=start_after_first_spark_commit)
+    starter.start()
     for i in range(SPARK_APPENDS):
         spark.sql(f"INSERT INTO delta.`{path}` VALUES ({i}, 'spark')")
-    finish(proc)
+    starter.join(DEADLINE_S)
+    finish(started[0])
     # the warm-up commits are versions 1 and 2: skip them in the count
     expected = [(i, w) for i in range(SPARK_APPENDS) for w in ("sluice", "spark")]
     commits = d.log_commits(path)

@@ -1,9 +1,12 @@
 """A table of 10,000 Sluice commits with log cleanup, read by Spark and delta-rs (issue 16,
 section 3).
 
-One sluice process runs CREATE TABLE and 10,000 INSERTs (one commit each) with a checkpoint every
-1,000 commits and delta.logRetentionDuration of a few seconds, so Sluice's post-commit log cleanup
-deletes the commits and checkpoints that no retained version needs. Spark and delta-rs must then
+One sluice process runs CREATE TABLE and 10,000 INSERT OVERWRITEs (one commit each: a remove of
+the previous file and an add of the new one, so the checkpoints carry thousands of tombstones)
+with a checkpoint every 100 commits and delta.logRetentionDuration of a few seconds, so Sluice's
+post-commit log cleanup deletes the commits and checkpoints that no retained version needs.
+(Plain INSERTs would be the more common table, but today each Sluice INSERT costs time linear in
+the table's live files, so 10,000 of them take tens of minutes: docs/interop.md, "Findings".) Spark and delta-rs must then
 open the table from its newest checkpoint, return the same rows as Sluice, time-travel to every
 retained checkpoint version and to versions between them, and refuse (like Sluice) a version
 whose commits are gone.
@@ -19,8 +22,9 @@ import pytest
 import delta_peers as d
 import peers
 
-COMMITS = 10_000
-INTERVAL = 1000
+# 10,000 as issue 16 asks; SLUICE_INTEROP_LONG_COMMITS makes it smaller for a quick run.
+COMMITS = int(os.environ.get("SLUICE_INTEROP_LONG_COMMITS", "10000"))
+INTERVAL = 100
 
 
 @pytest.fixture(scope="module")
@@ -33,13 +37,14 @@ def wh():
 
 
 def expected_rows(version):
-    return [(i, f"s{i}") for i in sorted(range(1, version + 1), key=lambda i: repr((i, f"s{i}")))]
+    return [(version, f"s{version}")]
 
 
 def test_ten_thousand_commits_with_log_cleanup(wh):
+    assert COMMITS >= 3 * INTERVAL, "too few commits for log cleanup to keep a checkpoint"
     script = [f"""CREATE TABLE long (id INT, s VARCHAR) TBLPROPERTIES (
   'delta.checkpointInterval' = '{INTERVAL}', 'delta.logRetentionDuration' = 'interval 3 seconds');"""]
-    script += [f"INSERT INTO long VALUES ({i}, 's{i}');" for i in range(1, COMMITS + 1)]
+    script += [f"INSERT OVERWRITE long SELECT {i}, 's{i}';" for i in range(1, COMMITS + 1)]
     t0 = time.monotonic()
     peers.sluice_sql(wh, "\n".join(script), fmt="csv", timeout=1200)
     print(f"{COMMITS} commits by one sluice process in {time.monotonic() - t0:.1f} s")
@@ -56,8 +61,9 @@ def test_ten_thousand_commits_with_log_cleanup(wh):
     assert d.spark_checkpoint_version(path) == COMMITS
 
     versions = [first, first + 1, (first + COMMITS) // 2, COMMITS - 1, COMMITS]
-    rows = d.sluice_rows_at(wh, "long", [versions[2]])
-    assert rows[versions[2]] == expected_rows(versions[2])
+    rows = d.sluice_rows_at(wh, "long", versions)
+    for v in versions:
+        assert rows[v] == expected_rows(v), (v, rows[v])
     d.check_table(wh, "long", versions=versions)
 
     # a version whose commits were cleaned up is gone for every reader
