@@ -184,6 +184,19 @@ INSTEAD = {
     "abs_min_int": "CAST(x AS BIGINT) first",
     "sum_bigint_overflow": "nothing: Sluice sums BIGINT into HUGEINT where Spark fails",
     "regexp_extract_bad_group": "a group index that exists",
+    "cast_str_int_exponent": "nothing: Sluice accepts text Spark refuses",
+    "cast_str_int_hex": "nothing: Sluice accepts text Spark refuses",
+    "cast_str_int_underscore": "nothing: Sluice accepts text Spark refuses",
+    "cast_column_ts_string": "strftime(ts, '%Y-%m-%d %H:%M:%S')",
+    "kafka_timestamp_cast_string": "strftime(timestamp, '%Y-%m-%d %H:%M:%S')",
+    "kafka_value_length": "octet_length(value)",
+    "kafka_decode_utf8": "CAST(value AS STRING) (decodes UTF-8)",
+    "kafka_encode_roundtrip": "encode(s) (UTF-8, one argument)",
+    "cast_str_timestamp_ntz": "CAST(s AS TIMESTAMP) (zone-less in the engine)",
+    "cast_ts_ntz_string": "CAST(TIMESTAMP '...' AS STRING)",
+    "select_except": "SELECT * EXCLUDE (a, b)",
+    "select_except_one": "SELECT * EXCLUDE (a)",
+    "kafka_except_columns": "SELECT * EXCLUDE (key, value)",
 }
 
 
