@@ -134,6 +134,14 @@ Result<std::vector<fs::FileInfo>> FileSource::ListNewFiles() {
       options_.recursive ? ctx_.fs->ListRecursive(dir_) : ctx_.fs->List(dir_);
   if (!listing.ok()) {
     if (listing.status().IsNotFound()) return std::vector<fs::FileInfo>();  // not created yet
+    // A file where the directory should be is a mistake in the query, not a passing I/O error
+    // (the listing fails with ENOTDIR): say so at once, so that a supervised run does not retry.
+    auto info = ctx_.fs->Stat(dir_);
+    if (info.ok() && !info->is_directory) {
+      return Status::InvalidArgument("read_files: path '" + dir_ +
+                                     "' is a file, not a directory: a streaming file source reads "
+                                     "the new files of a directory; give the directory");
+    }
     return listing.status().WithContext(Description());
   }
   std::vector<fs::FileInfo> out;
@@ -662,11 +670,11 @@ Result<engine::Batch> FileSource::ReadJsonSql(const std::vector<std::string>& pa
   }
   const std::string jts =
       key_paths.empty() ? "CAST(NULL AS VARCHAR[])" : "json_type(line, [" + key_paths + "])";
-  std::string sql = lines_sql +
-                    ", t AS (SELECT fidx, ln, line, ok, CASE WHEN ok THEN json_transform(line, " +
-                    QuoteLiteral(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
-                    ") END AS t, CASE WHEN ok THEN " + jts +
-                    " END AS jts FROM p), v AS (SELECT fidx, ln, line, ok, jts";
+  std::string sql =
+      lines_sql + ", t AS (SELECT fidx, ln, line, ok, CASE WHEN ok THEN json_transform(line, " +
+      QuoteLiteral(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+      ") END AS t, CASE WHEN ok THEN " + jts +
+      " END AS jts FROM p), v AS (SELECT fidx, ln, line, ok, jts";
   std::string frags, outs;
   for (size_t i = 0; i < data_schema_.size(); ++i) {
     const auto& f = data_schema_[i];
@@ -804,8 +812,8 @@ Result<engine::Batch> FileSource::ReadParquet(const std::vector<std::string>& pa
     bool first = true;
     for (const auto& n : fresh) {
       unknown += std::string(first ? "" : ", ") + "CASE WHEN " + QuoteIdentifier(n) +
-                 " IS NOT NULL THEN " + QuoteLiteral(nlohmann::json(n).dump() + ":") + " || to_json(" +
-                 QuoteIdentifier(n) + ")::VARCHAR END";
+                 " IS NOT NULL THEN " + QuoteLiteral(nlohmann::json(n).dump() + ":") +
+                 " || to_json(" + QuoteIdentifier(n) + ")::VARCHAR END";
       first = false;
     }
     unknown += "]::VARCHAR[]";

@@ -5,7 +5,8 @@
 // begin with '.' or '_' (temporary and metadata files, as Spark), taken in order of
 // modification time, then path. Each file is read exactly once: a file is known by its path, so
 // a file that changes after being read is not read again. Files should be moved into the
-// directory complete (write elsewhere, then rename).
+// directory complete (write elsewhere, then rename). A missing directory has no files yet; a
+// path that is a file is InvalidArgument naming it.
 //
 // LatestOffset lists the directory, takes the unseen files up to the limits, and records them
 // as the next entry of the file source log (file_source_log.h) before returning

@@ -174,6 +174,21 @@ TEST_F(FileSourceTest, InferredSchemaIsPersistedAndNewColumnsStopThenContinue) {
   EXPECT_EQ(Get(restarted.get(), std::nullopt, *o1), std::vector<std::string>{"1|a|NULL|NULL"});
 }
 
+// Issue 24 #9: a file given as the path was an I/O error (listing: ENOTDIR), which a supervised
+// run retried for 70 s. It is a permanent error (InvalidArgument) naming the path, at once.
+TEST_F(FileSourceTest, AFileAsThePathIsAnInvalidArgumentNamingIt) {
+  Put("a.json", "{\"id\":1}\n", 1000);
+  for (const char* recursive : {"false", "true"}) {
+    auto s = Make({{"path", in_ + "/a.json"}, {"schema", "id BIGINT"}, {"recursive", recursive}});
+    Status st = s.ok() ? (*s)->LatestOffset(std::nullopt, ReadLimit{}).status() : s.status();
+    ASSERT_FALSE(st.ok()) << recursive;
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+    EXPECT_NE(st.message().find("'" + in_ + "/a.json' is a file, not a directory"),
+              std::string::npos)
+        << st.ToString();
+  }
+}
+
 TEST_F(FileSourceTest, NoSchemaAndNoFilesIsAClearError) {
   auto s = Make({});
   ASSERT_FALSE(s.ok());

@@ -153,4 +153,32 @@ fi
 [[ $? -eq 2 ]] && pass || fail "9: bad backoff accepted"
 expect_in "9: message" out8.log "Error: --restart-backoff: 'soon' is not a duration"
 
+# 10. A file given to read_files as its directory (issue 24 #9): a permanent error naming the
+# path, at once (it was an I/O error, retried for 70 s).
+mkdir -p landing && echo '{"id":1}' > landing/a.json
+cat > onefile.sql <<'EOF2'
+CREATE OR REFRESH STREAMING TABLE onefile TRIGGER AVAILABLE NOW AS
+SELECT id FROM STREAM read_files('landing/a.json', format => 'json', schema => 'id BIGINT');
+EOF2
+start=${SECONDS}
+"${SLUICE}" run onefile.sql -w wh --restart-backoff 30s > out10.log 2> err10.log
+code=$?
+[[ ${code} -eq 1 ]] && pass || { fail "10: exit ${code}, want 1"; cat out10.log err10.log; }
+expect_in "10: the error" err10.log "landing/a.json' is a file, not a directory"
+expect_in "10: not restarted" err10.log "(not restarted: invalid query, data or options)"
+[[ $((SECONDS - start)) -lt 20 ]] && pass || fail "10: waited for a backoff"
+
+# 11. A checkpoint whose metadata file was deleted (issue 24 #3): refused naming the file, not
+# re-keyed under a new query id (that wrote the uncommitted batch again), nothing written.
+sql "INSERT INTO src VALUES (10, 'ten')" > /dev/null
+rm wh/_checkpoints/copy/metadata
+"${SLUICE}" run copy.sql -w wh --restart-backoff 30s > out11.log 2> err11.log
+code=$?
+[[ ${code} -eq 1 ]] && pass || { fail "11: exit ${code}, want 1"; cat out11.log err11.log; }
+expect_in "11: the error" err11.log "_checkpoints/copy/metadata is missing but it holds"
+expect_in "11: not restarted" err11.log "(not restarted: a damaged file: a restart would read it again)"
+[[ -e wh/_checkpoints/copy/metadata ]] && fail "11: a new metadata file was written" || pass
+got="$(sql "SELECT count(*) FROM copy")"
+[[ "${got}" == "8" ]] && pass || fail "11: copy holds ${got} rows, want 8"
+
 finish
