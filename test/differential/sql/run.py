@@ -197,7 +197,8 @@ def sluice_statement(case):
 
 
 def run_sluice(warehouse, cases, timeout):
-    """Runs the cases as few scripts as the errors allow. Returns {name: outcome}."""
+    """Runs the cases as few scripts as the errors allow. Returns {name: (kind, value)}: kind
+    "rows" (canonical rows), "error" (Sluice's message) or "crash"."""
     results = {}
     pending = list(cases)
     env = {**os.environ, "TZ": "UTC"}
@@ -238,6 +239,8 @@ def run_sluice(warehouse, cases, timeout):
             except Exception as e:  # noqa: BLE001 (a value the harness cannot read is a crash)
                 results[case.name] = ("crash", f"the harness cannot read Sluice's row: {e}")
         if code == 0:
+            for case in pending[done:]:  # a script that ended early without an error
+                results[case.name] = ("crash", "sluice printed no answer for this case")
             break
         if current is None or current not in rows or done == 0:
             raise SystemExit(f"sluice failed before its first case (exit {code}): {stderr}")
