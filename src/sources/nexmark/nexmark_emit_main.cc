@@ -1,4 +1,5 @@
-// nexmark_emit: prints Nexmark events as JSON lines, like the reference generator (docs/nexmark.md).
+// nexmark_emit: prints Nexmark events as JSON lines, like the reference generator
+// (docs/nexmark.md).
 //
 //   nexmark_emit N [OUT] [--param=value ...]
 //

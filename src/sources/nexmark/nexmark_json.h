@@ -1,4 +1,5 @@
-// Nexmark events as JSON lines, byte for byte what the reference generator writes (docs/nexmark.md):
+// Nexmark events as JSON lines, byte for byte what the reference generator writes
+// (docs/nexmark.md):
 // {"event_type":K,"person":...,"auction":...,"bid":...} with the inactive kinds null, keys in the
 // reference's order, no spaces, integers in decimal, times "yyyy-MM-dd HH:mm:ss.SSS" (UTC), one
 // event per line ending in "\n". See docs/nexmark.md.
