@@ -13,6 +13,20 @@ std::string Where(const RestartOptions& options) {
                                          : "checkpoint " + options.checkpoint_root;
 }
 
+// commits/<c> exists but the offset log ends before it (at `latest`, or is empty): offsets/<c>,
+// written before commits/<c>, was deleted. Re-running the last batch (Spark's fall-through) ends
+// in a failure to write a commit that exists, reported as another query on the checkpoint.
+Status DeletedOffsets(BatchId commit, std::optional<BatchId> latest,
+                      const RestartOptions& options) {
+  return Status::Corruption(
+      "cannot restart the query from " + Where(options) + ": it is damaged: commits/" +
+      commit.ToString() + " exists but " + OffsetsName(commit) + " does not (" +
+      (latest ? "the offset log ends at " + OffsetsName(*latest)
+              : std::string("the offset log is empty")) +
+      "), so offset log entries were deleted; restore them, or start the query on a new "
+      "checkpoint");
+}
+
 // The offsets of `seq` for `num_sources` sources, or an error when the counts differ. A v2 entry
 // omits trailing sources without offsets, so it may list fewer.
 Result<std::vector<std::optional<std::string>>> OffsetsForSources(const OffsetSeq& seq, BatchId id,
@@ -116,11 +130,8 @@ Result<RestartPlan> ComputeRestartPlan(
     plan.kind = StartKind::kFresh;
     plan.batch_id = BatchId(0);
     plan.conf = options.session_conf;
-    if (latest_commit.has_value()) {
-      plan.warnings.push_back("the commit log has entries (latest " +
-                              latest_commit->first.ToString() +
-                              ") but the offset log is empty; starting from batch 0");
-    }
+    if (latest_commit.has_value())
+      return DeletedOffsets(latest_commit->first, std::nullopt, options);
     return plan;
   }
   const BatchId n = latest->first;
@@ -150,14 +161,13 @@ Result<RestartPlan> ComputeRestartPlan(
         std::max(md.batch_watermark_ms, latest_commit->second.next_batch_watermark_ms);
     return plan;
   }
+  if (latest_commit.has_value() && latest_commit->first > n) {
+    return DeletedOffsets(latest_commit->first, n, options);
+  }
   if (latest_commit.has_value() && latest_commit->first < n.Prev()) {
     plan.warnings.push_back("batch completion log latest batch id is " +
                             latest_commit->first.ToString() + ", which is not trailing batch id " +
                             n.ToString() + " by one");
-  } else if (latest_commit.has_value() && latest_commit->first > n) {
-    plan.warnings.push_back("the commit log's latest batch id " + latest_commit->first.ToString() +
-                            " is ahead of the offset log's " + n.ToString() +
-                            "; re-running batch " + n.ToString());
   }
   plan.kind = StartKind::kRerunBatch;
   plan.batch_id = n;

@@ -2,13 +2,17 @@
 // as Spark's MicroBatchExecution.populateStartOffsets does (spark-streaming-semantics.md §4).
 //
 // Let N be the largest id in offsets/.
-// - No offsets: fresh start, batch 0, watermark 0, the session's conf.
+// - No offsets: fresh start, batch 0, watermark 0, the session's conf; Corruption when the
+//   commit log has entries (offsets deleted; Spark starts at batch 0 and fails on commits/0).
 // - N > 0 and offsets/<N-1> missing: Corruption (batch N-1 does not exist).
 // - Latest commit C == N: next batch N+1, start offsets = end offsets of N,
 //   watermark = max(offsets[N].batchWatermarkMs, commits[N].nextBatchWatermarkMs), timestamp from
 //   the clock when the batch is constructed.
-// - Otherwise (C == N-1, C < N-1 with a warning, no commits, or C > N which Spark also falls
-//   through): re-run batch N exactly: start = end offsets of N-1 (none for N == 0), end =
+// - C > N: Corruption naming commits/<C> and the missing offsets/<C>. (Spark falls through to
+//   the re-run below; the re-run then found its commit already written and failed with the
+//   misleading "another query is using the checkpoint".)
+// - Otherwise (C == N-1, C < N-1 with a warning, no commits): re-run batch N exactly: start = end
+// offsets of N-1 (none for N == 0), end =
 //   offsets[N], its batchWatermarkMs and batchTimestampMs. offsets/<N> is not written again.
 // In both restart cases the persisted conf of offsets[N] is restored (a missing key gets its
 // legacy default, or keeps the session's value when it has none), and the number of sources must

@@ -149,15 +149,30 @@ TEST(RestartPlanTest, NextBatchWatermarkIsTheMaxOfBoth) {
   EXPECT_EQ(higher_commit->batch_id, BatchId(1));
 }
 
-TEST(RestartPlanTest, CommitAheadOfOffsetsRerunsWithWarning) {
-  const auto latest = std::make_optional(std::pair(BatchId(1), Seq({"1"}, 0, 5)));
-  auto plan = ComputeRestartPlan(latest, Seq({"0"}, 0, 4),
-                                 std::make_optional(std::pair(BatchId(2), Commit(0))), Options(1));
-  ASSERT_TRUE(plan.ok());
-  EXPECT_EQ(plan->kind, StartKind::kRerunBatch);
-  EXPECT_EQ(plan->batch_id, BatchId(1));
-  ASSERT_EQ(plan->warnings.size(), 1u);
-  EXPECT_NE(plan->warnings[0].find("ahead"), std::string::npos);
+// Issue 24 #11: with the latest offsets/<N> deleted (commits/<N> present), the batch before it
+// was re-run and failed writing its commit: "another query is using the checkpoint". The true
+// error names the missing entry; so does an offset log deleted whole under a commit log.
+TEST(RestartPlanTest, CommitAheadOfOffsetsIsCorruptionNamingTheMissingEntry) {
+  Checkpoint ck;
+  ck.Write(3, 3);
+  ASSERT_TRUE(LocalFileSystem()->DeleteFile(ck.offsets.log().PathFor(BatchId(3))).ok());
+  auto plan = PlanRestart(ck.offsets, ck.commits, Options(2));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(plan.status().IsCorruption()) << plan.status().ToString();
+  EXPECT_NE(plan.status().message().find(
+                "commits/3 exists but offsets/3 does not (the offset log ends at offsets/2)"),
+            std::string::npos)
+      << plan.status().ToString();
+  EXPECT_EQ(plan.status().message().find("another query"), std::string::npos);
+  for (int64_t i : {0, 1, 2}) {
+    ASSERT_TRUE(LocalFileSystem()->DeleteFile(ck.offsets.log().PathFor(BatchId(i))).ok());
+  }
+  plan = PlanRestart(ck.offsets, ck.commits, Options(2));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(plan.status().IsCorruption()) << plan.status().ToString();
+  EXPECT_NE(plan.status().message().find("offsets/3 does not (the offset log is empty)"),
+            std::string::npos)
+      << plan.status().ToString();
 }
 
 TEST(RestartPlanTest, MissingPreviousOffsetsIsAnError) {

@@ -171,7 +171,7 @@ expect_in "10: not restarted" err10.log "(not restarted: invalid query, data or 
 # 11. A checkpoint whose metadata file was deleted (issue 24 #3): refused naming the file, not
 # re-keyed under a new query id (that wrote the uncommitted batch again), nothing written.
 sql "INSERT INTO src VALUES (10, 'ten')" > /dev/null
-rm wh/_checkpoints/copy/metadata
+mv wh/_checkpoints/copy/metadata saved-metadata
 "${SLUICE}" run copy.sql -w wh --restart-backoff 30s > out11.log 2> err11.log
 code=$?
 [[ ${code} -eq 1 ]] && pass || { fail "11: exit ${code}, want 1"; cat out11.log err11.log; }
@@ -180,5 +180,19 @@ expect_in "11: not restarted" err11.log "(not restarted: a damaged file: a resta
 [[ -e wh/_checkpoints/copy/metadata ]] && fail "11: a new metadata file was written" || pass
 got="$(sql "SELECT count(*) FROM copy")"
 [[ "${got}" == "8" ]] && pass || fail "11: copy holds ${got} rows, want 8"
+
+# 12. The latest offsets/N deleted, commits/N present (issue 24 #11): the error names the missing
+# entry (it was "another query is using the checkpoint"); not restarted, nothing written.
+mv saved-metadata wh/_checkpoints/copy/metadata
+last=$(ls wh/_checkpoints/copy/offsets | grep -E '^[0-9]+$' | sort -n | tail -n 1)
+rm "wh/_checkpoints/copy/offsets/${last}"
+"${SLUICE}" run copy.sql -w wh --restart-backoff 30s > out12.log 2> err12.log
+code=$?
+[[ ${code} -eq 1 ]] && pass || { fail "12: exit ${code}, want 1"; cat out12.log err12.log; }
+expect_in "12: the error" err12.log "commits/${last} exists but offsets/${last} does not"
+expect_in "12: not restarted" err12.log "(not restarted: a damaged file: a restart would read it again)"
+grep -q "another query" err12.log && fail "12: blamed another query" || pass
+got="$(sql "SELECT count(*) FROM copy")"
+[[ "${got}" == "8" ]] && pass || fail "12: copy holds ${got} rows, want 8"
 
 finish
