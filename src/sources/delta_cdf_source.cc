@@ -174,11 +174,17 @@ Result<engine::Batch> DeltaCdfSource::SnapshotRows(int64_t version, int64_t firs
                               std::to_string(version) + ", which has " + std::to_string(n) +
                               " files");
   }
-  // Spark: the snapshot's rows are inserts of the snapshot's version, at its commit timestamp.
+  // Spark: the snapshot's rows are inserts of the snapshot's version, at its commit timestamp:
+  // the one the change feed gives that version (file times made increasing), not the snapshot's
+  // own file time, which is 1 ms off when two commits share a millisecond.
+  int64_t commit_ms = snap->timestamp_ms;
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto commits, table_->CommitTimestamps(), Description());
+  for (const auto& c : commits) {
+    if (c.version.value() == version) commit_ms = c.timestamp_ms;
+  }
   const std::vector<std::string> extra = {
       QuoteLiteral("insert"), "CAST(" + std::to_string(version) + " AS BIGINT)",
-      "CAST(" + QuoteLiteral(delta::FormatTimestampMicros(snap->timestamp_ms * 1000)) +
-          " AS TIMESTAMPTZ)"};
+      "CAST(" + QuoteLiteral(delta::FormatTimestampMicros(commit_ms * 1000)) + " AS TIMESTAMPTZ)"};
   std::vector<delta::FileToRead> to_read;
   for (int64_t i = first; i <= last; ++i) {
     const delta::AddFile& f = SnapshotFiles()[static_cast<size_t>(i)];
