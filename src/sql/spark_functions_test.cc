@@ -8,28 +8,18 @@
 #include <string>
 
 #include "engine/engine.h"
+#include "engine/test_util.h"
 
 namespace sluice::sql {
 namespace {
 
-class SparkFunctionsTest : public ::testing::Test {
+class SparkFunctionsTest : public engine::testing::EngineTest {
  protected:
-  void SetUp() override {
-    auto engine = engine::Engine::Open();
-    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-    engine_ = std::move(engine).ValueOrDie();
-    auto conn = engine_->Connect();
-    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
-    conn_ = std::move(conn).ValueOrDie();
-  }
   std::string Rewrite(const std::string& sql) {
     auto r = RewriteSparkFunctions(conn_.get(), sql);
     EXPECT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
     return r.ok() ? *r : std::string();
   }
-
-  std::unique_ptr<engine::Engine> engine_;
-  std::unique_ptr<engine::Connection> conn_;
 };
 
 TEST_F(SparkFunctionsTest, CastsToStringBecomeSparkString) {
