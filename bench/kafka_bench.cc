@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
       "\"partition\", \"offset\" FROM (SELECT json_transform(decode(value), "
       "'{\"order_id\":\"BIGINT\",\"customer\":\"VARCHAR\",\"amount\":\"DOUBLE\",\"ts\":"
       "\"TIMESTAMPTZ\"}') AS o, \"partition\", \"offset\" FROM STREAM read_kafka(bootstrapServers "
-      "=> '" + cluster.bootstrap() + "', subscribe => 'orders', startingOffsets => 'earliest'" +
+      "=> '" +
+      cluster.bootstrap() + "', subscribe => 'orders', startingOffsets => 'earliest'" +
       (batch > 0 ? ", maxOffsetsPerTrigger => " + std::to_string(batch) : std::string()) + "))");
   double cpu0 = CpuSeconds();
   auto t1 = std::chrono::steady_clock::now();
@@ -82,12 +83,13 @@ int main(int argc, char** argv) {
   double cpu = CpuSeconds() - cpu0;
   auto count = run("SELECT count(*) FROM orders");
   std::string n = count.GetString(0, 0).value_or("?");
-  std::printf("kafka_to_delta: events=%lld partitions=%lld maxOffsetsPerTrigger=%lld rows=%s "
-              "seconds=%.3f events_per_s=%.0f cpu_seconds=%.3f events_per_cpu_s=%.0f "
-              "(producing into the mock cluster took %.2f s, not counted)\n",
-              static_cast<long long>(events), static_cast<long long>(partitions),
-              static_cast<long long>(batch), n.c_str(), secs, static_cast<double>(events) / secs,
-              cpu, static_cast<double>(events) / cpu, produce_s);
+  std::printf(
+      "kafka_to_delta: events=%lld partitions=%lld maxOffsetsPerTrigger=%lld rows=%s "
+      "seconds=%.3f events_per_s=%.0f cpu_seconds=%.3f events_per_cpu_s=%.0f "
+      "(producing into the mock cluster took %.2f s, not counted)\n",
+      static_cast<long long>(events), static_cast<long long>(partitions),
+      static_cast<long long>(batch), n.c_str(), secs, static_cast<double>(events) / secs, cpu,
+      static_cast<double>(events) / cpu, produce_s);
   std::filesystem::remove_all(dir);
   return n == std::to_string(events) ? 0 : 2;
 }

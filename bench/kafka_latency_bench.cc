@@ -53,8 +53,9 @@ int main(int argc, char** argv) {
   if (!session.ok()) return Fail(session.status(), "opening the session");
   sluice::Status created =
       (*session)
-          ->Sql("SELECT CAST(NULL AS TIMESTAMPTZ) AS produced, CAST(NULL AS VARCHAR) AS v "
-                "WHERE false")
+          ->Sql(
+              "SELECT CAST(NULL AS TIMESTAMPTZ) AS produced, CAST(NULL AS VARCHAR) AS v "
+              "WHERE false")
           .Write()
           .Option("delta.enableChangeDataFeed", "true")
           .SaveAsTable("events");
@@ -83,8 +84,8 @@ int main(int argc, char** argv) {
         total, rate * std::chrono::duration_cast<std::chrono::microseconds>(now - start).count() /
                    1000000);
     for (; produced < due; ++produced) {
-      std::string v = "{\"id\":" + std::to_string(produced) +
-                      ",\"customer\":\"c" + std::to_string(produced % 997) +
+      std::string v = "{\"id\":" + std::to_string(produced) + ",\"customer\":\"c" +
+                      std::to_string(produced % 997) +
                       "\",\"amount\":12.5,\"ts\":\"2026-11-30T10:00:00Z\",\"pad\":\"" + pad + "\"}";
       cluster.Produce("events", static_cast<int>(produced % partitions), std::nullopt, v);
     }
@@ -108,7 +109,9 @@ int main(int argc, char** argv) {
       "WITH c AS (SELECT epoch_ms(_commit_timestamp) - epoch_ms(produced) AS ms, produced "
       "FROM table_changes('events', 1)), "
       "w AS (SELECT ms FROM c WHERE epoch_ms(produced) >= (SELECT min(epoch_ms(produced)) FROM c) "
-      "+ " + warm + ") "
+      "+ " +
+      warm +
+      ") "
       "SELECT count(*), quantile_cont(ms, 0.5), quantile_cont(ms, 0.99), max(ms), "
       "(SELECT count(*) FROM c) FROM w");
   if (!r.ok()) return Fail(r.status(), "computing the latencies");
@@ -117,8 +120,8 @@ int main(int argc, char** argv) {
       "batches=%zu latency_ms p50=%s p99=%s max=%s\n",
       static_cast<long long>(rate), static_cast<long long>(seconds),
       static_cast<long long>(partitions), r->GetString(0, 4).value_or("?").c_str(),
-      r->GetString(0, 0).value_or("?").c_str(), static_cast<long long>(warmup),
-      progresses.size(), r->GetString(0, 1).value_or("?").c_str(),
-      r->GetString(0, 2).value_or("?").c_str(), r->GetString(0, 3).value_or("?").c_str());
+      r->GetString(0, 0).value_or("?").c_str(), static_cast<long long>(warmup), progresses.size(),
+      r->GetString(0, 1).value_or("?").c_str(), r->GetString(0, 2).value_or("?").c_str(),
+      r->GetString(0, 3).value_or("?").c_str());
   return r->GetString(0, 4).value_or("") == std::to_string(total) ? 0 : 1;
 }

@@ -866,10 +866,11 @@ Status DataFrameWriter::Save(const std::string& path) {
       // A table property of a new table, as Delta's writer options. Option names arrive
       // lower-cased; the log needs the protocol's spelling.
       static const char* const kProperties[] = {
-          "delta.enableChangeDataFeed", "delta.appendOnly", "delta.checkpointInterval",
-          "delta.logRetentionDuration", "delta.deletedFileRetentionDuration",
-          "delta.enableDeletionVectors", "delta.dataSkippingNumIndexedCols",
-          "delta.checkpoint.writeStatsAsJson", "delta.checkpoint.writeStatsAsStruct"};
+          "delta.enableChangeDataFeed",         "delta.appendOnly",
+          "delta.checkpointInterval",           "delta.logRetentionDuration",
+          "delta.deletedFileRetentionDuration", "delta.enableDeletionVectors",
+          "delta.dataSkippingNumIndexedCols",   "delta.checkpoint.writeStatsAsJson",
+          "delta.checkpoint.writeStatsAsStruct"};
       std::string name;
       for (const char* p : kProperties) {
         if (api::Lower(p) == k) name = p;
