@@ -6,10 +6,11 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
+# `spark-jars.sh --check` exits 0 only when the jars are installed as pinned.
 want="$(cat "${PEERS_DIR}/spark-jars.pom.xml" "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1)"
-if stamp_matches spark-jars "${want}" && compgen -G "${SLUICE_JARS}/delta/*.jar" >/dev/null; then
-  exit 0
-fi
+installed() { stamp_matches spark-jars "${want}" && compgen -G "${SLUICE_JARS}/delta/*.jar" >/dev/null; }
+if [[ "${1:-}" == "--check" ]]; then installed; exit; fi
+installed && exit 0
 command -v mvn >/dev/null || { echo "peers: Maven (mvn) is needed to fetch the Delta jars" >&2; exit 1; }
 echo "peers: resolving the Delta Lake jars with Maven into ${SLUICE_JARS}/delta"
 rm -rf "${SLUICE_JARS}/delta"
