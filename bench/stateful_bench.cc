@@ -123,13 +123,13 @@ class GeneratorSource final : public sources::Source {
                   std::shared_ptr<Shared> shared)
       : sql_(std::move(sql)), batch_rows_(batch_rows), shared_(std::move(shared)) {
     conn_ = ValueOrDie(engine->Connect(), "connecting");
-    schema_ = ValueOrDie(conn_->Query("SELECT * FROM (" + sql_(0, 0) + ") LIMIT 0"), "schema")
-                  .schema();
+    schema_ =
+        ValueOrDie(conn_->Query("SELECT * FROM (" + sql_(0, 0) + ") LIMIT 0"), "schema").schema();
   }
   std::string Description() const override { return "GeneratorSource"; }
   const engine::Schema& schema() const override { return schema_; }
-  Result<std::optional<sources::OffsetJson>> LatestOffset(
-      const std::optional<sources::OffsetJson>&, const sources::ReadLimit&) override {
+  Result<std::optional<sources::OffsetJson>> LatestOffset(const std::optional<sources::OffsetJson>&,
+                                                          const sources::ReadLimit&) override {
     int64_t n = shared_->available.load();
     if (n == 0) return std::optional<sources::OffsetJson>();
     return std::optional<sources::OffsetJson>(std::to_string(n));
@@ -206,17 +206,17 @@ Running Start(const std::string& name, const std::string& sql, sinks::OutputMode
   for (const Stream& s : streams) {
     stream::SourceSpec source;
     engine::Engine* engine = r.engine.get();
-    source.factory = [engine, s](const sources::SourceContext&)
-        -> Result<std::unique_ptr<sources::Source>> {
+    source.factory =
+        [engine, s](const sources::SourceContext&) -> Result<std::unique_ptr<sources::Source>> {
       return std::unique_ptr<sources::Source>(
           new GeneratorSource(engine, s.sql, s.batch_rows, s.shared));
     };
     specs.push_back(std::move(source));
   }
-  r.query = ValueOrDie(stream::MicroBatchExecution::Start(std::move(options), std::move(specs),
-                                                          std::move(planned.plan),
-                                                          stream::FixedSink(r.sink)),
-                       "starting the query");
+  r.query = ValueOrDie(
+      stream::MicroBatchExecution::Start(std::move(options), std::move(specs),
+                                         std::move(planned.plan), stream::FixedSink(r.sink)),
+      "starting the query");
   return r;
 }
 
@@ -280,7 +280,8 @@ void PrintStateProgress(const char* what, const std::vector<stream::StreamingQue
       what, duration.size(), Percentile(duration, 0.5), Percentile(duration, 1.0),
       Percentile(commit, 0.5), Percentile(commit, 1.0), Percentile(total, 1.0));
   std::printf("%s phases (total ms over those batches):", what);
-  for (const auto& [phase, ms] : phases) std::printf(" %s=%lld", phase.c_str(), static_cast<long long>(ms));
+  for (const auto& [phase, ms] : phases)
+    std::printf(" %s=%lld", phase.c_str(), static_cast<long long>(ms));
   std::printf("\n");
 }
 
@@ -295,11 +296,12 @@ void WindowedCount(int64_t events, int64_t keys, int64_t batch) {
   double s = Seconds(start);
   int64_t processed = batches * batch;
   cpu = CpuSeconds() - cpu;
-  std::printf("windowed_count: events=%lld keys=%lld batch=%lld seconds=%.2f events_per_s=%.0f "
-              "cpu_s=%.2f events_per_cpu_s=%.0f windows_out=%lld\n",
-              static_cast<long long>(processed), static_cast<long long>(keys),
-              static_cast<long long>(batch), s, static_cast<double>(processed) / s, cpu,
-              static_cast<double>(processed) / cpu, static_cast<long long>(r.sink->total()));
+  std::printf(
+      "windowed_count: events=%lld keys=%lld batch=%lld seconds=%.2f events_per_s=%.0f "
+      "cpu_s=%.2f events_per_cpu_s=%.0f windows_out=%lld\n",
+      static_cast<long long>(processed), static_cast<long long>(keys),
+      static_cast<long long>(batch), s, static_cast<double>(processed) / s, cpu,
+      static_cast<double>(processed) / cpu, static_cast<long long>(r.sink->total()));
   PrintStateProgress("windowed_count state", r.query->RecentProgress());
   Finish(r);
 }
@@ -308,14 +310,15 @@ void Dedup(int64_t events, int64_t batch) {
   // Ids repeat once, 300K rows (3 s of event time) later: rows [2jD, 2jD+D) and [2jD+D, 2(j+1)D)
   // carry ids jD .. jD+D-1.
   const int64_t d = 300000;
-  std::vector<Stream> streams{Stream{
-      [d](int64_t b, int64_t e) {
-        std::string ds = std::to_string(d);
-        return "SELECT (i % " + ds + " + (i // (2 * " + ds + ")) * " + ds + ")::BIGINT AS id, " +
-               EventTime(kEventsPerEventSecond) + " AS ts FROM range(" + std::to_string(b) +
-               ", " + std::to_string(e) + ") t(i)";
-      },
-      batch}};
+  std::vector<Stream> streams{Stream{[d](int64_t b, int64_t e) {
+                                       std::string ds = std::to_string(d);
+                                       return "SELECT (i % " + ds + " + (i // (2 * " + ds +
+                                              ")) * " + ds + ")::BIGINT AS id, " +
+                                              EventTime(kEventsPerEventSecond) +
+                                              " AS ts FROM range(" + std::to_string(b) + ", " +
+                                              std::to_string(e) + ") t(i)";
+                                     },
+                                     batch}};
   Running r = Start("dedup",
                     "SELECT id, ts FROM STREAM events WATERMARK ts DELAY OF INTERVAL 10 SECONDS AS "
                     "e QUALIFY row_number() OVER (PARTITION BY id ORDER BY ts) = 1",
@@ -327,11 +330,13 @@ void Dedup(int64_t events, int64_t batch) {
   double s = Seconds(start);
   int64_t processed = batches * batch;
   cpu = CpuSeconds() - cpu;
-  std::printf("dedup_within_watermark: events=%lld batch=%lld seconds=%.2f events_per_s=%.0f "
-              "cpu_s=%.2f events_per_cpu_s=%.0f rows_out=%lld (expected %lld)\n",
-              static_cast<long long>(processed), static_cast<long long>(batch), s,
-              static_cast<double>(processed) / s, cpu, static_cast<double>(processed) / cpu, static_cast<long long>(r.sink->total()),
-              static_cast<long long>(processed / (2 * d) * d + std::min(processed % (2 * d), d)));
+  std::printf(
+      "dedup_within_watermark: events=%lld batch=%lld seconds=%.2f events_per_s=%.0f "
+      "cpu_s=%.2f events_per_cpu_s=%.0f rows_out=%lld (expected %lld)\n",
+      static_cast<long long>(processed), static_cast<long long>(batch), s,
+      static_cast<double>(processed) / s, cpu, static_cast<double>(processed) / cpu,
+      static_cast<long long>(r.sink->total()),
+      static_cast<long long>(processed / (2 * d) * d + std::min(processed % (2 * d), d)));
   PrintStateProgress("dedup state", r.query->RecentProgress());
   Finish(r);
 }
@@ -342,9 +347,8 @@ void Join(int64_t rows_per_side) {
   auto side = [](const char* id, const char* ts, int64_t shift_s) {
     return [id, ts, shift_s](int64_t b, int64_t e) {
       return std::string("SELECT i::BIGINT AS ") + id + ", TIMESTAMP '2026-01-01 00:00:00' + " +
-             "to_microseconds((i * 6000 + " + std::to_string(shift_s * 1000000) +
-             ")::BIGINT) AS " + ts + " FROM range(" + std::to_string(b) + ", " +
-             std::to_string(e) + ") t(i)";
+             "to_microseconds((i * 6000 + " + std::to_string(shift_s * 1000000) + ")::BIGINT) AS " +
+             ts + " FROM range(" + std::to_string(b) + ", " + std::to_string(e) + ") t(i)";
     };
   };
   std::vector<Stream> streams{Stream{side("ad_id", "its", 0), batch},
@@ -362,11 +366,12 @@ void Join(int64_t rows_per_side) {
   double s = Seconds(start);
   int64_t input = 2 * batches * batch;
   cpu = CpuSeconds() - cpu;
-  std::printf("stream_stream_join: rows=%lld+%lld seconds=%.2f input_rows_per_s=%.0f cpu_s=%.2f "
-              "rows_out=%lld (expected %lld)\n",
-              static_cast<long long>(batches * batch), static_cast<long long>(batches * batch), s,
-              static_cast<double>(input) / s, cpu, static_cast<long long>(r.sink->total()),
-              static_cast<long long>(batches * batch));
+  std::printf(
+      "stream_stream_join: rows=%lld+%lld seconds=%.2f input_rows_per_s=%.0f cpu_s=%.2f "
+      "rows_out=%lld (expected %lld)\n",
+      static_cast<long long>(batches * batch), static_cast<long long>(batches * batch), s,
+      static_cast<double>(input) / s, cpu, static_cast<long long>(r.sink->total()),
+      static_cast<long long>(batches * batch));
   PrintStateProgress("join state", r.query->RecentProgress());
   Finish(r);
 }
@@ -401,13 +406,13 @@ void Rss(int64_t keys, int64_t batch, int64_t seconds, int64_t sample_seconds, i
     Step(r, streams);
     ++batches;
     if (rate > 0) {
-      std::this_thread::sleep_until(
-          start + std::chrono::microseconds(batches * batch * 1'000'000 / rate));
+      std::this_thread::sleep_until(start +
+                                    std::chrono::microseconds(batches * batch * 1'000'000 / rate));
     }
     if (Clock::now() >= next_sample) {
       auto p = r.query->LastProgress();
-      int64_t state_rows = p && !p->state_operators.empty() ? p->state_operators[0].num_rows_total
-                                                            : -1;
+      int64_t state_rows =
+          p && !p->state_operators.empty() ? p->state_operators[0].num_rows_total : -1;
       std::printf("rss_sample: %.0f %lld %.1f %lld\n", Seconds(start),
                   static_cast<long long>(batches * batch), static_cast<double>(RssKiB()) / 1024,
                   static_cast<long long>(state_rows));

@@ -1,7 +1,7 @@
 // sluice::DeltaTable (include/sluice/delta_table.h) over the Delta reader, writer and DML of
 // src/delta.
-#include "common/uuid.h"
 #include "sluice/delta_table.h"
+#include "common/uuid.h"
 
 #include <cctype>
 #include <mutex>

@@ -307,9 +307,9 @@ struct Figures {
   std::map<std::string, int64_t> duration_sums;  // progress durationMs, summed
   double batch_s = -1;                           // DuckDB batch run
   int64_t batch_rows = -1;
-  std::string check;  // "", "ok", or the difference
-  int64_t kafka_rounds = 0;     // source "kafka": produce-then-run rounds
-  double kafka_produce_s = 0;   // source "kafka": generating and producing (not in wall_s)
+  std::string check;              // "", "ok", or the difference
+  int64_t kafka_rounds = 0;       // source "kafka": produce-then-run rounds
+  double kafka_produce_s = 0;     // source "kafka": generating and producing (not in wall_s)
   double kafka_broker_cpu_s = 0;  // source "kafka": the mock broker's CPU within cpu_s
 };
 
@@ -434,8 +434,9 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     if (d.name != table) upstream.push_back(&d);
   }
   if (!upstream.empty() && run.o.rate_limited) {
-    return Fail(err, query_file + " is a pipeline of streaming tables: --rate-limited is not "
-                                  "supported for it");
+    return Fail(err, query_file +
+                         " is a pipeline of streaming tables: --rate-limited is not "
+                         "supported for it");
   }
 
   Figures f;
@@ -661,9 +662,8 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     out << std::setprecision(0) << "  events/s           " << eps << "\n";
     out << "  events/s per core  " << per_core << "\n";
     if (feed != nullptr) {
-      out << "  without the broker " << (f.cpu_s > f.kafka_broker_cpu_s
-                                             ? n / (f.cpu_s - f.kafka_broker_cpu_s)
-                                             : 0)
+      out << "  without the broker "
+          << (f.cpu_s > f.kafka_broker_cpu_s ? n / (f.cpu_s - f.kafka_broker_cpu_s) : 0)
           << " per core (the in-process mock broker used " << std::setprecision(3)
           << f.kafka_broker_cpu_s << " s of the cpu)\n"
           << std::setprecision(0);

@@ -129,8 +129,7 @@ Result<Json> InspectCheckpoint(std::shared_ptr<fs::FileSystem> fs, const std::st
   const std::vector<int64_t> commit_values = Values(commit_ids);
   report["offsetLogBatches"] = offset_values;
   report["commitLogBatches"] = commit_values;
-  report["lastCommittedBatch"] =
-      commit_values.empty() ? Json(nullptr) : Json(commit_values.back());
+  report["lastCommittedBatch"] = commit_values.empty() ? Json(nullptr) : Json(commit_values.back());
   Json uncommitted = Json::array();
   for (int64_t id : offset_values) {
     if (commit_values.empty() || id > commit_values.back()) uncommitted.push_back(id);
@@ -178,8 +177,9 @@ void PrintCheckpointReport(const Json& r, std::ostream& out) {
   out << "batches:              " << offsets.size() << " in the offset log (" << Range(offsets)
       << "), " << commits.size() << " in the commit log (" << Range(commits) << ")\n";
   out << "last committed batch: "
-      << (r["lastCommittedBatch"].is_null() ? std::string("none")
-                                            : std::to_string(r["lastCommittedBatch"].get<int64_t>()))
+      << (r["lastCommittedBatch"].is_null()
+              ? std::string("none")
+              : std::to_string(r["lastCommittedBatch"].get<int64_t>()))
       << "\n";
   const auto uncommitted = r["uncommittedBatches"].get<std::vector<int64_t>>();
   out << "uncommitted batch:    ";
@@ -289,8 +289,8 @@ int RunStateDump(const CheckpointCommandOptions& options, std::ostream& out, std
       PrintBatch(op.rows, OutputFormat::kJson, out);
       continue;
     }
-    out << "operator " << op.metadata.operator_id << " '" << op.metadata.operator_name << "': "
-        << op.rows.num_rows() << " rows, state version " << op.version;
+    out << "operator " << op.metadata.operator_id << " '" << op.metadata.operator_name
+        << "': " << op.rows.num_rows() << " rows, state version " << op.version;
     if (op.version == 0) {
       out << " (no batch committed yet)";
     } else {

@@ -207,8 +207,9 @@ int main(int argc, char** argv) {
                       "Events per micro-batch (default events / 10)");
   nexmark->add_option("--source", bench_options.source, "generator (default), table or kafka")
       ->check(CLI::IsMember({"generator", "table", "kafka"}));
-  nexmark->add_option("--kafka-partitions", bench_options.kafka_partitions,
-                      "Source kafka: partitions per topic (default 16)")
+  nexmark
+      ->add_option("--kafka-partitions", bench_options.kafka_partitions,
+                   "Source kafka: partitions per topic (default 16)")
       ->check(CLI::PositiveNumber);
   nexmark->add_option("--sink", bench_options.sink, "blackhole (default) or delta")
       ->check(CLI::IsMember({"blackhole", "delta"}));

@@ -3,9 +3,9 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -87,8 +87,10 @@ Result<std::unique_ptr<NexmarkKafkaFeed>> NexmarkKafkaFeed::Start(
   auto handles = std::make_unique<Handles>();
   sinks::KafkaHandleSpec spec;
   spec.type = RD_KAFKA_PRODUCER;
-  spec.defaults = {{"test.mock.num.brokers", "1"}, {"log_level", "3"},
-                   {"linger.ms", "5"},             {"batch.num.messages", "10000"},
+  spec.defaults = {{"test.mock.num.brokers", "1"},
+                   {"log_level", "3"},
+                   {"linger.ms", "5"},
+                   {"batch.num.messages", "10000"},
                    {"compression.type", "none"}};
   spec.what = "nexmark kafka feed";
   spec.configure = [&handles](rd_kafka_conf_t* conf) {
@@ -149,8 +151,7 @@ Result<int64_t> NexmarkKafkaFeed::ProduceRound(int64_t max_events, int64_t multi
     records.push_back(Record{at, size, kind, partition, EventTimeMs(event)});
   }
   size_t n = records.size();
-  if (static_cast<int64_t>(n) < max_events && multiple > 0 &&
-      static_cast<int64_t>(n) >= multiple) {
+  if (static_cast<int64_t>(n) < max_events && multiple > 0 && static_cast<int64_t>(n) >= multiple) {
     n = n / static_cast<size_t>(multiple) * static_cast<size_t>(multiple);
   }
   const int64_t failed_before = handles_->failed.load();
@@ -161,8 +162,7 @@ Result<int64_t> NexmarkKafkaFeed::ProduceRound(int64_t max_events, int64_t multi
       rd_kafka_resp_err_t err = rd_kafka_producev(
           handles_->producer, RD_KAFKA_V_RKT(handles_->topics[r.kind]),
           RD_KAFKA_V_PARTITION(r.partition), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-          RD_KAFKA_V_VALUE(value, r.size), RD_KAFKA_V_TIMESTAMP(r.time_ms),
-          RD_KAFKA_V_END);
+          RD_KAFKA_V_VALUE(value, r.size), RD_KAFKA_V_TIMESTAMP(r.time_ms), RD_KAFKA_V_END);
       if (err == RD_KAFKA_RESP_ERR_NO_ERROR) break;
       if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         return Status::IOError("nexmark kafka feed: producing event " +
@@ -174,9 +174,8 @@ Result<int64_t> NexmarkKafkaFeed::ProduceRound(int64_t max_events, int64_t multi
     ++kind_counts_[r.kind];
   }
   if (rd_kafka_flush(handles_->producer, 60000) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return Status::IOError("nexmark kafka feed: records of events [" +
-                           std::to_string(next_event_) + ", " +
-                           std::to_string(next_event_ + static_cast<int64_t>(n)) +
+    return Status::IOError("nexmark kafka feed: records of events [" + std::to_string(next_event_) +
+                           ", " + std::to_string(next_event_ + static_cast<int64_t>(n)) +
                            ") not acknowledged within 60 s");
   }
   if (const int64_t failed = handles_->failed.load() - failed_before; failed > 0) {
@@ -186,8 +185,7 @@ Result<int64_t> NexmarkKafkaFeed::ProduceRound(int64_t max_events, int64_t multi
                            ") were refused by the mock cluster");
   }
   next_event_ += static_cast<int64_t>(n);
-  produce_seconds_ +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  produce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return static_cast<int64_t>(n);
 }
 

@@ -38,7 +38,7 @@ class NexmarkKafkaFeed {
   // Starts a mock cluster of one broker and creates the three topics with `partitions` (>= 1)
   // partitions each.
   static Result<std::unique_ptr<NexmarkKafkaFeed>> Start(const nexmark::NexmarkConfig& config,
-                                                          int partitions);
+                                                         int partitions);
   ~NexmarkKafkaFeed();
   NexmarkKafkaFeed(const NexmarkKafkaFeed&) = delete;
   NexmarkKafkaFeed& operator=(const NexmarkKafkaFeed&) = delete;

@@ -80,8 +80,8 @@ Result<std::string> NexmarkKafkaQueryText(const std::string& text,
       // Kafka relation, so it is parsed there (a second, partial parse of the value).
       // (TIMESTAMPTZ spelled out: in a WATERMARK expression the result is TIMESTAMP otherwise.)
       watermark_expr = "CAST(from_json(decode(value), " +
-                       QuoteLiteral(std::string(kind->name) + " STRUCT<" + w + ": TIMESTAMP>") + ")." +
-                       kind->name + "." + w + " AS TIMESTAMPTZ)";
+                       QuoteLiteral(std::string(kind->name) + " STRUCT<" + w + ": TIMESTAMP>") +
+                       ")." + kind->name + "." + w + " AS TIMESTAMPTZ)";
       watermark_col = w;
       inner_extra = ", timestamp AS dateTime, " + w;
       columns.replace(columns.find(own_column), own_column.size(), w);
@@ -102,13 +102,12 @@ Result<std::string> NexmarkKafkaQueryText(const std::string& text,
     }
     const int64_t max_offsets = std::max<int64_t>(1, streams.batch_events * kind->share / 50);
     std::string relation =
-        "(SELECT " + columns + outer_extra +
-        " FROM (SELECT from_json(decode(value), " +
+        "(SELECT " + columns + outer_extra + " FROM (SELECT from_json(decode(value), " +
         QuoteLiteral(kind->schema) + ") AS __e" + inner_extra +
         " FROM STREAM read_kafka(bootstrapServers => " + QuoteLiteral(streams.bootstrap) +
         ", subscribe => " + QuoteLiteral(NexmarkKafkaFeed::Topic(kind->name)) +
-        ", startingOffsets => 'earliest', maxOffsetsPerTrigger => " +
-        std::to_string(max_offsets) + ") WITH (" + kConsumerOptions + ") WATERMARK " + watermark_expr + " AS " + watermark_col +
+        ", startingOffsets => 'earliest', maxOffsetsPerTrigger => " + std::to_string(max_offsets) +
+        ") WITH (" + kConsumerOptions + ") WATERMARK " + watermark_expr + " AS " + watermark_col +
         " DELAY OF " + m[3].str() + " AS __k)) AS " + m[4].str();
     out += text.substr(copied, static_cast<size_t>(m.position(0)) - copied);
     out += relation;

@@ -37,9 +37,9 @@ namespace sluice::cli {
 struct RunCommandOptions {
   std::string file;  // the pipeline's SQL
   std::string warehouse = "warehouse";
-  std::string progress_log;  // empty: none
-  std::string progress_kafka;  // --progress-kafka BOOTSTRAP_SERVERS/TOPIC; empty: none
-  std::optional<std::string> ui;  // --ui [HOST:]PORT ("" = 127.0.0.1:4040); nullopt: no server
+  std::string progress_log;            // empty: none
+  std::string progress_kafka;          // --progress-kafka BOOTSTRAP_SERVERS/TOPIC; empty: none
+  std::optional<std::string> ui;       // --ui [HOST:]PORT ("" = 127.0.0.1:4040); nullopt: no server
   int64_t max_restarts = 3;            // --max-restarts; < 0: unlimited
   int64_t restart_backoff_ms = 10000;  // --restart-backoff: the first restart's delay
   int64_t max_backoff_ms = 300000;     // the backoff's cap (5 min)

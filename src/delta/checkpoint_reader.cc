@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "delta/schema.h"
 #include "common/strings.h"
+#include "delta/schema.h"
 #include "delta/snapshot.h"
 #include "delta/values.h"
 

@@ -218,7 +218,8 @@ Result<MergePlan> ResolveClauses(const MergeSpec& spec, const engine::Schema& ta
                                            " in " + (insert ? "INSERT *" : "UPDATE SET *") +
                                            " given columns " + cols);
           }
-          r.values[f.name] = "CAST(" + sa + "." + QuoteIdentifier(s->name) + " AS " + f.type.ToSql() + ")";
+          r.values[f.name] =
+              "CAST(" + sa + "." + QuoteIdentifier(s->name) + " AS " + f.type.ToSql() + ")";
         }
         break;
     }

@@ -96,8 +96,8 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
       post_cols += old;
     } else {
       const std::string casted = "CAST((" + it->second + ") AS " + f.type.ToSql() + ")";
-      out_cols +=
-          "CASE WHEN " + cond + " THEN " + casted + " ELSE " + old + " END AS " + QuoteIdentifier(f.name);
+      out_cols += "CASE WHEN " + cond + " THEN " + casted + " ELSE " + old + " END AS " +
+                  QuoteIdentifier(f.name);
       post_cols += casted + " AS " + QuoteIdentifier(f.name);
     }
   }

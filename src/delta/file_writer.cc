@@ -175,8 +175,8 @@ Result<std::vector<AddFile>> WriteDataFiles(engine::Connection* conn, fs::FileSy
     if (!sort_keys.empty()) sort_keys += ", ";
     sort_keys += "CAST(" + QuoteIdentifier(p) + " AS VARCHAR) ASC NULLS LAST";
   }
-  auto sorted =
-      conn->Query("SELECT " + data_cols + " FROM " + QuoteIdentifier(view) + " ORDER BY " + sort_keys);
+  auto sorted = conn->Query("SELECT " + data_cols + " FROM " + QuoteIdentifier(view) +
+                            " ORDER BY " + sort_keys);
   if (!sorted.ok()) return fail(sorted.status());
   const size_t count_col = partition_columns.size();
   int64_t offset = 0;

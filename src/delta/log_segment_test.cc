@@ -194,9 +194,9 @@ TEST(LogSegmentTest, ListLogForLatestFallsBackToAFullListing) {
   testing::TempDir tmp;
   auto fs = fs::LocalFileSystem();
   MakeLog(fs.get(), tmp.path(), 25, {10, 20});
-  for (std::string_view bad : {"", "{", "[]", R"({"version":"20"})", R"({"version":-1})",
-                               R"({"size":3})", R"({"version":15})" /* no such checkpoint */,
-                               R"({"version":500})" /* past the end */}) {
+  for (std::string_view bad :
+       {"", "{", "[]", R"({"version":"20"})", R"({"version":-1})", R"({"size":3})",
+        R"({"version":15})" /* no such checkpoint */, R"({"version":500})" /* past the end */}) {
     WriteHint(fs.get(), tmp.path(), bad);
     auto listing = ListLogForLatest(fs.get(), tmp.path());
     ASSERT_TRUE(listing.ok()) << bad << ": " << listing.status().ToString();

@@ -129,8 +129,8 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     for (const std::string& n : spec.extra_from_file) from_file |= Lower(n) == Lower(f.name);
     auto it = file_cols.find(Lower(f.name));
     if (from_file && it != file_cols.end()) {
-      expr =
-          "COALESCE(" + expr + ", CAST(d." + QuoteIdentifier(it->second) + " AS " + f.type.ToSql() + "))";
+      expr = "COALESCE(" + expr + ", CAST(d." + QuoteIdentifier(it->second) + " AS " +
+             f.type.ToSql() + "))";
     }
     add_col(expr, f.name);
   }

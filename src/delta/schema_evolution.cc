@@ -189,7 +189,8 @@ Result<WriteSchemaPlan> PlanWriteSchema(const engine::Schema& table_schema,
         return Status::InvalidArgument("column '" + tf.name +
                                        "' is NOT NULL in the table but missing from the data");
       }
-      plan.projection.push_back("CAST(NULL AS " + tf.type.ToSql() + ") AS " + QuoteIdentifier(tf.name));
+      plan.projection.push_back("CAST(NULL AS " + tf.type.ToSql() + ") AS " +
+                                QuoteIdentifier(tf.name));
       plan.identity = false;
       continue;
     }
@@ -201,8 +202,8 @@ Result<WriteSchemaPlan> PlanWriteSchema(const engine::Schema& table_schema,
     if (df->type == tf.type) {
       plan.projection.push_back(QuoteIdentifier(df->name) + " AS " + QuoteIdentifier(tf.name));
     } else {
-      plan.projection.push_back("CAST(" + QuoteIdentifier(df->name) + " AS " + tf.type.ToSql() + ") AS " +
-                                QuoteIdentifier(tf.name));
+      plan.projection.push_back("CAST(" + QuoteIdentifier(df->name) + " AS " + tf.type.ToSql() +
+                                ") AS " + QuoteIdentifier(tf.name));
     }
   }
   return plan;

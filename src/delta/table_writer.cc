@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/logging.h"
 #include "common/strings.h"
 #include "common/uuid.h"
-#include "common/logging.h"
 #include "delta/log_segment.h"
 #include "delta/paths.h"
 #include "delta/schema.h"
@@ -485,7 +485,8 @@ Result<engine::Batch> DeltaTableWriter::ConformLocked(const engine::Batch& data,
       if (i > 0) sql += ", ";
       sql += "count(*) FILTER (WHERE " + QuoteIdentifier(plan.not_null_columns[i]) + " IS NULL)";
     }
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch counts, conn_->Query(sql + " FROM " + QuoteIdentifier(view)));
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch counts,
+                            conn_->Query(sql + " FROM " + QuoteIdentifier(view)));
     for (size_t i = 0; i < plan.not_null_columns.size(); ++i) {
       SLUICE_ASSIGN_OR_RETURN(auto n, counts.GetInt64(0, i));
       if (n.value_or(0) > 0) {

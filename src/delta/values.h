@@ -27,7 +27,6 @@ std::string FormatTimestampMicros(int64_t micros);
 // "2018-10-24T21:14:18.000Z": epoch milliseconds as ISO-8601 UTC (for messages).
 std::string FormatMillisIso(int64_t millis);
 
-
 // A SQL expression of type `type` for a partition value from the log, e.g.
 // CAST('2021-09-08 11:11:11.000000+00' AS TIMESTAMPTZ) or CAST(NULL AS INTEGER).
 // InvalidArgument (naming the value) when the text does not parse as the type.

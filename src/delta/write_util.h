@@ -24,7 +24,6 @@ namespace sluice::delta {
 inline constexpr char kHiveDefaultPartition[] = "__HIVE_DEFAULT_PARTITION__";
 inline constexpr char kEngineInfo[] = "Sluice/0.1.0";
 
-
 // Spark's escapePathName: control characters and "#%'*/:=?\{[]^ and DEL become %XX (upper-case
 // hex); everything else (including spaces and non-ASCII bytes) is kept.
 std::string EscapePartitionValue(std::string_view value);

@@ -1,6 +1,6 @@
 // Connection: runs SQL, registers batches as temporary views.
-#include "duckdb/parser/expression/star_expression.hpp"
 #include "common/strings.h"
+#include "duckdb/parser/expression/star_expression.hpp"
 #include "duckdb/parser/parsed_data/create_view_info.hpp"
 #include "duckdb/parser/query_node/select_node.hpp"
 #include "duckdb/parser/statement/create_statement.hpp"

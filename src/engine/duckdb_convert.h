@@ -55,7 +55,6 @@ Result<duckdb::LogicalType> ToLogicalType(const DataType& type);
 Schema SchemaFromDuckDB(const std::vector<std::string>& names,
                         const duckdb::vector<duckdb::LogicalType>& types);
 
-
 // ---- state -----------------------------------------------------------------------------------
 
 struct BatchData {

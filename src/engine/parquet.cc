@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "duckdb/parser/query_node/select_node.hpp"
 #include "common/strings.h"
+#include "duckdb/parser/query_node/select_node.hpp"
 #include "duckdb/parser/statement/copy_statement.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
 #include "duckdb/parser/tableref/column_data_ref.hpp"
@@ -29,8 +29,8 @@ void CollectLeaves(const std::string& label, const std::string& expr, const Data
     case TypeId::kStruct:
       for (const Field& child : type.children) {
         CollectLeaves(label + "." + child.name,
-                      "struct_extract(" + expr + ", " + QuoteLiteral(child.name) + ")",
-                      child.type, out);
+                      "struct_extract(" + expr + ", " + QuoteLiteral(child.name) + ")", child.type,
+                      out);
       }
       break;
     case TypeId::kList:
@@ -100,9 +100,9 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
         Batch written,
         RunOverBatch(state_.get(),
                      "COPY (SELECT * FROM " + source + ") TO " + QuoteLiteral(path) +
-                         " (FORMAT parquet, COMPRESSION " +
-                         QuoteLiteral(options.compression) + ", ROW_GROUP_SIZE " +
-                         std::to_string(options.row_group_size) + ", RETURN_STATS true)",
+                         " (FORMAT parquet, COMPRESSION " + QuoteLiteral(options.compression) +
+                         ", ROW_GROUP_SIZE " + std::to_string(options.row_group_size) +
+                         ", RETURN_STATS true)",
                      data));
     ParquetFileInfo info;
     info.path = path;

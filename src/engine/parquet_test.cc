@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/duckdb_convert.h"
 #include "common/strings.h"
+#include "engine/duckdb_convert.h"
 #include "engine/engine.h"
 #include "engine/parquet_copy_stats.h"
 #include "engine/test_util.h"

@@ -166,12 +166,13 @@ TEST_F(RowCodecTest, SelectedColumnsInGivenOrder) {
 }
 
 TEST_F(RowCodecTest, WholeColumnReaders) {
-  Batch b = Q("SELECT * FROM (VALUES (-5::BIGINT, 7::INTEGER, true), (NULL, NULL, NULL), "
-              "(9223372036854775807, -1, false)) t(big, small, flag)");
+  Batch b =
+      Q("SELECT * FROM (VALUES (-5::BIGINT, 7::INTEGER, true), (NULL, NULL, NULL), "
+        "(9223372036854775807, -1, false)) t(big, small, flag)");
   auto big = Int64ColumnValues(b, 0);
   ASSERT_TRUE(big.ok()) << big.status().ToString();
-  EXPECT_EQ(*big, (std::vector<std::optional<int64_t>>{-5, std::nullopt,
-                                                       int64_t{9223372036854775807}}));
+  EXPECT_EQ(*big,
+            (std::vector<std::optional<int64_t>>{-5, std::nullopt, int64_t{9223372036854775807}}));
   auto small = Int64ColumnValues(b, 1);
   ASSERT_TRUE(small.ok()) << small.status().ToString();
   EXPECT_EQ(*small, (std::vector<std::optional<int64_t>>{7, std::nullopt, -1}));

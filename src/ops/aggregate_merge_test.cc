@@ -50,7 +50,6 @@ class AggregateMergeTest : public engine::testing::EngineTest {
     ASSERT_TRUE(st.ok()) << st.ToString();
     EXPECT_EQ(got, Encoded("SELECT " + merged + " FROM " + values)) << s << " + " << b;
   }
-
 };
 
 TEST_F(AggregateMergeTest, SupportsSumOfBigintAndDoubleAndMinMaxOfFixedWidthTypesOnly) {

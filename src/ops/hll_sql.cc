@@ -7,8 +7,8 @@ namespace sluice::ops {
 namespace {
 
 // HyperLogLog++'s linear-counting thresholds for p = 4..18 (Heule et al., Spark's THRESHOLDS).
-constexpr int64_t kThresholds[] = {10,   20,    40,    80,    220,    400,    900,   1800,
-                                   3100, 6500,  11500, 20000, 50000, 120000, 350000};
+constexpr int64_t kThresholds[] = {10,   20,   40,    80,    220,   400,    900,   1800,
+                                   3100, 6500, 11500, 20000, 50000, 120000, 350000};
 
 std::string M(int p) { return std::to_string(int64_t{1} << p); }
 
@@ -69,8 +69,8 @@ std::string HllEstimateSql(const std::string& column, int p) {
                           ", __hll_x -> pow(2.0, -(__hll_x % 64)::DOUBLE))), 0)))";
   const std::string lc = "(" + ms + " * ln(" + ms + " / " + zeros + "::DOUBLE))";
   return "CASE WHEN " + column + " IS NULL THEN 0 WHEN " + zeros + " > 0 AND (" + lc +
-         " <= " + std::to_string(kThresholds[p - 4]) + " OR " + raw + " <= " +
-         std::to_string(static_cast<int64_t>(2.5 * m)) + ") THEN round(" + lc +
+         " <= " + std::to_string(kThresholds[p - 4]) + " OR " + raw +
+         " <= " + std::to_string(static_cast<int64_t>(2.5 * m)) + ") THEN round(" + lc +
          ")::BIGINT ELSE round(" + raw + ")::BIGINT END";
 }
 

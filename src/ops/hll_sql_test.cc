@@ -20,10 +20,10 @@ class HllSqlTest : public ::testing::Test {
   // The estimate of the values `values_sql` (a query with column x), sketched in `parts` batches
   // (x % parts) that are then merged, as StreamingAggregate merges batches into its state.
   int64_t Estimate(const std::string& values_sql, int parts, int p = 9) {
-    const std::string sql =
-        "SELECT " + HllEstimateSql("s", p) + " FROM (SELECT " + HllMergeSql("s", p) +
-        " AS s FROM (SELECT " + HllPartialSql("x", p, false) + " AS s FROM (" + values_sql +
-        ") GROUP BY hash(x) % " + std::to_string(parts) + "))";
+    const std::string sql = "SELECT " + HllEstimateSql("s", p) + " FROM (SELECT " +
+                            HllMergeSql("s", p) + " AS s FROM (SELECT " +
+                            HllPartialSql("x", p, false) + " AS s FROM (" + values_sql +
+                            ") GROUP BY hash(x) % " + std::to_string(parts) + "))";
     auto b = conn_->Query(sql);
     EXPECT_TRUE(b.ok()) << b.status().ToString();
     if (!b.ok()) return -1;

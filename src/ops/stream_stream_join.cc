@@ -397,9 +397,8 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
       const engine::Field& f = left_batch.schema()[left_layout.keys[k]];
       const bool described =
           k < options_.key_descriptions.size() && !options_.key_descriptions[k].empty();
-      so.schema.key.push_back(
-          {described ? options_.key_descriptions[k] : "key" + std::to_string(k), f.type.ToSql(),
-           true});
+      so.schema.key.push_back({described ? options_.key_descriptions[k] : "key" + std::to_string(k),
+                               f.type.ToSql(), true});
     }
     so.schema.key.push_back({"index", "BIGINT", false});
     so.schema.value.push_back({"matched", "BOOLEAN", false});
@@ -466,8 +465,8 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
     return !spec.state_time_column.empty() && state_us != kNoTime && state_us <= threshold_us(spec);
   };
 
-  std::vector<std::string> out;                         // encoded output rows
-  std::unordered_map<std::string, bool> matched_now;    // state key -> matched, set in this batch
+  std::vector<std::string> out;                       // encoded output rows
+  std::unordered_map<std::string, bool> matched_now;  // state key -> matched, set in this batch
   int64_t updated = 0;
 
   auto store_of = [&](const std::string& key) -> state::StateStore& {
@@ -484,8 +483,8 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
       -> Status {
     std::vector<std::vector<size_t>> by_partition(static_cast<size_t>(num_partitions));
     for (size_t j = 0; j < keys.size(); ++j) {
-      by_partition[static_cast<size_t>(state::PartitionForKey(*keys[j], num_partitions))]
-          .push_back(j);
+      by_partition[static_cast<size_t>(state::PartitionForKey(*keys[j], num_partitions))].push_back(
+          j);
     }
     for (int32_t p = 0; p < num_partitions; ++p) {
       std::vector<size_t>& js = by_partition[static_cast<size_t>(p)];
@@ -511,8 +510,7 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
       -> Result<std::vector<std::vector<StateRow>>> {
     std::vector<std::vector<StateRow>> rows(keys.size());
     SLUICE_RETURN_NOT_OK(for_each_prefix(
-        tag, keys,
-        [&](size_t j, const std::string& prefix, state::StateIterator& it) -> Status {
+        tag, keys, [&](size_t j, const std::string& prefix, state::StateIterator& it) -> Status {
           const int32_t p = state::PartitionForKey(*keys[j], num_partitions);
           for (; it.Valid() && starts_with(it.key(), prefix); it.Next()) {
             StateRow row;
@@ -532,8 +530,7 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
                                std::vector<int64_t>* next_index) -> Status {
     next_index->assign(keys.size(), 0);
     return for_each_prefix(
-        tag, keys,
-        [&](size_t j, const std::string& prefix, state::StateIterator& it) -> Status {
+        tag, keys, [&](size_t j, const std::string& prefix, state::StateIterator& it) -> Status {
           int64_t next = 0;
           for (; it.Valid() && starts_with(it.key(), prefix); it.Next()) {
             std::string_view k = it.key();
@@ -582,8 +579,8 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
   };
 
   // Stores a row of side `tag` under `key` at index *next (then advanced).
-  auto append = [&](char tag, const std::string& key, int64_t* next, bool matched,
-                    int64_t state_us, const std::string& row) -> Status {
+  auto append = [&](char tag, const std::string& key, int64_t* next, bool matched, int64_t state_us,
+                    const std::string& row) -> Status {
     std::string state_key = StatePrefix(tag, key);
     state::StateStore& store = store_of(key);
     PutBigEndian64(&state_key, static_cast<uint64_t>(*next));
@@ -711,8 +708,8 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
         store = !evicts(spec, in.state_us[i]) || (right_preserved && !any);
       }
       if (store) {
-        SLUICE_RETURN_NOT_OK(append(this_tag, in.keys[i], &next_index[slot_of_row[i]], any,
-                                    in.state_us[i], *mine));
+        SLUICE_RETURN_NOT_OK(
+            append(this_tag, in.keys[i], &next_index[slot_of_row[i]], any, in.state_us[i], *mine));
       }
     }
     return Status::OK();

@@ -67,9 +67,9 @@ int64_t NowMs() {
 // Partial aggregate columns of one call: their names and the SQL to compute them.
 struct Partial {
   std::string name;
-  std::string batch_sql;  // over the input rows, grouped (windowed) or per row (session)
-  std::string merge_fn;   // "sum", "min", "max", "first", "last"; "" = merge_sql
-  std::string merge_sql;  // the merge aggregate when merge_fn is empty (sketches)
+  std::string batch_sql;    // over the input rows, grouped (windowed) or per row (session)
+  std::string merge_fn;     // "sum", "min", "max", "first", "last"; "" = merge_sql
+  std::string merge_sql;    // the merge aggregate when merge_fn is empty (sketches)
   std::string schema_name;  // the column's name in the state schema
 };
 
@@ -215,8 +215,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
       case AggregateFunction::kApproxCountDistinct: {
         if (call.hll_precision < 4 || call.hll_precision > 16) {
           return Status::InvalidArgument("approx_count_distinct: precision " +
-                                         std::to_string(call.hll_precision) +
-                                         " is outside 4..16");
+                                         std::to_string(call.hll_precision) + " is outside 4..16");
         }
         Partial partial{p, HllPartialSql(x, call.hll_precision, per_row), ""};
         partial.merge_sql = HllMergeSql(QuoteIdentifier(p), call.hll_precision);
@@ -246,10 +245,9 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
     }
   }
   if (options_.keep_top && w) {  // the per-window top-1 hint, where it applies
-    top_ = TopOneFilter::Make(*options_.keep_top,
-                              context_.output_mode == sinks::OutputMode::kAppend, w->watermarked,
-                              w->kind != TimeWindowSpec::Kind::kSession, w->size_us,
-                              options_.keys, input_schema);
+    top_ = TopOneFilter::Make(
+        *options_.keep_top, context_.output_mode == sinks::OutputMode::kAppend, w->watermarked,
+        w->kind != TimeWindowSpec::Kind::kSession, w->size_us, options_.keys, input_schema);
   }
   std::string wcol = w ? QuoteIdentifier(w->output) : "";
   std::string evict = "NULL::BIGINT";
@@ -289,8 +287,8 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
     const std::string bucket =
         "(" + t_us + " - (((" + t_us + " % " + slide + ") + " + slide + ") % " + slide + "))";
     std::vector<std::string> items = key_items;
-    items.push_back("{'start': " + make + "(__ws), 'end': " + make + "(__ws + " + size +
-                    ")} AS " + wcol);
+    items.push_back("{'start': " + make + "(__ws), 'end': " + make + "(__ws + " + size + ")} AS " +
+                    wcol);
     items.insert(items.end(), partial_items.begin(), partial_items.end());
     std::vector<std::string> group = key_items;
     group.push_back("__ws");
@@ -301,8 +299,8 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
     } else {
       rows = "SELECT * FROM (SELECT *, " + bucket + " - __wi * " + slide + " AS __ws, " + t_us +
              " AS __t_us FROM __agg_in CROSS JOIN range(0, " + std::to_string(n) +
-             ") __r(__wi) WHERE " + QuoteIdentifier(w->time_column) + " IS NOT NULL) WHERE __ws + " +
-             size + " > __t_us";
+             ") __r(__wi) WHERE " + QuoteIdentifier(w->time_column) +
+             " IS NOT NULL) WHERE __ws + " + size + " > __t_us";
     }
     if (top_) rows = top_->PreReduceSql(rows, "__ws");
     sql->batch = "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM (" + rows +
@@ -464,10 +462,9 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
   const bool watermark = has_watermark() && !complete;
 
   // 1-2. Batch partial rows, late ones dropped.
-  SLUICE_ASSIGN_OR_RETURN(
-      Batch partial,
-      conn_->Query(top_ ? TopOneFilter::BindLateWatermark(sql.batch, batch.late_watermark_ms)
-                        : sql.batch));
+  SLUICE_ASSIGN_OR_RETURN(Batch partial, conn_->Query(top_ ? TopOneFilter::BindLateWatermark(
+                                                                 sql.batch, batch.late_watermark_ms)
+                                                           : sql.batch));
   int64_t dropped = 0;
   // The C++ merge skips late rows itself (step 5), unless the top-1 filter needs them gone first.
   const bool late_in_merge = sql.merger.has_value() && !top_;
@@ -519,9 +516,10 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       if (std::find(fits.begin(), fits.end(), 0) != fits.end()) give_up_mirror();
     }
     mirror_version_ = -1;  // set again once this batch has committed
-    if (top_) {  // the per-window top-1 plan: prune against the state's best per window
-      TopOneFilter::FilterInput in{version, batch.eviction_watermark_ms * 1000, &partial,
-                                   &sql.row_schema, &stores, mirrored ? &mirror_ : nullptr};
+    if (top_) {            // the per-window top-1 plan: prune against the state's best per window
+      TopOneFilter::FilterInput in{version,  batch.eviction_watermark_ms * 1000,
+                                   &partial, &sql.row_schema,
+                                   &stores,  mirrored ? &mirror_ : nullptr};
       SLUICE_ASSIGN_OR_RETURN(partial, top_->Filter(in));
     }
     auto group_keys = [&](const Batch& b) -> Result<std::vector<std::string>> {
@@ -584,8 +582,7 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       for (int64_t r = 0; r < partial.num_rows(); ++r) {
         const size_t i = static_cast<size_t>(r);
         SLUICE_ASSIGN_OR_RETURN(gstarts[i], helper(partial, "__gstart_us", r));
-        by_partition[static_cast<size_t>(
-                         state::PartitionForKey(StateKeyPrefix(batch_keys[i]), n))]
+        by_partition[static_cast<size_t>(state::PartitionForKey(StateKeyPrefix(batch_keys[i]), n))]
             .push_back(i);
       }
       SLUICE_RETURN_NOT_OK(ParallelFor(n, kStateParallelism, [&](int32_t p) -> Status {
@@ -800,7 +797,8 @@ Result<int64_t> StreamingAggregate::MergeInCpp(
         if (stored) old = *stored;
       }
       const std::string& prefix = prefixes[i];
-      const std::string_view batch_partials = std::string_view(partials[i]).substr(engine::kRowHeaderBytes);
+      const std::string_view batch_partials =
+          std::string_view(partials[i]).substr(engine::kRowHeaderBytes);
       row.assign(prefix);
       if (old) {
         SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(*old));
@@ -809,8 +807,7 @@ Result<int64_t> StreamingAggregate::MergeInCpp(
                                     ": the aggregation state row of a batch group does not " +
                                     "start with the group's keys and window");
         }
-        SLUICE_RETURN_NOT_OK(
-            sql.merger->Merge(v.row.substr(prefix.size()), batch_partials, &row));
+        SLUICE_RETURN_NOT_OK(sql.merger->Merge(v.row.substr(prefix.size()), batch_partials, &row));
       } else {
         row.append(batch_partials);
       }

@@ -132,8 +132,8 @@ class StreamingAggregate final : public StatefulOperator {
   // number of rows written; with `want_rows` (UPDATE), *merged gets them as a batch.
   Result<int64_t> MergeInCpp(const engine::Batch& partial,
                              const std::vector<std::string>& group_keys,
-                             std::vector<std::unique_ptr<state::StateStore>>& stores,
-                             bool mirrored, int64_t late_us, bool want_rows, int64_t* dropped,
+                             std::vector<std::unique_ptr<state::StateStore>>& stores, bool mirrored,
+                             int64_t late_us, bool want_rows, int64_t* dropped,
                              engine::Batch* merged);
 
   StreamingAggregateOptions options_;

@@ -41,7 +41,8 @@ class StreamingAggregateTest : public ::testing::Test {
     c.num_partitions = 3;
     c.output_mode = mode;
     c.conf["sluice.streaming.stateStore.providerClass"] = "memory";
-    if (!mirror_bytes.empty()) c.conf["sluice.streaming.aggregate.stateMirrorMaxBytes"] = mirror_bytes;
+    if (!mirror_bytes.empty())
+      c.conf["sluice.streaming.aggregate.stateMirrorMaxBytes"] = mirror_bytes;
     Status st = op->Open(c);
     EXPECT_TRUE(st.ok()) << st.ToString();
     return op;
@@ -154,15 +155,12 @@ TEST_F(StreamingAggregateTest, CppMergeAndSqlMergeGiveTheSameRows) {
       w.slide_us = 5'000'000;
       w.watermarked = true;
       o.window = w;
-      o.aggregates = {{AggregateFunction::kCountStar, "", "n"},
-                      {AggregateFunction::kCount, "b", "nb"},
-                      {AggregateFunction::kSum, "b", "sb"},
-                      {AggregateFunction::kMin, "b", "minb"},
-                      {AggregateFunction::kMax, "b", "maxb"},
-                      {AggregateFunction::kSum, "d", "sd"},
-                      {AggregateFunction::kMin, "d", "mind"},
-                      {AggregateFunction::kMax, "d", "maxd"},
-                      {AggregateFunction::kAvg, "d", "avgd"}};
+      o.aggregates = {
+          {AggregateFunction::kCountStar, "", "n"}, {AggregateFunction::kCount, "b", "nb"},
+          {AggregateFunction::kSum, "b", "sb"},     {AggregateFunction::kMin, "b", "minb"},
+          {AggregateFunction::kMax, "b", "maxb"},   {AggregateFunction::kSum, "d", "sd"},
+          {AggregateFunction::kMin, "d", "mind"},   {AggregateFunction::kMax, "d", "maxd"},
+          {AggregateFunction::kAvg, "d", "avgd"}};
       if (with_first) o.aggregates.push_back({AggregateFunction::kFirst, "k", "fk"});
       auto op = std::make_unique<StreamingAggregate>(o);
       OperatorContext c;
@@ -178,7 +176,8 @@ TEST_F(StreamingAggregateTest, CppMergeAndSqlMergeGiveTheSameRows) {
       for (size_t i = 0; i < batches.size(); ++i) {
         auto in = conn_->Query(
             "SELECT make_timestamp(s::BIGINT * 1000000) AS t, k::VARCHAR AS k, b::BIGINT AS b, "
-            "d::DOUBLE AS d FROM (VALUES " + batches[i] + ") v(s, k, b, d)");
+            "d::DOUBLE AS d FROM (VALUES " +
+            batches[i] + ") v(s, k, b, d)");
         ASSERT_TRUE(in.ok()) << in.status().ToString();
         OperatorBatch b;
         b.batch_id = BatchId(static_cast<int64_t>(i));

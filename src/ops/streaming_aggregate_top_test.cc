@@ -18,7 +18,6 @@ using Rows = std::vector<std::vector<std::optional<std::string>>>;
 
 class TopOneTest : public engine::testing::EngineTest {
  protected:
-
   // "(price, bidder, seconds, v), ..." -> __k0 BIGINT, __k1 VARCHAR, __t TIMESTAMP, __a0 INTEGER.
   engine::Batch Input(const std::string& values) {
     auto b = conn_->Query(

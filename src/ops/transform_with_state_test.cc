@@ -10,8 +10,8 @@
 
 #include "fs/file_system.h"
 #include "fs/test_util.h"
-#include "ops/test_processors.h"
 #include "ops/custom_state_codec.h"
+#include "ops/test_processors.h"
 
 namespace sluice::ops {
 namespace {

@@ -751,7 +751,7 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
 }
 
 Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelowUnchecked(const QueryAnalysis& analysis,
-                                                                     const std::string& table) {
+                                                                    const std::string& table) {
   const Json& top = analysis.top;
   if (!top.is_object() || !top.contains("from_table")) return std::optional<StreamJoinBelow>();
   const Json& from = top["from_table"];
@@ -792,7 +792,8 @@ Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelowUnchecked(const QueryA
   for (const Json& item : top["select_list"]) {
     if (item.value("class", "") == "STAR") {
       const std::string rel = item.value("relation_name", std::string());
-      if (rel.empty() || EqualsIgnoreCase(rel, left.alias)) select_list.push_back(UnnestOf(left.alias));
+      if (rel.empty() || EqualsIgnoreCase(rel, left.alias))
+        select_list.push_back(UnnestOf(left.alias));
       if ((rel.empty() && !semi) || EqualsIgnoreCase(rel, right.alias)) {
         select_list.push_back(UnnestOf(right.alias));
       }
@@ -802,7 +803,8 @@ Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelowUnchecked(const QueryA
     select_list.push_back(std::move(q));
   }
   upper["select_list"] = std::move(select_list);
-  SLUICE_ASSIGN_OR_RETURN(upper["group_expressions"], sides.Qualify(top["group_expressions"], keep));
+  SLUICE_ASSIGN_OR_RETURN(upper["group_expressions"],
+                          sides.Qualify(top["group_expressions"], keep));
   for (const char* clause : {"having", "qualify"}) {
     if (upper.contains(clause) && !upper[clause].is_null()) {
       SLUICE_ASSIGN_OR_RETURN(upper[clause], sides.Qualify(upper[clause], keep));

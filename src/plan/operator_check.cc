@@ -49,10 +49,11 @@ Status CheckStatefulOperatorsMatch(fs::FileSystem& fs, std::string_view checkpoi
     stored[id] = m.operator_name;
   }
   if (stored.empty()) return Status::OK();
-  const std::string lists = ". This query's stateful operators (id name, top-down): " +
-                            ListOf(operators) + "; the checkpoint's: " + ListOf(stored) +
-                            " (STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA). Restore "
-                            "the previous query, or start this one from a new checkpoint location";
+  const std::string lists =
+      ". This query's stateful operators (id name, top-down): " + ListOf(operators) +
+      "; the checkpoint's: " + ListOf(stored) +
+      " (STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA). Restore "
+      "the previous query, or start this one from a new checkpoint location";
   for (const auto& [id, name] : stored) {
     if (id >= static_cast<int64_t>(operators.size())) {
       return Status::InvalidArgument("the checkpoint " + std::string(checkpoint_root) +
@@ -71,8 +72,7 @@ Status CheckStatefulOperatorsMatch(fs::FileSystem& fs, std::string_view checkpoi
   // completed (operators write their metadata when they first run, one after the other).
   for (size_t id = 0; id < operators.size(); ++id) {
     if (stored.count(static_cast<int64_t>(id)) > 0) continue;
-    Result<std::vector<fs::FileInfo>> commits =
-        fs.List(fs::JoinPath(checkpoint_root, "commits"));
+    Result<std::vector<fs::FileInfo>> commits = fs.List(fs::JoinPath(checkpoint_root, "commits"));
     if (commits.status().IsNotFound()) return Status::OK();
     if (!commits.ok()) return commits.status();
     if (commits->empty()) return Status::OK();
@@ -80,7 +80,8 @@ Status CheckStatefulOperatorsMatch(fs::FileSystem& fs, std::string_view checkpoi
                                    operators[id] + "') is new: the checkpoint " +
                                    std::string(checkpoint_root) +
                                    " has no state for it, so it would start empty in the middle "
-                                   "of the stream" + lists);
+                                   "of the stream" +
+                                   lists);
   }
   return Status::OK();
 }

@@ -1,8 +1,9 @@
 // The check, when a stateful streaming query starts, that its stateful operators are the ones
-// whose state its checkpoint holds (Spark's STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA,
-// docs/streaming-sql.md "Changing a stateful query"). Operators are numbered top-down (0 = the
-// operator that feeds the sink); the checkpoint has state/<id>/_metadata/metadata per operator
-// (state/operator_metadata.h). Refused, naming the operator and both operator lists:
+// whose state its checkpoint holds (Spark's
+// STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA, docs/streaming-sql.md "Changing a
+// stateful query"). Operators are numbered top-down (0 = the operator that feeds the sink); the
+// checkpoint has state/<id>/_metadata/metadata per operator (state/operator_metadata.h). Refused,
+// naming the operator and both operator lists:
 // - an operator whose name differs from the checkpoint's (a different operator, or a reordering);
 // - an operator id in the checkpoint that the query does not have (an operator was removed);
 // - an operator the checkpoint has no state for, when other operators have state and a batch has

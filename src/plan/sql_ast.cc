@@ -61,8 +61,8 @@ Result<std::unique_ptr<SqlAst>> SqlAst::Open(engine::Engine* engine) {
 }
 
 Result<Json> SqlAst::ParseSelect(std::string_view sql) {
-  SLUICE_ASSIGN_OR_RETURN(auto batch, conn_->Query("SELECT json_serialize_sql(" + QuoteLiteral(sql) +
-                                                   ", skip_null := false)"));
+  SLUICE_ASSIGN_OR_RETURN(auto batch, conn_->Query("SELECT json_serialize_sql(" +
+                                                   QuoteLiteral(sql) + ", skip_null := false)"));
   if (batch.num_rows() != 1 || batch.IsNull(0, 0)) {
     return Status::Internal("json_serialize_sql returned no tree");
   }

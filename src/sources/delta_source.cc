@@ -230,15 +230,13 @@ Result<std::shared_ptr<const DeltaSource::VersionChanges>> DeltaSource::Changes(
       if (!ok && ch->error.ok()) {
         // Additive (every column of the stream's schema is still there with its type): a
         // restart continues; supervisors recognise kAdditiveSchemaChangeTag (delta_source.h).
-        const bool additive =
-            version > schema_version_ && ReadCompatible(schema_, parsed->fields);
+        const bool additive = version > schema_version_ && ReadCompatible(schema_, parsed->fields);
         const std::string kind =
             additive ? std::string(" ") + kAdditiveSchemaChangeTag : " (not additive)";
         ch->error = Status::InvalidArgument(
             Description() + ": detected a schema change at version " + std::to_string(version) +
-            kind +
-            ": streaming source schema: (" + SchemaToText(schema_) + "), new table schema: (" +
-            SchemaToText(parsed->fields) +
+            kind + ": streaming source schema: (" + SchemaToText(schema_) +
+            "), new table schema: (" + SchemaToText(parsed->fields) +
             "). Please restart the query: an additive change (new columns) continues after a "
             "restart with the "
             "new schema; any other change needs a new checkpoint");

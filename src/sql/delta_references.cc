@@ -129,7 +129,8 @@ Result<RewrittenQuery> RewriteDeltaReferences(
         // DuckDB's.
         ref.kind = DeltaReference::Kind::kDescribe;
         if (tokens[j].IsKeyword("table")) ++j;
-        bool is_name = tokens[j].kind == TokenKind::kWord || tokens[j].kind == TokenKind::kQuotedIdent;
+        bool is_name =
+            tokens[j].kind == TokenKind::kWord || tokens[j].kind == TokenKind::kQuotedIdent;
         bool is_path = tokens[j].IsKeyword("delta") && tokens[j + 1].IsSymbol(".") &&
                        tokens[j + 2].kind == TokenKind::kBacktick && tokens[j + 3].IsSymbol(")");
         if (!is_path && !(is_name && tokens[j + 1].IsSymbol(")") && !IsClauseWord(tokens[j]))) {

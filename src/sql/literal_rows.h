@@ -22,5 +22,4 @@ Result<engine::Batch> LiteralRows(engine::Connection* conn,
                                   const std::vector<LiteralColumn>& columns,
                                   const std::vector<std::vector<std::optional<std::string>>>& rows);
 
-
 }  // namespace sluice::sql

@@ -83,10 +83,10 @@ Result<std::vector<OperatorState>> ReadCommittedState(std::shared_ptr<fs::FileSy
       return m.operator_id == *operator_index;
     });
     if (it == ops.end()) {
-      return Status::InvalidArgument(
-          what + ": operator " + std::to_string(*operator_index) + " is out of range: the query has " +
-          std::to_string(ops.size()) + " stateful operator" + (ops.size() == 1 ? "" : "s") + ": " +
-          OperatorList(ops));
+      return Status::InvalidArgument(what + ": operator " + std::to_string(*operator_index) +
+                                     " is out of range: the query has " +
+                                     std::to_string(ops.size()) + " stateful operator" +
+                                     (ops.size() == 1 ? "" : "s") + ": " + OperatorList(ops));
     }
     ops = {*it};
   }

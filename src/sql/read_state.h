@@ -49,9 +49,9 @@ Result<std::vector<OperatorState>> ReadCommittedState(std::shared_ptr<fs::FileSy
 
 // One read_state(...) call in a query.
 struct ReadStateReference {
-  std::string name;                      // the table name as written
+  std::string name;  // the table name as written
   std::optional<int64_t> operator_index;
-  std::string view_name;                 // the relation the rewritten query reads
+  std::string view_name;  // the relation the rewritten query reads
 };
 struct ReadStateRewrite {
   std::string sql;

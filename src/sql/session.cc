@@ -206,7 +206,7 @@ Result<std::string> Session::PrepareDeltaViews(std::string_view statement) {
     if (ref.kind == DeltaReference::Kind::kHistory || ref.kind == DeltaReference::Kind::kDetail ||
         ref.kind == DeltaReference::Kind::kDescribe) {
       DescribeStatement describe;
-      describe.kind = ref.kind == DeltaReference::Kind::kHistory  ? DescribeStatement::Kind::kHistory
+      describe.kind = ref.kind == DeltaReference::Kind::kHistory ? DescribeStatement::Kind::kHistory
                       : ref.kind == DeltaReference::Kind::kDetail ? DescribeStatement::Kind::kDetail
                                                                   : DescribeStatement::Kind::kTable;
       describe.table = ref.table;
@@ -340,13 +340,14 @@ Result<std::string> Session::PrepareReadStateViews(std::string_view statement) {
           ops.size() == 1 ? ref.view_name : ref.view_name + "#" + std::to_string(i);
       SLUICE_RETURN_NOT_OK(connection_->RegisterBatch(part, ops[i].rows));
       temp_batches_.push_back(part);
-      union_sql += (i ? " UNION ALL BY NAME SELECT * FROM " : "SELECT * FROM ") + QuoteIdentifier(part);
+      union_sql +=
+          (i ? " UNION ALL BY NAME SELECT * FROM " : "SELECT * FROM ") + QuoteIdentifier(part);
     }
     if (ops.size() > 1) {
-      SLUICE_RETURN_NOT_OK_CTX(connection_->Execute("CREATE OR REPLACE TEMP VIEW " +
-                                                    QuoteIdentifier(ref.view_name) + " AS " +
-                                                    union_sql),
-                               what);
+      SLUICE_RETURN_NOT_OK_CTX(
+          connection_->Execute("CREATE OR REPLACE TEMP VIEW " + QuoteIdentifier(ref.view_name) +
+                               " AS " + union_sql),
+          what);
       temp_views_.push_back(ref.view_name);
     }
   }

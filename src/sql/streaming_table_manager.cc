@@ -248,8 +248,7 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
   // A streaming table without declared columns follows its query's schema: columns its sources
   // gain (an additive schema change, picked up on restart) are added to it, as Lakeflow's
   // streaming tables do. Declared columns and flows into other tables keep their schema.
-  sink_options.merge_schema =
-      def.kind == StreamingDefinition::Kind::kTable && def.columns.empty();
+  sink_options.merge_schema = def.kind == StreamingDefinition::Kind::kTable && def.columns.empty();
   stream::SinkFactory sink_factory =
       [sink_options](const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
     sinks::DeltaSinkOptions o = sink_options;

@@ -123,8 +123,7 @@ class RocksIterator final : public StateIterator {
 class RocksDbBackend final : public KvBackend {
  public:
   RocksDbBackend(std::string dir, RocksDbSettings settings)
-      : dir_(std::move(dir)),
-        settings_(std::move(settings)) {
+      : dir_(std::move(dir)), settings_(std::move(settings)) {
     wo_.disableWAL = true;
     wo_.sync = false;
   }
@@ -334,7 +333,7 @@ class RocksDbBackend final : public KvBackend {
   rocksdb::WriteOptions wo_;
   std::shared_ptr<rocksdb::Cache> cache_;
   std::unique_ptr<rocksdb::DB> db_;
-  rocksdb::WriteBatch pending_;  // writes not yet applied to db_ (see the file comment)
+  rocksdb::WriteBatch pending_;           // writes not yet applied to db_ (see the file comment)
   std::vector<uint64_t> pending_filter_;  // Bloom filter of pending_'s keys (allocated on use)
 };
 

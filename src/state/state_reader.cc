@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace sluice::state {
 namespace {
 
@@ -44,10 +43,11 @@ Result<StoreFiles> ListStoreFiles(fs::FileSystem& fs, const StateStoreId& id) {
       out.latest_snapshot_version = std::max(out.latest_snapshot_version, name->version);
     }
   }
-  std::sort(out.files.begin(), out.files.end(), [](const StateFileEntry& a, const StateFileEntry& b) {
-    if (a.version != b.version) return a.version < b.version;
-    return a.kind == StateFileKind::kChangelog && b.kind == StateFileKind::kSnapshot;
-  });
+  std::sort(out.files.begin(), out.files.end(),
+            [](const StateFileEntry& a, const StateFileEntry& b) {
+              if (a.version != b.version) return a.version < b.version;
+              return a.kind == StateFileKind::kChangelog && b.kind == StateFileKind::kSnapshot;
+            });
   return out;
 }
 
@@ -100,7 +100,8 @@ Result<std::vector<std::pair<std::string, std::string>>> ReadStoreVersion(
   std::vector<std::pair<std::string, std::string>> out;
   {
     SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<StateIterator> it, store->Iterate());
-    for (; it->Valid(); it->Next()) out.emplace_back(std::string(it->key()), std::string(it->value()));
+    for (; it->Valid(); it->Next())
+      out.emplace_back(std::string(it->key()), std::string(it->value()));
     SLUICE_RETURN_NOT_OK(it->status());
   }
   store->Abort();

@@ -35,11 +35,11 @@ struct StateFileEntry {
 
 // The state files of one store (one operator partition [+ store name]).
 struct StoreFiles {
-  std::string dir;                     // StateStoreCheckpointDir(id)
-  std::vector<StateFileEntry> files;   // by version; a changelog before a snapshot of its version
-  int64_t total_bytes = 0;             // of the files above
-  int64_t latest_version = 0;          // the largest version with a file; 0 when none
-  int64_t latest_snapshot_version = 0; // 0 when none
+  std::string dir;                      // StateStoreCheckpointDir(id)
+  std::vector<StateFileEntry> files;    // by version; a changelog before a snapshot of its version
+  int64_t total_bytes = 0;              // of the files above
+  int64_t latest_version = 0;           // the largest version with a file; 0 when none
+  int64_t latest_snapshot_version = 0;  // 0 when none
 
   // The largest version <= `version` that has a file (0 when none): the version a reader loads
   // when the store was not written at `version` itself.

@@ -5,6 +5,7 @@
 
 #include "common/logging.h"
 #include "common/strings.h"
+#include "common/uuid.h"
 #include "fs/fault_injection_file_system.h"
 #include "stream/checkpoint_layout.h"
 #include "stream/checkpoint_metadata.h"
@@ -13,7 +14,6 @@
 #include "stream/source_identity.h"
 #include "stream/test_fail_point.h"
 #include "stream/time_format.h"
-#include "common/uuid.h"
 
 namespace sluice::stream {
 

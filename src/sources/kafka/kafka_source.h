@@ -117,7 +117,7 @@ class KafkaSource final : public Source {
   // size behind estimatedTotalBytesBehindLatest.
   int64_t last_batch_bytes_ = 0;
   int64_t last_batch_records_ = 0;
-  Clock* clock_;                                       // ctx_.clock or the default clock
+  Clock* clock_;  // ctx_.clock or the default clock
   std::shared_ptr<Clock> default_clock_;
   int64_t last_trigger_ms_ = 0;  // 0: not yet set (Spark's lastTriggerMillis)
 };
