@@ -14,7 +14,11 @@ expression, run as `SELECT <expr> AS v`. Cases read the tables of tables.py. A q
 top-level clause is ORDER BY is compared in order, every other result as a multiset of rows.
 
 Spark: one local[2] session (test/interop/peers.py: UTC, ANSI as Spark 4 defaults it); each
-case is one spark.sql(...).collect(). Sluice: the cases go to `sluice sql --format json` as one
+case is one spark.sql(...).collect(). Spark's answers are cached per case in
+${XDG_CACHE_HOME:-~/.cache}/sluice/differential/ (the key: the case's query, Spark's version and
+a hash of the files that shape Spark's answer: tables.py, values.py, peers.py), and so are the
+Delta tables Spark writes for Sluice, so that a rerun starts Spark only for new or changed cases
+(--no-cache asks Spark for every case and rewrites the cache). Sluice: the cases go to `sluice sql --format json` as one
 script over a warehouse holding the same tables (written by Spark as Delta); each case is
 preceded by a marker row, and its query is read as `SELECT to_json(_q), typeof(_q) FROM (<query>)
 _q` so that the row's values come with their types. A script stops at its first error: the
@@ -37,8 +41,10 @@ case. It prints the pass rate and every difference.
 
 import argparse
 import glob
+import hashlib
 import json
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -190,6 +196,79 @@ def run_spark(spark, cases):
 
 
 # ---------------------------------------------------------------------------------------------
+# The cache of Spark's answers (and of the tables Spark writes for Sluice)
+
+CACHE_FORMAT = "1"  # bump when what a cache entry holds changes
+
+
+def cache_dir():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "sluice", "differential")
+
+
+def spark_version():
+    import pyspark  # the version without starting the JVM
+    return pyspark.__version__
+
+
+def harness_hash():
+    """The files that shape Spark's answers and tables: the tables, the canonical values, the
+    session's configuration."""
+    h = hashlib.sha256(CACHE_FORMAT.encode())
+    for path in (os.path.join(HERE, "tables.py"), os.path.join(HERE, "values.py"),
+                 peers.__file__):
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+class SparkCache:
+    """Spark's answer per case: one pickle file per (query, Spark version, harness hash)."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.prefix = f"{spark_version()}-{harness_hash()}"
+        self.dir = os.path.join(cache_dir(), "answers")
+        self.warehouse = os.path.join(cache_dir(), f"warehouse-{self.prefix}")
+
+    def _path(self, case):
+        key = hashlib.sha256(f"{self.prefix}\n{case.query}".encode()).hexdigest()
+        return os.path.join(self.dir, key[:2], key + ".pickle")
+
+    def get(self, case):
+        if not self.enabled:
+            return None
+        try:
+            with open(self._path(case), "rb") as f:
+                return pickle.load(f)
+        except (OSError, pickle.UnpicklingError, EOFError):
+            return None
+
+    def put(self, case, result):
+        path = self._path(case)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            pickle.dump(result, f)
+        os.replace(tmp, path)
+
+    def has_warehouse(self):
+        return self.enabled and os.path.isfile(os.path.join(self.warehouse, "COMPLETE"))
+
+    def save_warehouse(self, warehouse):
+        tmp = f"{self.warehouse}.{os.getpid()}.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(warehouse, tmp)
+        open(os.path.join(tmp, "COMPLETE"), "w").close()
+        shutil.rmtree(self.warehouse, ignore_errors=True)
+        os.replace(tmp, self.warehouse)
+
+    def copy_warehouse(self, warehouse):
+        shutil.copytree(self.warehouse, warehouse,
+                        ignore=lambda d, names: ["COMPLETE"] if d == self.warehouse else [])
+
+
+# ---------------------------------------------------------------------------------------------
 # Sluice
 
 def sluice_statement(case):
@@ -288,6 +367,8 @@ def main():
     ap.add_argument("--known", default=os.path.join(HERE, "known_differences.txt"))
     ap.add_argument("--timeout", type=int, default=600, help="seconds per sluice script")
     ap.add_argument("--json", help="write every case's outcome and answers to this file")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="ask Spark for every case (and rewrite the cache of its answers)")
     args = ap.parse_args()
 
     t0 = time.monotonic()
@@ -296,14 +377,25 @@ def main():
     if not cases:
         raise SystemExit("no case matches")
     work = tempfile.mkdtemp(prefix="sluice-sqldiff-")
+    cache = SparkCache(not args.no_cache)
+    spark_results = {c.name: r for c in cases if (r := cache.get(c)) is not None}
+    missing = [c for c in cases if c.name not in spark_results]
     try:
-        spark = peers.spark()
-        quiet_spark_errors(spark)
         warehouse = os.path.join(work, "warehouse")
-        os.makedirs(warehouse)
-        tables.create_in_spark(spark, warehouse)
-        t_tables = time.monotonic()
-        spark_results = run_spark(spark, cases)
+        if missing or not cache.has_warehouse():
+            spark = peers.spark()
+            quiet_spark_errors(spark)
+            os.makedirs(warehouse)
+            tables.create_in_spark(spark, warehouse)
+            cache.save_warehouse(warehouse)
+            t_tables = time.monotonic()
+            answers = run_spark(spark, missing)
+            for case in missing:
+                spark_results[case.name] = answers[case.name]
+                cache.put(case, answers[case.name])
+        else:
+            cache.copy_warehouse(warehouse)
+            t_tables = time.monotonic()
         t_spark = time.monotonic()
         sluice_results = run_sluice(warehouse, cases, args.timeout)
         t_sluice = time.monotonic()
@@ -359,8 +451,8 @@ def main():
     print(f"\nSQL differential: {passed}/{len(cases)} cases give Spark's answer "
           f"({100.0 * passed / len(cases):.1f} %); " +
           ", ".join(f"{k} {by[k]}" for k in OUTCOMES))
-    print(f"time: {elapsed:.0f} s (tables {t_tables - t0:.0f} s, spark {t_spark - t_tables:.0f} s, "
-          f"sluice {t_sluice - t_spark:.0f} s)")
+    print(f"time: {elapsed:.0f} s (tables {t_tables - t0:.0f} s, spark {t_spark - t_tables:.0f} s "
+          f"for {len(missing)} cases not in the cache, sluice {t_sluice - t_spark:.0f} s)")
     if failures:
         print(f"\nFAILED: {len(failures)} unexpected:")
         for f in failures:
