@@ -13,7 +13,7 @@
 #include <sstream>
 #include <vector>
 
-#include "sinks/kafka_handle.h"
+#include "kafka/kafka_handle.h"
 #include "sources/nexmark/nexmark_generator.h"
 #include "sources/nexmark/nexmark_json.h"
 
@@ -85,7 +85,7 @@ Result<std::unique_ptr<NexmarkKafkaFeed>> NexmarkKafkaFeed::Start(
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<nexmark::NexmarkGenerator> generator,
                           nexmark::NexmarkGenerator::Open(config));
   auto handles = std::make_unique<Handles>();
-  sinks::KafkaHandleSpec spec;
+  kafka::KafkaHandleSpec spec;
   spec.type = RD_KAFKA_PRODUCER;
   spec.defaults = {{"test.mock.num.brokers", "1"},
                    {"log_level", "3"},
@@ -97,7 +97,7 @@ Result<std::unique_ptr<NexmarkKafkaFeed>> NexmarkKafkaFeed::Start(
     rd_kafka_conf_set_dr_msg_cb(conf, OnDelivery);
     rd_kafka_conf_set_opaque(conf, &handles->failed);
   };
-  SLUICE_ASSIGN_OR_RETURN(handles->producer, sinks::NewKafkaHandle(spec));
+  SLUICE_ASSIGN_OR_RETURN(handles->producer, kafka::NewKafkaHandle(spec));
   rd_kafka_mock_cluster_t* cluster = rd_kafka_handle_mock_cluster(handles->producer);
   if (cluster == nullptr) {
     return Status::IOError("nexmark kafka feed: librdkafka did not start its mock cluster");

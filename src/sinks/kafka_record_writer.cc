@@ -4,7 +4,7 @@
 
 #include <mutex>
 
-#include "sinks/kafka_handle.h"
+#include "kafka/kafka_handle.h"
 
 namespace sluice::sinks {
 
@@ -41,7 +41,7 @@ Result<std::unique_ptr<KafkaRecordWriter>> KafkaRecordWriter::Open(
   }
   if (topic.empty()) return Status::InvalidArgument("Kafka record writer: the topic is empty");
   std::unique_ptr<KafkaRecordWriter> w(new KafkaRecordWriter(std::move(topic)));
-  KafkaHandleSpec spec;
+  kafka::KafkaHandleSpec spec;
   spec.type = RD_KAFKA_PRODUCER;
   spec.defaults = {{"enable.idempotence", "true"},
                    {"acks", "all"},
@@ -55,7 +55,7 @@ Result<std::unique_ptr<KafkaRecordWriter>> KafkaRecordWriter::Open(
     });
     rd_kafka_conf_set_opaque(conf, w.get());
   };
-  SLUICE_ASSIGN_OR_RETURN(w->handle_->rk, NewKafkaHandle(spec));
+  SLUICE_ASSIGN_OR_RETURN(w->handle_->rk, kafka::NewKafkaHandle(spec));
   return w;
 }
 

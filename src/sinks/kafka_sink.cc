@@ -11,8 +11,8 @@
 #include <set>
 
 #include "common/strings.h"
-#include "sinks/kafka_handle.h"
-#include "sinks/kafka_log.h"
+#include "kafka/kafka_handle.h"
+#include "kafka/kafka_log.h"
 
 namespace sluice::sinks {
 
@@ -111,7 +111,7 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
   if (engine == nullptr) return Status::InvalidArgument("kafka sink needs an engine");
   SLUICE_ASSIGN_OR_RETURN(auto conn, engine->Connect());
   auto producer = std::make_unique<Producer>();
-  KafkaHandleSpec spec;
+  kafka::KafkaHandleSpec spec;
   spec.type = RD_KAFKA_PRODUCER;
   spec.defaults = {
       {"enable.idempotence", "true"},
@@ -130,14 +130,14 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
     rd_kafka_conf_set_dr_msg_cb(conf, &Producer::OnDelivery);
     rd_kafka_conf_set_opaque(conf, producer.get());
   };
-  SLUICE_ASSIGN_OR_RETURN(producer->rk, NewKafkaHandle(spec));
+  SLUICE_ASSIGN_OR_RETURN(producer->rk, kafka::NewKafkaHandle(spec));
   if (options.transactional_id) {
     // Fences an older producer with this id and aborts its open transaction.
     if (rd_kafka_error_t* e = rd_kafka_init_transactions(
             producer->rk, static_cast<int>(options.delivery_timeout_ms))) {
       std::string msg = rd_kafka_error_string(e);
       rd_kafka_error_destroy(e);
-      return WithKafkaSecurityFailure(
+      return kafka::WithKafkaSecurityFailure(
           producer->rk, Status::IOError("kafka sink: starting transactions for transactional.id '" +
                                         *options.transactional_id + "': " + msg));
     }
@@ -154,7 +154,7 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
 Result<int64_t> KafkaSink::ReadMarkers() {
   const std::string what = Description() + ": reading the transaction markers of '" +
                            *options_.transactional_id + "' in topic " + options_.marker_topic;
-  KafkaHandleSpec spec;
+  kafka::KafkaHandleSpec spec;
   spec.type = RD_KAFKA_CONSUMER;
   spec.defaults = {{"log_level", "3"},
                    {"group.id", "sluice-sink-markers"},
@@ -162,9 +162,9 @@ Result<int64_t> KafkaSink::ReadMarkers() {
                    {"enable.partition.eof", "true"},
                    {"isolation.level", "read_committed"}};
   // Connection and security settings apply to the marker reader too; producer ones do not.
-  spec.user = ConnectionSettings(options_.kafka_config);
+  spec.user = kafka::ConnectionSettings(options_.kafka_config);
   spec.what = what;
-  SLUICE_ASSIGN_OR_RETURN(rd_kafka_t * rk, NewKafkaHandle(spec));
+  SLUICE_ASSIGN_OR_RETURN(rd_kafka_t * rk, kafka::NewKafkaHandle(spec));
   struct Closer {
     rd_kafka_t* rk;
     ~Closer() {
@@ -175,11 +175,11 @@ Result<int64_t> KafkaSink::ReadMarkers() {
   } closer{rk};
   const int timeout = static_cast<int>(options_.delivery_timeout_ms);
   int64_t low = 0, high = 0;
-  rd_kafka_resp_err_t err = WaitUnlessRefused(rk, timeout, [&](int ms) {
+  rd_kafka_resp_err_t err = kafka::WaitUnlessRefused(rk, timeout, [&](int ms) {
     return rd_kafka_query_watermark_offsets(rk, options_.marker_topic.c_str(), 0, &low, &high, ms);
   });
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return WithKafkaSecurityFailure(
+    return kafka::WithKafkaSecurityFailure(
         rk, Status::IOError(what + ": " + rd_kafka_err2str(err) +
                             " (create the topic with one partition, or allow auto-creation)"));
   }
@@ -386,7 +386,8 @@ Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::
   }
   // Ends early when the broker refuses the producer (authentication, TLS), as the Java client's
   // send fails; librdkafka alone would retry until the delivery timeout.
-  SLUICE_RETURN_NOT_OK(FlushUnlessRefused(producer_->rk, options_.delivery_timeout_ms + 5000, ctx));
+  SLUICE_RETURN_NOT_OK(
+      kafka::FlushUnlessRefused(producer_->rk, options_.delivery_timeout_ms + 5000, ctx));
   std::lock_guard<std::mutex> lock(producer_->mu);
   if (producer_->failed > 0) {
     return Status::IOError(ctx + ": " + std::to_string(producer_->failed) + " of " +

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "sinks/kafka_handle.h"
-#include "sinks/kafka_log.h"
+#include "kafka/kafka_handle.h"
+#include "kafka/kafka_log.h"
 
 namespace sluice::sources::kafka {
 
@@ -24,8 +24,8 @@ struct PartitionListDeleter {
 };
 using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
 
-// Runs a metadata or offset query through sinks::WaitUnlessRefused, and while no broker can be
-// reached (a broker restarting: librdkafka answers at once with a transport error instead of
+// Runs a metadata or offset query through sluice::kafka::WaitUnlessRefused, and while no broker can
+// be reached (a broker restarting: librdkafka answers at once with a transport error instead of
 // waiting for it) asks again every 250 ms until `timeout_ms` has passed, as the Java client waits
 // for its brokers; a client the broker refused (a SASL/TLS failure logged in the last 60 s) is
 // not kept waiting.
@@ -36,11 +36,11 @@ rd_kafka_resp_err_t QueryWaitingForBrokers(rd_kafka_t* rk, int64_t timeout_ms,
   for (;;) {
     int64_t left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    rd_kafka_resp_err_t err = sinks::WaitUnlessRefused(rk, std::max<int64_t>(0, left), op);
+    rd_kafka_resp_err_t err = sluice::kafka::WaitUnlessRefused(rk, std::max<int64_t>(0, left), op);
     if (err != RD_KAFKA_RESP_ERR__TRANSPORT && err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
       return err;
     }
-    sinks::KafkaSecurityFailure refused = sinks::KafkaSecurityFailures(rk);
+    sluice::kafka::KafkaSecurityFailure refused = sluice::kafka::KafkaSecurityFailures(rk);
     if (refused.count > 0 && Clock::now() - refused.last_time < std::chrono::seconds(60)) {
       return err;
     }
@@ -130,7 +130,7 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
                                      "refuses it too); use groupIdPrefix for the group id");
     }
   }
-  sinks::KafkaHandleSpec spec;
+  sluice::kafka::KafkaHandleSpec spec;
   spec.type = RD_KAFKA_CONSUMER;
   // Defaults the source relies on; a user's kafka.* option may override the isolation level.
   spec.defaults = {
@@ -148,9 +148,9 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
   spec.user = options.config;
   spec.what = "Kafka consumer";
   auto handle = std::make_unique<Handle>();
-  SLUICE_ASSIGN_OR_RETURN(handle->rk, sinks::NewKafkaHandle(spec));
+  SLUICE_ASSIGN_OR_RETURN(handle->rk, sluice::kafka::NewKafkaHandle(spec));
   rd_kafka_poll_set_consumer(handle->rk);
-  SLUICE_ASSIGN_OR_RETURN(handle->query, sinks::NewKafkaHandle(spec));
+  SLUICE_ASSIGN_OR_RETURN(handle->query, sluice::kafka::NewKafkaHandle(spec));
   return std::unique_ptr<KafkaClient>(
       new KafkaClient(std::move(handle), options.timeout_ms, options.read_headers));
 }
@@ -161,7 +161,7 @@ Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
     return rd_kafka_metadata(handle_->rk, 1, nullptr, &md, ms);
   });
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return sinks::WithKafkaSecurityFailure(
+    return sluice::kafka::WithKafkaSecurityFailure(
         handle_->rk, Status::IOError("Kafka: listing topics failed: " + Err(err)));
   }
   std::map<std::string, int32_t> out;
@@ -196,7 +196,7 @@ Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition
     return Status::NotFound("Kafka: " + tp.ToString() + " does not exist");
   }
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return sinks::WithKafkaSecurityFailure(
+    return sluice::kafka::WithKafkaSecurityFailure(
         handle_->query, Status::IOError("Kafka: querying the offsets of " + tp.ToString() +
                                         " failed: " + Err(err)));
   }

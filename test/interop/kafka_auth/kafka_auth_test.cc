@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "fs/test_util.h"
-#include "sinks/kafka_handle.h"
+#include "kafka/kafka_handle.h"
 #include "sluice/sluice.h"
 #include "sql/session.h"
 
@@ -85,11 +85,11 @@ std::string PlainJaas(const std::string& user, const std::string& password) {
 
 // Records produced through the broker's unauthenticated INTERNAL listener.
 void Produce(const std::string& topic, int n) {
-  sinks::KafkaHandleSpec spec;
+  kafka::KafkaHandleSpec spec;
   spec.type = RD_KAFKA_PRODUCER;
   spec.what = "test producer";
   spec.user = {{"bootstrap.servers", E("INTERNAL")}};
-  auto rk = sinks::NewKafkaHandle(spec);
+  auto rk = kafka::NewKafkaHandle(spec);
   ASSERT_TRUE(rk.ok()) << rk.status().ToString();
   for (int i = 0; i < n; ++i) {
     std::string k = "k" + std::to_string(i), v = topic + "-" + std::to_string(i);

@@ -1,8 +1,8 @@
-#include "sinks/kafka_jaas.h"
+#include "kafka/kafka_jaas.h"
 
 #include "common/strings.h"
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 namespace {
 
@@ -186,4 +186,4 @@ Result<JaasEntry> ParseJaasConfig(std::string_view text) {
   return out;
 }
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

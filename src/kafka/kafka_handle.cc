@@ -1,9 +1,9 @@
-#include "sinks/kafka_handle.h"
+#include "kafka/kafka_handle.h"
 
-#include "sinks/kafka_log.h"
-#include "sinks/kafka_security_conf.h"
+#include "kafka/kafka_log.h"
+#include "kafka/kafka_security_conf.h"
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 Result<rd_kafka_t*> NewKafkaHandle(const KafkaHandleSpec& spec) {
   // The Java client's security options (sasl.jaas.config, ssl.truststore.*, ...) in librdkafka's
@@ -54,4 +54,4 @@ std::map<std::string, std::string> ConnectionSettings(
   return out;
 }
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

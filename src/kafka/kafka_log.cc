@@ -1,4 +1,4 @@
-#include "sinks/kafka_log.h"
+#include "kafka/kafka_log.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <thread>
 #include <utility>
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 namespace {
 
@@ -132,4 +132,4 @@ Status FlushUnlessRefused(rd_kafka_t* rk, int64_t timeout_ms, const std::string&
   return Status::IOError(what + ": records not delivered in time: " + rd_kafka_err2str(err));
 }
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

@@ -1,8 +1,8 @@
 // Making librdkafka clients from Sluice's option maps: one place for building the configuration,
 // for reporting a property librdkafka refuses without repeating its value (it may be a secret:
 // kafka.sasl.password, kafka.ssl.key.password, ...), and for freeing the configuration on every
-// error path. Used by the Kafka sink and record writer, and by the Kafka source (which sits
-// above sinks in the layers).
+// error path. Used by the Kafka source, the Kafka sink and record writer, and the CLI's Nexmark
+// feed.
 //
 // Thread safety: the functions are pure; the returned handle is librdkafka's (thread-safe for
 // producers, one thread at a time for consumers).
@@ -17,7 +17,7 @@
 
 #include "common/result.h"
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 struct KafkaHandleSpec {
   rd_kafka_type_t type = RD_KAFKA_PRODUCER;
@@ -45,4 +45,4 @@ Result<rd_kafka_t*> NewKafkaHandle(const KafkaHandleSpec& spec);
 std::map<std::string, std::string> ConnectionSettings(
     const std::map<std::string, std::string>& config);
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

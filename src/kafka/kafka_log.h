@@ -22,7 +22,7 @@
 
 #include "common/status.h"
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 // Installs the log callback on `conf` (before rd_kafka_new).
 void InstallKafkaLog(rd_kafka_conf_t* conf);
@@ -55,4 +55,4 @@ rd_kafka_resp_err_t WaitUnlessRefused(rd_kafka_t* rk, int64_t timeout_ms,
 // "<what>: records not delivered in time: <librdkafka's error>".
 Status FlushUnlessRefused(rd_kafka_t* rk, int64_t timeout_ms, const std::string& what);
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

@@ -1,7 +1,7 @@
 // The Java client's Kafka security options in librdkafka's terms: the JAAS parser, the store
 // files, the translation and its refusals, and that no error repeats a secret. The real broker
 // with SASL and TLS is in test/interop/kafka_auth.
-#include "sinks/kafka_security_conf.h"
+#include "kafka/kafka_security_conf.h"
 
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
@@ -17,12 +17,12 @@
 #include <string>
 
 #include "fs/test_util.h"
-#include "sinks/kafka_handle.h"
-#include "sinks/kafka_jaas.h"
-#include "sinks/kafka_log.h"
-#include "sinks/kafka_tls_store.h"
+#include "kafka/kafka_handle.h"
+#include "kafka/kafka_jaas.h"
+#include "kafka/kafka_log.h"
+#include "kafka/kafka_tls_store.h"
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 namespace {
 
 using Config = std::map<std::string, std::string>;
@@ -633,4 +633,4 @@ TEST(KafkaLogTest, RemembersEachClientsTlsFailure) {
 }
 
 }  // namespace
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

@@ -11,7 +11,7 @@
 
 #include "common/result.h"
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 enum class StoreFormat {
   kPem,     // text starting (after blanks) with "-----BEGIN"
@@ -32,4 +32,4 @@ Result<StoreFormat> SniffStoreFormat(const std::string& path, const std::string&
 Result<std::string> Pkcs12CertificatesAsPem(const std::string& path, const std::string& password,
                                             const std::string& option);
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

@@ -1,4 +1,4 @@
-#include "sinks/kafka_tls_store.h"
+#include "kafka/kafka_tls_store.h"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -10,7 +10,7 @@
 #include <iterator>
 #include <memory>
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 namespace {
 
@@ -91,4 +91,4 @@ Result<std::string> Pkcs12CertificatesAsPem(const std::string& path, const std::
   return std::string(data, static_cast<size_t>(len));
 }
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

@@ -25,7 +25,7 @@
 
 #include "common/result.h"
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 struct JaasEntry {
   std::string login_module;                    // e.g. org.apache.kafka...ScramLoginModule
@@ -36,4 +36,4 @@ struct JaasEntry {
 // InvalidArgument "option 'kafka.sasl.jaas.config': <what> at position <n>" on a malformed string.
 Result<JaasEntry> ParseJaasConfig(std::string_view text);
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

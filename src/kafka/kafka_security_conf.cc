@@ -1,14 +1,14 @@
-#include "sinks/kafka_security_conf.h"
+#include "kafka/kafka_security_conf.h"
 
 #include <librdkafka/rdkafka.h>
 
 #include <optional>
 
 #include "common/strings.h"
-#include "sinks/kafka_jaas.h"
-#include "sinks/kafka_tls_store.h"
+#include "kafka/kafka_jaas.h"
+#include "kafka/kafka_tls_store.h"
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 namespace {
 
@@ -498,4 +498,4 @@ Result<std::map<std::string, std::string>> TranslateKafkaSecurityConfig(
   return out;
 }
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka

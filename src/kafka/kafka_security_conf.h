@@ -55,7 +55,7 @@
 
 #include "common/result.h"
 
-namespace sluice::sinks {
+namespace sluice::kafka {
 
 // What the linked librdkafka can do, where the translation depends on it.
 struct KafkaSecurityCapabilities {
@@ -68,4 +68,4 @@ Result<std::map<std::string, std::string>> TranslateKafkaSecurityConfig(
     const std::map<std::string, std::string>& user,
     const KafkaSecurityCapabilities& caps = LinkedKafkaSecurityCapabilities());
 
-}  // namespace sluice::sinks
+}  // namespace sluice::kafka
