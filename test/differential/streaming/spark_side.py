@@ -1,0 +1,141 @@
+"""Runs a case on Spark Structured Streaming (PySpark, the shared local[2] session of peers.py).
+
+Delta sources are Delta tables by path, changed by Spark SQL (INSERT INTO delta.`p` VALUES ...,
+the case's UPDATE / DELETE / MERGE); file sources are directories the harness writes files into.
+Each STREAM of the query is a temporary view of spark.readStream (its WITH options as reader
+options, its WATERMARK as withWatermark); static tables are views of their Delta path. A run
+step starts the query from its checkpoint with trigger(availableNow=True) and waits for it to
+end: append and complete modes write a Delta sink, update mode a foreachBatch that keeps each
+batch's rows (Spark's Delta sink has no update mode).
+"""
+
+import json
+import os
+
+import case_model
+import files
+import observations
+import values
+
+
+def _rows_of(df):
+    fields = df.schema.fields
+    cols = [f.name.lower() for f in fields]
+    rows = [[values.from_spark(r[i], f.dataType) for i, f in enumerate(fields)]
+            for r in df.collect()]
+    return cols, rows
+
+
+def _progress(query):
+    out = []
+    for p in query.recentProgress:
+        obj = json.loads(p.json) if hasattr(p, "json") else dict(p)
+        out.append(observations.batch_of(obj))
+    return out
+
+
+def run_case(spark, case, work, error_text):
+    """The case's observations on Spark (a list, one per run step, see observations.py)."""
+    base = os.path.join(work, "spark", case.name)
+    paths = {n: os.path.join(base, "src", n) for n in case.sources}
+    checkpoint = os.path.join(base, "checkpoint")
+    for name, src in case.sources.items():
+        if src.format == "delta":
+            spark.sql(case_model.create_table_sql(f"delta.`{paths[name]}`", src, " USING DELTA"))
+        else:
+            os.makedirs(paths[name])
+    for name, (cols, rows) in case.static.items():
+        p = os.path.join(base, "static", name)
+        spark.sql(f"CREATE TABLE delta.`{p}` ({case.static_ddl[name]}) USING DELTA")
+        if rows:
+            spark.sql(f"INSERT INTO delta.`{p}` VALUES {case_model.values_sql(cols, rows)}")
+        spark.sql(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM delta.`{p}`")
+    views, query_text = case.spark_streams()
+    obs, confs, file_count, sink_rows, emitted = [], [], {}, [], []
+    try:
+        for step in case.steps:
+            kind = step[0]
+            if kind == "append":
+                src = case.sources[step[1]]
+                if src.format == "delta":
+                    # One file per commit, as Sluice writes it (Spark would write one per
+                    # task, and its Parquet scan could skip a file by a pushed filter).
+                    spark.sql(f"INSERT INTO delta.`{paths[src.name]}` SELECT /*+ COALESCE(1) */"
+                              f" * FROM VALUES {case_model.values_sql(src.cols, step[2])}")
+                else:
+                    file_count[src.name] = file_count.get(src.name, 0) + 1
+                    files.write(paths[src.name], file_count[src.name], src, step[2])
+            elif kind == "sql":
+                spark.sql(step[2].format(t=f"delta.`{paths[step[1]]}`"))
+            elif kind == "conf":
+                key = case_model.CONFS[step[1]][0]
+                confs.append(key)
+                spark.conf.set(key, str(step[2]))
+            elif kind == "run":
+                o = _run(spark, case, views, query_text, paths, checkpoint, sink_rows, emitted,
+                         error_text)
+                obs.append(o)
+                if "error" in o:
+                    break
+    finally:
+        for key in confs:
+            spark.conf.unset(key)
+        for view, *_ in views:
+            spark.catalog.dropTempView(view)
+        for name in case.static:
+            spark.catalog.dropTempView(name)
+    return obs
+
+
+def _stream(spark, src, path, options, wm):
+    reader = spark.readStream.format(src.format).options(**options)
+    if src.format != "delta":
+        reader = reader.schema(src.ddl)
+        if src.format == "csv":
+            reader = reader.option("header", "true")
+    df = reader.load(path)
+    return df.withWatermark(*wm) if wm else df
+
+
+def _run(spark, case, views, query_text, paths, checkpoint, sink_rows, emitted, error_text):
+    from pyspark.sql import functions as F
+    query = None
+    try:
+        bound = {}
+        for view, src, options, wm in views:
+            df = _stream(spark, src, paths[src.name], options, wm)
+            df.createOrReplaceTempView(view)
+            bound[view] = df
+        if case.spark_expr:
+            df = eval(case.spark_expr, {"F": F}, dict(bound))  # noqa: S307 (the case's text)
+        else:
+            df = spark.sql(query_text)
+        writer = (df.writeStream.outputMode(case.mode).option("checkpointLocation", checkpoint)
+                  .trigger(availableNow=True))
+        # Every mode writes through foreachBatch, which keeps each batch's rows: the Delta
+        # sink's content is then the union of the batches (append) or the last batch
+        # (complete), without a Delta commit and a read back per run (a third of a run's time
+        # on Spark); update mode has no Delta sink on Spark.
+        batch_rows = []
+
+        def keep(batch_df, batch_id):
+            batch_rows.append((batch_id, _rows_of(batch_df)[1]))
+        query = writer.foreachBatch(keep).start()
+        query.awaitTermination()
+        out = {"batches": _progress(query), "cols": [f.name.lower() for f in df.schema.fields]}
+        for batch_id, rows in sorted(batch_rows):
+            if case.mode == "complete":
+                sink_rows[:] = rows
+            else:
+                sink_rows.extend(rows)
+                if rows:
+                    emitted.append(rows)
+        if case.mode == "update":
+            out["emitted"] = list(emitted)
+        else:
+            out["rows"] = list(sink_rows)
+        return out
+    except Exception as e:  # noqa: BLE001 (a refusal or failure is an answer to compare)
+        if query is not None and query.isActive:
+            query.stop()
+        return {"error": error_text(e)}

@@ -1,0 +1,119 @@
+"""The streaming differential's own checks: a case's one spelling becomes each engine's query as
+documented, the comparison tells apart what it must, the cache's encoding round-trips. No Spark
+session.
+
+    scripts/peers/run-python.sh -m pytest -q -p no:cacheprovider test/differential/streaming/test_harness.py
+"""
+
+import datetime as dt
+import os
+import sys
+from decimal import Decimal
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import run  # noqa: E402  (puts ../sql and ../../interop on the path)
+import case_model  # noqa: E402
+import observations  # noqa: E402
+
+EV = "k STRING, v BIGINT, ts TIMESTAMP"
+
+
+def case(query, sources=None, **kw):
+    d = dict(name="c", sources=sources or {"ev": EV}, query=query, steps=[("run",)], **kw)
+    return case_model.Case(d, "test")
+
+
+def test_spark_views_carry_the_watermark_and_options():
+    c = case("SELECT k FROM STREAM ev WITH (skipChangeCommits = true) WATERMARK ts DELAY OF "
+             "INTERVAL 10 SECONDS AS e WHERE v > 1")
+    views, query = c.spark_streams()
+    assert query == "SELECT k FROM ev AS e WHERE v > 1"
+    (view, src, opts, wm), = views
+    assert (view, src.name, opts, wm) == ("ev", "ev", {"skipChangeCommits": "true"},
+                                          ("ts", "10 seconds"))
+
+
+def test_a_source_streamed_twice_gets_two_views():
+    c = case("SELECT a.k FROM STREAM ev AS a JOIN STREAM ev AS b ON a.k = b.k")
+    views, query = c.spark_streams()
+    assert [v[0] for v in views] == ["ev__1", "ev__2"]
+    assert query == "SELECT a.k FROM ev__1 AS a JOIN ev__2 AS b ON a.k = b.k"
+
+
+def test_sluice_reads_a_file_source_with_read_files():
+    c = case("SELECT k FROM STREAM f WATERMARK ts DELAY OF INTERVAL 5 SECONDS AS e",
+             {"f": {"format": "csv", "schema": EV}})
+    assert c.sluice_query({"f": "/d"}) == (
+        "SELECT k FROM STREAM read_files('/d', format => 'csv', schema => "
+        "'k STRING, v BIGINT, ts TIMESTAMP', header => true) WATERMARK ts DELAY OF "
+        "INTERVAL 5 SECONDS AS e")
+    assert case("SELECT k FROM STREAM ev").sluice_query({}) == "SELECT k FROM STREAM ev"
+
+
+def test_bad_cases_are_refused():
+    with pytest.raises(SystemExit, match="no source"):
+        case("SELECT * FROM STREAM nope")
+    with pytest.raises(SystemExit, match="bad column"):
+        case("SELECT * FROM STREAM ev", {"ev": "k TEXT"})
+    with pytest.raises(SystemExit, match="no run step"):
+        case_model.Case(dict(name="c", sources={"ev": EV}, query="SELECT * FROM STREAM ev",
+                             steps=[]), "test")
+
+
+def test_literals_and_second_offsets():
+    assert case_model.literal(12, "TIMESTAMP") == "TIMESTAMP '2024-01-01 00:00:12'"
+    assert case_model.literal("it's", "STRING") == "'it''s'"
+    assert case_model.literal(None, "BIGINT") == "NULL"
+
+
+BATCH = {"id": 0, "in": 2, "wm": "1970-01-01T00:00:00.000Z", "ops": [["stateStoreSave", 1, 0]]}
+ROWS = [[("str", "a"), ("int", 1)]]
+
+
+def ok(rows=ROWS, batches=(BATCH,)):
+    return {"cols": ["k", "n"], "rows": rows, "batches": list(batches)}
+
+
+def test_compare_tells_each_aspect_apart():
+    c = case("SELECT k FROM STREAM ev", words=["watermark"])
+    assert run.compare(c, [ok()], [ok()])[0] == "pass"
+    assert run.compare(c, [ok()], [ok(rows=[[("str", "a"), ("int", 2)]])])[0] == "rows"
+    assert run.compare(c, [ok()], [ok(batches=[dict(BATCH, **{"in": 3})])])[0] == "metrics"
+    assert run.compare(c, [ok()], [ok(batches=[dict(BATCH, ops=[["dedupe", 1, 0]])])])[0] \
+        == "metrics"
+    assert run.compare(c, [ok()], [{"cols": ["k", "m"], "rows": ROWS, "batches": [BATCH]}])[0] \
+        == "columns"
+    assert run.compare(c, [{"error": "no watermark"}], [ok()])[0] == "accepts"
+    assert run.compare(c, [ok()], [{"error": "no"}])[0] == "refuses"
+    assert run.compare(c, [{"error": "no watermark"}], [{"error": "Watermark missing"}])[0] \
+        == "pass"
+    assert run.compare(c, [{"error": "no watermark"}], [{"error": "unsupported"}])[0] \
+        == "message"
+    assert run.compare(c, [ok()], [{"crash": "exit -11"}])[0] == "crash"
+    both = run.compare(c, [ok()], [ok(rows=[], batches=[])])[0]
+    assert both == "rows+metrics"
+
+
+def test_update_mode_compares_each_batch_emission():
+    c = case("SELECT k FROM STREAM ev")
+    one = {"cols": ["k"], "emitted": [ROWS, ROWS], "batches": []}
+    merged = {"cols": ["k"], "emitted": [ROWS + ROWS], "batches": []}
+    assert run.compare(c, [one], [one])[0] == "pass"
+    assert run.compare(c, [one], [merged])[0] == "rows"
+
+
+def test_cache_encoding_round_trips():
+    obs = [{"cols": ["a"], "rows": [[("ts", dt.datetime(2024, 1, 1, 0, 0, 1)),
+                                     ("dec", Decimal("1.50")), ("bin", b"\x00\xff"),
+                                     ("array", [("int", 1), ("null",)]),
+                                     ("struct", [("s", ("date", dt.date(2024, 1, 2)))])]],
+            "batches": [BATCH]}, {"error": "x"}]
+    back = observations.decode(observations.encode(obs))
+    assert back == obs
+
+
+def test_known_list_format():
+    assert run.normal_outcome("metrics+rows") == "rows+metrics"
