@@ -4,9 +4,8 @@
 #include <charconv>
 #include <chrono>
 
-#include <httplib.h>
-
 #include "server/api_json.h"
+#include "server/http_server.h"
 #include "server/prometheus.h"
 #include "server/ui_page.h"
 
@@ -45,41 +44,25 @@ MonitorServer::MonitorServer(MonitorServerOptions options)
     : options_(std::move(options)),
       store_(std::make_unique<QueryStore>(options_.store)),
       listener_(std::make_shared<MonitorListener>(store_.get())),
-      bus_(std::make_shared<stream::ListenerBus>()),
-      http_(std::make_unique<httplib::Server>()) {
+      bus_(std::make_shared<stream::ListenerBus>()) {
   bus_->AddListener(listener_);
-  // SO_REUSEADDR (a restarted process can bind at once) but not httplib's default SO_REUSEPORT,
-  // under which a second process would silently share the port instead of being refused.
-  http_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<char*>(&yes), sizeof(yes));
-  });
 }
 
 Result<std::unique_ptr<MonitorServer>> MonitorServer::Start(MonitorServerOptions options) {
   std::unique_ptr<MonitorServer> s(new MonitorServer(std::move(options)));
-  s->Route();
   const UiAddress& a = s->options_.address;
-  if (a.port == 0) {
-    s->port_ = s->http_->bind_to_any_port(a.host);
-  } else {
-    s->port_ = s->http_->bind_to_port(a.host, a.port) ? a.port : -1;
-  }
-  if (s->port_ <= 0) {
-    return Status::IOError("cannot listen on " + a.host + ":" + std::to_string(a.port) +
+  HttpServerOptions http = s->options_.http;
+  http.host = a.host;
+  http.port = a.port;
+  const QueryStore* store = s->store_.get();
+  Result<std::unique_ptr<HttpServer>> started =
+      HttpServer::Start(http, [store](const HttpRequest& req) { return Route(*store, req); });
+  if (!started.ok()) {
+    return Status::IOError(started.status().message() +
                            " for the monitoring UI (port in use, not permitted, or unknown host)");
   }
-  httplib::Server* http = s->http_.get();
-  auto ended = std::make_shared<std::atomic<bool>>(false);
-  s->thread_ = std::thread([http, ended] {
-    http->listen_after_bind();
-    ended->store(true);
-  });
-  // httplib's stop() does nothing before the accept loop runs, so a Stop() right after Start()
-  // would leave the thread listening forever: wait until it runs (or has already ended).
-  while (!http->is_running() && !ended->load()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  s->http_ = std::move(started).ValueOrDie();
+  s->port_ = s->http_->port();
   return s;
 }
 
@@ -93,10 +76,7 @@ Result<std::unique_ptr<MonitorServer>> StartMonitorServer(std::string_view addre
 MonitorServer::~MonitorServer() { Stop(); }
 
 void MonitorServer::Stop() {
-  if (thread_.joinable()) {
-    http_->stop();
-    thread_.join();
-  }
+  if (http_) http_->Stop();
   if (listener_) {
     (void)bus_->WaitUntilEmpty(5000);
     bus_->RemoveListener(listener_.get());
@@ -139,63 +119,61 @@ std::string Dump(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-void NoCache(httplib::Response& res) { res.set_header("Cache-Control", "no-store"); }
+HttpResponse Content(int status, std::string body, std::string content_type) {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  r.content_type = std::move(content_type);
+  return r;
+}
+
+constexpr char kJson[] = "application/json";
 
 }  // namespace
 
-void MonitorServer::Route() {
-  const QueryStore* store = store_.get();
-  http_->Get("/", [](const httplib::Request&, httplib::Response& res) {
-    NoCache(res);
-    res.set_content(std::string(IndexHtml()), "text/html; charset=utf-8");
-  });
-  http_->Get("/api/v1/queries", [store](const httplib::Request&, httplib::Response& res) {
-    NoCache(res);
-    res.set_content(Dump(QueriesJson(store->Snapshot(SystemNowMs()))), "application/json");
-  });
-  http_->Get(R"(/api/v1/queries/([^/]+)/progress)", [store](const httplib::Request& req,
-                                                            httplib::Response& res) {
-    NoCache(res);
-    size_t limit = store->max_progress_per_query();
-    if (req.has_param("limit")) {
-      std::string text = req.get_param_value("limit");
-      size_t n = 0;
-      auto r = std::from_chars(text.data(), text.data() + text.size(), n);
-      if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size()) {
-        res.status = 400;
-        res.set_content(
-            Dump({{"error", "limit must be a non-negative integer, got '" + text + "'"}}),
-            "application/json");
-        return;
+HttpResponse MonitorServer::Route(const QueryStore& store, const HttpRequest& req) {
+  const std::string& path = req.path;
+  if (path == "/") return Content(200, std::string(IndexHtml()), "text/html; charset=utf-8");
+  if (path == "/api/v1/queries") {
+    return Content(200, Dump(QueriesJson(store.Snapshot(SystemNowMs()))), kJson);
+  }
+  constexpr std::string_view kQueries = "/api/v1/queries/", kProgress = "/progress";
+  if (path.size() > kQueries.size() + kProgress.size() && path.starts_with(kQueries) &&
+      path.ends_with(kProgress)) {
+    std::string id = path.substr(kQueries.size(), path.size() - kQueries.size() - kProgress.size());
+    if (id.find('/') == std::string::npos) {
+      size_t limit = store.max_progress_per_query();
+      if (auto it = req.params.find("limit"); it != req.params.end()) {
+        const std::string& text = it->second;
+        size_t n = 0;
+        auto r = std::from_chars(text.data(), text.data() + text.size(), n);
+        if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size()) {
+          return Content(
+              400, Dump({{"error", "limit must be a non-negative integer, got '" + text + "'"}}),
+              kJson);
+        }
+        limit = std::min(limit, n);
       }
-      limit = std::min(limit, n);
+      auto progress = store.Progress(id, limit);
+      if (!progress) return Content(404, Dump({{"error", "no query with id '" + id + "'"}}), kJson);
+      return Content(200, ProgressArrayJson(*progress), kJson);
     }
-    std::string id = req.matches[1];
-    auto progress = store->Progress(id, limit);
-    if (!progress) {
-      res.status = 404;
-      res.set_content(Dump({{"error", "no query with id '" + id + "'"}}), "application/json");
-      return;
-    }
-    res.set_content(ProgressArrayJson(*progress), "application/json");
-  });
-  http_->Get("/metrics", [store](const httplib::Request&, httplib::Response& res) {
-    NoCache(res);
-    res.set_content(FormatPrometheus(store->Snapshot(SystemNowMs())),
-                    std::string(kPrometheusContentType));
-  });
-  http_->Get("/healthz", [store](const httplib::Request&, httplib::Response& res) {
-    NoCache(res);
-    for (const QuerySnapshot& q : store->Snapshot(SystemNowMs())) {
+  }
+  if (path == "/metrics") {
+    return Content(200, FormatPrometheus(store.Snapshot(SystemNowMs())),
+                   std::string(kPrometheusContentType));
+  }
+  if (path == "/healthz") {
+    for (const QuerySnapshot& q : store.Snapshot(SystemNowMs())) {
       if (q.status != QueryStatus::kFailed) continue;
-      res.status = 503;
-      res.set_content("query " + q.name.value_or("(unnamed)") + " (" + q.id + ") failed: " +
-                          (q.error ? q.error->message : std::string("unknown error")) + "\n",
-                      "text/plain; charset=utf-8");
-      return;
+      return Content(503,
+                     "query " + q.name.value_or("(unnamed)") + " (" + q.id + ") failed: " +
+                         (q.error ? q.error->message : std::string("unknown error")) + "\n",
+                     "text/plain; charset=utf-8");
     }
-    res.set_content("ok\n", "text/plain; charset=utf-8");
-  });
+    return Content(200, "ok\n", "text/plain; charset=utf-8");
+  }
+  return Content(404, "not found\n", "text/plain; charset=utf-8");
 }
 
 }  // namespace sluice::server

@@ -1,5 +1,7 @@
 // MonitorServer: the monitoring HTTP server of `sluice run --ui [HOST:]PORT` (docs/operations.md),
-// on cpp-httplib. Routes:
+// on HttpServer (http_server.h: one polling thread, bounded header and write timeouts, request
+// size and connection count, so that slow clients cannot starve /healthz). Binds 127.0.0.1
+// unless another host is given. Routes:
 //   GET /                               the live page (ui_page.h): plain HTML + inline SVG charts
 //   GET /api/v1/queries                 every query (api_json.h QueriesJson)
 //   GET /api/v1/queries/<id>/progress   ?limit=N (default and at most the ring size): the last N
@@ -27,15 +29,12 @@
 #include <thread>
 
 #include "common/result.h"
+#include "server/http_server.h"
 #include "server/monitor_listener.h"
 #include "server/query_store.h"
 #include "stream/listener_bus.h"
 #include "stream/progress.h"
 #include "stream/trigger.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace sluice::server {
 
@@ -55,6 +54,8 @@ Result<UiAddress> ParseUiAddress(std::string_view text);
 struct MonitorServerOptions {
   UiAddress address;
   QueryStoreOptions store;
+  // Limits and timeouts of the HTTP server (its host and port come from `address`).
+  HttpServerOptions http;
 };
 
 class MonitorServer {
@@ -91,14 +92,13 @@ class MonitorServer {
 
  private:
   explicit MonitorServer(MonitorServerOptions options);
-  void Route();
+  static HttpResponse Route(const QueryStore& store, const HttpRequest& req);
 
   MonitorServerOptions options_;
   std::unique_ptr<QueryStore> store_;
   std::shared_ptr<MonitorListener> listener_;
   std::shared_ptr<stream::ListenerBus> bus_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
+  std::unique_ptr<HttpServer> http_;
   int port_ = 0;
 };
 
