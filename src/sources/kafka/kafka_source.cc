@@ -8,6 +8,7 @@
 
 #include "common/interval.h"
 #include "common/logging.h"
+#include "common/redaction.h"
 #include "common/strings.h"
 #include "engine/batch_builder.h"
 #include "sources/source_options.h"
@@ -57,13 +58,7 @@ bool AnyBehind(const PartitionOffsets& latest, const PartitionOffsets& from) {
 
 }  // namespace
 
-bool IsSecretOption(std::string_view name) {
-  std::string n = AsciiLower(name);
-  return n.find("password") != std::string::npos || n.find("secret") != std::string::npos ||
-         n.find("jaas") != std::string::npos ||
-         (n.size() >= 4 && n.compare(n.size() - 4, 4, ".key") == 0) ||
-         n.find("key.pem") != std::string::npos || n.find("token") != std::string::npos;
-}
+bool IsSecretOption(std::string_view name) { return IsSecretOptionName(name); }
 
 Result<KafkaSourceOptions> ParseKafkaSourceOptions(const std::map<std::string, std::string>& user) {
   SourceOptions o("kafka source", user);

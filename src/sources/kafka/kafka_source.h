@@ -50,7 +50,7 @@ struct KafkaSourceOptions {
 // Parses the user's options (SourceContext::options). InvalidArgument naming the option.
 Result<KafkaSourceOptions> ParseKafkaSourceOptions(const std::map<std::string, std::string>& opts);
 
-// "*****" for option names that hold secrets (password, secret, jaas config, key material).
+// Option names that hold secrets: common/redaction.h IsSecretOptionName (the one rule).
 bool IsSecretOption(std::string_view name);
 
 class KafkaSource final : public Source {
