@@ -30,6 +30,9 @@ struct WriteOptions {
   // fsync the file (and, for creates and renames, its directory) before returning. Durability
   // of logs and commits depends on this; tests and benchmarks may turn it off.
   bool sync = true;
+  // Create the file readable and writable by its owner only (mode 0600, whatever the umask):
+  // files that may hold secrets, such as streaming table definitions. Default: 0666 & ~umask.
+  bool owner_only = false;
 };
 
 class FileSystem {

@@ -85,13 +85,17 @@ FileInfo MakeInfo(std::string path, const struct stat& st) {
 }
 
 // Writes `data` to a fresh temporary file next to `path` (creating the parent directories when
-// missing), fsyncs it when `sync`. On success *temp names the file; on failure nothing is left.
-int WriteTempFile(const std::string& path, std::string_view data, bool sync, std::string* temp) {
+// missing), fsyncs it when `options.sync`, mode 0600 when `options.owner_only`. On success *temp
+// names the file; on failure nothing is left.
+int WriteTempFile(const std::string& path, std::string_view data, const WriteOptions& options,
+                  std::string* temp) {
+  const bool sync = options.sync;
   int fd = -1;
   bool made_dirs = false;
   for (int attempt = 0; attempt < 16; ++attempt) {
     *temp = TempPathFor(path);
-    fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                options.owner_only ? 0600 : 0666);
     if (fd >= 0) break;
     int err = errno;
     if (err == EEXIST || err == EINTR) continue;  // name collision: draw another name
@@ -265,7 +269,7 @@ Status PosixFileSystem::CreateIfAbsent(const std::string& path, std::string_view
   if (::lstat(path.c_str(), &st) == 0) return FileOpError(kOp, path, EEXIST);
 
   std::string temp;
-  int err = WriteTempFile(path, data, options.sync, &temp);
+  int err = WriteTempFile(path, data, options, &temp);
   if (err != 0) return FileOpError(kOp, path, err);
 
   err = RenameNoReplaceRaw(temp, path);
@@ -285,7 +289,7 @@ Status PosixFileSystem::AtomicReplace(const std::string& path, std::string_view 
   constexpr FileOp kOp = FileOp::kAtomicReplace;
   if (path.empty()) return EmptyPath(kOp);
   std::string temp;
-  int err = WriteTempFile(path, data, options.sync, &temp);
+  int err = WriteTempFile(path, data, options, &temp);
   if (err != 0) return FileOpError(kOp, path, err);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     err = errno;
@@ -411,7 +415,7 @@ Result<FileSystem::PreparedFile> PosixFileSystem::PrepareCreate(const std::strin
   if (::lstat(path.c_str(), &st) == 0) return FileOpError(kOp, path, EEXIST);
   PreparedFile file;
   file.path = path;
-  int err = WriteTempFile(path, data, options.sync, &file.temp_path);
+  int err = WriteTempFile(path, data, options, &file.temp_path);
   if (err != 0) return FileOpError(kOp, path, err);
   return file;
 }

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +74,26 @@ TEST_F(LocalFileSystemTest, CreateIfAbsentWritesOnceAndNeverOverwrites) {
   auto list = fs_->List(P("a/b"));
   ASSERT_TRUE(list.ok());
   EXPECT_EQ(Names(*list), std::vector<std::string>{"00000000000000000000.json"});
+}
+
+// owner_only files are 0600 whatever the umask (definitions that may hold secrets), others
+// follow the umask.
+TEST_F(LocalFileSystemTest, OwnerOnlyFilesAreMode0600) {
+  const mode_t old = ::umask(022);
+  WriteOptions owner_only;
+  owner_only.owner_only = true;
+  ASSERT_TRUE(fs_->AtomicReplace(P("secret.json"), "x", owner_only).ok());
+  ASSERT_TRUE(fs_->AtomicReplace(P("secret.json"), "y", owner_only).ok());
+  ASSERT_TRUE(fs_->CreateIfAbsent(P("created.json"), "x", owner_only).ok());
+  ASSERT_TRUE(fs_->AtomicReplace(P("plain.json"), "x").ok());
+  ::umask(old);
+  struct stat st;
+  ASSERT_EQ(::stat(P("secret.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat(P("created.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat(P("plain.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
 }
 
 // Two-phase create: nothing but a temporary file until PublishCreate; then exactly

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/redaction.h"
+#include "common/secret_reference.h"
+#include "plan/stream_query_parser.h"
 #include "sql/table_catalog.h"
 
 namespace sluice::sql {
@@ -67,7 +70,16 @@ std::string DefinitionToJson(const StreamingDefinition& def) {
   j["properties"] = def.properties;
   j["sources"] = nlohmann::ordered_json::array();
   for (const auto& s : def.sources) {
-    j["sources"].push_back({{"format", s.format}, {"options", s.options}});
+    // A secret option's value is in the query text already: stored there only (a secret()
+    // reference, which holds no secret, is kept as it is).
+    std::map<std::string, std::string> options = s.options;
+    for (auto& [name, value] : options) {
+      auto ref = ParseSecretReference(value);
+      if (IsSecretOptionName(name) && !(ref.ok() && ref->has_value())) {
+        value = std::string(kRedactedValue);
+      }
+    }
+    j["sources"].push_back({{"format", s.format}, {"options", options}});
   }
   if (def.auto_cdc) j["auto_cdc"] = AutoCdcSpecToJson(*def.auto_cdc);
   return j.dump();
@@ -110,6 +122,23 @@ Result<StreamingDefinition> DefinitionFromJson(const std::string& text, const st
       d.sources.push_back({s.at("format").get<std::string>(),
                            s.at("options").get<std::map<std::string, std::string>>()});
     }
+    // Secret option values stored as kRedactedValue are the query's (DefinitionToJson).
+    std::optional<plan::ParsedStreamingQuery> parsed;
+    for (size_t i = 0; i < d.sources.size(); ++i) {
+      for (auto& [name, value] : d.sources[i].options) {
+        if (value != kRedactedValue) continue;
+        if (!parsed) {
+          Result<plan::ParsedStreamingQuery> p = plan::ParseStreamingQuery(d.query.value_or(""));
+          if (!p.ok()) return bad("the query does not parse: " + p.status().message());
+          parsed = std::move(p).ValueOrDie();
+        }
+        if (i >= parsed->streams.size() || parsed->streams[i].named.count(name) == 0) {
+          return bad("source " + std::to_string(i) + " option '" + name +
+                     "' is not in the query's STREAM relation");
+        }
+        value = parsed->streams[i].named.at(name);
+      }
+    }
     if (j.contains("auto_cdc")) {
       Result<AutoCdcSpec> spec = AutoCdcSpecFromJson(j["auto_cdc"]);
       if (!spec.ok()) return bad(spec.status().message());
@@ -146,7 +175,10 @@ Result<std::optional<StreamingDefinition>> StreamingTableCatalog::Find(
 }
 
 Status StreamingTableCatalog::Save(const StreamingDefinition& def) {
-  return fs_->AtomicReplace(PathOf(def.kind, def.name), DefinitionToJson(def) + "\n");
+  // Owner-only: a definition may hold a secret option's value (in its query text).
+  fs::WriteOptions options;
+  options.owner_only = true;
+  return fs_->AtomicReplace(PathOf(def.kind, def.name), DefinitionToJson(def) + "\n", options);
 }
 
 Status StreamingTableCatalog::Remove(StreamingDefinition::Kind kind, const std::string& name) {

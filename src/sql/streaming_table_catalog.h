@@ -11,7 +11,10 @@
 // An AUTO CDC flow adds "auto_cdc": {...} (auto_cdc_spec.h); its query is SELECT * FROM STREAM src.
 //
 // `sources` are the query's STREAM relations resolved when the definition was made (a table
-// name to its path, relative paths made absolute). Checkpoints: a table's at
+// name to its path, relative paths made absolute). A secret option's value (common/redaction.h)
+// is stored once, in the query text: in `sources` it is "*********(redacted)" and is read back
+// from the query; a secret('scope', 'key') reference is stored as it is (it holds no secret).
+// The files are written mode 0600. Checkpoints: a table's at
 // <warehouse>/_checkpoints/<name>, a flow's at <warehouse>/_checkpoints/<target>/flows/<name>.
 // Names are case-insensitive (stored lower-cased).
 //

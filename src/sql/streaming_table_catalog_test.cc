@@ -1,7 +1,10 @@
 #include "sql/streaming_table_catalog.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
+#include "fs/local_file_system.h"
 #include "fs/test_util.h"
 
 namespace sluice::sql {
@@ -31,6 +34,41 @@ TEST(StreamingTableCatalogTest, JsonRoundTrip) {
   EXPECT_FALSE(other.SameAs(d));
   EXPECT_TRUE(DefinitionFromJson("{\"version\":1}", "x").status().IsCorruption());
   EXPECT_TRUE(DefinitionFromJson("not json", "x").status().IsCorruption());
+}
+
+// A secret option's value is stored once (in the query text), a secret() reference as it is,
+// and the file is the owner's only (issue 24 #1).
+TEST(StreamingTableCatalogTest, SecretOptionValuesAreStoredOnceInAnOwnerOnlyFile) {
+  StreamingDefinition d = Sample();
+  d.query =
+      "SELECT * FROM STREAM read_kafka(bootstrapServers => 'b:1', subscribe => 't') WITH "
+      "('kafka.sasl.jaas.config' = 'x password=\"HUNTER2\";', "
+      "'kafka.ssl.key.password' = secret('kafka', 'kp'))";
+  d.sources = {{"kafka",
+                {{"bootstrapservers", "b:1"},
+                 {"subscribe", "t"},
+                 {"kafka.sasl.jaas.config", "x password=\"HUNTER2\";"},
+                 {"kafka.ssl.key.password", "secret('kafka', 'kp')"}}}};
+  const std::string json = DefinitionToJson(d);
+  size_t first = json.find("HUNTER2");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(json.find("HUNTER2", first + 1), std::string::npos) << json;
+  EXPECT_NE(json.find("\"kafka.ssl.key.password\":\"secret('kafka', 'kp')\""), std::string::npos)
+      << json;
+  auto back = DefinitionFromJson(json, "x");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->sources, d.sources);
+  EXPECT_TRUE(back->SameAs(d));
+
+  fs::ScopedTempDir tmp("sluice-catalog");
+  StreamingTableCatalog catalog(fs::LocalFileSystem(), tmp.path());
+  ASSERT_TRUE(catalog.Save(d).ok());
+  struct stat st;
+  ASSERT_EQ(::stat((tmp.path() + "/_sluice/streaming_tables/q.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  auto found = catalog.Find(StreamingDefinition::Kind::kTable, "q");
+  ASSERT_TRUE(found.ok() && found->has_value()) << found.status().ToString();
+  EXPECT_EQ((*found)->sources, d.sources);
 }
 
 TEST(StreamingTableCatalogTest, AutoCdcJsonRoundTrip) {
