@@ -19,8 +19,9 @@ A case is a Python dict in cases/*.py (each file defines CASES, a list of dicts)
               pyspark.sql.functions
     steps     a list of tuples, run in order:
                 ("append", source, [row, ...])   one Delta commit, or one new file
-                ("sql", source, "UPDATE {t} SET v = 0 WHERE k = 'a'")   a Delta change
-                                                 ({t} is the source table on each engine)
+                ("sql", table, "UPDATE {t} SET v = 0 WHERE k = 'a'")   a change of a Delta
+                                                 source or static table ({t} is the table on
+                                                 each engine)
                 ("conf", "noDataBatches" | "multipleWatermarkPolicy", value)
                 ("run",)                         a new query from the checkpoint, run until idle
                                                  (Spark: trigger(availableNow=True); Sluice:
@@ -161,9 +162,11 @@ class Case:
         for s in self.steps:
             if s[0] not in STEP_KINDS:
                 raise SystemExit(f"{where}: unknown step {s!r}")
-            if s[0] in ("append", "sql") and s[1] not in self.sources:
+            if s[0] == "append" and s[1] not in self.sources:
                 raise SystemExit(f"{where}: step {s!r} names no source")
-            if s[0] == "sql" and self.sources[s[1]].format != "delta":
+            if s[0] == "sql" and s[1] not in self.sources and s[1] not in self.static:
+                raise SystemExit(f"{where}: step {s!r} names no source or static table")
+            if s[0] == "sql" and s[1] in self.sources and self.sources[s[1]].format != "delta":
                 raise SystemExit(f"{where}: step {s!r}: only a Delta source takes SQL changes")
             if s[0] == "conf" and s[1] not in CONFS:
                 raise SystemExit(f"{where}: unknown conf {s[1]} (one of {sorted(CONFS)})")

@@ -45,7 +45,7 @@ def run_case(spark, case, work, error_text):
         else:
             os.makedirs(paths[name])
     for name, (cols, rows) in case.static.items():
-        p = os.path.join(base, "static", name)
+        p = paths[name] = os.path.join(base, "static", name)
         spark.sql(f"CREATE TABLE delta.`{p}` ({case.static_ddl[name]}) USING DELTA")
         if rows:
             spark.sql(f"INSERT INTO delta.`{p}` VALUES {case_model.values_sql(cols, rows)}")

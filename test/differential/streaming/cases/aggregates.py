@@ -66,6 +66,16 @@ CASES = [
          query=TUMBLE.replace("STREAM ev ", "STREAM ev WITH (maxFilesPerTrigger = 1) "),
          steps=[("conf", "noDataBatches", "false"), ("append", "ev", R1), ("append", "ev", R2),
                 ("append", "ev", R3), ("append", "ev", R4), ("run",)]),
+    agg("session_window_append",
+        f"SELECT session_window.start AS ss, session_window.end AS se, k, count(*) AS n "
+        f"FROM {WM10} GROUP BY session_window(ts, '5 seconds'), k"),
+    agg("session_window_complete",
+        "SELECT session_window.start AS ss, session_window.end AS se, k, count(*) AS n "
+        "FROM STREAM ev GROUP BY session_window(ts, '5 seconds'), k", "complete"),
+    agg("window_update_nulls_avg", f"SELECT window.start AS ws, count(v) AS nv, avg(v) AS mean "
+        f"FROM {WM10} GROUP BY window(ts, '20 seconds')", "update",
+        runs=([("a", None, 1), ("a", 2, 3)], [("b", None, 25), ("b", 4, 30)],
+              [("c", 6, 70)])),
     # Keyed and global aggregates without a watermark.
     agg("keyed_update", "SELECT k, count(*) AS n, sum(v) AS s FROM STREAM ev GROUP BY k",
         "update"),

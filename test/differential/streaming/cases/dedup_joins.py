@@ -84,6 +84,11 @@ CASES = [
           f"GROUP BY window(ts, '10 seconds')",
           "ev.dropDuplicatesWithinWatermark(['k']).groupBy(F.window('ts', '10 seconds'))"
           ".agg(F.count(F.lit(1)).alias('n')).select(F.col('window.start').alias('ws'), 'n')"),
+    dedup("dedup_within_watermark_then_count_update",
+          f"SELECT k, count(*) AS n FROM (SELECT * FROM STREAM ev {WM10} AS e QUALIFY "
+          f"row_number() OVER (PARTITION BY k ORDER BY ts) = 1) AS d GROUP BY k",
+          "ev.dropDuplicatesWithinWatermark(['k']).groupBy('k')"
+          ".agg(F.count(F.lit(1)).alias('n'))", mode="update"),
     # Stream-static joins.
     static_join("stream_static_inner", "SELECT e.k, e.v, d.label FROM STREAM ev AS e "
                 "JOIN dim AS d ON e.k = d.k"),
@@ -91,6 +96,12 @@ CASES = [
                 "LEFT JOIN dim AS d ON e.k = d.k"),
     static_join("stream_static_then_count", "SELECT d.label, count(*) AS n FROM STREAM ev AS e "
                 "JOIN dim AS d ON e.k = d.k GROUP BY d.label", mode="complete"),
+    dict(name="stream_static_dim_changes", sources={"ev": EV}, static={"dim": DIM},
+         query="SELECT e.k, e.v, d.label FROM STREAM ev AS e LEFT JOIN dim AS d ON e.k = d.k",
+         steps=[("append", "ev", [("a", 1, 1), ("c", 3, 3)]), ("run",),
+                ("sql", "dim", "INSERT INTO {t} VALUES ('c', 'gamma')"),
+                ("sql", "dim", "UPDATE {t} SET label = 'ALPHA' WHERE k = 'a'"),
+                ("append", "ev", [("a", 5, 5), ("c", 6, 6)]), ("run",)]),
     static_join("static_left_join_stream_refused", "SELECT e.k, d.label FROM dim AS d "
                 "LEFT JOIN STREAM ev AS e ON e.k = d.k", words=["left"]),
     static_join("stream_static_full_refused", "SELECT e.k, d.label FROM STREAM ev AS e "
@@ -122,6 +133,12 @@ CASES = [
          "LEFT JOIN STREAM r AS b ON a.k = b.k", words=["leftouter", "watermark"]),
     join("join_full_outer_no_watermark_refused", "SELECT a.k, b.rv FROM STREAM l AS a "
          "FULL OUTER JOIN STREAM r AS b ON a.k = b.k", words=["watermark"]),
+    join("join_right_outer_no_watermark_refused", "SELECT b.k, a.lv FROM STREAM l AS a "
+         "RIGHT JOIN STREAM r AS b ON a.k = b.k", words=["rightouter", "watermark"]),
+    join("join_left_semi_no_watermark_refused", "SELECT a.k, a.lv FROM STREAM l AS a "
+         "LEFT SEMI JOIN STREAM r AS b ON a.k = b.k", words=["watermark"]),
+    join("join_left_outer_right_watermark_only", f"SELECT a.k, a.lv, b.rv FROM STREAM l AS a "
+         f"LEFT JOIN {RW} ON {BOUND.replace('a.lts', 'a.lts')}"),
     join("join_update_mode_refused", "SELECT a.k, b.rv FROM STREAM l AS a JOIN STREAM r AS b "
          "ON a.k = b.k", mode="update", words=["update output mode"]),
     join("join_without_equality_refused", f"SELECT a.k, b.rv FROM {LW} JOIN {RW} "
