@@ -3,6 +3,7 @@
 #include "common/strings.h"
 #include "duckdb/main/extension_helper.hpp"
 #include "engine/duckdb_convert.h"
+#include "engine/spark_macros.h"
 #include "engine/spark_string.h"
 
 namespace sluice::engine {
@@ -45,6 +46,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     state->db = std::make_unique<duckdb::DuckDB>(nullptr, &config);
     SLUICE_RETURN_NOT_OK(EnsureBuiltinExtensions(*state->db));
     internal::RegisterSparkString(*state->db->instance);
+    internal::RegisterSparkFunctions(*state->db->instance);
     if (!options.time_zone.empty()) {
       duckdb::Connection conn(*state->db);
       auto r = conn.Query("SET GLOBAL TimeZone = " + QuoteLiteral(options.time_zone));

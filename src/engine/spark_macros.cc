@@ -1,0 +1,32 @@
+#include "engine/spark_macros.h"
+
+#include <cstring>
+
+#include "engine/spark_collections.h"
+#include "engine/spark_datetime.h"
+#include "engine/spark_json.h"
+#include "engine/spark_scalars.h"
+
+namespace sluice::engine::internal {
+
+void RegisterMacros(duckdb::ExtensionLoader& loader, const duckdb::DefaultMacro* macros, size_t n) {
+  size_t begin = 0;
+  while (begin < n) {
+    size_t end = begin + 1;
+    while (end < n && std::strcmp(macros[end].name, macros[begin].name) == 0) ++end;
+    auto info = duckdb::DefaultFunctionGenerator::CreateInternalMacroInfo(
+        duckdb::array_ptr<const duckdb::DefaultMacro>(macros + begin, end - begin));
+    loader.RegisterFunction(*info);
+    begin = end;
+  }
+}
+
+void RegisterSparkFunctions(duckdb::DatabaseInstance& db) {
+  duckdb::ExtensionLoader loader(db, "sluice");
+  RegisterSparkDatetime(loader);
+  RegisterSparkJson(loader);
+  RegisterSparkCollections(loader);
+  RegisterSparkScalars(loader);
+}
+
+}  // namespace sluice::engine::internal
