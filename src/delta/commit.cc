@@ -85,27 +85,27 @@ std::string Transaction::CommitInfoJson(int64_t now_ms, bool blind_append) const
 
 Result<std::shared_ptr<const Snapshot>> Transaction::SnapshotAfter(
     Version version, const std::vector<std::pair<Version, std::vector<Action>>>& winners,
-    const std::vector<Action>& ours, int64_t commit_size, int64_t now_ms) const {
+    const std::vector<Action>& ours, const fs::FileInfo& committed) const {
   LogReplay replay = read_snapshot_ ? LogReplay::FromSnapshot(*read_snapshot_) : LogReplay();
   LogSegment segment;
   if (read_snapshot_) segment = read_snapshot_->segment;
-  auto log_file = [&](Version v, int64_t size) {
+  auto log_file = [&](Version v, fs::FileInfo info) {
     LogFile f;
-    f.info.path = CommitPath(table_root_, v);
-    f.info.size = size;
-    f.info.mtime_ms = now_ms;
+    f.info = std::move(info);
     f.name.kind = LogFileKind::kCommit;
     f.name.version = v;
     return f;
   };
   for (const auto& [v, actions] : winners) {
     replay.Apply(actions, v);
-    segment.commits.push_back(log_file(v, 0));
+    // Only the path is known of a winner (its size and time are not needed).
+    segment.commits.push_back(log_file(v, fs::FileInfo{CommitPath(table_root_, v), 0, 0, false}));
   }
   replay.Apply(ours, version);
-  segment.commits.push_back(log_file(version, commit_size));
+  segment.commits.push_back(log_file(version, committed));
   segment.version = version;
-  SLUICE_ASSIGN_OR_RETURN(Snapshot snap, replay.Finish(table_root_, std::move(segment), now_ms));
+  SLUICE_ASSIGN_OR_RETURN(Snapshot snap,
+                          replay.Finish(table_root_, std::move(segment), committed.mtime_ms));
   return std::shared_ptr<const Snapshot>(std::make_shared<Snapshot>(std::move(snap)));
 }
 
@@ -187,9 +187,11 @@ Result<CommitResult> Transaction::Commit() {
       CommitResult result;
       result.version = version;
       result.attempts = attempt;
-      // The commit is durable: a failure to build the new snapshot only leaves it null.
-      auto snap =
-          SnapshotAfter(version, winners, commit, static_cast<int64_t>(contents.size()), now);
+      // The commit is durable: a failure to build the new snapshot only leaves it null. Its
+      // timestamp is the commit file's modification time, as readers of the log see it.
+      fs::FileInfo committed{path, static_cast<int64_t>(contents.size()), now, false};
+      if (auto info = fs_->Stat(path); info.ok()) committed = *info;
+      auto snap = SnapshotAfter(version, winners, commit, committed);
       if (snap.ok()) result.snapshot = *snap;
       return result;
     }

@@ -57,7 +57,8 @@ struct CommitOptions {
 struct CommitResult {
   Version version;
   int attempts = 1;  // 1 = no lost race
-  // The snapshot at `version` (files, txns, metadata, protocol; timestamp_ms = commit time).
+  // The snapshot at `version` (files, txns, metadata, protocol; timestamp_ms = the commit file's
+  // modification time).
   // Null only when it could not be built (the commit itself succeeded); re-read the log then.
   std::shared_ptr<const Snapshot> snapshot;
 };
@@ -112,7 +113,7 @@ class Transaction {
   std::string CommitInfoJson(int64_t now_ms, bool blind_append) const;
   Result<std::shared_ptr<const Snapshot>> SnapshotAfter(
       Version version, const std::vector<std::pair<Version, std::vector<Action>>>& winners,
-      const std::vector<Action>& ours, int64_t commit_size, int64_t now_ms) const;
+      const std::vector<Action>& ours, const fs::FileInfo& committed) const;
 
   std::shared_ptr<fs::FileSystem> fs_;
   std::string table_root_;

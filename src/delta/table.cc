@@ -4,6 +4,7 @@
 
 #include "delta/changes.h"
 #include "delta/scan.h"
+#include "delta/snapshot_cache.h"
 
 namespace sluice::delta {
 
@@ -19,6 +20,9 @@ Result<std::unique_ptr<DeltaTable>> DeltaTable::Open(std::shared_ptr<fs::FileSys
   SLUICE_ASSIGN_OR_RETURN_CTX(auto conn, engine->Connect(), "opening Delta table " + path);
   std::unique_ptr<DeltaTable> table(
       new DeltaTable(std::move(fs), std::move(conn), std::move(path)));
+  // Start from the latest snapshot seen of this table in the process (snapshot_cache.h): only
+  // the commits after it are read.
+  table->latest_ = LookupCachedSnapshot(table->fs_, table->path_);
   SLUICE_RETURN_NOT_OK(table->Latest());
   return table;
 }
@@ -49,6 +53,7 @@ Result<std::shared_ptr<const Snapshot>> DeltaTable::LatestLocked() {
     SLUICE_ASSIGN_OR_RETURN(snap, SnapshotAtLocked(listing, latest.value_or(Version(0))));
   }
   latest_ = snap;
+  CacheSnapshot(fs_, snap);
   return snap;
 }
 

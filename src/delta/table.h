@@ -6,7 +6,8 @@
 //
 // Snapshots are immutable and shared. The table caches its latest snapshot: Latest() re-lists
 // _delta_log and, when new commits appeared, applies only those commits to the cached state;
-// a first open reads only the newest checkpoint plus the commits after it.
+// a first open reads only the newest checkpoint plus the commits after it, or, when this
+// process has seen the table before (snapshot_cache.h), only the commits after that snapshot.
 //
 // Ownership: the FileSystem is shared; the Engine must outlive the table.
 // Thread safety: all methods may be called from several threads (they are serialized).

@@ -16,6 +16,7 @@
 #include "delta/paths.h"
 #include "delta/schema.h"
 #include "delta/schema_evolution.h"
+#include "delta/snapshot_cache.h"
 #include "delta/values.h"
 #include "delta/write_util.h"
 
@@ -196,12 +197,16 @@ Result<std::shared_ptr<const Snapshot>> DeltaTableWriter::Latest() {
 }
 
 Result<std::shared_ptr<const Snapshot>> DeltaTableWriter::RefreshLocked() {
+  // A writer opened again in this process (a new statement) starts from the latest snapshot
+  // seen of the table (snapshot_cache.h) instead of re-reading its checkpoint.
+  if (!latest_) latest_ = LookupCachedSnapshot(fs_, path_);
   if (latest_) {
     // Probe for newer commits and apply them; no listing.
     LogReplay replay = LogReplay::FromSnapshot(*latest_);
     LogSegment segment = latest_->segment;
     Version v = latest_->version.Next();
     bool any = false;
+    int64_t timestamp_ms = 0;
     for (;; v = v.Next()) {
       std::string path = CommitPath(path_, v);
       auto actions = ReadCommitActions(fs_.get(), path);
@@ -212,15 +217,18 @@ Result<std::shared_ptr<const Snapshot>> DeltaTableWriter::RefreshLocked() {
       replay.Apply(std::move(*actions), v);
       LogFile f;
       f.info.path = path;
+      if (auto info = fs_->Stat(path); info.ok()) f.info = *info;
       f.name.kind = LogFileKind::kCommit;
       f.name.version = v;
+      timestamp_ms = f.info.mtime_ms > 0 ? f.info.mtime_ms : Now();
       segment.commits.push_back(f);
       any = true;
     }
     if (!any) return latest_;
     segment.version = v.Prev();
-    SLUICE_ASSIGN_OR_RETURN(Snapshot snap, replay.Finish(path_, std::move(segment), Now()));
+    SLUICE_ASSIGN_OR_RETURN(Snapshot snap, replay.Finish(path_, std::move(segment), timestamp_ms));
     latest_ = std::make_shared<Snapshot>(std::move(snap));
+    CacheSnapshot(fs_, latest_);
     return latest_;
   }
   auto listing = ListLogForLatest(fs_.get(), path_);
@@ -230,6 +238,7 @@ Result<std::shared_ptr<const Snapshot>> DeltaTableWriter::RefreshLocked() {
   }
   SLUICE_ASSIGN_OR_RETURN_CTX(LogSegment segment, BuildLogSegment(*listing, std::nullopt), path_);
   SLUICE_ASSIGN_OR_RETURN(latest_, LoadSnapshot(fs_.get(), conn_.get(), *listing, segment));
+  CacheSnapshot(fs_, latest_);
   return latest_;
 }
 
@@ -600,7 +609,9 @@ Result<CommitResult> DeltaTableWriter::CommitLocked(Transaction* txn) {
     return result.status();
   }
   latest_ = result->snapshot;
-  if (!latest_) {
+  if (latest_) {
+    CacheSnapshot(fs_, latest_);
+  } else {
     auto reread = RefreshLocked();
     if (reread.ok()) result->snapshot = *reread;
   }

@@ -20,7 +20,8 @@
 //
 // The writer caches the latest snapshot and refreshes it before each operation by probing for
 // newer commit files (no directory listing), so a writer that is the only one on a table never
-// re-reads the log.
+// re-reads the log. A new writer starts from the latest snapshot this process has seen of the
+// table (snapshot_cache.h), so a writer per statement does not re-read the checkpoint either.
 //
 // Ownership: shares the FileSystem; the Engine must outlive the writer.
 // Thread safety: all methods may be called from several threads (they are serialized). Several
