@@ -398,13 +398,19 @@ Result<engine::Batch> Session::Execute(std::string_view original) {
   SLUICE_ASSIGN_OR_RETURN(std::optional<TableStatement> table_statement,
                           ParseTableStatement(statement));
   // Queries inside table statements (AS SELECT, INSERT ... SELECT, MERGE ... USING) read Delta
-  // tables through the same views as plain queries.
-  SLUICE_ASSIGN_OR_RETURN(std::string sql, PrepareDeltaViews(statement));
+  // tables through the same views as plain queries. An INSERT's target is written, not read:
+  // only its query gets views (a view of the target would open every file of the table, at
+  // every INSERT).
+  auto* insert = table_statement ? std::get_if<InsertStatement>(&*table_statement) : nullptr;
+  SLUICE_ASSIGN_OR_RETURN(std::string sql,
+                          PrepareDeltaViews(insert ? std::string_view(insert->query) : statement));
   SLUICE_ASSIGN_OR_RETURN(sql, PrepareProgressViews(sql));
   SLUICE_ASSIGN_OR_RETURN(sql, PrepareReadStateViews(sql));
   SLUICE_ASSIGN_OR_RETURN(sql, PrepareKafkaBatchViews(sql));
   if (table_statement) {
-    if (sql != statement) {
+    if (insert) {
+      insert->query = std::move(sql);
+    } else if (sql != statement) {
       SLUICE_ASSIGN_OR_RETURN(table_statement, ParseTableStatement(sql));
     }
     Result<engine::Batch> result = Status::Internal("unset");
