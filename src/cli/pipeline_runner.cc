@@ -125,11 +125,16 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
     err << "Error: " << defs.status().ToString() << "\n";
     return 1;
   }
-  // A flow without a trigger of its own runs on its target table's (as flows follow their
-  // table's refresh), so an AVAILABLE NOW table's flows stop by themselves too.
+  // A flow without a trigger of its own runs on its target table's or sink's (as flows follow
+  // their table's refresh), so an AVAILABLE NOW table's flows stop by themselves too.
   auto trigger_for = [&](const sql::StreamingDefinition& def) {
     if (def.kind == sql::StreamingDefinition::Kind::kFlow && !def.trigger &&
         !def.schedule_every_ms) {
+      Result<std::optional<sql::SinkDefinition>> sink =
+          session->streaming().sinks().Find(def.target);
+      if (sink.ok() && sink->has_value()) {
+        return (*sink)->trigger.value_or(stream::Trigger::Default());
+      }
       for (const auto& other : *defs) {
         if (other.kind != sql::StreamingDefinition::Kind::kFlow &&
             sql::NormalizeTableName(other.name) == sql::NormalizeTableName(def.target)) {

@@ -10,6 +10,7 @@
 #include "sql/kafka_batch_read.h"
 #include "sql/literal_rows.h"
 #include "sql/read_state.h"
+#include "sql/sink_statement_parser.h"
 #include "sql/spark_functions.h"
 #include "sql/streaming_progress_store.h"
 #include "sql/streaming_statement_parser.h"
@@ -384,6 +385,11 @@ Result<engine::Batch> Session::Execute(std::string_view original) {
   bool handled = false;
   SLUICE_RETURN_NOT_OK(MaybeHandleSetting(original, &handled));
   if (handled) return engine::Batch();
+  // Sink statements hold only names and literals, read as written: the dialect would join the
+  // adjacent literals of OPTIONS ('key' 'value'), which Spark's property lists keep apart.
+  SLUICE_ASSIGN_OR_RETURN(std::optional<SinkStatement> sink_statement,
+                          ParseSinkStatement(original));
+  if (sink_statement) return streaming_->ExecuteSink(*sink_statement, connection_.get());
   // Spark functions that DuckDB spells differently (spark_functions.h), for every statement.
   SLUICE_ASSIGN_OR_RETURN(const std::string rewritten,
                           RewriteSparkFunctions(connection_.get(), original));

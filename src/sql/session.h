@@ -2,7 +2,7 @@
 //
 // A Session owns an engine (src/engine), the session's settings and the warehouse's table
 // catalog. It recognises the statements Sluice handles itself (`SET/RESET sluice.<name>`, the
-// Delta table statements and the streaming statements of docs/sql.md) and hands every other
+// Delta table statements, the streaming and sink statements of docs/sql.md) and hands every other
 // statement to the engine, where Delta tables of the warehouse are readable by name
 // (docs/sql-frontend.md) and `streaming_progress('name')` and `read_state('name')` are relations.
 //

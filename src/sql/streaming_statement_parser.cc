@@ -96,21 +96,6 @@ class Parser : private plan::TokenCursor {
     return Next().text;
   }
 
-  Result<stream::Trigger> ParseTrigger() {
-    if (Keywords({"available", "now"})) return stream::Trigger::AvailableNow();
-    if (Keyword("once")) return stream::Trigger::Once();
-    if (Keywords({"processing", "time"})) {
-      SLUICE_ASSIGN_OR_RETURN(std::string interval, StringLiteral("an interval string"));
-      return stream::Trigger::ProcessingTime(interval);
-    }
-    if (Keyword("continuous")) {
-      std::string interval = "1 second";
-      if (Peek().kind == TokenKind::kString) interval = Next().text;
-      return stream::Trigger::Continuous(interval);
-    }
-    return Error("AVAILABLE NOW, PROCESSING TIME 'interval', ONCE or CONTINUOUS 'interval'");
-  }
-
   Result<CreateStreamingTableStatement> ParseCreateStreamingTable(bool or_refresh) {
     CreateStreamingTableStatement s;
     s.or_refresh = or_refresh;
@@ -146,7 +131,7 @@ class Parser : private plan::TokenCursor {
           return Error("APPEND, UPDATE or COMPLETE");
         }
       } else if (Keyword("trigger")) {
-        SLUICE_ASSIGN_OR_RETURN(stream::Trigger t, ParseTrigger());
+        SLUICE_ASSIGN_OR_RETURN(stream::Trigger t, ParseTriggerClause(*this));
         s.trigger = t;
       } else if (Keywords({"schedule", "every"})) {
         if (Peek().kind != TokenKind::kNumber) return Error("a number");
@@ -278,6 +263,21 @@ class Parser : private plan::TokenCursor {
 };
 
 }  // namespace
+
+Result<stream::Trigger> ParseTriggerClause(plan::TokenCursor& c) {
+  if (c.Keywords({"available", "now"})) return stream::Trigger::AvailableNow();
+  if (c.Keyword("once")) return stream::Trigger::Once();
+  if (c.Keywords({"processing", "time"})) {
+    if (c.Peek().kind != TokenKind::kString) return c.Error("an interval string");
+    return stream::Trigger::ProcessingTime(c.Next().text);
+  }
+  if (c.Keyword("continuous")) {
+    std::string interval = "1 second";
+    if (c.Peek().kind == TokenKind::kString) interval = c.Next().text;
+    return stream::Trigger::Continuous(interval);
+  }
+  return c.Error("AVAILABLE NOW, PROCESSING TIME 'interval', ONCE or CONTINUOUS 'interval'");
+}
 
 Result<std::optional<StreamingStatement>> ParseStreamingStatement(std::string_view sql) {
   SLUICE_ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(sql));

@@ -13,6 +13,7 @@
 #include "sources/source_factory.h"
 #include "sql/auto_cdc_flow.h"
 #include "sql/delta_references.h"
+#include "sql/kafka_sink_flow.h"
 #include "sql/literal_rows.h"
 #include "sql/streaming_progress_store.h"
 #include "sql/streaming_source_resolver.h"
@@ -46,7 +47,9 @@ stream::ConfMap SessionConf(const Settings& settings) {
 }  // namespace
 
 StreamingTableManager::StreamingTableManager(StreamingTableManagerOptions options)
-    : options_(std::move(options)), catalog_(options_.fs, options_.tables->warehouse()) {}
+    : options_(std::move(options)),
+      catalog_(options_.fs, options_.tables->warehouse()),
+      sinks_(options_.fs, options_.tables->warehouse()) {}
 
 std::string StreamingTableManager::Key(const StreamingDefinition& def) const {
   return (def.kind == StreamingDefinition::Kind::kFlow ? "flow:" : "table:") + def.name;
@@ -158,6 +161,8 @@ Result<engine::Batch> StreamingTableManager::Create(const CreateStreamingTableSt
     return Status::AlreadyExists(ctx + ": table " + def.name +
                                  " already exists and is not a streaming table");
   }
+  SLUICE_ASSIGN_OR_RETURN(std::optional<SinkDefinition> sink, sinks_.Find(def.name));
+  if (sink) return Status::AlreadyExists(ctx + ": " + def.name + " is a sink (DROP SINK it first)");
   SLUICE_RETURN_NOT_OK_CTX(Analyze(&def), ctx);
   if (existing && existing->SameAs(def)) return engine::Batch();  // nothing changed
   if (def.query) {
@@ -198,12 +203,23 @@ Result<engine::Batch> StreamingTableManager::CreateFlow(const CreateFlowStatemen
         ctx + ": flow " + def.name +
         " already exists with a different definition (use a new flow name)");
   }
+  // A flow into a sink (CREATE SINK) writes through it; the table checks below do not apply.
+  SLUICE_ASSIGN_OR_RETURN(std::optional<SinkDefinition> sink, sinks_.Find(def.target));
+  if (sink && def.auto_cdc) {
+    return Status::InvalidArgument(ctx + ": " + def.target +
+                                   " is a sink: an AUTO CDC flow writes a table; a sink takes "
+                                   "append flows (CREATE FLOW f AS INSERT INTO sink SELECT ...)");
+  }
+  if (sink) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<StreamingDefinition> others, FlowsInto(def.target));
+    SLUICE_RETURN_NOT_OK_CTX(CheckFlowIntoSink(*sink, def.name, others), ctx);
+  }
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> target,
                           catalog_.Find(StreamingDefinition::Kind::kTable, def.target));
   SLUICE_ASSIGN_OR_RETURN(bool table_exists, options_.tables->Exists(TableName{def.target, false}));
-  if (!target && !table_exists) {
+  if (!sink && !target && !table_exists) {
     return Status::NotFound(ctx + ": the target table " + def.target +
-                            " does not exist (create it, or a streaming table, first)");
+                            " does not exist (create it, a streaming table or a sink, first)");
   }
   if (!def.auto_cdc && target && target->output_mode != sinks::OutputMode::kAppend) {
     return Status::InvalidArgument(ctx + ": an append flow cannot write to " + def.target +
@@ -258,6 +274,10 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
   };
   if (def.auto_cdc) {
     sink_factory = AutoCdcSinkFactory(def, table_path, catalog_.CheckpointOf(def));
+  }
+  if (def.kind == StreamingDefinition::Kind::kFlow) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<SinkDefinition> sink, sinks_.Find(def.target));
+    if (sink) sink_factory = KafkaSinkFlowFactory(*sink, def.name);
   }
   if (start.sink_factory) sink_factory = start.sink_factory;
 
@@ -352,6 +372,12 @@ Result<engine::Batch> StreamingTableManager::Refresh(const RefreshStreamingTable
                           catalog_.List(StreamingDefinition::Kind::kFlow));
   for (auto& f : flows) {
     if (f.target == name) queries.push_back(std::move(f));
+  }
+  if (!table) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<SinkDefinition> sink, sinks_.Find(name));
+    if (sink) {
+      return Status::InvalidArgument(ctx + ": " + name + " is a sink (REFRESH SINK " + name + ")");
+    }
   }
   if (!table && queries.empty()) {
     return Status::NotFound(ctx + ": " + name + " is not a streaming table");

@@ -17,6 +17,9 @@
 // - CREATE FLOW ... AS INSERT INTO target: an append flow with its own checkpoint.
 // - CREATE FLOW ... AS AUTO CDC INTO target: a flow with its own checkpoint whose batches are
 //   applied by auto_cdc_sink.h (checks and sink wiring in auto_cdc_flow.h).
+// - CREATE SINK / DROP SINK / REFRESH SINK / SHOW SINKS (sink_statements.h; implemented in
+//   streaming_table_manager_sinks.cc): sinks are kept in sink_catalog.h; a flow whose target is
+//   a sink writes through its sink (kafka_sink_flow.h) instead of a Delta table.
 // - SHOW STREAMING TABLES, streaming_progress('name'), DROP TABLE of a streaming table.
 // - Start(): a query running on its own trigger, for `sluice run`.
 //
@@ -36,6 +39,8 @@
 #include "engine/engine.h"
 #include "fs/file_system.h"
 #include "sql/settings.h"
+#include "sql/sink_catalog.h"
+#include "sql/sink_statements.h"
 #include "sql/streaming_statements.h"
 #include "sql/streaming_table_catalog.h"
 #include "sql/table_catalog.h"
@@ -69,6 +74,9 @@ class StreamingTableManager {
   // Runs a parsed streaming statement; returns its rows (SHOW) or an empty batch.
   Result<engine::Batch> Execute(const StreamingStatement& statement, engine::Connection* conn);
 
+  // Runs a parsed sink statement; returns its rows (SHOW SINKS) or an empty batch.
+  Result<engine::Batch> ExecuteSink(const SinkStatement& statement, engine::Connection* conn);
+
   // DROP TABLE support: when `name` is a streaming table, removes its definition, its flows'
   // definitions and its checkpoint (the caller drops the Delta table). Returns whether it was.
   Result<bool> DropIfStreaming(const std::string& name);
@@ -86,12 +94,19 @@ class StreamingTableManager {
                                                              const StartOptions& start = {});
 
   StreamingTableCatalog& catalog() { return catalog_; }
+  const SinkCatalog& sinks() const { return sinks_; }
 
  private:
   Result<engine::Batch> Create(const CreateStreamingTableStatement& s);
   Result<engine::Batch> CreateFlow(const CreateFlowStatement& s);
   Result<engine::Batch> Refresh(const RefreshStreamingTableStatement& s);
   Result<engine::Batch> Show(engine::Connection* conn);
+  Result<engine::Batch> CreateSink(const CreateSinkStatement& s);
+  Result<engine::Batch> DropSink(const DropSinkStatement& s);
+  Result<engine::Batch> RefreshSink(const RefreshSinkStatement& s);
+  Result<engine::Batch> ShowSinks(engine::Connection* conn);
+  // The flows whose target is `name` (lower-cased).
+  Result<std::vector<StreamingDefinition>> FlowsInto(const std::string& name) const;
 
   // Parses, resolves and plans a query; fills def->sources. Refusals come from here.
   Status Analyze(StreamingDefinition* def);
@@ -106,6 +121,7 @@ class StreamingTableManager {
 
   StreamingTableManagerOptions options_;
   StreamingTableCatalog catalog_;
+  SinkCatalog sinks_;
   // Per query (Key): the per-node watermarks at the end of its last REFRESH in this session.
   std::map<std::string, std::vector<std::optional<int64_t>>> node_watermarks_;
   // Per query (Key): the outcome of its last REFRESH in this session ("ok" or the error).

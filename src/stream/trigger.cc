@@ -42,6 +42,14 @@ std::string_view TriggerKindName(TriggerKind kind) {
   return "?";
 }
 
+Result<TriggerKind> TriggerKindFromName(std::string_view name) {
+  for (auto k : {TriggerKind::kDefault, TriggerKind::kProcessingTime, TriggerKind::kAvailableNow,
+                 TriggerKind::kOnce, TriggerKind::kContinuous}) {
+    if (TriggerKindName(k) == name) return k;
+  }
+  return Status::InvalidArgument("unknown trigger '" + std::string(name) + "'");
+}
+
 Result<Trigger> Trigger::ProcessingTime(int64_t interval_ms) {
   if (interval_ms < 0) {
     return Status::InvalidArgument("ProcessingTime trigger interval cannot be negative: " +

@@ -31,6 +31,8 @@ namespace sluice::stream {
 enum class TriggerKind { kDefault, kProcessingTime, kAvailableNow, kOnce, kContinuous };
 
 std::string_view TriggerKindName(TriggerKind kind);  // "Default", "ProcessingTime", ...
+// The kind TriggerKindName gives `name`; InvalidArgument "unknown trigger '<name>'" otherwise.
+Result<TriggerKind> TriggerKindFromName(std::string_view name);
 
 // The polling delay of an idle default/processing-time trigger (spark pollingDelay, 10 ms).
 inline constexpr int64_t kPollingDelayMs = 10;

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Exactly-once into Kafka across crashes, on a real broker: records are produced into topic "in"
-# round by round while kafka_eo_copy (in -> out through the transactional Kafka sink) is killed
-# with SIGKILL at random moments KILLS times and started again. After a final clean run, two
-# read_committed consumers of "out", kcat and Sluice's own Kafka source (kafka_eo_copy --dump,
-# kafka.isolation.level = read_committed), must each see every record of "in" exactly once, in
-# the same order per partition; the read_uncommitted count (which includes the aborted
-# transactions of the killed runs) is shown.
+# Exactly-once into Kafka across crashes of `sluice run`, on a real broker: JSON records are
+# produced into topic "in" round by round while `sluice run` of a pipeline file (Kafka "in" ->
+# from_json -> a transactional Kafka sink writing "out": CREATE SINK ... USING kafka with
+# kafka.transactional.id, CREATE FLOW ... INSERT INTO the sink, docs/streaming-sql.md "Sinks") is
+# killed with SIGKILL at random moments KILLS times and started again. After a final clean run,
+# two read_committed consumers of "out", kcat and Sluice's own Kafka source (a streaming table
+# over read_kafka with kafka.isolation.level = read_committed, through `sluice sql`), must each
+# see every record of "in" exactly once, in the same order per partition; the read_uncommitted
+# count (which includes the aborted transactions of the killed runs) is shown.
 #
 # Run by with_broker.sh (SLUICE_KAFKA_BOOTSTRAP).
-# Usage: transactional_sigkill.sh <kafka_eo_copy> <sluice_mock_kafka> [kills (default 10)] [seed]
+# Usage: transactional_sigkill.sh <sluice> <sluice_mock_kafka> [kills (default 10)] [seed]
 set -uo pipefail
-COPY="$(realpath "$1")"
+SLUICE="$(realpath "$1")"
 MOCK="$(realpath "$2")"
 KILLS="${3:-10}"
 RANDOM="${4:-$$}"
@@ -30,12 +32,27 @@ cd "${WORK}"
 start_mock_kafka "${MOCK}" in:3 out:3 markers:1 || fail "could not create the topics"
 BOOTSTRAP="${KAFKA_BOOTSTRAP}"
 
+# The pipeline: each batch (7 offsets of "in") is one Kafka transaction of "out".
+cat > pipeline.sql << SQL
+CREATE SINK eo_out USING kafka
+OPTIONS ('kafka.bootstrap.servers' '${BOOTSTRAP}', 'topic' 'out',
+         'kafka.transactional.id' 'interop-eo-sql-v1', 'transactionMarkerTopic' 'markers')
+TRIGGER AVAILABLE NOW;
+
+CREATE FLOW eo_copy AS INSERT INTO eo_out
+SELECT key, CAST(r.id AS STRING) AS value
+FROM (SELECT key, from_json(CAST(value AS STRING), 'id BIGINT') AS r
+      FROM STREAM read_kafka(bootstrapServers => '${BOOTSTRAP}', subscribe => 'in',
+                             startingOffsets => 'earliest', maxOffsetsPerTrigger => 7)) AS parsed
+WHERE r.id IS NOT NULL;
+SQL
+
 records=0
-produce_round() {  # 60 records with unique ids over the 3 partitions
+produce_round() {  # 60 records k<id>|{"id":<id>} with unique ids over the 3 partitions
   local p id
   for p in 0 1 2; do
-    for ((id = records + p; id < records + 60; id += 3)); do echo "k${id}:${id}"; done |
-      kcat -P -b "${BOOTSTRAP}" -t in -p "${p}" -K: 2>> kcat.log ||
+    for ((id = records + p; id < records + 60; id += 3)); do echo "k${id}|{\"id\":${id}}"; done |
+      kcat -P -b "${BOOTSTRAP}" -t in -p "${p}" -K '|' 2>> kcat.log ||
       { cat kcat.log; fail "kcat could not produce"; }
   done
   records=$((records + 60))
@@ -44,7 +61,7 @@ produce_round() {  # 60 records with unique ids over the 3 partitions
 killed=0
 for ((round = 0; killed < KILLS && round < 4 * KILLS; round++)); do
   produce_round
-  "${COPY}" --bootstrap "${BOOTSTRAP}" --warehouse wh > run.log 2>&1 &
+  "${SLUICE}" run pipeline.sql --warehouse wh > run.log 2>&1 &
   pid=$!
   ms=$((RANDOM % 2500))
   sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
@@ -53,12 +70,12 @@ for ((round = 0; killed < KILLS && round < 4 * KILLS; round++)); do
   code=$?
   if [[ ${code} -ne 0 && ${code} -ne 137 ]]; then
     cat run.log
-    fail "round ${round}: kafka_eo_copy exited ${code} (not a kill)"
+    fail "round ${round}: sluice run exited ${code} (not a kill)"
   fi
 done
 ((killed >= KILLS)) || fail "only ${killed} of ${KILLS} runs were killed"
 produce_round
-"${COPY}" --bootstrap "${BOOTSTRAP}" --warehouse wh > run.log 2>&1 || { cat run.log; fail "the final run failed"; }
+"${SLUICE}" run pipeline.sql --warehouse wh > run.log 2>&1 || { cat run.log; fail "the final run failed"; }
 
 consume() {  # consume ISOLATION: "key value" of "out", one per line, in partition and offset order
   local p
@@ -69,8 +86,16 @@ consume() {  # consume ISOLATION: "key value" of "out", one per line, in partiti
 }
 consume read_committed > committed.txt
 consume read_uncommitted > uncommitted.txt
-"${COPY}" --bootstrap "${BOOTSTRAP}" --warehouse dump --dump > sluice_committed.txt 2> dump.log ||
+"${SLUICE}" sql --warehouse dump --format csv \
+  "CREATE STREAMING TABLE out_copy AS
+   SELECT decode(key) || ' ' || decode(value) AS line, partition, offset
+   FROM STREAM read_kafka(bootstrapServers => '${BOOTSTRAP}', subscribe => 'out',
+                          startingOffsets => 'earliest')
+   WITH ('kafka.isolation.level' = 'read_committed');
+   REFRESH STREAMING TABLE out_copy;
+   SELECT line FROM out_copy ORDER BY partition, offset" > dump.csv 2> dump.log ||
   { cat dump.log; fail "Sluice's read_committed read of out failed"; }
+tail -n +2 dump.csv | tr -d '\r' > sluice_committed.txt  # without the CSV header and CRLFs
 cmp -s committed.txt sluice_committed.txt ||
   fail "Sluice's read_committed read of out ($(wc -l < sluice_committed.txt) records) differs from kcat's ($(wc -l < committed.txt)): $(diff committed.txt sluice_committed.txt | head -5)"
 total=$(wc -l < committed.txt)
