@@ -198,8 +198,18 @@ class Parser {
       }
       if (t_[i].IsSymbol("=")) ++i;
       std::string value;
-      if (t_[i].kind == TokenKind::kString || t_[i].kind == TokenKind::kNumber ||
-          t_[i].kind == TokenKind::kWord) {
+      if (t_[i].kind == TokenKind::kWord && AsciiLower(t_[i].text) == "secret" &&
+          t_[i + 1].IsSymbol("(")) {
+        // Databricks' secret(scope, key): kept as its text, resolved when the query starts
+        // (common/secret_reference.h), so that a stored definition holds no secret.
+        size_t from = i;
+        i += 2;
+        while (t_[i].kind != TokenKind::kEnd && !t_[i].IsSymbol(")")) ++i;
+        if (t_[i].kind == TokenKind::kEnd) return Error(from, "secret( is not closed by )");
+        ++i;
+        value = Text(from, i);
+      } else if (t_[i].kind == TokenKind::kString || t_[i].kind == TokenKind::kNumber ||
+                 t_[i].kind == TokenKind::kWord) {
         value = t_[i++].text;
       } else if (t_[i].IsSymbol("-") && t_[i + 1].kind == TokenKind::kNumber) {
         value = "-" + t_[i + 1].text;

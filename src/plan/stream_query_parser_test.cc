@@ -65,6 +65,20 @@ TEST(StreamQueryParserTest, TableOptionsWithAndStreamParentheses) {
   EXPECT_NE(Error("SELECT * FROM STREAM t WITH (a = )").find("literal value"), std::string::npos);
 }
 
+// secret(scope, key) as an option value is kept as its text (resolved when the query starts).
+TEST(StreamQueryParserTest, SecretReferenceAsAnOptionValue) {
+  auto q = Parse(
+      "SELECT * FROM STREAM read_kafka(bootstrapServers => 'b:1', subscribe => 't') WITH "
+      "('kafka.sasl.jaas.config' = secret('kafka', 'jaas'), kafka.ssl.key.password "
+      "SECRET(scope => 'kafka', key => 'kp'))");
+  ASSERT_EQ(q.streams.size(), 1u);
+  EXPECT_EQ(q.streams[0].named.at("kafka.sasl.jaas.config"), "secret('kafka', 'jaas')");
+  EXPECT_EQ(q.streams[0].named.at("kafka.ssl.key.password"),
+            "SECRET(scope => 'kafka', key => 'kp')");
+  EXPECT_NE(Error("SELECT * FROM STREAM t WITH (a = secret('x', 'y'").find("not closed"),
+            std::string::npos);
+}
+
 TEST(StreamQueryParserTest, WatermarkExpressionDefinesColumn) {
   auto q = Parse(
       "SELECT * FROM STREAM raw WATERMARK to_timestamp(ts_str) AS ts DELAY OF INTERVAL 1 MINUTE "
