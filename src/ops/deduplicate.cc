@@ -30,6 +30,7 @@
 #include "ops/dedup_candidates.h"
 #include "ops/dedup_state_mirror.h"
 #include "ops/operator_conf.h"
+#include "ops/state_work_dir.h"
 #include "state/partitions.h"
 
 namespace sluice::ops {
@@ -252,12 +253,8 @@ Status DeduplicateOperator::Prepare(const engine::Schema& schema) {
   // only keys it found present, so the store need not read each written key to count it.
   o.store.track_num_keys = false;
   if (rocksdb) {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "sluice-dedup-state-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      return Status::FromErrno(errno, "creating the local state directory " + tmpl);
-    }
-    local_root_ = tmpl;
+    SLUICE_ASSIGN_OR_RETURN(local_root_,
+                            CreateStateWorkDir(context_.checkpoint_root, "dedup-state"));
     o.local_root = local_root_;
   }
   SLUICE_ASSIGN_OR_RETURN(stores_, state::OperatorStateStores::Open(std::move(o)));

@@ -17,6 +17,7 @@
 #include "common/strings.h"
 #include "engine/row_codec.h"
 #include "ops/operator_conf.h"
+#include "ops/state_work_dir.h"
 #include "state/state_store.h"
 
 namespace sluice::ops {
@@ -206,8 +207,6 @@ Result<SideInput> ReadSide(const engine::Batch& batch, const SideLayout& layout,
   }
   return in;
 }
-
-std::atomic<int64_t> g_local_dir_counter{0};
 
 }  // namespace
 
@@ -416,12 +415,8 @@ Result<engine::Batch> StreamStreamJoin::Process(const OperatorBatch& batch,
     so.store.kind = rocksdb ? state::StateStoreProviderKind::kRocksDb
                             : state::StateStoreProviderKind::kInMemory;
     if (rocksdb) {
-      std::error_code ec;
-      std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
-      if (ec) tmp = "/tmp";
-      impl_->local_root = (tmp / ("sluice-join-" + std::to_string(::getpid()) + "-" +
-                                  std::to_string(g_local_dir_counter.fetch_add(1))))
-                              .string();
+      SLUICE_ASSIGN_OR_RETURN(impl_->local_root,
+                              CreateStateWorkDir(context_.checkpoint_root, "join-state"));
       so.local_root = impl_->local_root;
     }
     SLUICE_ASSIGN_OR_RETURN_CTX(impl_->stores, state::OperatorStateStores::Open(std::move(so)),

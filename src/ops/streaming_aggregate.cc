@@ -17,6 +17,7 @@
 #include "ops/operator_conf.h"
 #include "ops/session_window.h"
 #include "ops/state_rows.h"
+#include "ops/state_work_dir.h"
 
 namespace sluice::ops {
 namespace {
@@ -434,13 +435,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   // the mirror exists to avoid those reads. Without it (sessions, turned off) the store counts.
   so.store.track_num_keys = sql_->session || mirror_off_;
   if (!memory) {
-    const char* tmp = getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/sluice-agg-state-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) {
-      return Status::FromErrno(errno, "creating the aggregation state working directory");
-    }
-    local_dir_ = pattern;
+    SLUICE_ASSIGN_OR_RETURN(local_dir_, CreateStateWorkDir(context_.checkpoint_root, "agg-state"));
     so.local_root = local_dir_;
   }
   SLUICE_ASSIGN_OR_RETURN_CTX(stores_, state::OperatorStateStores::Open(std::move(so)),

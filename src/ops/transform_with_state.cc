@@ -19,6 +19,7 @@
 #include "ops/custom_state_codec.h"
 #include "ops/custom_state_vars.h"
 #include "ops/operator_conf.h"
+#include "ops/state_work_dir.h"
 #include "state/partitions.h"
 
 namespace sluice::ops {
@@ -183,12 +184,7 @@ Status TransformWithState::Impl::Prepare(const engine::Schema& schema) {
   const bool rocksdb = o.store.kind == state::StateStoreProviderKind::kRocksDb;
   o.store.fs = context.fs;
   if (rocksdb) {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "sluice-tws-state-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      return Status::FromErrno(errno, "creating the local state directory " + tmpl);
-    }
-    local_root = tmpl;
+    SLUICE_ASSIGN_OR_RETURN(local_root, CreateStateWorkDir(context.checkpoint_root, "tws-state"));
     o.local_root = local_root;
   }
   SLUICE_ASSIGN_OR_RETURN(stores, state::OperatorStateStores::Open(std::move(o)));

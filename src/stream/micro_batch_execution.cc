@@ -4,11 +4,14 @@
 #include <chrono>
 
 #include "common/logging.h"
+#include "common/redaction.h"
+#include "common/secret_reference.h"
 #include "common/strings.h"
 #include "common/uuid.h"
 #include "fs/fault_injection_file_system.h"
 #include "stream/checkpoint_layout.h"
 #include "stream/checkpoint_metadata.h"
+#include "stream/checkpoint_reclaim.h"
 #include "stream/log_purge.h"
 #include "stream/pending_commit.h"
 #include "stream/source_identity.h"
@@ -83,12 +86,22 @@ Result<std::unique_ptr<MicroBatchExecution>> MicroBatchExecution::Start(
     ExecutionOptions options, std::vector<SourceSpec> sources,
     std::unique_ptr<IncrementalPlan> plan, SinkFactory sink_factory) {
   std::unique_ptr<MicroBatchExecution> exec(new MicroBatchExecution(std::move(options)));
+  // secret(scope, key) option values become the secrets here, as late as possible, so that what
+  // is stored (definitions, checkpoints) carries the reference (common/secret_reference.h).
+  // Errors never show a source's secret option values (common/redaction.h).
+  for (size_t i = 0; i < sources.size(); ++i) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(sources[i].options, ResolveSecretReferences(sources[i].options),
+                                "source " + std::to_string(i));
+    for (const auto& [name, value] : sources[i].options) {
+      if (IsSecretOptionName(name)) exec->secret_options_[std::to_string(i) + "." + name] = value;
+    }
+  }
   Status st = exec->Open(std::move(sources), std::move(plan), std::move(sink_factory));
   if (!st.ok()) {
     if (exec->lock_) (void)exec->lock_->Release();
     for (auto& s : exec->sources_) (void)s.source->Stop();
     exec->terminated_ = true;
-    return st;
+    return RedactSecretValues(st, exec->secret_options_);
   }
   exec->thread_ = std::thread([e = exec.get()] { e->RunQueryThread(); });
   return exec;
@@ -126,6 +139,13 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
   SLUICE_ASSIGN_OR_RETURN(
       lock_,
       CheckpointLock::Acquire(root, CurrentProcessHolder(query_id_, run_id_, start_time_ms_)));
+  // As the lock's owner: what killed runs left (state working directories, temporary files).
+  SLUICE_ASSIGN_OR_RETURN(ReclaimedLeftovers reclaimed, ReclaimCheckpointLeftovers(*fs_, root));
+  if (reclaimed.work_dirs + reclaimed.temp_files > 0) {
+    SLUICE_LOG(kInfo) << root << ": removed " << reclaimed.work_dirs
+                      << " state working directories and " << reclaimed.temp_files
+                      << " temporary files left by an earlier run";
+  }
   offsets_ = std::make_unique<OffsetSeqLog>(fs_, root);
   commits_ = std::make_unique<CommitLog>(fs_, root);
 
@@ -240,7 +260,10 @@ void MicroBatchExecution::RunQueryThread() {
   Post(QueryStartedEvent{query_id_, run_id_, options_.query_name,
                          FormatUtcTimestampMs(start_time_ms_)});
   Status st = executor_->Execute([this] { return RunTrigger(); });
+  // A source interrupted by Stop (Source::Interrupt) ends its wait with Cancelled: a stop.
+  if (st.code() == StatusCode::kCancelled && stop_.load()) st = Status::OK();
   if (!st.ok()) {
+    st = RedactSecretValues(st, secret_options_);
     std::string q = options_.query_name ? *options_.query_name : "<unnamed>";
     st = st.WithContext("query " + q + " [id = " + query_id_ + ", runId = " + run_id_ +
                         "] terminated with exception");
@@ -562,6 +585,8 @@ QueryStatus MicroBatchExecution::CurrentStatus() const {
 Status MicroBatchExecution::Stop() {
   stop_.store(true);
   if (executor_) executor_->RequestStop();
+  // A source waiting for an external system (a Kafka broker that is down) returns at once.
+  for (auto& s : sources_) s.source->Interrupt();
   if (thread_.joinable()) thread_.join();
   return Status::OK();
 }

@@ -260,9 +260,10 @@ class MicroBatchExecution {
   QueryStatus status_;                                      // mu_
   std::deque<StreamingQueryProgress> recent_;               // mu_
   std::optional<Status> exception_;                         // mu_
-  bool terminated_ = false;                                 // mu_
-  int64_t trigger_seq_ = 0;                                 // mu_: triggers started
-  int64_t last_idle_trigger_seq_ = 0;  // mu_: the latest trigger that found no data
+  std::map<std::string, std::string> secret_options_;  // the sources' secret options, to redact
+  bool terminated_ = false;                            // mu_
+  int64_t trigger_seq_ = 0;                            // mu_: triggers started
+  int64_t last_idle_trigger_seq_ = 0;                  // mu_: the latest trigger that found no data
   std::thread thread_;
 };
 
