@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/logging.h"
 #include "common/strings.h"
 #include "engine/json_decoder.h"
 #include "sources/json_lines.h"
@@ -711,6 +712,59 @@ Result<engine::Batch> FileSource::ReadJsonSql(const std::vector<std::string>& pa
   return conn_->Query(sql);
 }
 
+Result<std::optional<std::string>> FileSource::CheckCsvHeader(const std::string& path,
+                                                              const engine::Schema& header) {
+  std::vector<std::string> missing, unknown;
+  for (const auto& f : data_schema_) {
+    if (!HasColumn(header, f.name)) missing.push_back(f.name);
+  }
+  for (const auto& f : header) {
+    if (!HasColumn(data_schema_, f.name)) unknown.push_back(f.name);
+  }
+  auto list = [](const auto& fields) {
+    std::string out = "[";
+    for (const auto& f : fields) out += (out.size() > 1 ? ", " : "") + f.name;
+    return out + "]";
+  };
+  bool in_order = header.size() >= data_schema_.size();
+  for (size_t i = 0; in_order && i < data_schema_.size(); ++i) {
+    in_order = AsciiLower(header[i].name) == AsciiLower(data_schema_[i].name);
+  }
+  if (!options_.csv_enforce_schema && (!in_order || header.size() != data_schema_.size())) {
+    // Spark's CSVHeaderChecker with enforceSchema=false, whatever the mode.
+    return Status::InvalidArgument(
+        Description() + ": " + path + ": the CSV header does not conform to the schema: header " +
+        list(header) + ", schema " + list(data_schema_) + " (enforceSchema => false)");
+  }
+  if (missing.empty() || unknown.empty()) return std::optional<std::string>();
+  if (missing.size() == data_schema_.size()) {
+    // The header names none of the schema's columns: Spark (enforceSchema, its default) reads the
+    // columns by position and warns; so does Sluice (the values never become silent NULLs).
+    SLUICE_LOG(kWarning) << Description() << ": " << path << ": the CSV header " << list(header)
+                         << " names none of the schema's columns " << list(data_schema_)
+                         << ": its columns are taken by position, as Spark does "
+                         << "(enforceSchema => false refuses such a file)";
+    engine::Schema names = header;
+    for (size_t i = 0; i < names.size() && i < data_schema_.size(); ++i) {
+      names[i].name = data_schema_[i].name;
+    }
+    return std::optional<std::string>(NameList(names));
+  }
+  // Some names match: columns are matched by name (Auto Loader's rule); the others are NULL,
+  // the header's unknown columns rescued or dropped as the schema evolution mode says. Said once
+  // per file, never silently.
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out = "[";
+    for (const auto& n : v) out += (out.size() > 1 ? ", " : "") + n;
+    return out + "]";
+  };
+  SLUICE_LOG(kWarning) << Description() << ": " << path << ": the CSV header " << list(header)
+                       << " does not name the schema's columns " << join(missing)
+                       << " (NULL in its rows); its columns " << join(unknown)
+                       << " are not in the schema";
+  return std::optional<std::string>();
+}
+
 Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths) {
   // One read_csv per file (DuckDB keeps rejected rows only without union_by_name), all VARCHAR;
   // rejected rows keep their raw line.
@@ -720,12 +774,22 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
     std::string opts = ", header=" + std::string(options_.csv_header ? "true" : "false") +
                        ", delim=" + QuoteLiteral(options_.csv_delimiter) + ", all_varchar=true";
     if (!options_.csv_header) opts += ", names=" + NameList(data_schema_) + ", null_padding=true";
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch rows,
-                            conn_->Query("DROP TABLE IF EXISTS sluice_csv_rej; DROP TABLE IF "
-                                         "EXISTS sluice_csv_scan; SELECT * FROM read_csv(" +
-                                         QuoteLiteral(paths[i]) + opts +
-                                         ", store_rejects=true, rejects_table='sluice_csv_rej', "
-                                         "rejects_scan='sluice_csv_scan')"));
+    auto read = [&](const std::string& extra) {
+      return conn_->Query(
+          "DROP TABLE IF EXISTS sluice_csv_rej; DROP TABLE IF EXISTS sluice_csv_scan; SELECT * "
+          "FROM read_csv(" +
+          QuoteLiteral(paths[i]) + opts + extra +
+          ", store_rejects=true, rejects_table='sluice_csv_rej', rejects_scan='sluice_csv_scan')");
+    };
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, read(""), Description() + ": " + paths[i]);
+    if (options_.csv_header) {
+      SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> names,
+                              CheckCsvHeader(paths[i], rows.schema()));
+      if (names) {
+        SLUICE_ASSIGN_OR_RETURN_CTX(rows, read(", names=" + *names),
+                                    Description() + ": " + paths[i]);
+      }
+    }
     SLUICE_ASSIGN_OR_RETURN(
         engine::Batch rej,
         conn_->Query(

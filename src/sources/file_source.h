@@ -58,6 +58,10 @@ struct FileSourceOptions {
   std::optional<SchemaEvolutionMode> schema_evolution_mode;  // default: see above
   std::optional<std::string> bad_records_path;
   bool csv_header = true;  // csv: first line names the columns
+  // csv with a header (Spark's enforceSchema, default true): a header that names none of the
+  // schema's columns is read by position, with a warning, as Spark does; false refuses a header
+  // that does not name the schema's columns in order (Spark's CSVHeaderChecker).
+  bool csv_enforce_schema = true;
   std::string csv_delimiter = ",";
   // Internal (tests, benchmarks; not a read_files option): false reads JSON with the SQL path
   // only (see ReadJson), which the C++ decoder must match.
@@ -105,6 +109,11 @@ class FileSource final : public Source {
   Result<std::optional<engine::Batch>> ReadJsonDecoded(const std::vector<std::string>& paths);
   Result<engine::Batch> ReadJsonSql(const std::vector<std::string>& paths);
   Result<engine::Batch> ReadCsv(const std::vector<std::string>& paths);
+  // The header of CSV file `path` against the schema (csv_enforce_schema): nullopt to read it by
+  // name, or the names (a DuckDB list) to read its columns by position; InvalidArgument naming
+  // the file when enforceSchema is false and the header does not conform.
+  Result<std::optional<std::string>> CheckCsvHeader(const std::string& path,
+                                                    const engine::Schema& header);
   Result<engine::Batch> ReadParquet(const std::vector<std::string>& paths);
   Status CheckNewColumns(const std::vector<std::string>& paths,
                          const std::vector<std::string>& new_columns);

@@ -210,6 +210,39 @@ TEST_F(FileSourceTest, CsvRowsAndRejectedLines) {
   EXPECT_EQ(src->Metrics(o).at("numRescuedRows"), "2");
 }
 
+// A CSV header that names none of the schema's columns (issue 24 #5) gives Spark's rows: the
+// columns by position (enforceSchema, Spark's default), never all-NULL rows; enforceSchema =>
+// false refuses the file, naming it, whatever the mode (Spark's CSVHeaderChecker).
+TEST_F(FileSourceTest, CsvHeaderNamingNoneOfTheSchemaIsReadByPositionAsSpark) {
+  Put("a.csv", "x,y\n1,a\n3,c\n", 1000);
+  auto src = Open({{"format", "csv"}, {"schema", "id BIGINT, name STRING"}});
+  ASSERT_NE(src, nullptr);
+  auto o = Latest(src.get(), std::nullopt);
+  EXPECT_EQ(Get(src.get(), std::nullopt, *o), (std::vector<std::string>{"1|a|NULL", "3|c|NULL"}));
+
+  auto strict =
+      Open({{"format", "csv"}, {"schema", "id BIGINT, name STRING"}, {"enforceSchema", "false"}});
+  ASSERT_NE(strict, nullptr);
+  auto so = Latest(strict.get(), std::nullopt);
+  auto batch = strict->GetBatch(std::nullopt, *so);
+  ASSERT_FALSE(batch.ok());
+  EXPECT_TRUE(batch.status().IsInvalidArgument()) << batch.status().ToString();
+  EXPECT_NE(batch.status().message().find(in_ + "/a.csv: the CSV header does not conform"),
+            std::string::npos)
+      << batch.status().ToString();
+  EXPECT_NE(batch.status().message().find("header [x, y], schema [id, name]"), std::string::npos)
+      << batch.status().ToString();
+}
+
+TEST_F(FileSourceTest, CsvConformingHeaderPassesWithoutEnforceSchema) {
+  Put("a.csv", "id,name\n5,e\n", 1000);
+  auto src =
+      Open({{"format", "csv"}, {"schema", "id BIGINT, name STRING"}, {"enforceSchema", "false"}});
+  ASSERT_NE(src, nullptr);
+  auto o = Latest(src.get(), std::nullopt);
+  EXPECT_EQ(Get(src.get(), std::nullopt, *o), (std::vector<std::string>{"5|e|NULL"}));
+}
+
 TEST_F(FileSourceTest, ParquetFiles) {
   ASSERT_TRUE(fs::LocalFileSystem()->CreateDirectories(in_).ok());
   Sql("COPY (SELECT 1::BIGINT AS id, 'a' AS name) TO '" + in_ + "/a.parquet' (FORMAT parquet)");

@@ -90,7 +90,7 @@ Result<std::unique_ptr<Source>> CreateFiles(const SourceContext& ctx) {
   SLUICE_RETURN_NOT_OK(
       o.CheckKnown({"path", "format", "schema", "maxfilespertrigger", "maxbytespertrigger",
                     "recursive", "recursivefilelookup", "schemaevolutionmode", "badrecordspath",
-                    "header", "delimiter", "sep"}));
+                    "header", "delimiter", "sep", "enforceschema"}));
   FileSourceOptions opts;
   opts.path = o.Get("path").value_or("");
   auto format = o.Get("format");
@@ -133,15 +133,18 @@ Result<std::unique_ptr<Source>> CreateFiles(const SourceContext& ctx) {
   opts.bad_records_path = o.Get("badRecordsPath");
   SLUICE_ASSIGN_OR_RETURN(auto header, o.GetBool("header"));
   opts.csv_header = header.value_or(true);
+  SLUICE_ASSIGN_OR_RETURN(auto enforce, o.GetBool("enforceSchema"));
+  opts.csv_enforce_schema = enforce.value_or(true);
   if (auto d = o.Get("delimiter").has_value() ? o.Get("delimiter") : o.Get("sep")) {
     if (d->size() != 1)
       return Status::InvalidArgument("read_files: option 'delimiter' must be one character, got '" +
                                      *d + "'");
     opts.csv_delimiter = *d;
   }
-  if (opts.format != FileFormat::kCsv && (header || o.Has("delimiter") || o.Has("sep"))) {
+  if (opts.format != FileFormat::kCsv &&
+      (header || enforce || o.Has("delimiter") || o.Has("sep"))) {
     return Status::InvalidArgument(
-        "read_files: options 'header' and 'delimiter' apply to format csv only");
+        "read_files: options 'header', 'delimiter' and 'enforceSchema' apply to format csv only");
   }
   SLUICE_ASSIGN_OR_RETURN(auto src, FileSource::Open(ctx, std::move(opts)));
   return std::unique_ptr<Source>(std::move(src));
