@@ -50,6 +50,24 @@ TEST_F(ConnectionTest, ParserErrorIsInvalidArgument) {
       << r.status().message();
 }
 
+// Errors are one line, without DuckDB's "LINE 1: <SQL> ^" fragment, which quotes the SQL Sluice
+// generated (issue 24 #11).
+TEST_F(ConnectionTest, ErrorsAreOneLineWithoutTheSqlFragment) {
+  auto r = conn_->Query("SELECT avg(epoch_ms(range)::DOUBLE) FROM range(1) AS __stream_0");
+  ASSERT_FALSE(r.ok());
+  const std::string m = r.status().message();
+  EXPECT_NE(m.find("Unimplemented type for cast"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  EXPECT_EQ(m.find("LINE 1"), std::string::npos) << m;
+  EXPECT_EQ(m.find("__stream_0"), std::string::npos) << m;
+  auto binder = conn_->Query("SELECT nope FROM range(1) AS t");
+  ASSERT_FALSE(binder.ok());
+  EXPECT_EQ(binder.status().message().find('\n'), std::string::npos) << binder.status().message();
+  EXPECT_NE(binder.status().message().find("Referenced column \"nope\" not found"),
+            std::string::npos)
+      << binder.status().message();
+}
+
 TEST_F(ConnectionTest, MissingTableIsNotFoundWithDuckDbMessage) {
   auto r = conn_->Query("SELECT * FROM nope");
   ASSERT_FALSE(r.ok());

@@ -10,12 +10,34 @@ bool Contains(const std::string& haystack, const char* needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// DuckDB's message on one line (issue 24 #11): without the "LINE 1: <SQL fragment>" and caret
+// lines it appends (they quote generated SQL the user never wrote), other line breaks made "; ".
+std::string OneLine(std::string message) {
+  for (const char* marker : {"\n\nLINE ", "\nLINE "}) {
+    if (size_t at = message.find(marker); at != std::string::npos) message.resize(at);
+  }
+  std::string out;
+  size_t start = 0;
+  while (start <= message.size()) {
+    size_t end = message.find('\n', start);
+    std::string line =
+        message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    size_t lead = line.find_first_not_of(' ');
+    if (lead != std::string::npos) out += (out.empty() ? "" : "; ") + line.substr(lead);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 Status StatusFromError(const duckdb::ErrorData& error) {
   using duckdb::ExceptionType;
   std::string message = error.Message();
   if (message.empty()) message = error.RawMessage();
+  message = OneLine(std::move(message));
   const std::string& raw = error.RawMessage();
   switch (error.Type()) {
     case ExceptionType::CATALOG: {

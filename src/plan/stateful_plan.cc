@@ -97,6 +97,26 @@ Status StreamingPlan::Open(const PlanContext& context) {
   return Status::OK();
 }
 
+// Spark: "Event time must be defined on a window or a timestamp". A WATERMARK on a column of
+// another type is refused naming the column and its type, not left to an internal cast error.
+static Status CheckEventTimeType(const StreamRelation& relation, const engine::Schema& schema) {
+  const std::string& column = relation.watermark->column;
+  for (const engine::Field& f : schema) {
+    if (f.name != column) continue;
+    if (f.type.id == engine::TypeId::kTimestamp || f.type.id == engine::TypeId::kTimestampTz) {
+      return Status::OK();
+    }
+    const std::string of =
+        relation.alias.rfind("__stream_", 0) == 0 ? std::string() : " of " + relation.alias;
+    return Status::InvalidArgument(
+        "WATERMARK " + column + of + ": the event-time column " + column + " is " + f.type.ToSql() +
+        ", not a TIMESTAMP (convert it in the clause: WATERMARK <expression> AS <name> DELAY OF "
+        "..., e.g. to_timestamp(" +
+        column + ") for epoch seconds or CAST(" + column + " AS TIMESTAMP) for text)");
+  }
+  return Status::OK();
+}
+
 std::vector<WatermarkNode> StreamingPlan::watermark_nodes() const {
   std::vector<WatermarkNode> out;
   for (const auto& s : query_.streams) {
@@ -134,6 +154,7 @@ Result<PlanOutput> StreamingPlan::Execute(const PlanInput& input) {
     if (stats_sql_[i].empty()) {
       SLUICE_ASSIGN_OR_RETURN_CTX(
           auto probe, conn_->Query("SELECT * FROM " + StreamViewName(i) + " LIMIT 0"), ctx);
+      SLUICE_RETURN_NOT_OK(CheckEventTimeType(query_.streams[i], probe.schema()));
       stats_sql_[i] =
           EventTimeStatsSql(i, query_.streams[i], probe.schema(),
                             i < stats_filters_.size() ? stats_filters_[i] : StatsFilters{});
