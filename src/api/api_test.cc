@@ -83,6 +83,21 @@ TEST_F(ApiTest, BatchFramesRunSqlTransformations) {
   EXPECT_EQ(*schema, (std::vector<Column>{{"id", "INTEGER"}, {"name", "VARCHAR"}}));
 }
 
+// Expression strings are Spark SQL, rewritten by the one dialect layer (dialect/spark_sql.h) as
+// the SQL front end's statements are: typed literals, Spark's casts and type names, array(),
+// struct(x AS a), offset as a column name, div.
+TEST_F(ApiTest, ExpressionStringsAreSparkSql) {
+  DataFrame df = session_->Sql("SELECT * FROM (VALUES (7, 100), (8, 0)) AS t(id, \"offset\")");
+  ASSERT_OK(df.status());
+  EXPECT_EQ(Sorted(df.Where("offset > 0")
+                       .WithColumn("half", "id div 2")
+                       .SelectExpr({"half", "CAST(5L AS STRING) AS s", "len(array(1, 2)) AS n",
+                                    "struct(offset AS a).a AS a", "CAST('3' AS LONG) AS l"})),
+            (std::vector<std::string>{"3,5,2,100,3"}));
+  EXPECT_EQ(Sorted(df.GroupBy({"id div 2"}).Agg({"sum(offset) AS o"})),
+            (std::vector<std::string>{"3,100", "4,0"}));
+}
+
 TEST_F(ApiTest, TransformationErrorsAreKeptInTheFrame) {
   DataFrame df = session_->Sql("SELECT 1 AS id");
   DataFrame bad = df.Where("no_such_column > 1");

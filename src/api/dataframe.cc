@@ -8,6 +8,7 @@
 #include "common/check.h"
 #include "common/interval.h"
 #include "delta/table_writer.h"
+#include "dialect/spark_sql.h"
 #include "sinks/console_sink.h"
 #include "sources/source_util.h"
 
@@ -262,11 +263,13 @@ class Compiler {
       }
       case K::kSelect: {
         SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
-        return "SELECT " + JoinList(n->list) + " FROM " + from;
+        SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> items, Spark(n->list));
+        return "SELECT " + JoinList(items) + " FROM " + from;
       }
       case K::kWhere: {
         SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
-        return "SELECT * FROM " + from + " WHERE " + n->text;
+        SLUICE_ASSIGN_OR_RETURN(std::string condition, Spark(n->text));
+        return "SELECT * FROM " + from + " WHERE " + condition;
       }
       case K::kWithColumn: {
         SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
@@ -276,10 +279,11 @@ class Compiler {
         for (const engine::Field& f : probe.schema()) {
           if (Lower(f.name) == Lower(n->name)) exists = true;
         }
+        SLUICE_ASSIGN_OR_RETURN(std::string expr, Spark(n->text));
         if (exists) {
-          return "SELECT * REPLACE ((" + n->text + ") AS " + Quote(n->name) + ") FROM " + from;
+          return "SELECT * REPLACE ((" + expr + ") AS " + Quote(n->name) + ") FROM " + from;
         }
-        return "SELECT *, (" + n->text + ") AS " + Quote(n->name) + " FROM " + from;
+        return "SELECT *, (" + expr + ") AS " + Quote(n->name) + " FROM " + from;
       }
       case K::kDrop: {
         SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
@@ -307,6 +311,7 @@ class Compiler {
         std::vector<std::string> items;
         for (const std::string& key : n->list) items.push_back(NameWindowKey(key));
         items.insert(items.end(), n->list2.begin(), n->list2.end());
+        SLUICE_ASSIGN_OR_RETURN(items, Spark(items));
         if (plan_mode_) {  // the streaming planner takes GROUP BY positions, not GROUP BY ALL
           std::vector<std::string> positions;
           for (size_t k = 0; k < n->list.size(); ++k) positions.push_back(std::to_string(k + 1));
@@ -344,7 +349,21 @@ class Compiler {
       for (const std::string& col : n->list) quoted.push_back(Quote(col));
       return from + " USING (" + JoinList(quoted) + ")";
     }
-    return from + " ON " + n->text;
+    SLUICE_ASSIGN_OR_RETURN(std::string condition, Spark(n->text));
+    return from + " ON " + condition;
+  }
+  // A user's expression (SelectExpr, Where, WithColumn, GroupBy/Agg, a join condition) in
+  // Spark's dialect, in the engine's words (dialect/spark_sql.h).
+  Result<std::string> Spark(const std::string& expr) {
+    return dialect::RewriteSparkExpression(conn_, expr);
+  }
+  Result<std::vector<std::string>> Spark(const std::vector<std::string>& exprs) {
+    std::vector<std::string> out;
+    for (const std::string& e : exprs) {
+      SLUICE_ASSIGN_OR_RETURN(std::string x, Spark(e));
+      out.push_back(std::move(x));
+    }
+    return out;
   }
   // A join side: "(<sql>) AS <alias>" with the frame's Alias, or the default. In plan mode a
   // side that is a stream relation is named directly ("__stream_<i> AS <alias>"), as the

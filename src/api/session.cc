@@ -3,7 +3,7 @@
 
 #include "api/api_internal.h"
 #include "api/query_state.h"
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 #include "sluice/session.h"
 #include "sources/schema_text.h"
 
@@ -135,11 +135,11 @@ DataFrame Session::Sql(const std::string& query) {
   n.kind = FrameNode::Kind::kSql;
   n.text = query;
   // Warehouse tables and memory sinks named in the text become views of the same name.
-  auto tokens = plan::Tokenize(query);
+  auto tokens = dialect::Tokenize(query);
   if (!tokens.ok()) return FrameAccess::Error(state_, tokens.status());
   std::set<std::string> words;
-  for (const plan::Token& t : *tokens) {
-    if (t.kind == plan::TokenKind::kWord || t.kind == plan::TokenKind::kQuotedIdent) {
+  for (const dialect::Token& t : *tokens) {
+    if (t.kind == dialect::TokenKind::kWord || t.kind == dialect::TokenKind::kQuotedIdent) {
       words.insert(api::Lower(t.text));
     }
   }

@@ -1,7 +1,7 @@
 // Internal to src/engine: spark_string(x), Spark's CAST(x AS STRING), and spark_binary(x), its
 // CAST(x AS BINARY): scalar functions of the engine's database (every connection sees them). The
 // SQL front end rewrites Spark's spellings of the casts (CAST(x AS STRING), x::STRING, string(x),
-// CAST(x AS BINARY), ...: sql/spark_functions.h) into them; the SQL that Sluice generates itself
+// CAST(x AS BINARY), ...: dialect/casts.cc) into them; the SQL that Sluice generates itself
 // keeps DuckDB's own casts.
 //
 //   spark_string(BLOB)  the bytes as UTF-8 text, as Spark's CAST(binary AS STRING) reads them

@@ -1,8 +1,12 @@
 #include "plan/incremental_plan.h"
 
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 
 namespace sluice::plan {
+
+using dialect::Token;
+using dialect::Tokenize;
+using dialect::TokenKind;
 
 bool IsSelectStarFrom(std::string_view sql, std::string_view table) {
   auto tokens = Tokenize(sql);

@@ -5,9 +5,13 @@
 #include <set>
 
 #include "common/strings.h"
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 
 namespace sluice::plan {
+
+using dialect::Token;
+using dialect::Tokenize;
+using dialect::TokenKind;
 namespace {
 
 std::string Lower(std::string_view s) {

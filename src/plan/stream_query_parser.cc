@@ -6,9 +6,14 @@
 
 #include "common/interval.h"
 #include "common/strings.h"
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 
 namespace sluice::plan {
+
+using dialect::DescribePosition;
+using dialect::Token;
+using dialect::Tokenize;
+using dialect::TokenKind;
 namespace {
 
 // Words that end a relation: they cannot be a bare alias.

@@ -4,6 +4,10 @@
 
 namespace sluice::plan {
 
+using dialect::DescribePosition;
+using dialect::Token;
+using dialect::TokenKind;
+
 const Token& TokenCursor::Peek(size_t ahead) const {
   size_t i = pos_ + ahead;
   return i < tokens_.size() ? tokens_[i] : tokens_.back();

@@ -12,20 +12,20 @@
 #include <vector>
 
 #include "common/result.h"
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 
 namespace sluice::plan {
 
 class TokenCursor {
  public:
   // `tokens` must end with a kEnd token (as Tokenize returns them).
-  TokenCursor(std::string_view sql, std::vector<Token> tokens)
+  TokenCursor(std::string_view sql, std::vector<dialect::Token> tokens)
       : sql_(sql), tokens_(std::move(tokens)) {}
 
   // The token `ahead` positions on (the final kEnd when past the end).
-  const Token& Peek(size_t ahead = 0) const;
+  const dialect::Token& Peek(size_t ahead = 0) const;
   // Returns the current token and moves past it (never past kEnd).
-  const Token& Next();
+  const dialect::Token& Next();
   // At kEnd, or at a final ';'.
   bool AtEnd() const;
   // Consume the keyword / keyword sequence / symbol when it is next; false (nothing consumed)
@@ -45,11 +45,11 @@ class TokenCursor {
 
  protected:
   std::string_view sql_;
-  std::vector<Token> tokens_;
+  std::vector<dialect::Token> tokens_;
   size_t pos_ = 0;
 
  private:
-  std::string Describe(const Token& t) const;
+  std::string Describe(const dialect::Token& t) const;
 };
 
 }  // namespace sluice::plan

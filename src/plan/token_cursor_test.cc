@@ -6,7 +6,7 @@ namespace sluice::plan {
 namespace {
 
 TokenCursor CursorOver(std::string_view sql) {
-  return TokenCursor(sql, Tokenize(sql).ValueOrDie());
+  return TokenCursor(sql, dialect::Tokenize(sql).ValueOrDie());
 }
 
 TEST(TokenCursorTest, MatchesKeywordsSymbolsAndIdentifiers) {

@@ -5,16 +5,16 @@
 #include <set>
 
 #include "common/strings.h"
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 #include "sql/literal_rows.h"
 
 namespace sluice::sql {
 namespace {
 
-using plan::DescribePosition;
-using plan::Token;
-using plan::Tokenize;
-using plan::TokenKind;
+using dialect::DescribePosition;
+using dialect::Token;
+using dialect::Tokenize;
+using dialect::TokenKind;
 
 // Words after a relation that are not an alias.
 bool IsClauseWord(const Token& t) {

@@ -1,26 +1,26 @@
 #include "sql/kafka_batch_read.h"
 
 #include "common/strings.h"
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 
 namespace sluice::sql {
 
 Result<KafkaBatchRewrite> RewriteKafkaBatchReads(std::string_view sql) {
   KafkaBatchRewrite out;
-  SLUICE_ASSIGN_OR_RETURN(std::vector<plan::Token> tokens, plan::Tokenize(sql));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<dialect::Token> tokens, dialect::Tokenize(sql));
   size_t copied = 0;
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (!tokens[i].IsKeyword("read_kafka")) continue;
     if (i + 1 >= tokens.size() || !tokens[i + 1].IsSymbol("(")) continue;
     if (i > 0 && tokens[i - 1].IsKeyword("stream")) continue;  // a streaming read
-    const std::string where = plan::DescribePosition(sql, tokens[i].begin);
+    const std::string where = dialect::DescribePosition(sql, tokens[i].begin);
     KafkaBatchReference ref;
     size_t j = i + 2;
     while (!tokens[j].IsSymbol(")")) {
-      if (tokens[j].kind == plan::TokenKind::kEnd || tokens[j + 1].kind == plan::TokenKind::kEnd) {
+      if (tokens[j].kind == dialect::TokenKind::kEnd || tokens[j + 1].kind == dialect::TokenKind::kEnd) {
         return Status::InvalidArgument("read_kafka: unterminated argument list (at " + where + ")");
       }
-      const bool named = tokens[j].kind == plan::TokenKind::kWord && tokens[j + 1].IsSymbol("=>");
+      const bool named = tokens[j].kind == dialect::TokenKind::kWord && tokens[j + 1].IsSymbol("=>");
       if (!named) {
         return Status::InvalidArgument(
             "read_kafka takes named arguments only, such as read_kafka(bootstrapServers => "
@@ -30,12 +30,12 @@ Result<KafkaBatchRewrite> RewriteKafkaBatchReads(std::string_view sql) {
       const std::string name = tokens[j].text;
       j += 2;
       std::string value;
-      if (tokens[j].kind == plan::TokenKind::kString ||
-          tokens[j].kind == plan::TokenKind::kNumber || tokens[j].kind == plan::TokenKind::kWord) {
+      if (tokens[j].kind == dialect::TokenKind::kString ||
+          tokens[j].kind == dialect::TokenKind::kNumber || tokens[j].kind == dialect::TokenKind::kWord) {
         value = tokens[j].text;
         ++j;
-      } else if (tokens[j].IsSymbol("-") && tokens[j].kind != plan::TokenKind::kEnd &&
-                 tokens[j + 1].kind == plan::TokenKind::kNumber) {
+      } else if (tokens[j].IsSymbol("-") && tokens[j].kind != dialect::TokenKind::kEnd &&
+                 tokens[j + 1].kind == dialect::TokenKind::kNumber) {
         value = "-" + tokens[j + 1].text;
         j += 2;
       } else {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 #include "sql/literal_rows.h"
 #include "sql/state_decoder.h"
 #include "state/state_reader.h"
@@ -104,7 +104,7 @@ Result<std::vector<OperatorState>> ReadCommittedState(std::shared_ptr<fs::FileSy
 
 Result<ReadStateRewrite> RewriteReadState(std::string_view sql) {
   ReadStateRewrite out;
-  SLUICE_ASSIGN_OR_RETURN(std::vector<plan::Token> tokens, plan::Tokenize(sql));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<dialect::Token> tokens, dialect::Tokenize(sql));
   size_t copied = 0;
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (!tokens[i].IsKeyword("read_state")) continue;
@@ -113,14 +113,14 @@ Result<ReadStateRewrite> RewriteReadState(std::string_view sql) {
       return Status::InvalidArgument(
           "read_state takes the streaming table's name as a string and optionally a stateful "
           "operator's number: read_state('name') or read_state('name', 0) (at " +
-          plan::DescribePosition(sql, tokens[i].begin) + ")");
+          dialect::DescribePosition(sql, tokens[i].begin) + ")");
     };
-    if (i + 3 >= tokens.size() || tokens[i + 2].kind != plan::TokenKind::kString) return bad();
+    if (i + 3 >= tokens.size() || tokens[i + 2].kind != dialect::TokenKind::kString) return bad();
     ReadStateReference ref;
     ref.name = tokens[i + 2].text;
     size_t close = i + 3;
     if (tokens[close].IsSymbol(",")) {
-      if (close + 2 >= tokens.size() || tokens[close + 1].kind != plan::TokenKind::kNumber ||
+      if (close + 2 >= tokens.size() || tokens[close + 1].kind != dialect::TokenKind::kNumber ||
           tokens[close + 1].text.find_first_not_of("0123456789") != std::string::npos ||
           tokens[close + 1].text.size() > 18) {
         return bad();

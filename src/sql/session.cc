@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/strings.h"
+#include "dialect/spark_sql.h"
 #include "fs/file_system.h"
 #include "sources/kafka/kafka_source.h"
 #include "sql/delta_references.h"
@@ -11,7 +12,6 @@
 #include "sql/literal_rows.h"
 #include "sql/read_state.h"
 #include "sql/sink_statement_parser.h"
-#include "sql/spark_functions.h"
 #include "sql/streaming_progress_store.h"
 #include "sql/streaming_statement_parser.h"
 #include "sql/table_statement_parser.h"
@@ -390,9 +390,9 @@ Result<engine::Batch> Session::Execute(std::string_view original) {
   SLUICE_ASSIGN_OR_RETURN(std::optional<SinkStatement> sink_statement,
                           ParseSinkStatement(original));
   if (sink_statement) return streaming_->ExecuteSink(*sink_statement, connection_.get());
-  // Spark functions that DuckDB spells differently (spark_functions.h), for every statement.
+  // Spark's spellings in the engine's words (dialect/spark_sql.h), for every statement.
   SLUICE_ASSIGN_OR_RETURN(const std::string rewritten,
-                          RewriteSparkFunctions(connection_.get(), original));
+                          dialect::RewriteSparkSql(connection_.get(), original));
   const std::string_view statement = rewritten;
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingStatement> streaming_statement,
                           ParseStreamingStatement(statement));

@@ -63,10 +63,17 @@ Scan Run(std::string_view s, int first_line) {
       ++line;
       ++i;
     } else if (c == '\'' || c == '"') {
+      // Spark's lexing (dialect/tokenizer.h): a backslash escapes in '...' unless r'raw'.
+      const bool escapes = c == '\'' && !(i > 0 && (s[i - 1] == 'r' || s[i - 1] == 'R'));
       size_t j = i + 1;
       bool closed = false;
       while (j < s.size()) {
         if (s[j] == '\n') ++line;
+        if (escapes && s[j] == '\\' && j + 1 < s.size()) {
+          if (s[j + 1] == '\n') ++line;
+          j += 2;
+          continue;
+        }
         if (s[j] == c) {
           if (j + 1 < s.size() && s[j + 1] == c) {
             j += 2;  // doubled quote escapes itself

@@ -1,6 +1,7 @@
 // Splits SQL text into statements at top-level ';', ignoring ';' inside string literals
-// ('...' with '' escapes), quoted identifiers ("..."), dollar-quoted strings ($$...$$ and
-// $tag$...$tag$), line comments (-- ...) and block comments (/* ... */).
+// ('...' with '' and Spark's backslash escapes, r'...' raw), quoted identifiers ("..."),
+// dollar-quoted strings ($$...$$ and $tag$...$tag$), line comments (-- ...) and block comments
+// (/* ... */).
 #pragma once
 
 #include <string>

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 #include "sql/literal_rows.h"
 
 namespace sluice::sql {
@@ -124,7 +124,7 @@ Result<std::string> ProgressRowsSql(const std::vector<std::string>& progress_jso
 
 Result<ProgressRewrite> RewriteStreamingProgress(std::string_view sql) {
   ProgressRewrite out;
-  SLUICE_ASSIGN_OR_RETURN(std::vector<plan::Token> tokens, plan::Tokenize(sql));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<dialect::Token> tokens, dialect::Tokenize(sql));
   size_t copied = 0;
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i].IsSymbol("(") && i + 4 < tokens.size() && tokens[i + 1].IsKeyword("show") &&
@@ -139,12 +139,12 @@ Result<ProgressRewrite> RewriteStreamingProgress(std::string_view sql) {
     }
     if (!tokens[i].IsKeyword("streaming_progress")) continue;
     if (i + 1 >= tokens.size() || !tokens[i + 1].IsSymbol("(")) continue;
-    if (i + 3 >= tokens.size() || tokens[i + 2].kind != plan::TokenKind::kString ||
+    if (i + 3 >= tokens.size() || tokens[i + 2].kind != dialect::TokenKind::kString ||
         !tokens[i + 3].IsSymbol(")")) {
       return Status::InvalidArgument(
           "streaming_progress takes one argument, the streaming table's name as a string: "
           "streaming_progress('name') (at " +
-          plan::DescribePosition(sql, tokens[i].begin) + ")");
+          dialect::DescribePosition(sql, tokens[i].begin) + ")");
     }
     ProgressReference ref{tokens[i + 2].text, "progress:" + tokens[i + 2].text};
     out.sql += std::string(sql.substr(copied, tokens[i].begin - copied));

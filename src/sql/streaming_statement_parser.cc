@@ -5,17 +5,17 @@
 #include <vector>
 
 #include "common/interval.h"
+#include "dialect/tokenizer.h"
 #include "plan/token_cursor.h"
-#include "plan/tokenizer.h"
 #include "sql/table_statement_parser.h"
 
 namespace sluice::sql {
 namespace {
 
-using plan::DescribePosition;
-using plan::Token;
-using plan::Tokenize;
-using plan::TokenKind;
+using dialect::DescribePosition;
+using dialect::Token;
+using dialect::Tokenize;
+using dialect::TokenKind;
 
 class Parser : private plan::TokenCursor {
  public:

@@ -6,15 +6,15 @@
 #include <vector>
 
 #include "plan/token_cursor.h"
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 
 namespace sluice::sql {
 namespace {
 
-using plan::DescribePosition;
-using plan::Token;
-using plan::Tokenize;
-using plan::TokenKind;
+using dialect::DescribePosition;
+using dialect::Token;
+using dialect::Tokenize;
+using dialect::TokenKind;
 
 class Parser : private plan::TokenCursor {
  public:

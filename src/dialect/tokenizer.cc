@@ -1,8 +1,10 @@
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 
 #include <cctype>
+#include <cstdint>
+#include <string>
 
-namespace sluice::plan {
+namespace sluice::dialect {
 namespace {
 
 bool IsIdentStart(char c) {
@@ -12,6 +14,72 @@ bool IsIdentChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || (c & 0x80);
 }
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool IsOctal(char c) { return c >= '0' && c <= '7'; }
+
+void AppendUtf8(std::string* out, uint32_t cp) {
+  if (cp < 0x80) {
+    *out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *out += static_cast<char>(0xC0 | (cp >> 6));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *out += static_cast<char>(0xE0 | (cp >> 12));
+    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Spark's escape at s[j] == '\\' (SparkParserUtils.unescapeSQLString): appends its value to
+// `out`, returns the index after it.
+size_t SparkEscape(std::string_view s, size_t j, std::string* out) {
+  if (j + 1 >= s.size()) {
+    *out += '\\';
+    return j + 1;
+  }
+  char n = s[j + 1];
+  if (n == 'u' && j + 5 < s.size() && std::isxdigit(static_cast<unsigned char>(s[j + 2])) &&
+      std::isxdigit(static_cast<unsigned char>(s[j + 3])) &&
+      std::isxdigit(static_cast<unsigned char>(s[j + 4])) &&
+      std::isxdigit(static_cast<unsigned char>(s[j + 5]))) {
+    AppendUtf8(out,
+               static_cast<uint32_t>(std::stoul(std::string(s.substr(j + 2, 4)), nullptr, 16)));
+    return j + 6;
+  }
+  if (n >= '0' && n <= '3' && j + 3 < s.size() && IsOctal(s[j + 2]) && IsOctal(s[j + 3])) {
+    *out += static_cast<char>((n - '0') * 64 + (s[j + 2] - '0') * 8 + (s[j + 3] - '0'));
+    return j + 4;
+  }
+  switch (n) {
+    case '0':
+      *out += '\0';
+      break;
+    case 'b':
+      *out += '\b';
+      break;
+    case 'n':
+      *out += '\n';
+      break;
+    case 'r':
+      *out += '\r';
+      break;
+    case 't':
+      *out += '\t';
+      break;
+    case 'Z':
+      *out += '\x1A';
+      break;
+    case '%':
+      *out += "\\%";
+      break;
+    case '_':
+      *out += "\\_";
+      break;
+    default:
+      *out += n;
+      break;
+  }
+  return j + 2;
+}
 
 }  // namespace
 
@@ -39,7 +107,8 @@ std::string DescribePosition(std::string_view sql, size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-Result<std::vector<Token>> Tokenize(std::string_view s) {
+Result<std::vector<Token>> Tokenize(std::string_view s, Lexing lexing) {
+  const bool spark = lexing == Lexing::kSpark;
   std::vector<Token> tokens;
   size_t i = 0;
   auto unterminated = [&](size_t at, const char* what) {
@@ -68,9 +137,24 @@ Result<std::vector<Token>> Tokenize(std::string_view s) {
       t.kind = c == '\''  ? TokenKind::kString
                : c == '"' ? TokenKind::kQuotedIdent
                           : TokenKind::kBacktick;
+      // Spark's r'raw' string: the r glued before the quote is part of the literal.
+      const bool raw = spark && c != '`' && !tokens.empty() && tokens.back().end == i &&
+                       (tokens.back().text == "r" || tokens.back().text == "R") &&
+                       tokens.back().kind == TokenKind::kWord;
+      if (raw) {
+        t.begin = tokens.back().begin;
+        tokens.pop_back();
+        t.spark_escaped = true;
+      }
+      const bool escapes = spark && c == '\'' && !raw;
       size_t j = i + 1;
       bool closed = false;
       while (j < s.size()) {
+        if (escapes && s[j] == '\\') {
+          j = SparkEscape(s, j, &t.text);
+          t.spark_escaped = true;
+          continue;
+        }
         if (s[j] == c) {
           if (j + 1 < s.size() && s[j + 1] == c) {
             t.text += c;
@@ -146,4 +230,4 @@ Result<std::vector<Token>> Tokenize(std::string_view s) {
   return tokens;
 }
 
-}  // namespace sluice::plan
+}  // namespace sluice::dialect

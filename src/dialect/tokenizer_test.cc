@@ -1,8 +1,8 @@
-#include "plan/tokenizer.h"
+#include "dialect/tokenizer.h"
 
 #include <gtest/gtest.h>
 
-namespace sluice::plan {
+namespace sluice::dialect {
 namespace {
 
 std::vector<std::string> Texts(std::string_view sql) {
@@ -58,4 +58,4 @@ TEST(TokenizerTest, KeywordMatchIgnoresCase) {
 }
 
 }  // namespace
-}  // namespace sluice::plan
+}  // namespace sluice::dialect

@@ -1,0 +1,96 @@
+// Spark's literal spellings (rules.h):
+//
+//   Spark                  rewritten to                  why
+//   5L  5S  5Y             CAST(5 AS BIGINT / SMALLINT / TINYINT)   typed integer suffixes
+//   1.5D  1.5F             CAST(1.5 AS DOUBLE / FLOAT)
+//   1.50BD                 CAST('1.50' AS DECIMAL(3, 2))  the digits give precision and scale
+//   X'7B22'                unhex('7B22')                 DuckDB reads X'..' as text
+//   'it\'s', 'a\nb'        'it''s', 'a<newline>b'        Spark's backslash escapes
+//   r'\d+'                 '\d+'                         Spark's raw strings
+//   'a' 'b'                'ab'                          adjacent literals are one
+#include <string>
+
+#include "common/strings.h"
+#include "dialect/rules.h"
+
+namespace sluice::dialect {
+namespace {
+
+struct Suffix {
+  const char* spark;
+  const char* type;
+};
+constexpr Suffix kSuffixes[] = {
+    {"L", "BIGINT"}, {"S", "SMALLINT"}, {"Y", "TINYINT"}, {"D", "DOUBLE"}, {"F", "FLOAT"},
+};
+
+// DECIMAL(p, s) of the digits of a plain number (1.50 -> 3, 2).
+std::string DecimalTypeOf(const std::string& number) {
+  size_t dot = number.find('.');
+  size_t int_digits = 0, scale = 0;
+  bool leading = true;
+  for (size_t k = 0; k < number.size(); ++k) {
+    if (number[k] == '.' || number[k] == '_') continue;
+    if (dot == std::string::npos || k < dot) {
+      if (leading && number[k] == '0') continue;
+      leading = false;
+      ++int_digits;
+    } else {
+      ++scale;
+    }
+  }
+  size_t precision = int_digits + scale;
+  if (precision == 0) precision = 1;
+  return "DECIMAL(" + std::to_string(precision) + ", " + std::to_string(scale) + ")";
+}
+
+}  // namespace
+
+void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
+                     std::vector<Edit>* edits) {
+  (void)sql;
+  for (size_t i = 0; tokens[i].kind != TokenKind::kEnd; ++i) {
+    const Token& t = tokens[i];
+    const Token& next = tokens[i + 1];
+    if (t.kind == TokenKind::kNumber && next.kind == TokenKind::kWord && next.begin == t.end &&
+        t.text.find_first_of("eE") == std::string::npos) {
+      if (next.IsKeyword("bd")) {
+        edits->push_back({t.begin, next.end,
+                          "CAST(" + QuoteLiteral(t.text) + " AS " + DecimalTypeOf(t.text) + ")"});
+        ++i;
+        continue;
+      }
+      for (const Suffix& s : kSuffixes) {
+        if (!next.IsKeyword(s.spark)) continue;
+        const bool integral = t.text.find('.') == std::string::npos;
+        if (!integral && s.type[0] != 'D' && s.type[0] != 'F') break;  // 1.5L is no literal
+        edits->push_back({t.begin, next.end, "CAST(" + t.text + " AS " + s.type + ")"});
+        ++i;
+        break;
+      }
+      continue;
+    }
+    if (t.IsKeyword("x") && next.kind == TokenKind::kString && next.begin == t.end) {
+      edits->push_back({t.begin, next.end, "unhex(" + QuoteLiteral(next.text) + ")"});
+      ++i;
+      continue;
+    }
+    if (t.kind != TokenKind::kString) continue;
+    // Prefixed literals (DATE'..', TIMESTAMP'..', E'..') are left as written.
+    if (i > 0 && tokens[i - 1].kind == TokenKind::kWord && tokens[i - 1].end == t.begin) continue;
+    size_t last = i;
+    std::string value = t.text;
+    bool changed = t.spark_escaped;
+    while (tokens[last + 1].kind == TokenKind::kString && sql[tokens[last + 1].begin] != '$') {
+      ++last;
+      value += tokens[last].text;
+      changed = true;
+    }
+    if (changed && sql[t.begin] != '$') {
+      edits->push_back({t.begin, tokens[last].end, QuoteLiteral(value)});
+    }
+    i = last;
+  }
+}
+
+}  // namespace sluice::dialect

@@ -1,0 +1,43 @@
+// The rules of the Spark dialect (dialect/spark_sql.h runs them): each reads the one token list
+// of a statement (Lexing::kSpark) and adds the Edits that turn Spark's spellings into the
+// engine's. A rule touches only the tokens of its own concern, so that the edits of all rules
+// apply together (token_edits.h). The file of each rule holds its table of spellings.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "dialect/token_edits.h"
+#include "dialect/tokenizer.h"
+
+namespace sluice::dialect {
+
+// literals.cc: 5L 5S 5Y 1.5D 1.5F 1.50BD, X'7B22', backslash escapes and r'raw' strings,
+// adjacent string literals 'a' 'b'.
+void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
+                     std::vector<Edit>* edits);
+
+// casts.cc: CAST / TRY_CAST / :: to STRING and BINARY (Spark's UTF-8 semantics), Spark's type
+// names and ARRAY<T> / MAP<K, V> / STRUCT<a: T> where a type stands.
+void RewriteCasts(std::string_view sql, const std::vector<Token>& tokens, std::vector<Edit>* edits);
+
+// names.cc: the words Spark lets name a column that the engine's parser reserves.
+void RewriteNames(std::string_view sql, const std::vector<Token>& tokens, std::vector<Edit>* edits);
+
+// functions.cc: function names and argument shapes (array(...), map(k, v, ...), struct(...),
+// and the table of renames). InvalidArgument for a spelling whose
+// Spark answer the engine cannot give (an index lambda), naming it and its position.
+Status RewriteFunctions(std::string_view sql, const std::vector<Token>& tokens,
+                        std::vector<Edit>* edits);
+
+// json_paths.cc: parse_json(j):a.b[0] paths.
+void RewriteJsonPaths(std::string_view sql, const std::vector<Token>& tokens,
+                      std::vector<Edit>* edits);
+
+// clauses.cc: LEFT SEMI / LEFT ANTI JOIN, SORT BY, DISTRIBUTE BY, CLUSTER BY, MINUS,
+// SELECT * EXCEPT (...), a div b, RLIKE, LATERAL VIEW explode.
+void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
+                    std::vector<Edit>* edits);
+
+}  // namespace sluice::dialect
