@@ -17,10 +17,12 @@ Result<KafkaBatchRewrite> RewriteKafkaBatchReads(std::string_view sql) {
     KafkaBatchReference ref;
     size_t j = i + 2;
     while (!tokens[j].IsSymbol(")")) {
-      if (tokens[j].kind == dialect::TokenKind::kEnd || tokens[j + 1].kind == dialect::TokenKind::kEnd) {
+      if (tokens[j].kind == dialect::TokenKind::kEnd ||
+          tokens[j + 1].kind == dialect::TokenKind::kEnd) {
         return Status::InvalidArgument("read_kafka: unterminated argument list (at " + where + ")");
       }
-      const bool named = tokens[j].kind == dialect::TokenKind::kWord && tokens[j + 1].IsSymbol("=>");
+      const bool named =
+          tokens[j].kind == dialect::TokenKind::kWord && tokens[j + 1].IsSymbol("=>");
       if (!named) {
         return Status::InvalidArgument(
             "read_kafka takes named arguments only, such as read_kafka(bootstrapServers => "
@@ -31,7 +33,8 @@ Result<KafkaBatchRewrite> RewriteKafkaBatchReads(std::string_view sql) {
       j += 2;
       std::string value;
       if (tokens[j].kind == dialect::TokenKind::kString ||
-          tokens[j].kind == dialect::TokenKind::kNumber || tokens[j].kind == dialect::TokenKind::kWord) {
+          tokens[j].kind == dialect::TokenKind::kNumber ||
+          tokens[j].kind == dialect::TokenKind::kWord) {
         value = tokens[j].text;
         ++j;
       } else if (tokens[j].IsSymbol("-") && tokens[j].kind != dialect::TokenKind::kEnd &&

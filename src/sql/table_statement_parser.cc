@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "plan/token_cursor.h"
 #include "dialect/tokenizer.h"
+#include "plan/token_cursor.h"
 
 namespace sluice::sql {
 namespace {
