@@ -5,15 +5,15 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "dialect/tokenizer.h"
 #include "plan/token_cursor.h"
-#include "plan/tokenizer.h"
 #include "sql/streaming_statement_parser.h"
 
 namespace sluice::sql {
 namespace {
 
-using plan::Token;
-using plan::TokenKind;
+using dialect::Token;
+using dialect::TokenKind;
 
 class Parser : private plan::TokenCursor {
  public:
@@ -123,7 +123,7 @@ class Parser : private plan::TokenCursor {
 }  // namespace
 
 Result<std::optional<SinkStatement>> ParseSinkStatement(std::string_view sql) {
-  SLUICE_ASSIGN_OR_RETURN(std::vector<Token> tokens, plan::Tokenize(sql));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<Token> tokens, dialect::Tokenize(sql));
   if (tokens.empty()) return std::optional<SinkStatement>();
   return Parser(sql, std::move(tokens)).Parse();
 }
