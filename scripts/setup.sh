@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PACKAGES=(
   build-essential g++ cmake ninja-build ccache pkg-config git ca-certificates
   libgtest-dev libgmock-dev libbenchmark-dev
-  librocksdb-dev librdkafka-dev kcat
+  librocksdb-dev kcat liblz4-dev libzstd-dev
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libcpp-httplib-dev
   libedit-dev libssl-dev zlib1g-dev
   clang-format
@@ -18,6 +18,8 @@ PACKAGES=(
 missing=()
 # Node.js/npm may come from outside Debian (as on the CI image); only install Debian's when absent.
 command -v npm >/dev/null || missing+=(npm)
+# cargo fetches librdkafka's source (scripts/librdkafka.sh); rustup's counts too.
+command -v cargo >/dev/null || missing+=(cargo)
 for pkg in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("${pkg}")
@@ -36,3 +38,5 @@ if ((${#missing[@]} > 0)); then
 fi
 
 "${ROOT}/scripts/fetch-duckdb.sh"
+# librdkafka >= 2.6.1, built once into the cache (CMake runs it too).
+"${ROOT}/scripts/librdkafka.sh" >/dev/null

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -14,10 +16,35 @@ namespace {
 
 constexpr size_t kMaxClients = 64;
 
+struct ClientState {
+  KafkaSecurityFailure security;
+  // Connection failures of bootstrap brokers ("<host:port>/bootstrap"), by broker name.
+  std::set<std::string> failed_bootstrap;
+  std::string last_connect_failure;
+  bool reached = false;  // an operation got an answer from the cluster
+};
+
 struct Registry {
   std::mutex mu;
-  // rd_kafka_name -> failures, oldest client first.
-  std::deque<std::pair<std::string, KafkaSecurityFailure>> clients;
+  // rd_kafka_name -> state, oldest client first.
+  std::deque<std::pair<std::string, ClientState>> clients;
+
+  // The client's entry, made when missing (the oldest dropped past kMaxClients). Requires mu.
+  ClientState& Get(const std::string& name) {
+    for (auto& [n, c] : clients) {
+      if (n == name) return c;
+    }
+    if (clients.size() >= kMaxClients) clients.pop_front();
+    clients.emplace_back(name, ClientState{});
+    return clients.back().second;
+  }
+  // A copy of the client's entry, empty when there is none. Requires mu.
+  ClientState Find(const std::string& name) const {
+    for (const auto& [n, c] : clients) {
+      if (n == name) return c;
+    }
+    return {};
+  }
 };
 
 Registry& Failures() {
@@ -25,41 +52,65 @@ Registry& Failures() {
   return *r;
 }
 
-bool IsSecurityFailure(const char* fac, const char* buf) {
-  if (std::strcmp(fac, "FAIL") != 0 && std::strcmp(fac, "ERROR") != 0) return false;
+bool IsFailureLine(const char* fac) {
+  return std::strcmp(fac, "FAIL") == 0 || std::strcmp(fac, "ERROR") == 0;
+}
+
+bool IsSecurityFailure(const char* buf) {
   return std::strstr(buf, "SASL") != nullptr || std::strstr(buf, "SSL") != nullptr;
 }
 
-std::string Describe(const char* buf) {
-  std::string text = buf;
-  // librdkafka before 2.6.1 builds SCRAM's client-final-message with the client nonce twice;
-  // Kafka 4 brokers check the nonce strictly (RFC 5802) and refuse it (librdkafka issue 4895).
-  if (text.find("SCRAM") != std::string::npos && rd_kafka_version() < 0x020601ff) {
-    text += std::string(" [note: the linked librdkafka ") + rd_kafka_version_str() +
-            " fails SCRAM against Kafka 4 brokers even with the right password (fixed in "
-            "librdkafka 2.6.1)]";
-  }
-  return text;
+// "127.0.0.1:9/bootstrap" of "127.0.0.1:9/bootstrap: Connect to ... failed: ...", or empty when
+// the line is not about a bootstrap broker.
+std::string BootstrapBrokerOf(const char* buf) {
+  const char* colon = std::strstr(buf, "/bootstrap: ");
+  if (colon == nullptr) return "";
+  return std::string(buf, colon + std::strlen("/bootstrap") - buf);
 }
 
 void OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
   rd_kafka_log_print(rk, level, fac, buf);  // librdkafka's own output, unchanged
-  if (!IsSecurityFailure(fac, buf)) return;
-  std::string name = rd_kafka_name(rk);
-  std::string text = Describe(buf);
+  if (!IsFailureLine(fac)) return;
+  const bool security = IsSecurityFailure(buf);
+  std::string broker = security ? "" : BootstrapBrokerOf(buf);
+  if (!security && (broker.empty() || std::strcmp(fac, "FAIL") != 0)) return;
   Registry& r = Failures();
   std::lock_guard<std::mutex> lock(r.mu);
-  const auto now = std::chrono::steady_clock::now();
-  for (auto& [n, f] : r.clients) {
-    if (n == name) {
-      ++f.count;
-      f.last = std::move(text);
-      f.last_time = now;
-      return;
-    }
+  ClientState& c = r.Get(rd_kafka_name(rk));
+  if (security) {
+    ++c.security.count;
+    c.security.last = buf;
+    c.security.last_time = std::chrono::steady_clock::now();
+  } else {
+    if (c.failed_bootstrap.size() < 256) c.failed_bootstrap.insert(std::move(broker));
+    c.last_connect_failure = buf;
   }
-  if (r.clients.size() >= kMaxClients) r.clients.pop_front();
-  r.clients.emplace_back(std::move(name), KafkaSecurityFailure{1, std::move(text), now});
+}
+
+void MarkReached(rd_kafka_t* rk) {
+  Registry& r = Failures();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.Get(rd_kafka_name(rk)).reached = true;
+}
+
+std::string ConfValue(rd_kafka_t* rk, const char* name) {
+  char value[4096];
+  size_t size = sizeof(value);
+  if (rd_kafka_conf_get(rd_kafka_conf(rk), name, value, &size) != RD_KAFKA_CONF_OK) return "";
+  return value;
+}
+
+// The number of entries of bootstrap.servers (at least 1).
+size_t BootstrapCount(rd_kafka_t* rk) {
+  std::string servers = ConfValue(rk, "bootstrap.servers");
+  size_t n = 0;
+  for (size_t start = 0; start <= servers.size();) {
+    size_t comma = servers.find(',', start);
+    if (comma == std::string::npos) comma = servers.size();
+    if (servers.find_first_not_of(" \t", start) < comma) ++n;
+    start = comma + 1;
+  }
+  return std::max<size_t>(n, 1);
 }
 
 }  // namespace
@@ -67,13 +118,21 @@ void OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
 void InstallKafkaLog(rd_kafka_conf_t* conf) { rd_kafka_conf_set_log_cb(conf, &OnLog); }
 
 KafkaSecurityFailure KafkaSecurityFailures(rd_kafka_t* rk) {
-  std::string name = rd_kafka_name(rk);
   Registry& r = Failures();
   std::lock_guard<std::mutex> lock(r.mu);
-  for (const auto& [n, f] : r.clients) {
-    if (n == name) return f;
-  }
-  return {};
+  return r.Find(rd_kafka_name(rk)).security;
+}
+
+std::string KafkaBootstrapServers(rd_kafka_t* rk) { return ConfValue(rk, "bootstrap.servers"); }
+
+bool KafkaClusterUnreachable(rd_kafka_t* rk, std::string* why) {
+  const size_t bootstrap = BootstrapCount(rk);
+  Registry& r = Failures();
+  std::lock_guard<std::mutex> lock(r.mu);
+  ClientState c = r.Find(rd_kafka_name(rk));
+  if (c.reached || c.failed_bootstrap.size() < bootstrap) return false;
+  if (why) *why = c.last_connect_failure;
+  return true;
 }
 
 bool UsesSaslOrTls(rd_kafka_t* rk) {
@@ -85,7 +144,7 @@ bool UsesSaslOrTls(rd_kafka_t* rk) {
   return std::strcmp(value, "plaintext") != 0 && std::strcmp(value, "PLAINTEXT") != 0;
 }
 
-Status WithKafkaSecurityFailure(rd_kafka_t* rk, Status st) {
+Status WithKafkaClientFailure(rd_kafka_t* rk, Status st) {
   if (st.ok()) return st;
   KafkaSecurityFailure f = KafkaSecurityFailures(rk);
   // A request can fail (the broker's connection went down) before librdkafka logs why: give a
@@ -94,40 +153,58 @@ Status WithKafkaSecurityFailure(rd_kafka_t* rk, Status st) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     f = KafkaSecurityFailures(rk);
   }
-  if (f.count == 0) return st;
-  return Status(st.code(), st.message() +
-                               "; the broker refused the client (authentication or "
-                               "TLS): " +
-                               f.last);
+  const std::string servers = "kafka.bootstrap.servers '" + KafkaBootstrapServers(rk) + "'";
+  if (f.count > 0) {
+    return Status(st.code(), st.message() +
+                                 "; the broker refused the client (authentication or TLS) at " +
+                                 servers + ": " + f.last);
+  }
+  std::string why;
+  if (KafkaClusterUnreachable(rk, &why)) {
+    return Status(st.code(),
+                  st.message() + "; no broker of " + servers + " could be reached: " + why);
+  }
+  return st;
 }
 
 rd_kafka_resp_err_t WaitUnlessRefused(rd_kafka_t* rk, int64_t timeout_ms,
-                                      const std::function<rd_kafka_resp_err_t(int)>& op) {
+                                      const std::function<rd_kafka_resp_err_t(int)>& op,
+                                      const std::function<bool()>& cancelled) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(std::max<int64_t>(0, timeout_ms));
   int64_t slice = 500;
   for (;;) {
+    if (cancelled && cancelled()) return RD_KAFKA_RESP_ERR__INTR;
     int64_t left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     left = std::max<int64_t>(0, left);
     rd_kafka_resp_err_t err = op(static_cast<int>(std::min(slice, left)));
-    if (err != RD_KAFKA_RESP_ERR__TIMED_OUT) return err;
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR) MarkReached(rk);
+    const bool transport =
+        err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN;
+    if (err != RD_KAFKA_RESP_ERR__TIMED_OUT && !transport) return err;
+    if (KafkaClusterUnreachable(rk, nullptr)) return RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN;
+    if (transport) return err;
     KafkaSecurityFailure f = KafkaSecurityFailures(rk);
     if (f.count > 0 && Clock::now() - f.last_time < std::chrono::seconds(60)) {
       return RD_KAFKA_RESP_ERR__AUTHENTICATION;
     }
     if (left <= slice) return err;
-    slice = std::min<int64_t>(slice * 2, 8000);
+    slice = std::min<int64_t>(slice * 2, 1000);
   }
 }
 
 Status FlushUnlessRefused(rd_kafka_t* rk, int64_t timeout_ms, const std::string& what) {
+  if (rd_kafka_outq_len(rk) == 0) return Status::OK();  // nothing to deliver, nothing learnt
   rd_kafka_resp_err_t err =
       WaitUnlessRefused(rk, timeout_ms, [rk](int ms) { return rd_kafka_flush(rk, ms); });
   if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return Status::OK();
   if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
     return Status::IOError(what +
                            ": authentication or TLS failed: " + KafkaSecurityFailures(rk).last);
+  }
+  if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
+    return WithKafkaClientFailure(rk, Status::IOError(what + ": records not delivered"));
   }
   return Status::IOError(what + ": records not delivered in time: " + rd_kafka_err2str(err));
 }

@@ -605,17 +605,18 @@ TEST(KafkaLogTest, RemembersEachClientsTlsFailure) {
   KafkaSecurityFailure f = KafkaSecurityFailures(*tls);
   EXPECT_GE(f.count, 1u);
   EXPECT_NE(f.last.find("SSL"), std::string::npos) << f.last;
-  Status st = WithKafkaSecurityFailure(*tls, Status::IOError("listing topics failed"));
+  Status st = WithKafkaClientFailure(*tls, Status::IOError("listing topics failed"));
   EXPECT_NE(st.message().find("listing topics failed; the broker refused the client "
-                              "(authentication or TLS): "),
+                              "(authentication or TLS) at kafka.bootstrap.servers '" +
+                              bootstrap + "': "),
             std::string::npos)
       << st.message();
-  EXPECT_TRUE(WithKafkaSecurityFailure(*tls, Status::OK()).ok());
+  EXPECT_TRUE(WithKafkaClientFailure(*tls, Status::OK()).ok());
 
   ASSERT_EQ(rd_kafka_metadata(*plain, 1, nullptr, &md, 3000), RD_KAFKA_RESP_ERR_NO_ERROR);
   rd_kafka_metadata_destroy(md);
   EXPECT_EQ(KafkaSecurityFailures(*plain).count, 0u);
-  EXPECT_EQ(WithKafkaSecurityFailure(*plain, Status::IOError("x")).message(), "x");
+  EXPECT_EQ(WithKafkaClientFailure(*plain, Status::IOError("x")).message(), "x");
 
   // A flush that cannot deliver because of the TLS failure ends early, naming it.
   rd_kafka_producev(*tls, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_VALUE(const_cast<char*>("v"), 1),
@@ -628,6 +629,85 @@ TEST(KafkaLogTest, RemembersEachClientsTlsFailure) {
   rd_kafka_purge(*tls, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
   rd_kafka_destroy(*tls);
   rd_kafka_destroy(*plain);
+  rd_kafka_mock_cluster_destroy(mock);
+  rd_kafka_destroy(mock_rk);
+}
+
+// A consumer handle of `bootstrap` whose log goes through kafka_log.h.
+rd_kafka_t* NewTestConsumer(const std::string& bootstrap) {
+  KafkaHandleSpec spec;
+  spec.type = RD_KAFKA_CONSUMER;
+  spec.what = "test";
+  spec.defaults = {{"log_level", "3"}, {"group.id", "test"}};
+  spec.user = {{"bootstrap.servers", bootstrap}};
+  auto rk = NewKafkaHandle(spec);
+  EXPECT_TRUE(rk.ok()) << rk.status().ToString();
+  return rk.ok() ? *rk : nullptr;
+}
+
+// Nothing listens at the bootstrap server (a mock cluster's port after the cluster is gone): the
+// query ends as soon as the connection fails, not after its 120 s, naming the server and why.
+TEST(KafkaLogTest, NothingListeningAtTheBootstrapServersFailsAtOnce) {
+  char err[256];
+  rd_kafka_conf_t* mconf = rd_kafka_conf_new();
+  rd_kafka_conf_set(mconf, "log_level", "0", err, sizeof(err));
+  rd_kafka_t* mock_rk = rd_kafka_new(RD_KAFKA_PRODUCER, mconf, err, sizeof(err));
+  ASSERT_NE(mock_rk, nullptr) << err;
+  rd_kafka_mock_cluster_t* mock = rd_kafka_mock_cluster_new(mock_rk, 1);
+  ASSERT_NE(mock, nullptr);
+  const std::string bootstrap = rd_kafka_mock_cluster_bootstraps(mock);
+  rd_kafka_mock_cluster_destroy(mock);
+  rd_kafka_destroy(mock_rk);
+
+  rd_kafka_t* rk = NewTestConsumer(bootstrap);
+  ASSERT_NE(rk, nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  rd_kafka_resp_err_t e = WaitUnlessRefused(
+      rk, 120000, [&](int ms) { return rd_kafka_metadata(rk, 1, nullptr, &md, ms); });
+  EXPECT_EQ(e, RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) << rd_kafka_err2str(e);
+  std::string why;
+  EXPECT_TRUE(KafkaClusterUnreachable(rk, &why));
+  Status st = WithKafkaClientFailure(rk, Status::IOError("listing topics failed"));
+  EXPECT_NE(st.message().find("listing topics failed; no broker of kafka.bootstrap.servers '" +
+                              bootstrap + "' could be reached: "),
+            std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("Connection refused"), std::string::npos) << st.message();
+  EXPECT_EQ(st.message().find('\n'), std::string::npos) << st.message();
+  rd_kafka_destroy(rk);
+}
+
+// A client that reached the cluster once is never "unreachable": a broker that goes down later
+// (restarting) is waited for by the caller; a cancelled wait ends with RD_KAFKA_RESP_ERR__INTR.
+TEST(KafkaLogTest, ABrokerDownAfterTheClusterWasReachedIsWaitedForUnlessCancelled) {
+  char err[256];
+  rd_kafka_conf_t* mconf = rd_kafka_conf_new();
+  rd_kafka_conf_set(mconf, "log_level", "0", err, sizeof(err));
+  rd_kafka_t* mock_rk = rd_kafka_new(RD_KAFKA_PRODUCER, mconf, err, sizeof(err));
+  ASSERT_NE(mock_rk, nullptr) << err;
+  rd_kafka_mock_cluster_t* mock = rd_kafka_mock_cluster_new(mock_rk, 1);
+  ASSERT_NE(mock, nullptr);
+  rd_kafka_t* rk = NewTestConsumer(rd_kafka_mock_cluster_bootstraps(mock));
+  ASSERT_NE(rk, nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  auto metadata = [&](int ms) {
+    rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 1, nullptr, &md, ms);
+    if (e == RD_KAFKA_RESP_ERR_NO_ERROR) rd_kafka_metadata_destroy(md);
+    return e;
+  };
+  ASSERT_EQ(WaitUnlessRefused(rk, 30000, metadata), RD_KAFKA_RESP_ERR_NO_ERROR);
+
+  rd_kafka_mock_broker_set_down(mock, 1);
+  rd_kafka_resp_err_t e = WaitUnlessRefused(rk, 3000, metadata);
+  EXPECT_NE(e, RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) << rd_kafka_err2str(e);
+  EXPECT_NE(e, RD_KAFKA_RESP_ERR_NO_ERROR);
+  EXPECT_FALSE(KafkaClusterUnreachable(rk, nullptr));
+  e = WaitUnlessRefused(rk, 120000, metadata, [] { return true; });
+  EXPECT_EQ(e, RD_KAFKA_RESP_ERR__INTR) << rd_kafka_err2str(e);
+
+  rd_kafka_mock_broker_set_up(mock, 1);
+  EXPECT_EQ(WaitUnlessRefused(rk, 30000, metadata), RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_destroy(rk);
   rd_kafka_mock_cluster_destroy(mock);
   rd_kafka_destroy(mock_rk);
 }

@@ -137,7 +137,7 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
             producer->rk, static_cast<int>(options.delivery_timeout_ms))) {
       std::string msg = rd_kafka_error_string(e);
       rd_kafka_error_destroy(e);
-      return kafka::WithKafkaSecurityFailure(
+      return kafka::WithKafkaClientFailure(
           producer->rk, Status::IOError("kafka sink: starting transactions for transactional.id '" +
                                         *options.transactional_id + "': " + msg));
     }
@@ -179,7 +179,7 @@ Result<int64_t> KafkaSink::ReadMarkers() {
     return rd_kafka_query_watermark_offsets(rk, options_.marker_topic.c_str(), 0, &low, &high, ms);
   });
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return kafka::WithKafkaSecurityFailure(
+    return kafka::WithKafkaClientFailure(
         rk, Status::IOError(what + ": " + rd_kafka_err2str(err) +
                             " (create the topic with one partition, or allow auto-creation)"));
   }

@@ -88,6 +88,13 @@ class Source {
     return {};
   }
 
+  // The query is stopping: a blocking call in progress on the query thread (LatestOffset or
+  // GetBatch waiting for an external system, such as a Kafka broker that is down) returns soon
+  // with Cancelled, and so do later ones. The one method called from another thread (the one
+  // stopping the query), at most once, before Stop. Default: nothing (the source never waits
+  // long).
+  virtual void Interrupt() {}
+
   // Releases resources (connections, threads). Called once, when the query stops.
   virtual Status Stop() { return Status::OK(); }
 };

@@ -3,6 +3,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -24,21 +25,29 @@ struct PartitionListDeleter {
 };
 using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
 
-// Runs a metadata or offset query through sluice::kafka::WaitUnlessRefused, and while no broker can
-// be reached (a broker restarting: librdkafka answers at once with a transport error instead of
-// waiting for it) asks again every 250 ms until `timeout_ms` has passed, as the Java client waits
-// for its brokers; a client the broker refused (a SASL/TLS failure logged in the last 60 s) is
-// not kept waiting.
+// Runs a metadata or offset query through sluice::kafka::WaitUnlessRefused, and while no broker
+// can be reached (a broker restarting: librdkafka answers at once with a transport error instead
+// of waiting for it) asks again every 250 ms until `timeout_ms` has passed, as the Java client
+// waits for its brokers. Not kept waiting: a client the broker refused (a SASL/TLS failure logged
+// in the last 60 s), a client that has never reached any of its bootstrap servers (nothing
+// listens there: RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN), and a cancelled query
+// (RD_KAFKA_RESP_ERR__INTR once `cancelled` is set).
 rd_kafka_resp_err_t QueryWaitingForBrokers(rd_kafka_t* rk, int64_t timeout_ms,
+                                           const std::atomic<bool>& cancelled,
                                            const std::function<rd_kafka_resp_err_t(int)>& op) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto is_cancelled = [&] { return cancelled.load(); };
   for (;;) {
     int64_t left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    rd_kafka_resp_err_t err = sluice::kafka::WaitUnlessRefused(rk, std::max<int64_t>(0, left), op);
+    rd_kafka_resp_err_t err =
+        sluice::kafka::WaitUnlessRefused(rk, std::max<int64_t>(0, left), op, is_cancelled);
     if (err != RD_KAFKA_RESP_ERR__TRANSPORT && err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
       return err;
+    }
+    if (sluice::kafka::KafkaClusterUnreachable(rk, nullptr)) {
+      return RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN;
     }
     sluice::kafka::KafkaSecurityFailure refused = sluice::kafka::KafkaSecurityFailures(rk);
     if (refused.count > 0 && Clock::now() - refused.last_time < std::chrono::seconds(60)) {
@@ -47,6 +56,16 @@ rd_kafka_resp_err_t QueryWaitingForBrokers(rd_kafka_t* rk, int64_t timeout_ms,
     if (Clock::now() + std::chrono::milliseconds(250) >= deadline) return err;
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
+}
+
+// The error of a failed query: Cancelled when the query was interrupted, else IOError with the
+// reason librdkafka's log gave (kafka_log.h).
+Status QueryFailed(rd_kafka_t* rk, rd_kafka_resp_err_t err, const std::string& what) {
+  if (err == RD_KAFKA_RESP_ERR__INTR) {
+    return Status::Cancelled("Kafka: " + what + " interrupted: the query is stopping");
+  }
+  return sluice::kafka::WithKafkaClientFailure(
+      rk, Status::IOError("Kafka: " + what + " failed: " + Err(err)));
 }
 
 // Asks the cluster for `topic`'s metadata, which updates the handle's cache (a consumer's
@@ -122,6 +141,8 @@ KafkaClient::KafkaClient(std::unique_ptr<Handle> handle, int64_t timeout_ms, boo
 
 KafkaClient::~KafkaClient() = default;
 
+void KafkaClient::Interrupt() { interrupted_.store(true); }
+
 Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions& options) {
   for (const auto& [k, v] : options.config) {
     if (k == "group.id" || k == "enable.auto.commit" || k == "auto.offset.reset") {
@@ -157,13 +178,10 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
 
 Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
   const rd_kafka_metadata_t* md = nullptr;
-  rd_kafka_resp_err_t err = QueryWaitingForBrokers(handle_->rk, timeout_ms_, [&](int ms) {
-    return rd_kafka_metadata(handle_->rk, 1, nullptr, &md, ms);
-  });
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return sluice::kafka::WithKafkaSecurityFailure(
-        handle_->rk, Status::IOError("Kafka: listing topics failed: " + Err(err)));
-  }
+  rd_kafka_resp_err_t err = QueryWaitingForBrokers(
+      handle_->rk, timeout_ms_, interrupted_,
+      [&](int ms) { return rd_kafka_metadata(handle_->rk, 1, nullptr, &md, ms); });
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return QueryFailed(handle_->rk, err, "listing topics");
   std::map<std::string, int32_t> out;
   for (int i = 0; i < md->topic_cnt; ++i) {
     const rd_kafka_metadata_topic_t& t = md->topics[i];
@@ -179,7 +197,7 @@ Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition
   rd_kafka_poll(handle_->query, 0);  // drops the query handle's queued events (errors, logs)
   int64_t low = 0, high = 0;
   auto query = [&] {
-    return QueryWaitingForBrokers(handle_->query, timeout_ms_, [&](int ms) {
+    return QueryWaitingForBrokers(handle_->query, timeout_ms_, interrupted_, [&](int ms) {
       return rd_kafka_query_watermark_offsets(handle_->query, tp.topic.c_str(), tp.partition, &low,
                                               &high, ms);
     });
@@ -196,9 +214,7 @@ Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition
     return Status::NotFound("Kafka: " + tp.ToString() + " does not exist");
   }
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return sluice::kafka::WithKafkaSecurityFailure(
-        handle_->query, Status::IOError("Kafka: querying the offsets of " + tp.ToString() +
-                                        " failed: " + Err(err)));
+    return QueryFailed(handle_->query, err, "querying the offsets of " + tp.ToString());
   }
   return std::make_pair(low, high);
 }
@@ -331,6 +347,10 @@ Status KafkaClient::ReadPartition(const TopicPartition& tp, int64_t first, int64
   while (!done) {
     rd_kafka_message_t* m = rd_kafka_consume_queue(p.queue, 100);
     if (m == nullptr) {
+      if (interrupted_.load()) {
+        return Status::Cancelled("Kafka: reading " + describe() +
+                                 " interrupted: the query is stopping");
+      }
       // Nothing for 100 ms: serve the consumer queue (client-level errors such as all brokers
       // down are reported only if nothing arrives for the whole timeout).
       std::string client_error = handle_->DrainConsumerQueue();

@@ -1,10 +1,12 @@
 // KafkaClient: the librdkafka handle the Kafka source reads through (docs/kafka.md): topic
 // metadata, watermark offsets, and exact reads of offset ranges.
 //
-// Thread safety: one thread at a time (the query thread). librdkafka runs its own threads
-// underneath; all of them are stopped when the client is destroyed.
+// Thread safety: one thread at a time (the query thread), except Interrupt, which any thread may
+// call. librdkafka runs its own threads underneath; all of them are stopped when the client is
+// destroyed.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -83,6 +85,11 @@ class KafkaClient {
   Status ReadRanges(const std::map<TopicPartition, std::pair<int64_t, int64_t>>& ranges,
                     const RecordFn& fn);
 
+  // Makes a query or read in progress, and every later one, return Cancelled within about a
+  // second (a query waiting for a broker, a read waiting for records). For stopping the query;
+  // the client is not usable afterwards. Any thread.
+  void Interrupt();
+
  private:
   struct Handle;
   // Drops the held records, the partition queues and the consumer's assignment.
@@ -95,6 +102,7 @@ class KafkaClient {
   std::unique_ptr<Handle> handle_;
   int64_t timeout_ms_;
   bool read_headers_;
+  std::atomic<bool> interrupted_{false};
 };
 
 }  // namespace sluice::sources::kafka

@@ -67,6 +67,8 @@ class KafkaSource final : public Source {
                                  const OffsetJson& end) override;
   std::map<std::string, std::string> Metrics(
       const std::optional<OffsetJson>& latest) const override;
+  // Ends a wait for the brokers or for records (KafkaClient::Interrupt).
+  void Interrupt() override { client_->Interrupt(); }
 
   // The schema of a Kafka source's rows (with the headers column when `include_headers`).
   static engine::Schema RowSchema(bool include_headers = false);

@@ -9,10 +9,8 @@
 // the conversion; hostname verification is on unless ssl.endpoint.identification.algorithm="".
 //
 // SCRAM and the linked librdkafka: librdkafka before 2.6.1 fails SCRAM against Kafka 4 brokers
-// even with the right password (its issue 4895). With such a librdkafka the SCRAM cases expect
-// that failure, named in the error (an expected refusal, listed in docs/kafka.md); with 2.6.1 or
-// later they expect the records. run.sh runs the suite with the build's librdkafka and again
-// with the peers' newer one.
+// even with the right password (its issue 4895); Sluice links the pinned newer one that
+// scripts/librdkafka.sh builds, and the SCRAM cases expect the records.
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 #include <unistd.h>
@@ -69,8 +67,6 @@ std::string Topic(const std::string& name) {
       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
   return name + "-" + run;
 }
-
-bool ScramWorksWithKafka4() { return rd_kafka_version() >= 0x020601ff; }
 
 std::string ScramJaas(const std::string& user, const std::string& password) {
   return "kafkashaded.org.apache.kafka.common.security.scram.ScramLoginModule required "
@@ -191,51 +187,42 @@ class KafkaAuthTest : public ::testing::Test {
     EXPECT_EQ(*back, Want(in, 7));
   }
 
-  // A SCRAM round trip, or with a librdkafka that cannot do SCRAM against Kafka 4, the failure
-  // that names it.
-  void ScramRoundTrip(const std::string& name, const Options& auth) {
-    if (ScramWorksWithKafka4()) return RoundTrip(name, E("SASL_SSL"), auth);
-    Produce(Topic(name + "-in"), 1);
-    auto got = ReadAll(E("SASL_SSL"), auth, Topic(name + "-in"));
-    ASSERT_FALSE(got.ok()) << "librdkafka " << rd_kafka_version_str()
-                           << " authenticated with SCRAM against Kafka 4: update the test";
-    const std::string m = got.status().message();
-    EXPECT_NE(m.find("SASL authentication error"), std::string::npos) << m;
-    EXPECT_NE(m.find("fails SCRAM against Kafka 4 brokers even with the right password"),
-              std::string::npos)
-        << m;
-  }
-
   fs::ScopedTempDir dir_{"sluice-kafka-auth"};
   std::unique_ptr<Session> session_;
   int queries_ = 0;
 };
 
+// The SCRAM cases below need librdkafka 2.6.1 or later (scripts/librdkafka.sh pins it).
+TEST_F(KafkaAuthTest, TheLinkedLibrdkafkaCanDoScramWithKafka4) {
+  EXPECT_GE(rd_kafka_version(), 0x020601ff) << "librdkafka " << rd_kafka_version_str();
+}
+
 TEST_F(KafkaAuthTest, SaslSslScramSha256WithAPemTruststore) {
-  ScramRoundTrip("scram256", {{"kafka.security.protocol", "SASL_SSL"},
-                              {"kafka.sasl.mechanism", "SCRAM-SHA-256"},
-                              {"kafka.sasl.jaas.config", ScramJaas("alice", "alice-secret-1")},
-                              {"kafka.ssl.truststore.type", "PEM"},
-                              {"kafka.ssl.truststore.location", E("CA_PEM")}});
+  RoundTrip("scram256", E("SASL_SSL"),
+            {{"kafka.security.protocol", "SASL_SSL"},
+             {"kafka.sasl.mechanism", "SCRAM-SHA-256"},
+             {"kafka.sasl.jaas.config", ScramJaas("alice", "alice-secret-1")},
+             {"kafka.ssl.truststore.type", "PEM"},
+             {"kafka.ssl.truststore.location", E("CA_PEM")}});
 }
 
 TEST_F(KafkaAuthTest, SaslSslScramSha512WithAPkcs12Truststore) {
-  ScramRoundTrip("scram512", {{"kafka.security.protocol", "SASL_SSL"},
-                              {"kafka.sasl.mechanism", "SCRAM-SHA-512"},
-                              {"kafka.sasl.jaas.config", ScramJaas("bob", "bob-secret-2")},
-                              {"kafka.ssl.truststore.type", "PKCS12"},
-                              {"kafka.ssl.truststore.location", E("CA_P12")},
-                              {"kafka.ssl.truststore.password", E("TRUSTSTORE_PASSWORD")}});
+  RoundTrip("scram512", E("SASL_SSL"),
+            {{"kafka.security.protocol", "SASL_SSL"},
+             {"kafka.sasl.mechanism", "SCRAM-SHA-512"},
+             {"kafka.sasl.jaas.config", ScramJaas("bob", "bob-secret-2")},
+             {"kafka.ssl.truststore.type", "PKCS12"},
+             {"kafka.ssl.truststore.location", E("CA_P12")},
+             {"kafka.ssl.truststore.password", E("TRUSTSTORE_PASSWORD")}});
 }
 
 // The SQL spelling: a read_kafka streaming table with the options in WITH (...), as a
-// Databricks SQL user writes them (SCRAM-SHA-512 where the linked librdkafka can, else PLAIN).
+// Databricks SQL user writes them.
 TEST_F(KafkaAuthTest, SqlStreamingTableWithTheNotebookSpelling) {
   const std::string topic = Topic("sql-in");
   Produce(topic, 5);
-  const std::string mechanism = ScramWorksWithKafka4() ? "SCRAM-SHA-512" : "PLAIN";
-  const std::string jaas = ScramWorksWithKafka4() ? ScramJaas("alice", "alice-secret-1")
-                                                  : PlainJaas("alice", "alice-secret-1");
+  const std::string mechanism = "SCRAM-SHA-512";
+  const std::string jaas = ScramJaas("alice", "alice-secret-1");
   sql::SessionOptions options;
   options.warehouse = dir_.Join("sqlwh");
   auto session = sql::Session::Open(options);
