@@ -1,15 +1,23 @@
 // Spark's function spellings whose arguments the engine reads in another shape (rules.h):
 //
-//   Spark                              rewritten to                       why
-//   array(1, 2, 3), array()            list_value(1, 2, 3), list_value()  DuckDB's parser refuses
-//   array( map(k1, v1, k2, v2)                MAP {k1: v1, k2: v2}               DuckDB's map()
-//   takes lists struct(a, t.b, 1 AS x, 2)          struct_pack(a := a, b := t.b,      fields named
-//   as Spark names
-//                                        x := 1, col4 := 2)               them (col<n> for the
-//                                        others)
-//   named_struct('a', 1, 'b', x)       struct_pack("a" := 1, "b" := x)    names are literals in
-//   Spark filter(xs, x -> p)                 list_filter(xs, x -> p)            FILTER is a clause
-//   in DuckDB transform(xs, x -> f)              list_transform(xs, x -> f)
+//   Spark                            rewritten to                        why
+//   array(1, 2, 3), array()          list_value(1, 2, 3), list_value()   DuckDB's parser refuses
+//                                                                        array(
+//   map(k1, v1, k2, v2)              MAP {k1: v1, k2: v2}                DuckDB's map() takes
+//                                                                        lists
+//   struct(a, t.b, 1 AS x, 2)        struct_pack(a := a, b := t.b,       fields named as Spark
+//                                      x := 1, col4 := 2)                names them (col<n>)
+//   named_struct('a', 1, 'b', x)     struct_pack("a" := 1, "b" := x)     names are literals in
+//                                                                        Spark
+//   filter(xs, x -> p)               list_filter(xs, x -> p)             FILTER is a clause in
+//   transform(xs, x -> f)            list_transform(xs, x -> f)          DuckDB
+//   some / any / char (...)          bool_or / bool_or / chr             reserved words in DuckDB
+//   concat_ws, regexp_replace,       spark_<name> (src/engine/spark_*)   DuckDB's namesake has
+//   length, json_array_length,                                           other semantics (e.g.
+//   date_trunc, trunc, date_sub,                                         regexp_replace replaces
+//   dayofweek, weekday,                                                  the first match only,
+//   split(s, p), datediff(a, b),                                         concat_ws prints arrays
+//   array_sort(xs) (no lambda)                                           as '[a, b]')
 //
 // A lambda with an index, (x, i) -> ..., counts from 0 in Spark and from 1 in the engine: such a
 // transform or filter is refused (InvalidArgument naming the position).
@@ -32,6 +40,22 @@ constexpr Rename kRenames[] = {
     {"any", "bool_or"},
     {"char", "chr"},
 };
+// Spark's functions whose DuckDB namesakes answer differently: the engine's spark_<name>
+// (src/engine/spark_*.cc). `args` is the only argument count renamed (0: any); a call with a
+// lambda is left to the engine's namesake.
+struct SemanticRename {
+  const char* spark;
+  const char* engine;
+  size_t args;
+};
+constexpr SemanticRename kSemanticRenames[] = {
+    {"concat_ws", "spark_concat_ws", 0},   {"regexp_replace", "spark_regexp_replace", 0},
+    {"length", "spark_length", 1},         {"json_array_length", "spark_json_array_length", 1},
+    {"date_trunc", "spark_date_trunc", 2}, {"trunc", "spark_trunc", 2},
+    {"date_sub", "spark_date_sub", 2},     {"dayofweek", "spark_dayofweek", 1},
+    {"weekday", "spark_weekday", 1},       {"split", "spark_split", 2},
+    {"datediff", "spark_datediff", 2},     {"array_sort", "spark_array_sort", 1},
+};
 // Higher-order functions: the engine's namesake with a one-parameter lambda.
 constexpr Rename kLambdaRenames[] = {
     {"filter", "list_filter"},
@@ -45,6 +69,14 @@ bool HasIndexLambda(const std::vector<Token>& tokens, size_t open, size_t close)
         IsName(tokens[k + 3]) && tokens[k + 4].IsSymbol(")") && tokens[k + 5].IsSymbol("->")) {
       return true;
     }
+  }
+  return false;
+}
+
+// True when the call at [open, close] has a lambda (->) among its arguments.
+bool HasLambda(const std::vector<Token>& tokens, size_t open, size_t close) {
+  for (size_t k = open + 1; k < close; ++k) {
+    if (tokens[k].IsSymbol("->")) return true;
   }
   return false;
 }
@@ -134,6 +166,12 @@ Status RewriteFunctions(std::string_view sql, const std::vector<Token>& tokens,
       for (const Rename& r : kRenames) {
         // x = ANY (SELECT ...) is the engine's quantified comparison.
         if (t.IsKeyword(r.spark) && !after_comparison && !tokens[open + 1].IsKeyword("select")) {
+          edits->push_back({t.begin, t.end, r.engine});
+        }
+      }
+      for (const SemanticRename& r : kSemanticRenames) {
+        if (t.IsKeyword(r.spark) && (r.args == 0 || r.args == args) &&
+            !HasLambda(tokens, open, close)) {
           edits->push_back({t.begin, t.end, r.engine});
         }
       }

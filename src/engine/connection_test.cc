@@ -75,6 +75,13 @@ TEST_F(ConnectionTest, MissingTableIsNotFoundWithDuckDbMessage) {
   EXPECT_NE(r.status().message().find("Catalog Error: Table with name nope does not exist!"),
             std::string::npos)
       << r.status().message();
+  // DuckDB's suggestion of one of its own catalogs is no help to a user.
+  EXPECT_EQ(r.status().message().find("Did you mean"), std::string::npos) << r.status().message();
+  ASSERT_TRUE(conn_->Execute("CREATE TABLE orders (id INTEGER)").ok());
+  auto near = conn_->Query("SELECT * FROM ordrs");
+  ASSERT_FALSE(near.ok());
+  EXPECT_NE(near.status().message().find("Did you mean \"orders\""), std::string::npos)
+      << near.status().message();
 }
 
 TEST_F(ConnectionTest, OtherUserErrors) {

@@ -31,13 +31,31 @@ std::string OneLine(std::string message) {
   return out;
 }
 
+// Drops DuckDB's "Did you mean "x"?" when x is a name the user never made: the engine's own
+// catalogs (pg_*, duckdb_*, sqlite_*, information_schema) and Sluice's internal names (__*).
+std::string WithoutInternalSuggestion(std::string message) {
+  static constexpr std::string_view kMean = "; Did you mean \"";
+  size_t at = message.find(kMean);
+  if (at == std::string::npos) return message;
+  std::string_view name = std::string_view(message).substr(at + kMean.size());
+  for (std::string_view internal :
+       {"pg_", "duckdb_", "sqlite_", "information_schema", "__", "main.pg_", "main.duckdb_"}) {
+    if (name.substr(0, internal.size()) == internal) {
+      size_t end = message.find('?', at);
+      message.erase(at, end == std::string::npos ? std::string::npos : end + 1 - at);
+      return message;
+    }
+  }
+  return message;
+}
+
 }  // namespace
 
 Status StatusFromError(const duckdb::ErrorData& error) {
   using duckdb::ExceptionType;
   std::string message = error.Message();
   if (message.empty()) message = error.RawMessage();
-  message = OneLine(std::move(message));
+  message = WithoutInternalSuggestion(OneLine(std::move(message)));
   const std::string& raw = error.RawMessage();
   switch (error.Type()) {
     case ExceptionType::CATALOG: {
