@@ -187,7 +187,7 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
   }
   next_batch_id_ = restart_.batch_id;
   watermark_ms_ = restart_.batch_watermark_ms;
-  previous_watermark_ms_ = restart_.batch_watermark_ms;
+  previous_watermark_ms_ = restart_.previous_watermark_ms;
   pending_rerun_ = restart_.kind == StartKind::kRerunBatch;
 
   std::string policy = "min";

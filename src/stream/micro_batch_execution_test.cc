@@ -6,7 +6,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "sinks/foreach_batch_sink.h"
@@ -309,6 +311,16 @@ class WatermarkedPlan final : public IncrementalPlan {
   Result<PlanOutput> Execute(const PlanInput& in) override {
     watermarks_seen.push_back(in.batch_watermark_ms);
     SLUICE_ASSIGN_OR_RETURN(PlanOutput out, inner_.Execute(in));
+    if (late_log != nullptr) {
+      // A stateful operator's late-row filter: a row at or below the previous watermark is late.
+      std::vector<int64_t> kept;
+      for (int64_t r = 0; r < out.rows.num_rows(); ++r) {
+        int64_t v = out.rows.GetInt64(r, 0)->value_or(0);
+        if (v > in.previous_watermark_ms) kept.push_back(v);
+      }
+      std::sort(kept.begin(), kept.end());
+      (*late_log)[in.batch_id.value()] = {in.previous_watermark_ms, std::move(kept)};
+    }
     EventTimeStats s{INT64_MIN, INT64_MAX, 0, 0};
     double sum = 0;
     for (int64_t r = 0; r < out.rows.num_rows(); ++r) {
@@ -324,10 +336,72 @@ class WatermarkedPlan final : public IncrementalPlan {
   }
   std::string Description() const override { return "WatermarkedPlan"; }
   std::vector<int64_t> watermarks_seen;
+  // When set: per batch id, the late-row threshold the batch ran with and the rows above it.
+  std::map<int64_t, std::pair<int64_t, std::vector<int64_t>>>* late_log = nullptr;
 
  private:
   SqlPlan inner_;
 };
+
+// The late-row threshold of the first batch after a restart is the watermark the batch before it
+// ran with, as without a restart (Spark's prevOffsetSeqMetadata), not the one it runs with: a
+// row between the two is kept. Both restart kinds: after commits/1, and a re-run of batch 2.
+TEST_F(MicroBatchExecutionTest, LateRowThresholdAfterARestartIsTheOneWithoutARestart) {
+  using LateLog = std::map<int64_t, std::pair<int64_t, std::vector<int64_t>>>;
+  enum class Restart { kNone, kAfterCommit, kRerun };
+  auto run = [&](const std::string& name, Restart restart) {
+    LateLog log;
+    auto stream = std::make_shared<TestStream>("s");
+    stream->schema = Ints({}).schema();
+    bool fail_batch_2 = restart == Restart::kRerun;
+    auto sink = std::make_shared<sinks::ForeachBatchSink>([&](const engine::Batch&, BatchId id) {
+      if (fail_batch_2 && id.value() == 2) return Status::IOError("destination down");
+      return Status::OK();
+    });
+    ExecutionOptions o = Options();
+    o.checkpoint_root = dir_.Join(name);
+    auto start = [&]() -> std::unique_ptr<MicroBatchExecution> {
+      auto plan = std::make_unique<WatermarkedPlan>();
+      plan->late_log = &log;
+      std::vector<SourceSpec> specs;
+      specs.push_back(testing::TestSourceSpec(stream));
+      auto q = MicroBatchExecution::Start(o, std::move(specs), std::move(plan), FixedSink(sink));
+      EXPECT_TRUE(q.ok()) << q.status().ToString();
+      return q.ok() ? q.MoveValueUnsafe() : nullptr;
+    };
+    std::unique_ptr<MicroBatchExecution> q = start();
+    if (!q) return log;
+    stream->Add(Ints({5000, 7000}));  // batch 0 runs with watermark 0; the next is 6000
+    EXPECT_TRUE(q->ProcessAllAvailable().ok());
+    stream->Add(Ints({9000}));  // batch 1 runs with 6000; the next is 8000
+    EXPECT_TRUE(q->ProcessAllAvailable().ok());
+    if (restart == Restart::kAfterCommit) {
+      EXPECT_TRUE(q->Stop().ok());
+      q.reset();
+      q = start();
+      if (!q) return log;
+      EXPECT_EQ(q->restart_plan().kind, StartKind::kNextBatch);
+    }
+    // Batch 2 runs with 8000; 7000 and 8000 are above batch 1's 6000, 5500 is late.
+    stream->Add(Ints({5500, 7000, 8000}));
+    if (restart == Restart::kRerun) {
+      EXPECT_TRUE(q->ProcessAllAvailable().IsIOError());
+      q.reset();
+      fail_batch_2 = false;
+      q = start();
+      if (!q) return log;
+      EXPECT_EQ(q->restart_plan().kind, StartKind::kRerunBatch);
+    }
+    EXPECT_TRUE(q->ProcessAllAvailable().ok());
+    EXPECT_TRUE(q->Stop().ok());
+    return log;
+  };
+  // Each batch's threshold is the watermark the batch before it ran with (batch 0's 0 for batch 1).
+  const LateLog expected = {{0, {0, {5000, 7000}}}, {1, {0, {9000}}}, {2, {6000, {7000, 8000}}}};
+  EXPECT_EQ(run("no_restart", Restart::kNone), expected);
+  EXPECT_EQ(run("after_commit", Restart::kAfterCommit), expected);
+  EXPECT_EQ(run("rerun", Restart::kRerun), expected);
+}
 
 TEST_F(MicroBatchExecutionTest, WatermarkMovesFromBatchToBatchAndIsRecovered) {
   auto sink = std::make_shared<sinks::MemorySink>();

@@ -159,6 +159,7 @@ Result<RestartPlan> ComputeRestartPlan(
     plan.start_offsets = std::move(end_offsets);
     plan.batch_watermark_ms =
         std::max(md.batch_watermark_ms, latest_commit->second.next_batch_watermark_ms);
+    plan.previous_watermark_ms = md.batch_watermark_ms;
     return plan;
   }
   if (latest_commit.has_value() && latest_commit->first > n) {
@@ -175,6 +176,10 @@ Result<RestartPlan> ComputeRestartPlan(
   plan.end_offsets = std::move(end_offsets);
   plan.batch_watermark_ms = md.batch_watermark_ms;
   plan.batch_timestamp_ms = md.batch_timestamp_ms;
+  if (previous.has_value()) {
+    plan.previous_watermark_ms =
+        previous->metadata.value_or(OffsetSeqMetadata{}).batch_watermark_ms;
+  }
   return plan;
 }
 

@@ -4,16 +4,19 @@
 // Let N be the largest id in offsets/.
 // - No offsets: fresh start, batch 0, watermark 0, the session's conf; Corruption when the
 //   commit log has entries (offsets deleted; Spark starts at batch 0 and fails on commits/0).
+//   Previous watermark 0.
 // - N > 0 and offsets/<N-1> missing: Corruption (batch N-1 does not exist).
 // - Latest commit C == N: next batch N+1, start offsets = end offsets of N,
 //   watermark = max(offsets[N].batchWatermarkMs, commits[N].nextBatchWatermarkMs), timestamp from
-//   the clock when the batch is constructed.
+//   the clock when the batch is constructed. Previous watermark (the late-row threshold) =
+//   offsets[N].batchWatermarkMs, the watermark batch N ran with, as within one run.
 // - C > N: Corruption naming commits/<C> and the missing offsets/<C>. (Spark falls through to
 //   the re-run below; the re-run then found its commit already written and failed with the
 //   misleading "another query is using the checkpoint".)
 // - Otherwise (C == N-1, C < N-1 with a warning, no commits): re-run batch N exactly: start = end
 // offsets of N-1 (none for N == 0), end =
 //   offsets[N], its batchWatermarkMs and batchTimestampMs. offsets/<N> is not written again.
+//   Previous watermark = offsets[N-1].batchWatermarkMs (0 for N == 0).
 // In both restart cases the persisted conf of offsets[N] is restored (a missing key gets its
 // legacy default, or keeps the session's value when it has none), and the number of sources must
 // equal offsets[N]'s.
@@ -75,6 +78,9 @@ struct RestartPlan {
   std::vector<std::optional<std::string>> end_offsets;
   // The global watermark the next batch runs with.
   int64_t batch_watermark_ms = 0;
+  // The watermark the batch before it ran with: the late-row threshold of the next batch
+  // (Spark's prevOffsetSeqMetadata.batchWatermarkMs). 0 on a fresh start or a re-run of batch 0.
+  int64_t previous_watermark_ms = 0;
   // kRerunBatch only: the recorded batch timestamp (current_timestamp() of the batch).
   std::optional<int64_t> batch_timestamp_ms;
   // The persisted conf the run uses (restored, or the session's on a fresh start).

@@ -96,7 +96,8 @@ TEST(RestartPlanTest, RerunUncommittedBatchWithRecordedOffsetsWatermarkTimestamp
   EXPECT_EQ(plan->batch_id, BatchId(3));
   EXPECT_EQ(plan->start_offsets, (Offsets{"20", "{\"logOffset\":2}"}));
   EXPECT_EQ(plan->end_offsets, (Offsets{"30", "{\"logOffset\":3}"}));
-  EXPECT_EQ(plan->batch_watermark_ms, 300);  // offsets[3], not commits[2]'s 250
+  EXPECT_EQ(plan->batch_watermark_ms, 300);     // offsets[3], not commits[2]'s 250
+  EXPECT_EQ(plan->previous_watermark_ms, 200);  // what batch 2 ran with: offsets[2]
   EXPECT_EQ(plan->batch_timestamp_ms, 1003);
   EXPECT_TRUE(plan->warnings.empty());
 }
@@ -132,7 +133,8 @@ TEST(RestartPlanTest, CommittedBatchContinuesWithNextBatch) {
   EXPECT_EQ(plan->batch_id, BatchId(4));
   EXPECT_EQ(plan->start_offsets, (Offsets{"30", "{\"logOffset\":3}"}));
   EXPECT_TRUE(plan->end_offsets.empty());
-  EXPECT_EQ(plan->batch_watermark_ms, 350);  // max(300, commit's 350)
+  EXPECT_EQ(plan->batch_watermark_ms, 350);     // max(300, commit's 350)
+  EXPECT_EQ(plan->previous_watermark_ms, 300);  // what batch 3 ran with: offsets[3]
   EXPECT_FALSE(plan->batch_timestamp_ms.has_value());
 }
 
