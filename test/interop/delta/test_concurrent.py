@@ -207,35 +207,53 @@ INSERT INTO {name} VALUES ('sluice', 0), ('rs', 0), ('both', 0);""")
     d.check_table(wh, name, versions=[], history=False)
 
 
-def test_sluice_and_spark_update_at_once(wh):
-    name = "spark_counters"
+@pytest.mark.parametrize("same_rows", [False, True])
+def test_sluice_and_spark_update_at_once(wh, same_rows):
+    name = "spark_counters_shared" if same_rows else "spark_counters"
     peers.sluice_sql(wh, f"""
 CREATE TABLE {name} (k VARCHAR, n BIGINT) PARTITIONED BY (k);
-INSERT INTO {name} VALUES ('sluice', 0), ('spark', 0);""")
+INSERT INTO {name} VALUES ('sluice', 0), ('spark', 0), ('both', 0);""")
     path = os.path.join(wh, name)
+    sluice_key, spark_key = ("both", "both") if same_rows else ("sluice", "spark")
     spark = peers.spark()
     proc_results = []
 
     def sluice_loop():
         for _ in range(SPARK_UPDATES):
-            proc_results.append(sluice_update(wh, f"UPDATE {name} SET n = n + 1 WHERE k = 'sluice'"))
+            proc_results.append(sluice_update(
+                wh, f"UPDATE {name} SET n = n + 1 WHERE k = '{sluice_key}'"))
 
     thread = threading.Thread(target=sluice_loop)
     thread.start()
     spark_ok, spark_errors = 0, []
     for _ in range(SPARK_UPDATES):
         try:
-            spark.sql(f"UPDATE delta.`{path}` SET n = n + 1 WHERE k = 'spark'")
+            spark.sql(f"UPDATE delta.`{path}` SET n = n + 1 WHERE k = '{spark_key}'")
             spark_ok += 1
         except Exception as e:
-            spark_errors.append(str(e).splitlines()[0])
+            # py4j's first line is generic; the Delta exception's class and message follow
+            spark_errors.append(" ".join(str(e).split())[:400])
     thread.join(DEADLINE_S)
     assert not thread.is_alive()
     failures = [e for ok, e in proc_results if not ok]
-    print(f"{name}: Sluice {len(proc_results) - len(failures)}/{SPARK_UPDATES}, Spark {spark_ok}/{SPARK_UPDATES};"
+    ok_sluice = len(proc_results) - len(failures)
+    print(f"{name}: Sluice {ok_sluice}/{SPARK_UPDATES}, Spark {spark_ok}/{SPARK_UPDATES};"
           f" failures: {failures} {spark_errors}")
-    # different partitions: neither may conflict (Spark's WriteSerializable, Sluice's checker)
-    assert not failures and not spark_errors
+    if not same_rows:
+        # different partitions: neither may conflict (Spark's WriteSerializable, Sluice's checker)
+        assert not failures and not spark_errors
+    for e in failures:
+        assert "Concurrent" in e, f"a Sluice update failed but not with a conflict: {e}"
+    for e in spark_errors:
+        assert "Concurrent" in e or "CONCURRENT" in e, (
+            f"a Spark update failed but not with a conflict: {e}")
     counts = {r["k"]: r["n"] for r in peers.sluice_sql(wh, f"SELECT k, n FROM {name}").rows}
-    assert counts == {"sluice": SPARK_UPDATES, "spark": SPARK_UPDATES}, counts
+    if same_rows:
+        # the same row: a loser fails with a conflict, nobody's committed update is lost
+        assert counts == {"sluice": 0, "spark": 0, "both": ok_sluice + spark_ok}, (
+            counts, failures, spark_errors)
+    else:
+        assert counts == {"sluice": SPARK_UPDATES, "spark": SPARK_UPDATES, "both": 0}, counts
+    versions = sorted(d.log_commits(path))
+    assert versions == list(range(2 + ok_sluice + spark_ok)), versions
     d.check_table(wh, name, versions=[], history=True)
