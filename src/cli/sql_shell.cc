@@ -27,7 +27,7 @@ constexpr const char* kHelp =
     "  .format table|csv|json  how results are printed\n"
     "  .settings             the sluice.* settings and their values\n"
     "  .quit / .exit         leave (Ctrl-D too)\n"
-    "SQL: DuckDB's dialect plus Sluice's statements (docs/sql.md), e.g.\n"
+    "SQL: DuckDB's dialect plus Sluice's statements (docs/sql-reference.md), e.g.\n"
     "  SELECT 42 AS answer;\n"
     "  SET sluice.shufflePartitions = 8;\n";
 

@@ -1,4 +1,4 @@
-// Streaming deduplication operators (docs/streaming-plan.md §4, docs/sql.md "Streams"):
+// Streaming deduplication operators (docs/streaming-plan.md §4, docs/sql-reference.md "Streams"):
 //
 //   Deduplicate                  Spark's dropDuplicates(keys)            progress name "dedupe"
 //   DeduplicateWithinWatermark   Spark's dropDuplicatesWithinWatermark   "dedupeWithinWatermark"

@@ -1,6 +1,6 @@
 // Event-time statistics of a watermark node (docs/streaming-plan.md §3): count / min / max / avg
 // (ms) of the event-time column of __stream_<i>, after the WHERE conjuncts that do not use the
-// event-time column (docs/sql.md: such a filter runs before the watermark).
+// event-time column (docs/sql-reference.md: such a filter runs before the watermark).
 #pragma once
 
 #include <string>

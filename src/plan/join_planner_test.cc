@@ -207,7 +207,7 @@ TEST_F(JoinPlannerTest, WindowedLeftOuterJoinEvictsByTheWindowKey) {
   EXPECT_EQ(updated, 1);
 }
 
-// docs/sql.md's example: Spark's state watermarks for
+// docs/sql-reference.md's example: Spark's state watermarks for
 //   c.cts BETWEEN i.its AND i.its + INTERVAL 1 HOUR
 // are its > wm - 1 h (-1 ms, non-strict) for impressions and cts > wm (-1 ms) for clicks.
 TEST_F(JoinPlannerTest, TimeRangeConditionGivesStateValueWatermarks) {

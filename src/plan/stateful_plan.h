@@ -15,8 +15,9 @@
 //
 // A stateless plan has no operator: its query SQL runs over the __stream_i views and its result
 // goes to the sink. Per batch the plan also computes each watermark node's event-time stats on
-// __stream_i after the WHERE conjuncts that do not use the event-time column (docs/sql.md: such a
-// filter runs before the watermark), over all rows, late ones included.
+// __stream_i after the WHERE conjuncts that do not use the event-time column
+// (docs/sql-reference.md: such a filter runs before the watermark), over all rows, late ones
+// included.
 //
 // Static (non-STREAM) relations are made readable by PlanContext::prepare_connection, called on
 // the plan's connection before each batch's SQL. The plan's connection also has the window

@@ -1,6 +1,7 @@
 // The streaming query parser: cuts the `FROM STREAM <relation> [WATERMARK ...] [AS alias]`
 // relations out of a SELECT (DuckDB cannot parse them) and replaces each with
-// `__stream_<i> AS <alias>`. docs/streaming-plan.md §1; the syntax is docs/sql.md "Streams".
+// `__stream_<i> AS <alias>`. docs/streaming-plan.md §1; the syntax is docs/sql-reference.md
+// "Streams".
 //
 //   FROM STREAM events WATERMARK ts DELAY OF INTERVAL 10 SECONDS AS e
 //   FROM STREAM raw WATERMARK to_timestamp(ts_str) AS ts DELAY OF INTERVAL 1 MINUTE AS r

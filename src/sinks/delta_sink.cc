@@ -56,7 +56,7 @@ Status DeltaSink::AddBatch(BatchId batch_id, const engine::Batch& data, OutputMo
                               ctx);
   const bool table_exists = latest != nullptr;
   if (table_exists && mode != OutputMode::kComplete && data.num_rows() == 0) {
-    // Nothing to write: no commit (docs/sql.md).
+    // Nothing to write: no commit (docs/sql-reference.md).
     last_rows_ = 0;
     metrics_ = {{"numFiles", "0"}, {"numBytes", "0"}, {"skipped", "false"}};
     return Status::OK();

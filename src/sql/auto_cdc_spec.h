@@ -1,7 +1,7 @@
 // AutoCdcSpec: what a `CREATE FLOW name AS AUTO CDC INTO target FROM STREAM src KEYS (...)
 // SEQUENCE BY col [APPLY AS DELETE WHEN cond] [COLUMNS ...] [STORED AS SCD TYPE 1 | 2]` flow
-// applies (docs/sql.md "Streaming tables and flows", docs/streaming-sql.md "AUTO CDC flows"),
-// and how the flow's stored definition records it (streaming_table_catalog.h).
+// applies (docs/sql-reference.md "Streaming tables and flows", docs/streaming-sql.md "AUTO CDC
+// flows"), and how the flow's stored definition records it (streaming_table_catalog.h).
 //
 // Column names are kept as written; they are matched case-insensitively against the source's
 // columns when a batch runs (ResolveAutoCdcColumns) and, for Delta sources, at CREATE FLOW.

@@ -2,8 +2,8 @@
 //
 // A Session owns an engine (src/engine), the session's settings and the warehouse's table
 // catalog. It recognises the statements Sluice handles itself (`SET/RESET sluice.<name>`, the
-// Delta table statements, the streaming and sink statements of docs/sql.md) and hands every other
-// statement to the engine, where Delta tables of the warehouse are readable by name
+// Delta table statements, the streaming and sink statements of docs/sql-reference.md) and hands
+// every other statement to the engine, where Delta tables of the warehouse are readable by name
 // (docs/sql-frontend.md) and `streaming_progress('name')` and `read_state('name')` are relations.
 //
 // Streaming tables (streaming_table_manager.h) run in the session's process: REFRESH returns

@@ -1,5 +1,5 @@
 // The progress of a streaming table's micro-batches, kept with its checkpoint so that
-// `streaming_progress('name')` survives restarts (docs/sql.md "Watching streams").
+// `streaming_progress('name')` survives restarts (docs/sql-reference.md "Watching streams").
 //
 // Each batch that runs (no-data batches included; idle triggers write nothing) writes its
 // StreamingQueryProgress JSON (stream/progress.h, Spark's field names) to

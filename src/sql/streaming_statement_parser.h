@@ -1,4 +1,4 @@
-// Parses the streaming statements of docs/sql.md into streaming_statements.h trees.
+// Parses the streaming statements of docs/sql-reference.md into streaming_statements.h trees.
 #pragma once
 
 #include <optional>

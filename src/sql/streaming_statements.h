@@ -1,5 +1,6 @@
-// The syntax trees of the streaming statements of docs/sql.md ("Streaming tables and flows",
-// "Watching streams"): CREATE [OR REFRESH] STREAMING TABLE, REFRESH STREAMING TABLE, CREATE FLOW
+// The syntax trees of the streaming statements of docs/sql-reference.md ("Streaming tables and
+// flows", "Watching streams"): CREATE [OR REFRESH] STREAMING TABLE, REFRESH STREAMING TABLE, CREATE
+// FLOW
 // ... AS INSERT INTO | AS AUTO CDC INTO, SHOW STREAMING TABLES. Queries are kept as the original
 // SQL text; the plan layer (plan/stream_query_parser.h, plan/planner.h) analyses them.
 #pragma once

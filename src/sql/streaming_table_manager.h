@@ -1,5 +1,5 @@
-// StreamingTableManager: the streaming tables and flows of a session (docs/sql.md "Streaming
-// tables and flows", docs/streaming.md).
+// StreamingTableManager: the streaming tables and flows of a session (docs/sql-reference.md
+// "Streaming tables and flows", docs/streaming.md).
 //
 // - CREATE [OR REFRESH] STREAMING TABLE parses the query (plan/stream_query_parser.h), resolves
 //   its STREAM relations (streaming_source_resolver.h), plans it (plan/planner.h) so that

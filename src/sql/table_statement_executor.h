@@ -1,6 +1,6 @@
-// Executes the Delta table statements of docs/sql.md (parsed by table_statement_parser.h) with
-// the Delta reader and writer. Queries inside them (AS SELECT, INSERT ... SELECT/VALUES) run in
-// the engine, where Delta tables are readable by name (TableResolver in session.cc).
+// Executes the Delta table statements of docs/sql-reference.md (parsed by table_statement_parser.h)
+// with the Delta reader and writer. Queries inside them (AS SELECT, INSERT ... SELECT/VALUES) run
+// in the engine, where Delta tables are readable by name (TableResolver in session.cc).
 //
 // Ownership: borrows everything; the Session that owns it outlives it.
 // Thread safety: used by the Session's thread only.

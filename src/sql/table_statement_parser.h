@@ -1,4 +1,4 @@
-// Parses the Delta table statements of docs/sql.md into table_statements.h trees.
+// Parses the Delta table statements of docs/sql-reference.md into table_statements.h trees.
 #pragma once
 
 #include <optional>

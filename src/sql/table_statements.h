@@ -1,5 +1,5 @@
-// The syntax trees of the Delta table statements of docs/sql.md ("Tables"). Clauses that are
-// expressions or queries are kept as the original SQL text, to be run by the engine.
+// The syntax trees of the Delta table statements of docs/sql-reference.md ("Tables"). Clauses that
+// are expressions or queries are kept as the original SQL text, to be run by the engine.
 #pragma once
 
 #include <cstdint>
