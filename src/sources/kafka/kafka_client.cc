@@ -25,13 +25,23 @@ struct PartitionListDeleter {
 };
 using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
 
+// True for the answers of a cluster whose partition leadership is moving (a broker restarted and
+// does not lead its partitions yet): asked again, as the Java client retries them.
+bool LeaderMoving(rd_kafka_resp_err_t err) {
+  return err == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+         err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+         err == RD_KAFKA_RESP_ERR_NOT_COORDINATOR ||
+         err == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE;
+}
+
 // Runs a metadata or offset query through sluice::kafka::WaitUnlessRefused, and while no broker
 // can be reached (a broker restarting: librdkafka answers at once with a transport error instead
-// of waiting for it) asks again every 250 ms until `timeout_ms` has passed, as the Java client
-// waits for its brokers. Not kept waiting: a client the broker refused (a SASL/TLS failure logged
-// in the last 60 s), a client that has never reached any of its bootstrap servers (nothing
-// listens there: RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN), and a cancelled query
-// (RD_KAFKA_RESP_ERR__INTR once `cancelled` is set).
+// of waiting for it), or while a partition's leader is moving (LeaderMoving), asks again every
+// 250 ms until `timeout_ms` has passed, as the Java client waits for its brokers. Not kept waiting:
+// a client the broker refused (a SASL/TLS failure logged in the last 60 s), a client that has never
+// reached any of its bootstrap servers (nothing listens there:
+// RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN), and a cancelled query (RD_KAFKA_RESP_ERR__INTR once
+// `cancelled` is set).
 rd_kafka_resp_err_t QueryWaitingForBrokers(rd_kafka_t* rk, int64_t timeout_ms,
                                            const std::atomic<bool>& cancelled,
                                            const std::function<rd_kafka_resp_err_t(int)>& op) {
@@ -43,6 +53,13 @@ rd_kafka_resp_err_t QueryWaitingForBrokers(rd_kafka_t* rk, int64_t timeout_ms,
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     rd_kafka_resp_err_t err =
         sluice::kafka::WaitUnlessRefused(rk, std::max<int64_t>(0, left), op, is_cancelled);
+    if (LeaderMoving(err)) {
+      // A broker that restarted answers before it leads its partitions again.
+      if (cancelled.load()) return RD_KAFKA_RESP_ERR__INTR;
+      if (Clock::now() + std::chrono::milliseconds(250) >= deadline) return err;
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      continue;
+    }
     if (err != RD_KAFKA_RESP_ERR__TRANSPORT && err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
       return err;
     }
