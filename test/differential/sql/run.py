@@ -155,6 +155,22 @@ def load_known(path):
 # ---------------------------------------------------------------------------------------------
 # Spark
 
+def judge(name, outcome, listed):
+    """A case's outcome against its line of known_differences.txt (None when not listed):
+    (the tag printed, the failure to report or None). Shared by the streaming differential."""
+    if outcome != "pass":
+        if listed is None:
+            return outcome + " NOT LISTED", f"{name}: {outcome}, not in known_differences.txt"
+        if listed[0] != outcome:
+            return (outcome + f" (listed as {listed[0]})",
+                    f"{name}: {outcome}, listed as {listed[0]}")
+        return outcome + " (known)", None
+    if listed is not None:
+        return ("pass, LISTED AS A KNOWN DIFFERENCE: delete its line",
+                f"{name}: passes, delete it from known_differences.txt")
+    return "pass", None
+
+
 def spark_error_text(e):
     cond = None
     for attr in ("getCondition", "getErrorClass"):
@@ -414,19 +430,9 @@ def main():
         listed = known.get(case.name)
         if o == "pass" and not args.verbose and not listed:
             continue
-        tag = o
-        if o != "pass":
-            if listed is None:
-                tag += " NOT LISTED"
-                failures.append(f"{case.name}: {o}, not in known_differences.txt")
-            elif listed[0] != o:
-                tag += f" (listed as {listed[0]})"
-                failures.append(f"{case.name}: {o}, listed as {listed[0]}")
-            else:
-                tag += " (known)"
-        elif listed is not None:
-            tag = "pass, LISTED AS A KNOWN DIFFERENCE: delete its line"
-            failures.append(f"{case.name}: passes, delete it from known_differences.txt")
+        tag, failure = judge(case.name, o, listed)
+        if failure:
+            failures.append(failure)
         print(f"\n[{tag}] {case.name}  ({case.file}:{case.line})")
         print(f"  sql:    {' '.join(case.text.split())}")
         print(f"  spark:  {show_result(spark_results[case.name])}")

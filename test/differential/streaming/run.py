@@ -58,7 +58,7 @@ CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.
 
 
 def _sql_differential():
-    """The SQL differential's run.py, for its Spark error text and log silencing."""
+    """The SQL differential's run.py, for its Spark error text, log silencing and judge()."""
     spec = importlib.util.spec_from_file_location(
         "sql_differential", os.path.join(TESTS, "differential", "sql", "run.py"))
     mod = importlib.util.module_from_spec(spec)
@@ -233,25 +233,16 @@ def main():
 
     failures, passed = [], 0
     print(f"Streaming differential: {len(cases)} cases")
+    judge = _sql_differential().judge
     for case in cases:
         outcome, notes = compare(case, spark_obs[case.name], sluice_obs[case.name])
         listed = known.get(case.name)
         passed += outcome == "pass"
         if outcome == "pass" and not listed and not args.verbose:
             continue
-        tag = outcome
-        if outcome != "pass":
-            if listed is None:
-                tag += " NOT LISTED"
-                failures.append(f"{case.name}: {outcome}, not in known_differences.txt")
-            elif listed[0] != outcome:
-                tag += f" (listed as {listed[0]})"
-                failures.append(f"{case.name}: {outcome}, listed as {listed[0]}")
-            else:
-                tag += " (known)"
-        elif listed is not None:
-            tag = "pass, LISTED AS A KNOWN DIFFERENCE: delete its line"
-            failures.append(f"{case.name}: passes, delete it from known_differences.txt")
+        tag, failure = judge(case.name, outcome, listed)
+        if failure:
+            failures.append(failure)
         print(f"\n[{tag}] {case.name}  ({case.file})")
         for note in notes:
             print("  " + note)
