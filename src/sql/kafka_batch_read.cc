@@ -1,5 +1,6 @@
 #include "sql/kafka_batch_read.h"
 
+#include "common/secret_reference.h"
 #include "common/strings.h"
 #include "dialect/tokenizer.h"
 
@@ -21,20 +22,41 @@ Result<KafkaBatchRewrite> RewriteKafkaBatchReads(std::string_view sql) {
           tokens[j + 1].kind == dialect::TokenKind::kEnd) {
         return Status::InvalidArgument("read_kafka: unterminated argument list (at " + where + ")");
       }
-      const bool named =
-          tokens[j].kind == dialect::TokenKind::kWord && tokens[j + 1].IsSymbol("=>");
-      if (!named) {
+      // A name: a word, a dotted name (kafka.isolation.level) or one in backticks, as Databricks
+      // writes an option with dots (`kafka.sasl.jaas.config`).
+      std::string name;
+      size_t k = j;
+      if (tokens[k].kind == dialect::TokenKind::kBacktick) {
+        name = tokens[k++].text;
+      } else if (tokens[k].kind == dialect::TokenKind::kWord) {
+        name = tokens[k++].text;
+        while (tokens[k].IsSymbol(".") && tokens[k + 1].kind == dialect::TokenKind::kWord) {
+          name += "." + tokens[k + 1].text;
+          k += 2;
+        }
+      }
+      if (name.empty() || !tokens[k].IsSymbol("=>")) {
         return Status::InvalidArgument(
             "read_kafka takes named arguments only, such as read_kafka(bootstrapServers => "
-            "'host:9092', subscribe => 'topic') (at " +
+            "'host:9092', subscribe => 'topic', `kafka.isolation.level` => 'read_committed') "
+            "(at " +
             where + ")");
       }
-      const std::string name = tokens[j].text;
-      j += 2;
+      j = k + 1;
       std::string value;
-      if (tokens[j].kind == dialect::TokenKind::kString ||
-          tokens[j].kind == dialect::TokenKind::kNumber ||
-          tokens[j].kind == dialect::TokenKind::kWord) {
+      if (tokens[j].IsKeyword("secret") && tokens[j + 1].IsSymbol("(")) {
+        // secret('scope', 'key'): resolved below (common/secret_reference.h).
+        const size_t begin = tokens[j].begin;
+        while (tokens[j].kind != dialect::TokenKind::kEnd && !tokens[j].IsSymbol(")")) ++j;
+        if (tokens[j].kind == dialect::TokenKind::kEnd) {
+          return Status::InvalidArgument("read_kafka: unterminated secret(...) for argument '" +
+                                         name + "' (at " + where + ")");
+        }
+        value = std::string(sql.substr(begin, tokens[j].end - begin));
+        ++j;
+      } else if (tokens[j].kind == dialect::TokenKind::kString ||
+                 tokens[j].kind == dialect::TokenKind::kNumber ||
+                 tokens[j].kind == dialect::TokenKind::kWord) {
         value = tokens[j].text;
         ++j;
       } else if (tokens[j].IsSymbol("-") && tokens[j].kind != dialect::TokenKind::kEnd &&
@@ -59,6 +81,8 @@ Result<KafkaBatchRewrite> RewriteKafkaBatchReads(std::string_view sql) {
                                        "' (at " + where + ")");
       }
     }
+    SLUICE_ASSIGN_OR_RETURN_CTX(ref.options, ResolveSecretReferences(ref.options),
+                                "read_kafka (at " + where + ")");
     ref.view_name = "read_kafka:" + std::to_string(out.references.size());
     out.sql += std::string(sql.substr(copied, tokens[i].begin - copied));
     out.sql += QuoteIdentifier(ref.view_name);

@@ -2,6 +2,8 @@
 // mock cluster started by the test (or the real broker of SLUICE_KAFKA_BOOTSTRAP, test_cluster.h):
 // rows land exactly once across REFRESHes and a restart (a new Session on the same warehouse),
 // rate limits apply, and progress shows the Kafka source.
+#include <stdlib.h>
+
 #include <filesystem>
 
 #include <gmock/gmock.h>
@@ -119,6 +121,37 @@ TEST_F(KafkaStreamingTest, BatchReadWithoutStreamReadsStartingToEndingOffsets) {
   EXPECT_THAT(positional.status().ToString(), HasSubstr("named arguments only"));
 }
 
+// Databricks' spellings of a batch read's options: a name with dots in backticks (or dotted), and
+// secret('scope', 'key') resolved from the environment when the statement runs; a secret that
+// resolves to nothing names the variable, and no error shows a secret's value.
+TEST_F(KafkaStreamingTest, BatchReadTakesDottedOptionsAndSecrets) {
+  cluster_.CreateTopic("orders", 2);
+  Produce(0, 4);
+  ASSERT_EQ(setenv("SLUICE_SECRET_KTEST_SERVERS", cluster_.bootstrap().c_str(), 1), 0);
+  ASSERT_EQ(setenv("SLUICE_SECRET_KTEST_PASSWORD", "Hunter2BatchPw", 1), 0);
+  EXPECT_EQ(One("SELECT count(*) FROM read_kafka(bootstrapServers => secret('ktest', 'servers'), "
+                "subscribe => 'orders', `kafka.isolation.level` => 'read_committed', "
+                "kafka.client.id => 'batch-reader', "
+                "`kafka.sasl.password` => secret(scope => 'ktest', key => 'password'))"),
+            "4");
+  // The option reaches the client: a bad value is refused naming it (not the value).
+  auto bad =
+      session_->Execute("SELECT * FROM read_kafka(bootstrapServers => '" + cluster_.bootstrap() +
+                        "', subscribe => 'orders', `kafka.isolation.level` => 'bogus', "
+                        "`kafka.sasl.password` => secret('ktest', 'password'))");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().ToString(), HasSubstr("kafka.isolation.level"));
+  EXPECT_THAT(bad.status().ToString(), ::testing::Not(HasSubstr("Hunter2BatchPw")));
+  auto missing = session_->Execute(
+      "SELECT * FROM read_kafka(bootstrapServers => "
+      "secret('ktest', 'nope'), subscribe => 'orders')");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().ToString(), HasSubstr("SLUICE_SECRET_KTEST_NOPE"));
+  EXPECT_THAT(missing.status().ToString(), HasSubstr("option 'bootstrapServers'"));
+  unsetenv("SLUICE_SECRET_KTEST_SERVERS");
+  unsetenv("SLUICE_SECRET_KTEST_PASSWORD");
+}
+
 TEST_F(KafkaStreamingTest, IncludeHeadersGivesAListOfKeyValueStructs) {
   cluster_.CreateTopic("h", 1);
   cluster_.ProduceWithHeaders(
@@ -130,15 +163,16 @@ TEST_F(KafkaStreamingTest, IncludeHeadersGivesAListOfKeyValueStructs) {
   const std::string servers = "bootstrapServers => '" + cluster_.bootstrap() + "'";
   EXPECT_EQ(One("SELECT typeof(headers) FROM read_kafka(" + servers +
                 ", subscribe => 'h', includeHeaders => true) LIMIT 1"),
-            "STRUCT(\"key\" VARCHAR, \"value\" BLOB)[]");
+            "array<struct<key:string,value:binary>>");  // Spark's typeof
   EXPECT_EQ(
       One("SELECT string_agg(decode(value) || '=' || coalesce(len(headers)::VARCHAR, 'NULL'), "
           "',' ORDER BY \"offset\") FROM read_kafka(" +
           servers + ", subscribe => 'h', includeHeaders => 'true')"),
       "a=3,b=NULL,c=2");
-  EXPECT_EQ(One("SELECT headers[1].key || '=' || decode(headers[1].value) || '|' || "
-                "hex(headers[2].value) || '|' || headers[3].key || '=' || "
-                "coalesce(headers[3].value::VARCHAR, 'NULL') FROM read_kafka(" +
+  // Spark's subscripts count from 0.
+  EXPECT_EQ(One("SELECT headers[0].key || '=' || decode(headers[0].value) || '|' || "
+                "hex(headers[1].value) || '|' || headers[2].key || '=' || "
+                "coalesce(headers[2].value::VARCHAR, 'NULL') FROM read_kafka(" +
                 servers + ", subscribe => 'h', includeHeaders => true) WHERE \"offset\" = 0"),
             "trace=t-1|0100FF|none=NULL");
   // In a streaming table too.
