@@ -120,12 +120,9 @@ Result<std::unique_ptr<FileSource>> FileSource::Open(const SourceContext& ctx,
       src->options_.schema ? SchemaEvolutionMode::kNone : SchemaEvolutionMode::kAddNewColumns);
   SLUICE_ASSIGN_OR_RETURN_CTX(src->conn_, ctx.engine->Connect(), src->Description());
   src->log_ = std::make_unique<FileSourceLog>(ctx.fs, ctx.checkpoint_dir);
-  SLUICE_ASSIGN_OR_RETURN_CTX(auto ids, src->log_->ListIds(), src->Description());
-  for (int64_t id : ids) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(auto entries, src->log_->Get(id), src->Description());
-    for (const auto& e : entries) src->seen_.insert(e.path);
-    src->latest_log_id_ = id;
-  }
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto loaded, src->log_->Load(), src->Description());
+  src->seen_.insert(loaded.paths.begin(), loaded.paths.end());
+  src->latest_log_id_ = loaded.latest_id;
   SLUICE_RETURN_NOT_OK(src->LoadSchema());
   return src;
 }
@@ -295,6 +292,10 @@ Result<std::optional<OffsetJson>> FileSource::LatestOffset(const std::optional<O
                               " is beyond the file source log in " + log_->dir() +
                               " (latest entry " + std::to_string(latest_log_id_) + ")");
   }
+  // A damaged latest log entry is removed here when no batch was planned with it
+  // (file_source_log.h).
+  SLUICE_ASSIGN_OR_RETURN_CTX(latest_log_id_, log_->PrepareToPlan(s, latest_log_id_),
+                              Description());
   SLUICE_ASSIGN_OR_RETURN(auto files, ListNewFiles());
   outstanding_files_ = static_cast<int64_t>(files.size());
   outstanding_bytes_ = 0;

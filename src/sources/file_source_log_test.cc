@@ -16,8 +16,8 @@ TEST(FileSourceLogTest, WritesSparkFormatAndReadsItBack) {
   auto text = fs::LocalFileSystem()->ReadFile(dir.path() + "/sources/0/0");
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text,
-            "v1\n{\"path\":\"file:///in/a.json\",\"timestamp\":10,\"batchId\":0}\n"
-            "{\"path\":\"file:///in/b%20c.json\",\"timestamp\":11,\"batchId\":0}");
+            "v1\n{\"path\":\"file:///in/a.json\",\"timestamp\":10,\"batchId\":0,\"numFiles\":2}\n"
+            "{\"path\":\"file:///in/b%20c.json\",\"timestamp\":11,\"batchId\":0,\"numFiles\":2}");
   auto back = log.Get(0);
   ASSERT_TRUE(back.ok());
   ASSERT_EQ(back->size(), 2u);
@@ -26,7 +26,8 @@ TEST(FileSourceLogTest, WritesSparkFormatAndReadsItBack) {
   auto again = log.Add(0, entries);
   EXPECT_TRUE(again.IsConflict());
   EXPECT_NE(again.message().find("another query"), std::string::npos);
-  ASSERT_TRUE(log.Add(1, {}).ok());
+  EXPECT_TRUE(log.Add(1, {}).IsInvalidArgument());  // an entry is only written for new files
+  ASSERT_TRUE(log.Add(1, {{"file:///in/d.json", 12, 1}}).ok());
   ASSERT_TRUE(fs::LocalFileSystem()->CreateIfAbsent(dir.path() + "/sources/0/007", "x").ok());
   EXPECT_EQ(*log.ListIds(), (std::vector<int64_t>{0, 1}));
 }
@@ -56,7 +57,57 @@ TEST(FileSourceLogTest, MalformedEntriesAreCorruption) {
   EXPECT_TRUE(FileSourceLog::Parse("v2\n", "/x/3").status().IsNotSupported());
   EXPECT_NE(FileSourceLog::Parse("v1\n{\"path\":1}", "/x/3").status().message().find("/x/3"),
             std::string::npos);
-  EXPECT_TRUE(FileSourceLog::Parse("v1", "/x/3")->empty());
+  // An entry with no files is never written: one is an entry cut after its version line.
+  for (const char* cut : {"v1", "v1\n", "v1\r\n"}) {
+    auto r = FileSourceLog::Parse(cut, "/x/3");
+    EXPECT_TRUE(r.status().IsCorruption()) << cut;
+    EXPECT_NE(r.status().message().find("lists no files"), std::string::npos);
+  }
+  auto wrong_batch =
+      FileSourceLog::Parse("v1\n{\"path\":\"file:///a\",\"timestamp\":1,\"batchId\":2}", "/x/3", 3);
+  EXPECT_TRUE(wrong_batch.status().IsCorruption());
+  EXPECT_NE(wrong_batch.status().message().find("batchId 2, expected 3"), std::string::npos);
+}
+
+// numFiles makes every proper prefix of an entry Corruption, line boundaries included (without
+// it, a cut at a line boundary read as a shorter entry: its lost files were read again).
+TEST(FileSourceLogTest, EveryProperPrefixOfAnEntryIsCorruption) {
+  std::vector<FileEntry> entries = {
+      {"file:///in/a.json", 10, 4}, {"file:///in/b.json", 11, 4}, {"file:///in/c.json", 12, 4}};
+  const std::string text = FileSourceLog::Serialize(entries);
+  ASSERT_EQ(FileSourceLog::Parse(text, "/x/4", 4)->size(), 3u);
+  ASSERT_EQ(FileSourceLog::Parse(text + "\n", "/x/4", 4)->size(), 3u);  // a final newline
+  for (size_t cut = 0; cut < text.size(); ++cut) {
+    auto r = FileSourceLog::Parse(text.substr(0, cut), "/x/4", 4);
+    ASSERT_FALSE(r.ok()) << "cut at " << cut;
+    EXPECT_TRUE(r.status().IsCorruption()) << "cut at " << cut << ": " << r.status().ToString();
+    EXPECT_NE(r.status().message().find("/x/4"), std::string::npos);
+  }
+  auto two = FileSourceLog::Parse(text.substr(0, text.rfind('\n')), "/x/4", 4);
+  EXPECT_NE(two.status().message().find("lists 2 of its 3 files"), std::string::npos)
+      << two.status().ToString();
+}
+
+// Spark's entries (and Sluice's before numFiles) have no count: read as before.
+TEST(FileSourceLogTest, EntriesWithoutNumFilesAreReadAsSparkWritesThem) {
+  auto spark = FileSourceLog::Parse(
+      "v1\n{\"path\":\"file:///a\",\"timestamp\":1,\"batchId\":0}\n"
+      "{\"path\":\"file:///b\",\"timestamp\":2,\"batchId\":0}",
+      "/x/0", 0);
+  ASSERT_TRUE(spark.ok()) << spark.status().ToString();
+  EXPECT_EQ(spark->size(), 2u);
+  auto mixed = FileSourceLog::Parse(
+      "v1\n{\"path\":\"file:///a\",\"timestamp\":1,\"batchId\":0,\"numFiles\":2}\n"
+      "{\"path\":\"file:///b\",\"timestamp\":2,\"batchId\":0}",
+      "/x/0", 0);
+  EXPECT_TRUE(mixed.status().IsCorruption());
+  for (const char* bad : {"0", "-1", "\"2\"", "1.5"}) {
+    auto r = FileSourceLog::Parse(
+        std::string("v1\n{\"path\":\"file:///a\",\"timestamp\":1,\"batchId\":0,\"numFiles\":") +
+            bad + "}",
+        "/x/0", 0);
+    EXPECT_TRUE(r.status().IsCorruption()) << bad;
+  }
 }
 
 TEST(FileSourceLogTest, FileUris) {

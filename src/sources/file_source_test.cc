@@ -59,9 +59,9 @@ TEST_F(FileSourceTest, NewFilesInModificationTimeOrderEachReadOnce) {
   auto log0 = fs::LocalFileSystem()->ReadFile(ckpt_ + "/0");
   ASSERT_TRUE(log0.ok());
   EXPECT_EQ(*log0, "v1\n{\"path\":\"file://" + in_ +
-                       "/b.json\",\"timestamp\":2000,\"batchId\":0}\n"
+                       "/b.json\",\"timestamp\":2000,\"batchId\":0,\"numFiles\":2}\n"
                        "{\"path\":\"file://" +
-                       in_ + "/c.json\",\"timestamp\":2000,\"batchId\":0}");
+                       in_ + "/c.json\",\"timestamp\":2000,\"batchId\":0,\"numFiles\":2}");
   auto o2 = Latest(src.get(), o1, Files(2));
   EXPECT_EQ(o2, "{\"logOffset\":1}");
   EXPECT_EQ(Get(src.get(), o1, *o2), std::vector<std::string>{"1|NULL"});

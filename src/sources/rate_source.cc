@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "sources/start_time_file.h"
+
 namespace sluice::sources {
 
 RateSource::RateSource(const SourceContext& ctx, RateSourceOptions options)
@@ -60,36 +62,12 @@ Result<int64_t> RateSource::StartTimeMs() {
     start_time_ms_ = now;
     return now;
   }
-  std::string path = fs::JoinPath(ctx_.checkpoint_dir, "0");
-  auto parse = [&](const std::string& text) -> Result<int64_t> {
-    int64_t v = 0;
-    if (text.rfind("v1\n", 0) != 0)
-      return Status::Corruption("rate source start file " + path + " is malformed");
-    const char* b = text.data() + 3;
-    const char* e = text.data() + text.size();
-    while (e > b && (e[-1] == '\n' || e[-1] == '\r')) --e;
-    auto [p, ec] = std::from_chars(b, e, v);
-    if (ec != std::errc() || p != e)
-      return Status::Corruption("rate source start file " + path + " is malformed");
-    return v;
-  };
-  auto text = ctx_.fs->ReadFile(path);
-  if (text.ok()) {
-    SLUICE_ASSIGN_OR_RETURN(int64_t v, parse(*text));
-    start_time_ms_ = v;
-    return v;
-  }
-  if (!text.status().IsNotFound()) return text.status().WithContext(Description());
-  Status st = ctx_.fs->CreateIfAbsent(path, "v1\n" + std::to_string(now));
-  if (st.IsAlreadyExists()) {
-    SLUICE_ASSIGN_OR_RETURN(std::string t, ctx_.fs->ReadFile(path));
-    SLUICE_ASSIGN_OR_RETURN(int64_t v, parse(t));
-    start_time_ms_ = v;
-    return v;
-  }
-  SLUICE_RETURN_NOT_OK_CTX(st, Description());
-  start_time_ms_ = now;
-  return now;
+  SLUICE_ASSIGN_OR_RETURN_CTX(
+      int64_t v,
+      ReadOrCreateStartTime(*ctx_.fs, fs::JoinPath(ctx_.checkpoint_dir, "0"), now, "rate"),
+      Description());
+  start_time_ms_ = v;
+  return v;
 }
 
 Result<int64_t> RateSource::ParseOffset(const OffsetJson& json) const {

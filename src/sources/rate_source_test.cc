@@ -1,6 +1,7 @@
 #include "sources/rate_source.h"
 
 #include "sources/source_factory.h"
+#include "sources/start_time_file.h"
 #include "sources/test_util.h"
 
 namespace sluice::sources {
@@ -50,7 +51,34 @@ TEST_F(RateSourceTest, OffsetsAreElapsedSecondsAndRowsAreDeterministic) {
   EXPECT_EQ(Get(restarted.get(), std::nullopt, *o1), rows);
   auto start = fs::LocalFileSystem()->ReadFile(dir_.path() + "/sources/0/0");
   ASSERT_TRUE(start.ok());
-  EXPECT_EQ(*start, "v1\n1000000");
+  EXPECT_EQ(*start, "v1\n0000000000001000000");  // zero-padded: a cut number is detected
+}
+
+// Issue 24: a start file cut short read as a wrong start time (a shorter number is still a
+// number), so a restart replayed other rows. Every cut is now Corruption naming the file.
+TEST_F(RateSourceTest, StartFileCutAtAnyByteIsCorruptionNamingTheFile) {
+  const std::string path = dir_.path() + "/sources/0/0";
+  for (const std::string& full : {std::string("v1\n0000000000001000000"),
+                                  std::string("v1\n1700000000000")}) {  // Spark's, unpadded
+    for (size_t cut = 0; cut <= full.size(); ++cut) {
+      SCOPED_TRACE(full.substr(0, cut));
+      ASSERT_TRUE(fs::LocalFileSystem()->AtomicReplace(path, full.substr(0, cut)).ok());
+      ManualClock clock(2'000'000);
+      SourceContext ctx = Ctx(dir_.path() + "/sources/0", {{"rowsPerSecond", "1"}}, &clock);
+      auto src = CreateSource("rate", ctx);
+      if (cut == full.size()) {
+        ASSERT_TRUE(src.ok()) << src.status().ToString();
+        continue;
+      }
+      ASSERT_FALSE(src.ok());
+      EXPECT_TRUE(src.status().IsCorruption()) << src.status().ToString();
+      EXPECT_NE(src.status().message().find(path), std::string::npos) << src.status().ToString();
+    }
+  }
+  EXPECT_EQ(*ParseStartTime("v1\n1700000000000\n", "f"), 1700000000000);
+  EXPECT_EQ(*ParseStartTime(SerializeStartTime(0), "f"), 0);
+  EXPECT_TRUE(ParseStartTime("v1\n0170000000000", "f").status().IsCorruption());
+  EXPECT_TRUE(ParseStartTime("v1\n+000000000001000000", "f").status().IsCorruption());
 }
 
 TEST_F(RateSourceTest, AvailableNowAndOptionErrors) {

@@ -10,6 +10,7 @@
 #include "common/strings.h"
 #include "sources/source_factory.h"
 #include "sources/source_options.h"
+#include "sources/start_time_file.h"
 
 namespace sluice::sources {
 namespace {
@@ -246,30 +247,10 @@ Result<int64_t> NexmarkSource::StartTimeMs() {
     start_time_ms_ = now;
     return now;
   }
-  const std::string path = fs::JoinPath(ctx_.checkpoint_dir, "0");
-  auto parse = [&](const std::string& text) -> Result<int64_t> {
-    int64_t v = 0;
-    const char* b = text.data() + 3;
-    const char* e = text.data() + text.size();
-    while (e > b && (e[-1] == '\n' || e[-1] == '\r')) --e;
-    if (text.rfind("v1\n", 0) != 0 || std::from_chars(b, e, v).ptr != e || b == e) {
-      return Status::Corruption("nexmark source start file " + path + " is malformed");
-    }
-    return v;
-  };
-  auto text = ctx_.fs->ReadFile(path);
-  if (!text.ok() && !text.status().IsNotFound()) return text.status().WithContext(Description());
-  if (!text.ok()) {
-    Status st = ctx_.fs->CreateIfAbsent(path, "v1\n" + std::to_string(now));
-    if (st.ok()) {
-      start_time_ms_ = now;
-      return now;
-    }
-    if (!st.IsAlreadyExists()) return st.WithContext(Description());
-    text = ctx_.fs->ReadFile(path);
-    if (!text.ok()) return text.status().WithContext(Description());
-  }
-  SLUICE_ASSIGN_OR_RETURN(int64_t v, parse(*text));
+  SLUICE_ASSIGN_OR_RETURN_CTX(
+      int64_t v,
+      ReadOrCreateStartTime(*ctx_.fs, fs::JoinPath(ctx_.checkpoint_dir, "0"), now, "nexmark"),
+      Description());
   start_time_ms_ = v;
   return v;
 }

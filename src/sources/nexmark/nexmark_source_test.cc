@@ -205,7 +205,7 @@ TEST_F(NexmarkSourceTest, RateLimitedReleasesEventsAtTheirEventTime) {
   EXPECT_EQ(Latest(restarted.get(), std::nullopt), "101");
   auto start = fs::LocalFileSystem()->ReadFile(dir + "/0");
   ASSERT_TRUE(start.ok());
-  EXPECT_EQ(*start, "v1\n5000000");
+  EXPECT_EQ(*start, "v1\n0000000000005000000");
 }
 
 TEST_F(NexmarkSourceTest, GeneratorOptions) {
