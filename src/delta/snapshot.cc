@@ -30,6 +30,51 @@ std::optional<int64_t> Snapshot::NumRecordsFromStats() const {
   return total;
 }
 
+namespace {
+
+using FileKey = LogReplay::FileKey;
+
+template <typename T>
+std::string DvId(const T& f) {
+  return f.deletion_vector ? f.deletion_vector->UniqueId() : std::string();
+}
+
+// Whether file `f` orders before `key` ((path, dv id) lexicographically).
+template <typename T>
+bool KeyLess(const T& f, const FileKey& key) {
+  int c = f.path.compare(key.first);
+  if (c != 0) return c < 0;
+  return DvId(f) < key.second;
+}
+
+template <typename T>
+bool KeyEquals(const T& f, const FileKey& key) {
+  return f.path == key.first && DvId(f) == key.second;
+}
+
+// The base's entries with every touched key's old state replaced by `pick(entry)` (none when
+// it gives null), in key order. Untouched runs are copied as shared entries.
+template <typename T, typename Changes, typename Pick>
+typename SharedFileList<T>::Entries Merge(const typename SharedFileList<T>::Entries& base,
+                                          const Changes& changes, Pick pick) {
+  typename SharedFileList<T>::Entries out;
+  out.reserve(base.size() + changes.size());
+  auto it = base.begin();
+  for (const auto& [key, entry] : changes) {
+    auto pos = std::lower_bound(
+        it, base.end(), key,
+        [](const std::shared_ptr<const T>& f, const FileKey& k) { return KeyLess(*f, k); });
+    out.insert(out.end(), it, pos);
+    it = pos;
+    while (it != base.end() && KeyEquals(**it, key)) ++it;
+    if (auto p = pick(entry)) out.push_back(std::move(p));
+  }
+  out.insert(out.end(), it, base.end());
+  return out;
+}
+
+}  // namespace
+
 void LogReplay::Apply(std::vector<Action> actions, Version /*version*/) {
   commit_info_.reset();
   for (Action& action : actions) {
@@ -41,15 +86,15 @@ void LogReplay::Apply(std::vector<Action> actions, Version /*version*/) {
           } else if constexpr (std::is_same_v<T, Metadata>) {
             metadata_ = a;
           } else if constexpr (std::is_same_v<T, AddFile>) {
-            FileEntry& e = files_[{a.path, a.deletion_vector ? a.deletion_vector->UniqueId() : ""}];
+            FileEntry& e = files_[{a.path, DvId(a)}];
             e.live = true;
-            e.add = std::move(a);
+            e.add = std::make_shared<const AddFile>(std::move(a));
             e.remove.reset();
           } else if constexpr (std::is_same_v<T, RemoveFile>) {
-            FileEntry& e = files_[{a.path, a.deletion_vector ? a.deletion_vector->UniqueId() : ""}];
+            FileEntry& e = files_[{a.path, DvId(a)}];
             e.live = false;
             e.add.reset();
-            e.remove = std::move(a);
+            e.remove = std::make_shared<const RemoveFile>(std::move(a));
           } else if constexpr (std::is_same_v<T, SetTransaction>) {
             txns_[a.app_id] = a;
           } else if constexpr (std::is_same_v<T, DomainMetadata>) {
@@ -71,15 +116,9 @@ LogReplay LogReplay::FromSnapshot(const Snapshot& base) {
   LogReplay r;
   r.protocol_ = base.protocol;
   r.metadata_ = base.metadata;
-  for (const AddFile& a : base.files) {
-    FileEntry& e = r.files_[{a.path, a.deletion_vector ? a.deletion_vector->UniqueId() : ""}];
-    e.live = true;
-    e.add = a;
-  }
-  for (const RemoveFile& rm : base.tombstones) {
-    FileEntry& e = r.files_[{rm.path, rm.deletion_vector ? rm.deletion_vector->UniqueId() : ""}];
-    e.remove = rm;
-  }
+  r.base_files_ = base.files;
+  r.base_tombstones_ = base.tombstones;
+  r.base_schema_.emplace(base.metadata.schema_string, base.schema);
   r.txns_ = base.transactions;
   r.domains_ = base.domain_metadata;
   r.commit_info_ = base.commit_info;
@@ -100,32 +139,32 @@ Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment,
   if (metadata_->schema_string.empty()) {
     return Status::Corruption("metaData has no schemaString in the Delta log of " + where);
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(snap.schema, ParseSchemaString(metadata_->schema_string),
-                              "schema of " + where);
+  if (base_schema_ && base_schema_->first == metadata_->schema_string) {
+    snap.schema = base_schema_->second;  // the base's schema, already parsed and checked
+  } else {
+    SLUICE_ASSIGN_OR_RETURN_CTX(snap.schema, ParseSchemaString(metadata_->schema_string),
+                                "schema of " + where);
+  }
   for (const std::string& p : metadata_->partition_columns) {
     if (FindField(snap.schema.fields, p) == nullptr) {
       return Status::Corruption("partition column '" + p + "' is not in the schema of " + where);
     }
   }
-  size_t live = 0;
-  for (auto& [key, entry] : files_) live += entry.live && entry.add ? 1 : 0;
-  snap.files.reserve(live);
-  snap.tombstones.reserve(files_.size() - live);
-  for (auto& [key, entry] : files_) {
-    if (entry.live && entry.add) {
-      if (entry.add->deletion_vector) {
-        return Status::NotSupported("Unsupported Delta reader feature 'deletionVectors': file " +
-                                    entry.add->path + " has a deletion vector (" + where + ")");
-      }
-      snap.files.push_back(std::move(*entry.add));
-    } else if (entry.remove) {
-      snap.tombstones.push_back(std::move(*entry.remove));
+  // The base's live files were checked when it was built: only the touched keys are new.
+  for (const auto& [key, entry] : files_) {
+    if (entry.live && entry.add && entry.add->deletion_vector) {
+      return Status::NotSupported("Unsupported Delta reader feature 'deletionVectors': file " +
+                                  entry.add->path + " has a deletion vector (" + where + ")");
     }
   }
+  snap.files =
+      SharedFileList<AddFile>(Merge<AddFile>(base_files_.entries(), files_, [](const FileEntry& e) {
+        return e.live && e.add ? e.add : nullptr;
+      }));
+  snap.tombstones = SharedFileList<RemoveFile>(Merge<RemoveFile>(
+      base_tombstones_.entries(), files_,
+      [](const FileEntry& e) { return !(e.live && e.add) && e.remove ? e.remove : nullptr; }));
   files_.clear();
-  auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
-  std::stable_sort(snap.files.begin(), snap.files.end(), by_path);
-  std::stable_sort(snap.tombstones.begin(), snap.tombstones.end(), by_path);
   snap.transactions = txns_;
   snap.domain_metadata = domains_;
   snap.commit_info = commit_info_;

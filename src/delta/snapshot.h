@@ -7,6 +7,12 @@
 // or a tombstone (re-adding a removed path revives it); commitInfo only from the commit at the
 // snapshot's version. A snapshot without protocol or metaData is Corruption; a protocol Sluice
 // cannot read is NotSupported (protocol_check.h).
+//
+// Incremental replay: a replay that continues from a snapshot (LogReplay::FromSnapshot) keeps
+// that snapshot's file lists and records only the keys the newer commits touch; Finish merges
+// those into the sorted lists, sharing every untouched entry (file_list.h). A commit's cost
+// then grows with the files it adds and removes, not with the table's files, and the result is
+// identical to a full replay of the same commits (replay_incremental_test.cc).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +26,7 @@
 #include "common/ids.h"
 #include "common/result.h"
 #include "delta/actions.h"
+#include "delta/file_list.h"
 #include "delta/log_segment.h"
 #include "delta/schema.h"
 #include "engine/engine.h"
@@ -33,9 +40,10 @@ struct Snapshot {
   Version version;
   Protocol protocol;
   Metadata metadata;
-  DeltaSchema schema;          // the table schema, in schemaString order (partition cols included)
-  std::vector<AddFile> files;  // live files, sorted by path
-  std::vector<RemoveFile> tombstones;                     // sorted by path
+  DeltaSchema schema;  // the table schema, in schemaString order (partition cols included)
+  // Live files and tombstones, each sorted by (path, deletionVector unique id).
+  SharedFileList<AddFile> files;
+  SharedFileList<RemoveFile> tombstones;
   std::map<std::string, SetTransaction> transactions;     // by appId
   std::map<std::string, DomainMetadata> domain_metadata;  // by domain (removed ones dropped)
   std::optional<CommitInfo> commit_info;  // of the commit at `version`, when it was read
@@ -54,25 +62,36 @@ struct Snapshot {
 class LogReplay {
  public:
   // A replay that continues from `base` (its files, tombstones, txns, domains, protocol and
-  // metadata), for applying newer commits incrementally.
+  // metadata), for applying newer commits incrementally. O(1) in the base's files: they are
+  // shared, not copied.
   static LogReplay FromSnapshot(const Snapshot& base);
 
   // Applies one commit's (or a whole checkpoint's) actions, in their order in the file. Pass an
   // rvalue to move the actions in (a checkpoint's 10,000 adds are then not copied).
   void Apply(std::vector<Action> actions, Version version);
   // Validates (protocol, metadata, readable protocol, schema) and builds the snapshot. Moves the
-  // file entries out: call it once, as the last use of the replay.
+  // file entries out: call it once, as the last use of the replay. From a base snapshot: merges
+  // the touched keys into the base's sorted lists (binary search per key, untouched runs shared).
   Result<Snapshot> Finish(std::string table_root, LogSegment segment, int64_t timestamp_ms);
 
+  // The replay key of a file: (path, deletionVector unique id or "").
+  using FileKey = std::pair<std::string, std::string>;
+
  private:
+  // The newest state of one key: live (add) or a tombstone (remove).
   struct FileEntry {
     bool live = false;
-    std::optional<AddFile> add;
-    std::optional<RemoveFile> remove;
+    std::shared_ptr<const AddFile> add;
+    std::shared_ptr<const RemoveFile> remove;
   };
   std::optional<Protocol> protocol_;
   std::optional<Metadata> metadata_;
-  std::map<std::pair<std::string, std::string>, FileEntry> files_;  // (path, dv id)
+  // Keys touched by the applied actions (all keys in a replay without a base).
+  std::map<FileKey, FileEntry> files_;
+  // The base snapshot's lists and schema (FromSnapshot), empty otherwise.
+  SharedFileList<AddFile> base_files_;
+  SharedFileList<RemoveFile> base_tombstones_;
+  std::optional<std::pair<std::string, DeltaSchema>> base_schema_;  // (schemaString, parsed)
   std::map<std::string, SetTransaction> txns_;
   std::map<std::string, DomainMetadata> domains_;
   std::optional<CommitInfo> commit_info_;
