@@ -31,6 +31,28 @@ bool IsClauseWord(const Token& t) {
   return false;
 }
 
+// The token range [begin, end) of the table a DML statement writes: UPDATE <t>, DELETE FROM <t>,
+// MERGE INTO <t> (<t> a name or delta.`path`); {0, 0} for other statements.
+std::pair<size_t, size_t> DmlTargetTokens(const std::vector<Token>& tokens) {
+  size_t at = 0;
+  if (tokens.size() > 1 && tokens[0].IsKeyword("update")) {
+    at = 1;
+  } else if (tokens.size() > 2 && ((tokens[0].IsKeyword("delete") && tokens[1].IsKeyword("from")) ||
+                                   (tokens[0].IsKeyword("merge") && tokens[1].IsKeyword("into")))) {
+    at = 2;
+  } else {
+    return {0, 0};
+  }
+  if (at + 2 < tokens.size() && tokens[at].IsKeyword("delta") && tokens[at + 1].IsSymbol(".") &&
+      tokens[at + 2].kind == TokenKind::kBacktick) {
+    return {at, at + 3};
+  }
+  if (tokens[at].kind == TokenKind::kWord || tokens[at].kind == TokenKind::kQuotedIdent) {
+    return {at, at + 1};
+  }
+  return {0, 0};
+}
+
 std::string BaseName(const std::string& path) {
   std::string p = path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
@@ -97,7 +119,11 @@ Result<RewrittenQuery> RewriteDeltaReferences(
     }
   };
 
+  // The target of UPDATE / DELETE / MERGE is written, not read: it gets no view (a view opens
+  // every file of the table) and stays as written; the DML reads only its candidate files.
+  const auto [target_begin, target_end] = DmlTargetTokens(tokens);
   for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+    if (i >= target_begin && i < target_end) continue;
     const Token& t = tokens[i];
     bool after_dot = i > 0 && tokens[i - 1].IsSymbol(".");
     // delta.`path`

@@ -11,6 +11,10 @@
 // A plain name is a table reference when a Delta table of that name exists (the caller's
 // predicate) and the name is not a function call or a qualified name's second part. CTEs and
 // aliases that shadow a table name still shadow it: the view only exists beside them.
+//
+// The table an UPDATE, DELETE FROM or MERGE INTO writes is not a reference (it is kept as
+// written and gets no view: the statement reads only its candidate files, delta/dml_util.h);
+// the same table named again inside the statement (a subquery) is one.
 #pragma once
 
 #include <functional>

@@ -28,6 +28,26 @@ TEST(DeltaReferencesTest, FunctionCallsAndQualifiedNamesAreNotTables) {
   EXPECT_TRUE(q.references.empty());
 }
 
+TEST(DeltaReferencesTest, TheTargetOfUpdateDeleteAndMergeIsNotAReference) {
+  auto u = Rewrite("UPDATE t SET a = 1 WHERE b IN (SELECT b FROM events)");
+  EXPECT_EQ(u.sql, "UPDATE t SET a = 1 WHERE b IN (SELECT b FROM events)");
+  ASSERT_EQ(u.references.size(), 1u);
+  EXPECT_EQ(u.references[0].view_name, "events");
+  auto d = Rewrite("delete from delta.`/data/t` where a = 1");
+  EXPECT_EQ(d.sql, "delete from delta.`/data/t` where a = 1");
+  EXPECT_TRUE(d.references.empty());
+  auto m = Rewrite("MERGE INTO t AS x USING events AS e ON x.a = e.a WHEN MATCHED THEN DELETE");
+  ASSERT_EQ(m.references.size(), 1u);
+  EXPECT_EQ(m.references[0].view_name, "events");
+  // The target read again inside the statement is a reference.
+  auto self = Rewrite("DELETE FROM t WHERE a < (SELECT max(a) FROM t)");
+  ASSERT_EQ(self.references.size(), 1u);
+  EXPECT_EQ(self.references[0].view_name, "t");
+  // A SELECT is unchanged by this rule.
+  auto q = Rewrite("SELECT * FROM t");
+  ASSERT_EQ(q.references.size(), 1u);
+}
+
 TEST(DeltaReferencesTest, TimeTravel) {
   auto q = Rewrite("SELECT * FROM t VERSION AS OF 3 WHERE a > 1");
   EXPECT_EQ(q.sql, "SELECT * FROM \"t@v3\" AS \"t\" WHERE a > 1");
