@@ -4,9 +4,21 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
+#include "common/logging.h"
+#include "fs/file_system.h"
+
 namespace sluice::fs {
+namespace {
+
+std::mutex g_fail_mu;
+std::string g_fail_armed_text;  // g_fail_mu: the variable's value the count belongs to
+long long g_failed = 0;         // g_fail_mu: failures injected for g_fail_armed_text
+bool g_fail_warned = false;     // g_fail_mu
+
+}  // namespace
 
 bool ParseCrashAt(std::string_view value, std::string_view* point, long long* hit) {
   *hit = 1;
@@ -42,6 +54,44 @@ void MaybeCrashProcess(std::string_view point) {
   ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
   (void)ignored;
   ::_exit(kCrashExitCode);
+}
+
+Status MaybeInjectFailure(std::string_view point) {
+  const char* env = std::getenv(kFailAtEnvVar);
+  if (env == nullptr || *env == '\0') return Status::OK();
+  std::lock_guard<std::mutex> lock(g_fail_mu);
+  if (g_fail_armed_text != env) {
+    g_fail_armed_text = env;
+    g_failed = 0;
+    g_fail_warned = false;
+  }
+  std::string_view armed;
+  long long times = 0;
+  if (!ParseCrashAt(env, &armed, &times)) {
+    if (!g_fail_warned) {
+      SLUICE_LOG(kWarning) << kFailAtEnvVar << "='" << env
+                           << "' is not <point> or <point>:<n> (n >= 1); ignored";
+      g_fail_warned = true;
+    }
+    return Status::OK();
+  }
+  if (armed != point || g_failed >= times) return Status::OK();
+  ++g_failed;
+  return Status::IOError("injected failure at " + std::string(armed) + " (" + kFailAtEnvVar + ", " +
+                         std::to_string(g_failed) + " of " + std::to_string(times) + ")");
+}
+
+void ResetInjectedFailuresForTesting() {
+  std::lock_guard<std::mutex> lock(g_fail_mu);
+  g_fail_armed_text.clear();
+  g_failed = 0;
+  g_fail_warned = false;
+}
+
+Status CrashPoint(FileSystem& fs, std::string_view point, std::string_view context) {
+  Status st = fs.MaybeCrash(point);
+  if (st.ok()) st = MaybeInjectFailure(point);
+  return st.ok() ? st : st.WithContext(context);
 }
 
 }  // namespace sluice::fs

@@ -117,5 +117,73 @@ TEST_F(CrashAtTest, FaultInjectingFileSystemForwardsToTheEnvironment) {
   EXPECT_FALSE(Has("after"));
 }
 
+// SLUICE_TEST_FAIL_AT (moved here from stream/test_fail_point with the one CrashPoint call).
+class InjectedFailureTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    unsetenv(kFailAtEnvVar);
+    ResetInjectedFailuresForTesting();
+  }
+};
+
+TEST_F(InjectedFailureTest, UnsetDoesNothing) {
+  unsetenv(kFailAtEnvVar);
+  EXPECT_TRUE(MaybeInjectFailure("after_sink_write").ok());
+}
+
+TEST_F(InjectedFailureTest, FailsTheArmedPointNTimesThenPasses) {
+  setenv(kFailAtEnvVar, "after_sink_write:2", 1);
+  ResetInjectedFailuresForTesting();
+  EXPECT_TRUE(MaybeInjectFailure("after_commit_write").ok());  // another point
+  Status first = MaybeInjectFailure("after_sink_write");
+  EXPECT_TRUE(first.IsIOError());
+  EXPECT_EQ(first.message(), "injected failure at after_sink_write (SLUICE_TEST_FAIL_AT, 1 of 2)");
+  EXPECT_TRUE(MaybeInjectFailure("after_sink_write").IsIOError());
+  EXPECT_TRUE(MaybeInjectFailure("after_sink_write").ok());
+  EXPECT_TRUE(MaybeInjectFailure("after_sink_write").ok());
+}
+
+TEST_F(InjectedFailureTest, MalformedIsIgnored) {
+  for (const char* bad :
+       {"after_sink_write:zero", "after_sink_write:0", ":2", "after_sink_write:"}) {
+    setenv(kFailAtEnvVar, bad, 1);
+    EXPECT_TRUE(MaybeInjectFailure("after_sink_write").ok()) << bad;
+  }
+}
+
+TEST_F(InjectedFailureTest, CrashPointIsTheOneCallForAllThreeMechanisms) {
+  FaultInjectingFileSystem fi(LocalFileSystem());
+  EXPECT_TRUE(CrashPoint(fi, "after_sink_write", "batch 3").ok());  // nothing armed
+
+  setenv(kFailAtEnvVar, "after_sink_write", 1);
+  ResetInjectedFailuresForTesting();
+  Status failed = CrashPoint(fi, "after_sink_write", "batch 3");
+  EXPECT_TRUE(failed.IsIOError());
+  EXPECT_EQ(failed.message(),
+            "batch 3: injected failure at after_sink_write (SLUICE_TEST_FAIL_AT, 1 of 1)");
+  EXPECT_TRUE(CrashPoint(fi, "after_sink_write", "batch 4").ok());  // used up
+  unsetenv(kFailAtEnvVar);
+
+  fi.SetCrashPoint("after_commit_write");
+  Status crashed = CrashPoint(fi, "after_commit_write", "batch 4");
+  EXPECT_TRUE(crashed.IsCancelled());
+  EXPECT_NE(crashed.message().find("batch 4: "), std::string::npos) << crashed.ToString();
+  EXPECT_NE(crashed.message().find("injected crash at after_commit_write"), std::string::npos)
+      << crashed.ToString();
+}
+
+TEST_F(CrashAtTest, CrashPointKillsTheProcessWhenSluiceCrashAtNamesIt) {
+  int wstatus = RunChildWithCrashAt("after_state_commit", tmp_, [](auto marker) {
+    if (!CrashPoint(*LocalFileSystem(), "after_offsets_write", "batch 0").ok()) _exit(4);
+    marker("before");
+    Status st = CrashPoint(*LocalFileSystem(), "after_state_commit", "batch 0");
+    (void)st;
+    marker("after");
+  });
+  EXPECT_EQ(ExitCode(wstatus), kCrashExitCode);
+  EXPECT_TRUE(Has("before"));
+  EXPECT_FALSE(Has("after"));
+}
+
 }  // namespace
 }  // namespace sluice::fs

@@ -8,6 +8,7 @@
 #include "common/secret_reference.h"
 #include "common/strings.h"
 #include "common/uuid.h"
+#include "fs/crash_point.h"
 #include "fs/fault_injection_file_system.h"
 #include "stream/checkpoint_layout.h"
 #include "stream/checkpoint_metadata.h"
@@ -15,7 +16,6 @@
 #include "stream/log_purge.h"
 #include "stream/pending_commit.h"
 #include "stream/source_identity.h"
-#include "stream/test_fail_point.h"
 #include "stream/time_format.h"
 
 namespace sluice::stream {
@@ -365,8 +365,7 @@ Result<bool> MicroBatchExecution::RunTrigger() {
   SLUICE_RETURN_NOT_OK_CTX(offsets_->Add(id, seq_entry, {.sync = options_.sync}),
                            batch_ctx + ": writing the offset log");
   t.Add(kDurationWalCommit, MonoMs() - m0);
-  SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterOffsetsWrite), batch_ctx);
-  SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterOffsetsWrite), batch_ctx);
+  SLUICE_RETURN_NOT_OK(fs::CrashPoint(*fs_, kCrashAfterOffsetsWrite, batch_ctx));
   (void)mono_start;
   SLUICE_RETURN_NOT_OK(RunBatch(id, ends, wm, trigger_start, no_data_batch, trigger_start, &t));
   return !single_batch_;
@@ -435,8 +434,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   m0 = MonoMs();
   SLUICE_ASSIGN_OR_RETURN_CTX(PlanOutput out, plan_->Execute(input), ctx);
   t->Add(kDurationQueryPlanning, MonoMs() - m0);
-  SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterStateCommit), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterStateCommit), ctx);
+  SLUICE_RETURN_NOT_OK(fs::CrashPoint(*fs_, kCrashAfterStateCommit, ctx));
 
   // Watermark for the next batch; commits/<N> is written and synced under a temporary name on
   // another thread while the sink runs (PendingCommitEntry), and published only after the sink
@@ -450,13 +448,11 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   SLUICE_RETURN_NOT_OK_CTX(sink_->AddBatch(id, out.rows, options_.output_mode),
                            ctx + ", sink " + sink_->Description());
   t->Add(kDurationAddBatch, MonoMs() - m0);
-  SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterSinkWrite), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterSinkWrite), ctx);
+  SLUICE_RETURN_NOT_OK(fs::CrashPoint(*fs_, kCrashAfterSinkWrite, ctx));
 
   m0 = MonoMs();
   SLUICE_RETURN_NOT_OK_CTX(commit_entry.Publish(), ctx + ": writing the commit log");
-  SLUICE_RETURN_NOT_OK_CTX(fs_->MaybeCrash(kCrashAfterCommitWrite), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(MaybeFail(kCrashAfterCommitWrite), ctx);
+  SLUICE_RETURN_NOT_OK(fs::CrashPoint(*fs_, kCrashAfterCommitWrite, ctx));
   std::vector<std::optional<std::string>> starts;
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto& s = sources_[i];

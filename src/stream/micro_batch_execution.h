@@ -2,9 +2,9 @@
 // spark-streaming-semantics.md §1-§5, §8, §9).
 //
 // Per batch N: latestOffset per source (with the read limit) -> offsets/<N> (durable) ->
-// MaybeCrash("after_offsets_write") -> GetBatch per source -> plan (state N -> N+1) ->
-// MaybeCrash("after_state_commit") -> observe -> sink.AddBatch(N) -> MaybeCrash("after_sink_write")
-// -> commits/<N> -> MaybeCrash("after_commit_write") -> source.Commit -> purge -> progress.
+// CrashPoint("after_offsets_write") -> GetBatch per source -> plan (state N -> N+1) ->
+// CrashPoint("after_state_commit") -> observe -> sink.AddBatch(N) -> CrashPoint("after_sink_write")
+// -> commits/<N> -> CrashPoint("after_commit_write") -> source.Commit -> purge -> progress.
 // A trigger that finds no new data constructs no batch and uses no id.
 //
 // Start() does everything that can be refused synchronously (trigger, checkpoint metadata and
@@ -60,8 +60,8 @@ using plan::PlanOutput;
 using plan::SqlPlan;
 using plan::WatermarkNode;
 
-// The crash points of a batch, in the order a batch reaches them (FileSystem::MaybeCrash; also
-// SET sluice.test.crashAt and SLUICE_CRASH_AT).
+// The crash points of a batch, in the order a batch reaches them (fs::CrashPoint: the file
+// system's MaybeCrash, SET sluice.test.crashAt, SLUICE_CRASH_AT and SLUICE_TEST_FAIL_AT).
 inline constexpr const char* kCrashAfterOffsetsWrite = "after_offsets_write";
 inline constexpr const char* kCrashAfterStateCommit = "after_state_commit";
 inline constexpr const char* kCrashAfterSinkWrite = "after_sink_write";
