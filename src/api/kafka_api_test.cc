@@ -87,7 +87,8 @@ TEST(KafkaApiTest, KafkaToKafkaThroughTheApi) {
 }
 
 // Exactly-once into Kafka: kafka.transactional.id makes each batch one transaction; a restart on
-// the same checkpoint and id goes on without duplicates.
+// the same checkpoint and id goes on without duplicates; a new checkpoint with the used id is
+// refused (its batches 0.. would be taken for the committed ones and skipped).
 TEST(KafkaApiTest, TransactionalKafkaSinkAcrossRestarts) {
   fs::ScopedTempDir dir("sluice-kafka-api-eo");
   sources::kafka::testing::KafkaTestCluster cluster;
@@ -96,7 +97,7 @@ TEST(KafkaApiTest, TransactionalKafkaSinkAcrossRestarts) {
   cluster.CreateTopic("markers", 1);
   auto session = Session::Open({.warehouse = dir.Join("wh")});
   ASSERT_TRUE(session.ok()) << session.status().ToString();
-  auto run = [&]() {
+  auto run = [&](const std::string& checkpoint) -> Status {
     DataFrame in = (*session)
                        ->ReadStream()
                        .Format("kafka")
@@ -112,18 +113,30 @@ TEST(KafkaApiTest, TransactionalKafkaSinkAcrossRestarts) {
                  .Option("topic", "out")
                  .Option("kafka.transactional.id", "copy-in-out-v1")
                  .Option("transactionMarkerTopic", "markers")
-                 .Option("checkpointLocation", dir.Join("ck"))
+                 .Option("checkpointLocation", checkpoint)
                  .Trigger(Trigger::AvailableNow())
                  .Start();
-    ASSERT_TRUE(q.ok()) << q.status().ToString();
-    ASSERT_TRUE((*q)->AwaitTermination().ok()) << (*q)->Exception()->ToString();
+    if (!q.ok()) return q.status();
+    return (*q)->AwaitTermination();
   };
   for (int i = 0; i < 7; ++i) cluster.Produce("in", i % 2, "k", std::to_string(i));
   cluster.Flush();
-  run();
+  Status first = run(dir.Join("ck"));
+  ASSERT_TRUE(first.ok()) << first.ToString();
   for (int i = 7; i < 10; ++i) cluster.Produce("in", i % 2, "k", std::to_string(i));
   cluster.Flush();
-  run();
+  Status second = run(dir.Join("ck"));
+  ASSERT_TRUE(second.ok()) << second.ToString();
+  // A new checkpoint with the same id: refused before it writes anything.
+  Status reused = run(dir.Join("ck-new"));
+  EXPECT_FALSE(reused.ok());
+  EXPECT_NE(reused.message().find("kafka.transactional.id 'copy-in-out-v1' has committed batches "
+                                  "up to "),
+            std::string::npos)
+      << reused.ToString();
+  EXPECT_NE(reused.message().find("to Kafka, but the query's checkpoint has planned none"),
+            std::string::npos)
+      << reused.ToString();
   auto back = (*session)
                   ->ReadStream()
                   .Format("kafka")

@@ -15,6 +15,7 @@
 #include "sinks/foreach_batch_sink.h"
 #include "sinks/kafka_sink.h"
 #include "sources/source_factory.h"
+#include "stream/offset_seq_log.h"
 #include "stream/progress.h"
 
 namespace sluice {
@@ -296,7 +297,13 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
     SLUICE_ASSIGN_OR_RETURN(sinks::KafkaSinkOptions opts,
                             sinks::ParseKafkaSinkOptions(kafka_options));
     sink_factory = [opts](const stream::SinkContext& ctx) -> Result<std::shared_ptr<sinks::Sink>> {
-      SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::KafkaSink::Open(ctx.engine, opts));
+      sinks::KafkaSinkOptions o = opts;
+      if (o.transactional_id) {  // the guard against an id of another checkpoint (kafka_sink.h)
+        SLUICE_ASSIGN_OR_RETURN(std::vector<BatchId> planned,
+                                stream::OffsetSeqLog(ctx.fs, ctx.checkpoint_root).ListIds());
+        o.checkpoint_last_planned_batch = planned.empty() ? -1 : planned.back().value();
+      }
+      SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::KafkaSink::Open(ctx.engine, o));
       return std::shared_ptr<sinks::Sink>(std::move(sink));
     };
   } else {

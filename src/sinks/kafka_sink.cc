@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "common/strings.h"
 #include "kafka/kafka_handle.h"
@@ -39,6 +40,101 @@ Result<std::optional<std::string>> Unhex(std::string_view s) {
     out[i] = static_cast<char>(hi * 16 + lo);
   }
   return std::optional<std::string>(std::move(out));
+}
+
+// init_transactions: fences an older producer with the transactional.id and aborts its open
+// transaction. Called in slices through WaitUnlessRefused (librdkafka resumes a timed-out call),
+// so that a cluster never reached (nothing listening at any bootstrap server) or a broker that
+// refuses the client fails at once instead of after the whole delivery timeout; a cluster reached
+// once is waited for.
+Status InitTransactions(rd_kafka_t* rk, const KafkaSinkOptions& options) {
+  rd_kafka_error_t* last = nullptr;
+  rd_kafka_resp_err_t err = kafka::WaitUnlessRefused(rk, options.delivery_timeout_ms, [&](int ms) {
+    if (last != nullptr) rd_kafka_error_destroy(last);
+    const auto start = std::chrono::steady_clock::now();
+    last = rd_kafka_init_transactions(rk, ms);
+    if (last == nullptr) return RD_KAFKA_RESP_ERR_NO_ERROR;
+    // A retriable error is another try (not at once: at most every 100 ms); anything else
+    // (fenced, not authorized) is final.
+    if (!rd_kafka_error_is_retriable(last)) return rd_kafka_error_code(last);
+    const auto spent = std::chrono::steady_clock::now() - start;
+    if (spent < std::chrono::milliseconds(100)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100) - spent);
+    }
+    return RD_KAFKA_RESP_ERR__TIMED_OUT;
+  });
+  std::string msg = last != nullptr ? rd_kafka_error_string(last) : rd_kafka_err2str(err);
+  if (last != nullptr) rd_kafka_error_destroy(last);
+  if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return Status::OK();
+  if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN || err == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
+    msg = rd_kafka_err2str(err);
+  }
+  return kafka::WithKafkaClientFailure(
+      rk, Status::IOError("kafka sink: starting transactions for transactional.id '" +
+                          *options.transactional_id + "': " + msg));
+}
+
+// The `headers` column must be Spark's ARRAY<STRUCT<key STRING, value BINARY>>; a VARCHAR value
+// (its UTF-8 bytes) is taken too, and a column of NULLs (type NULL, NULL[]).
+Status CheckHeadersType(const std::string& ctx, const engine::DataType& type) {
+  if (type.id == engine::TypeId::kNull) return Status::OK();
+  bool ok = type.id == engine::TypeId::kList && type.children.size() == 1;
+  if (ok) {
+    const engine::DataType& element = type.children[0].type;
+    if (element.id != engine::TypeId::kNull) {
+      ok = element.id == engine::TypeId::kStruct && element.children.size() == 2 &&
+           AsciiLower(element.children[0].name) == "key" &&
+           AsciiLower(element.children[1].name) == "value" &&
+           element.children[0].type.id == engine::TypeId::kVarchar &&
+           (element.children[1].type.id == engine::TypeId::kBlob ||
+            element.children[1].type.id == engine::TypeId::kVarchar ||
+            element.children[1].type.id == engine::TypeId::kNull);
+    }
+  }
+  if (ok) return Status::OK();
+  return Status::InvalidArgument(
+      ctx +
+      ": column 'headers' must be a list of STRUCT(key VARCHAR, value BLOB) (Spark's "
+      "ARRAY<STRUCT<key: STRING, value: BINARY>>), not " +
+      type.ToSql());
+}
+
+// The headers of one record from its text field (see ProduceRecords); nullptr for none. The
+// caller owns the result. `row` counts from 0 within the batch.
+Result<rd_kafka_headers_t*> DecodeHeaders(const std::string& ctx, std::string_view field,
+                                          int64_t row) {
+  if (field == "~" || field.empty()) return nullptr;
+  size_t count = 1 + static_cast<size_t>(std::count(field.begin(), field.end(), '|'));
+  rd_kafka_headers_t* hdrs = rd_kafka_headers_new(count);
+  for (size_t pos = 0; pos <= field.size();) {
+    size_t bar = field.find('|', pos);
+    if (bar == std::string_view::npos) bar = field.size();
+    std::string_view h = field.substr(pos, bar - pos);
+    pos = bar + 1;
+    size_t colon = h.find(':');
+    Result<std::optional<std::string>> name = Status::Internal(ctx + ": bad header text");
+    Result<std::optional<std::string>> value = name;
+    if (colon != std::string_view::npos) {
+      name = Unhex(h.substr(0, colon));
+      value = Unhex(h.substr(colon + 1));
+    }
+    Status st = h == "!" ? Status::InvalidArgument(
+                               ctx + ": row " + std::to_string(row) +
+                               " has a NULL header or a header with a NULL key in column "
+                               "'headers' (a header's key is required; its value may be NULL)")
+                : !name.ok()  ? name.status()
+                : !value.ok() ? value.status()
+                              : Status::OK();
+    if (!st.ok()) {
+      rd_kafka_headers_destroy(hdrs);
+      return st;
+    }
+    const std::string& key = **name;
+    const std::optional<std::string>& v = *value;
+    rd_kafka_header_add(hdrs, key.data(), static_cast<ssize_t>(key.size()), v ? v->data() : nullptr,
+                        v ? static_cast<ssize_t>(v->size()) : 0);
+  }
+  return hdrs;
 }
 
 }  // namespace
@@ -132,21 +228,26 @@ Result<std::unique_ptr<KafkaSink>> KafkaSink::Open(engine::Engine* engine,
   };
   SLUICE_ASSIGN_OR_RETURN(producer->rk, kafka::NewKafkaHandle(spec));
   if (options.transactional_id) {
-    // Fences an older producer with this id and aborts its open transaction.
-    if (rd_kafka_error_t* e = rd_kafka_init_transactions(
-            producer->rk, static_cast<int>(options.delivery_timeout_ms))) {
-      std::string msg = rd_kafka_error_string(e);
-      rd_kafka_error_destroy(e);
-      return kafka::WithKafkaClientFailure(
-          producer->rk, Status::IOError("kafka sink: starting transactions for transactional.id '" +
-                                        *options.transactional_id + "': " + msg));
-    }
+    SLUICE_RETURN_NOT_OK(InitTransactions(producer->rk, options));
   }
   auto sink = std::unique_ptr<KafkaSink>(
       new KafkaSink(std::move(conn), std::move(options), std::move(producer)));
   if (sink->options_.transactional_id) {
     SLUICE_ASSIGN_OR_RETURN(int64_t next, sink->ReadMarkers());
     sink->next_uncommitted_ = next;
+    // Batches up to next - 1 are committed to Kafka; the checkpoint must have planned them.
+    const std::optional<int64_t> planned = sink->options_.checkpoint_last_planned_batch;
+    if (planned && next > *planned + 1) {
+      return Status::InvalidArgument(
+          "kafka sink: kafka.transactional.id '" + *sink->options_.transactional_id +
+          "' has committed batches up to " + std::to_string(next - 1) +
+          " to Kafka, but the query's checkpoint " +
+          (*planned < 0 ? std::string("has planned none")
+                        : "has planned only up to batch " + std::to_string(*planned)) +
+          ": the id belongs to another checkpoint (a new checkpoint, or a flow or sink dropped "
+          "and created again?), and its batches would be skipped; give the query a new "
+          "kafka.transactional.id");
+    }
   }
   return sink;
 }
@@ -288,11 +389,12 @@ Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::
   std::map<std::string, engine::TypeId> cols;
   for (const auto& f : data.schema()) {
     std::string n = AsciiLower(f.name);
-    if (n != "key" && n != "value" && n != "topic" && n != "partition") {
+    if (n != "key" && n != "value" && n != "topic" && n != "partition" && n != "headers") {
       return Status::InvalidArgument(ctx + ": column '" + f.name +
                                      "' cannot be written to Kafka (the columns are value, and "
-                                     "optionally key, topic, partition)");
+                                     "optionally key, topic, partition, headers)");
     }
+    if (n == "headers") SLUICE_RETURN_NOT_OK(CheckHeadersType(ctx, f.type));
     cols[n] = f.type.id;
   }
   if (!cols.count("value")) {
@@ -321,15 +423,43 @@ Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::
   if (!options_.topic) {
     SLUICE_ASSIGN_OR_RETURN(topic, bytes_expr("topic"));
   }
+  // Headers: "~" for a NULL list (no headers), else "<hex key>:<hex value or ~>" per element
+  // joined by '|' (empty: none); "!" marks a NULL element or key (refused below).
+  std::string headers = "'~'";
+  const engine::Field* headers_field = nullptr;
+  for (const auto& f : data.schema()) {
+    if (AsciiLower(f.name) == "headers") headers_field = &f;
+  }
+  if (headers_field != nullptr && headers_field->type.id == engine::TypeId::kList &&
+      headers_field->type.children[0].type.id == engine::TypeId::kNull) {
+    // A list of NULL elements only (e.g. []): empty is no headers, any element is refused.
+    headers = "CASE WHEN headers IS NULL THEN '~' WHEN len(headers) = 0 THEN '' ELSE '!' END";
+  } else if (headers_field != nullptr && headers_field->type.id == engine::TypeId::kList) {
+    headers =
+        "CASE WHEN headers IS NULL THEN '~' ELSE coalesce(array_to_string(list_transform(headers, "
+        "lambda h: CASE WHEN h IS NULL OR h.key IS NULL THEN '!' ELSE hex(h.key) || ':' || "
+        "coalesce(hex(h.value), '~') END), '|'), '') END";
+  }
   SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(kView, data), ctx);
-  // One cell per kRowsPerCell rows: "topic,key,value,partition;" records (hex, ~ for NULL).
-  auto cells = conn_->Query(
-      "SELECT string_agg(" + topic + " || ',' || " + key + " || ',' || " + value + " || ',' || " +
-      partition + " || ';', '' ORDER BY rn) FROM (SELECT *, row_number() OVER () - 1 AS rn FROM " +
-      kView + ") GROUP BY rn // " + std::to_string(kRowsPerCell) + " ORDER BY rn // " +
-      std::to_string(kRowsPerCell));
+  // One cell per kRowsPerCell rows: "topic,key,value,partition,headers;" records (hex, ~ for
+  // NULL).
+  auto cells =
+      conn_->Query("SELECT string_agg(" + topic + " || ',' || " + key + " || ',' || " + value +
+                   " || ',' || " + partition + " || ',' || " + headers +
+                   " || ';', '' ORDER BY rn) FROM (SELECT *, row_number() OVER () - 1 AS rn FROM " +
+                   kView + ") GROUP BY rn // " + std::to_string(kRowsPerCell) + " ORDER BY rn // " +
+                   std::to_string(kRowsPerCell));
   (void)conn_->UnregisterBatch(kView);
   if (!cells.ok()) return cells.status().WithContext(ctx);
+  // A NULL header or header key fails the batch before any of its records is produced.
+  for (int64_t c = 0; c < cells->num_rows(); ++c) {
+    std::string text = cells->GetString(c, 0).value_or("");
+    if (size_t bad = text.find('!'); bad != std::string::npos) {
+      const int64_t row = c * kRowsPerCell + std::count(text.begin(), text.begin() + bad, ';');
+      SLUICE_ASSIGN_OR_RETURN(rd_kafka_headers_t * none, DecodeHeaders(ctx, "!", row));
+      (void)none;  // DecodeHeaders("!") always fails
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(producer_->mu);
     producer_->failed = 0;
@@ -344,10 +474,10 @@ Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::
       if (end == std::string::npos) break;
       std::string_view rec(text.data() + pos, end - pos);
       pos = end + 1;
-      std::string_view f[4];
+      std::string_view f[5];
       size_t start = 0;
-      for (int i = 0; i < 4; ++i) {
-        size_t comma = i < 3 ? rec.find(',', start) : rec.size();
+      for (int i = 0; i < 5; ++i) {
+        size_t comma = i < 4 ? rec.find(',', start) : rec.size();
         if (comma == std::string_view::npos) return Status::Internal(ctx + ": bad record text");
         f[i] = rec.substr(start, comma - start);
         start = comma + 1;
@@ -368,10 +498,13 @@ Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::
       void* value_ptr = v ? v->data() : nullptr;
       size_t value_len = v ? v->size() : 0;
       for (;;) {
+        // librdkafka owns the headers once the record is queued; until then they are ours.
+        SLUICE_ASSIGN_OR_RETURN(rd_kafka_headers_t * hdrs, DecodeHeaders(ctx, f[4], produced));
         rd_kafka_resp_err_t err = rd_kafka_producev(
             producer_->rk, RD_KAFKA_V_TOPIC(t->c_str()), RD_KAFKA_V_PARTITION(part),
             RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key_ptr, key_len),
-            RD_KAFKA_V_VALUE(value_ptr, value_len), RD_KAFKA_V_END);
+            RD_KAFKA_V_VALUE(value_ptr, value_len), RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END);
+        if (err != RD_KAFKA_RESP_ERR_NO_ERROR && hdrs != nullptr) rd_kafka_headers_destroy(hdrs);
         if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
           rd_kafka_poll(producer_->rk, 50);
           continue;

@@ -3,8 +3,9 @@
 //
 // Columns, by name as Spark's: `value` (required, VARCHAR or BLOB), `key` (optional, VARCHAR or
 // BLOB, NULL = no key), `topic` (VARCHAR; required unless the `topic` option is set, which then
-// wins), `partition` (optional integer; NULL or absent = the producer's partitioner). Other
-// columns are an error naming them and the accepted ones.
+// wins), `partition` (optional integer; NULL or absent = the producer's partitioner), `headers`
+// (optional, a list of STRUCT(key VARCHAR, value BLOB or VARCHAR); see below). Other columns are
+// an error naming them and the accepted ones.
 //
 // Delivery: AddBatch returns only after every record of the batch is acknowledged by the broker
 // (acks=all); any delivery failure fails the batch with the broker's error. Guarantee:
@@ -21,9 +22,15 @@
 // leaves only aborted records), then reads the marker partition with isolation.level =
 // read_committed: the last marker with this id is the last batch committed to Kafka. A batch whose
 // id is not above it (a re-run after a crash between the Kafka commit and commits/<N>) is skipped.
-// Readers see each batch once with isolation.level = read_committed (librdkafka's and Sluice's
-// Kafka source's default). One transactional.id per checkpoint: a new checkpoint (batch ids from
-// 0 again) needs a new one.
+// Readers see each batch once with isolation.level = read_committed (librdkafka's default).
+// One transactional.id per checkpoint: a new checkpoint (batch ids from 0 again) needs a new one,
+// and Open refuses an id whose markers are ahead of checkpoint_last_planned_batch. A cluster that
+// cannot be reached at all (nothing listening at any bootstrap server) fails Open at once, naming
+// kafka.bootstrap.servers; one reached once is waited for up to the delivery timeout.
+//
+// Headers (column `headers`, Spark's ARRAY<STRUCT<key STRING, value BINARY>>): each element is a
+// record header in order (repeated keys kept); a NULL value is a header without a value; a NULL
+// or empty list writes none. A NULL element or key is an error naming the row's column.
 //
 // Thread safety: driven by one query thread.
 #pragma once
@@ -43,6 +50,12 @@ struct KafkaSinkOptions {
   int64_t delivery_timeout_ms = 120000;
   std::optional<std::string> transactional_id;              // kafka.transactional.id: exactly-once
   std::string marker_topic = "sluice-transaction-markers";  // transactionMarkerTopic
+  // Exactly-once mode: the last batch id the query's checkpoint has planned (its latest
+  // offsets/<N>; -1 for a new checkpoint), set by the query's sink factory. When set, Open
+  // refuses a transactional.id whose markers are ahead of it (batches committed to Kafka that this
+  // checkpoint never planned: the id was used by another checkpoint), which would otherwise skip
+  // the checkpoint's first batches silently. nullopt: not checked (tests of the sink alone).
+  std::optional<int64_t> checkpoint_last_planned_batch;
 };
 
 // From the user's options: kafka.* (kafka.bootstrap.servers required), topic.

@@ -1,7 +1,5 @@
 #include "sql/kafka_sink_flow.h"
 
-#include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "common/redaction.h"
@@ -73,25 +71,13 @@ stream::SinkFactory KafkaSinkFlowFactory(const SinkDefinition& sink, const std::
     SLUICE_ASSIGN_OR_RETURN_CTX(auto resolved, ResolveSecretReferences(options), what);
     SLUICE_ASSIGN_OR_RETURN_CTX(sinks::KafkaSinkOptions o, sinks::ParseKafkaSinkOptions(resolved),
                                 what);
-    SLUICE_ASSIGN_OR_RETURN_CTX(auto opened, sinks::KafkaSink::Open(ctx.engine, o), what);
-    std::optional<int64_t> next = opened->NextUncommittedBatch();
-    if (next && *next > 0) {
-      stream::OffsetSeqLog offsets(ctx.fs, ctx.checkpoint_root);
-      SLUICE_ASSIGN_OR_RETURN(std::vector<BatchId> ids, offsets.ListIds());
-      int64_t planned = -1;  // the last batch the checkpoint planned
-      for (BatchId id : ids) planned = std::max(planned, id.value());
-      if (*next > planned + 1) {
-        return Status::InvalidArgument(
-            what + ": kafka.transactional.id '" + *o.transactional_id +
-            "' has committed batches up to " + std::to_string(*next - 1) +
-            " to Kafka, but this flow's checkpoint " +
-            (planned < 0 ? std::string("has planned none")
-                         : "has planned only up to batch " + std::to_string(planned)) +
-            ": the id belongs to another checkpoint (was the flow or its sink dropped and "
-            "created again?), and its batches would be skipped; give the sink a new "
-            "kafka.transactional.id");
-      }
+    if (o.transactional_id) {  // the guard against an id of another checkpoint (kafka_sink.h)
+      SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<BatchId> planned,
+                                  stream::OffsetSeqLog(ctx.fs, ctx.checkpoint_root).ListIds(),
+                                  what);
+      o.checkpoint_last_planned_batch = planned.empty() ? -1 : planned.back().value();
     }
+    SLUICE_ASSIGN_OR_RETURN_CTX(auto opened, sinks::KafkaSink::Open(ctx.engine, o), what);
     return std::shared_ptr<sinks::Sink>(std::move(opened));
   };
 }

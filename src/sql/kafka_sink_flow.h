@@ -26,10 +26,11 @@ Status CheckSinkDefinition(const SinkDefinition& sink);
 Status CheckFlowIntoSink(const SinkDefinition& sink, const std::string& flow,
                          const std::vector<StreamingDefinition>& others);
 
-// The sink factory of a flow's runs into `sink`. In exactly-once mode it refuses to start when
-// the transactional.id has committed batches to Kafka that the flow's checkpoint never planned
-// (the id belongs to another checkpoint: the flow was dropped and created again, say), which
-// would otherwise skip the new checkpoint's first batches silently.
+// The sink factory of a flow's runs into `sink`: secret() options resolved, then the Kafka sink.
+// In exactly-once mode it passes the checkpoint's last planned batch, so that the sink refuses to
+// start when the transactional.id has committed batches to Kafka that the flow's checkpoint never
+// planned (the id belongs to another checkpoint: the flow was dropped and created again, say),
+// which would otherwise skip the new checkpoint's first batches silently.
 stream::SinkFactory KafkaSinkFlowFactory(const SinkDefinition& sink, const std::string& flow);
 
 // The options of `sink` for display (SHOW SINKS): a JSON object with the values of secret

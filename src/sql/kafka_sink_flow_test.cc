@@ -185,7 +185,7 @@ TEST_F(KafkaSinkFlowTest, ATransactionalIdUsedByAnotherCheckpointIsRefused) {
   CreateCopyFlow("eo");
   EXPECT_THAT(ErrorOf("REFRESH SINK eo"),
               HasSubstr("kafka.transactional.id 'sql-eo-2' has committed batches up to 3 to "
-                        "Kafka, but this flow's checkpoint has planned none"));
+                        "Kafka, but the query's checkpoint has planned none"));
   EXPECT_EQ(ReadBack("out", "read_committed"), Expected(20));
   // A new id starts the new checkpoint: everything once more.
   Run("CREATE OR REPLACE SINK eo USING kafka OPTIONS (" + Servers() +
@@ -206,7 +206,7 @@ TEST_F(KafkaSinkFlowTest, AColumnKafkaCannotTakeFailsTheRefreshNamingIt) {
       cluster_.bootstrap() + "', subscribe => 'in', startingOffsets => 'earliest')");
   EXPECT_THAT(ErrorOf("REFRESH SINK s"),
               HasSubstr("column 'offset' cannot be written to Kafka (the columns are value, and "
-                        "optionally key, topic, partition)"));
+                        "optionally key, topic, partition, headers)"));
   Run("DROP SINK s");  // and its flow f
   Run("CREATE SINK s USING kafka OPTIONS (" + Servers() + ", 'topic' 'out')");
   Run("CREATE FLOW g AS INSERT INTO s SELECT key FROM STREAM read_kafka(bootstrapServers => '" +
