@@ -1,11 +1,13 @@
 #include "sql/streaming_progress_store.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
+#include "common/logging.h"
 #include "common/strings.h"
 #include "dialect/tokenizer.h"
 #include "sql/literal_rows.h"
@@ -56,7 +58,8 @@ Status WriteBatchProgress(fs::FileSystem& fs, const std::string& checkpoint_root
 }
 
 Result<std::vector<std::string>> ReadBatchProgress(fs::FileSystem& fs,
-                                                   const std::string& checkpoint_root) {
+                                                   const std::string& checkpoint_root,
+                                                   std::vector<std::string>* skipped) {
   std::vector<std::string> out;
   Result<std::vector<fs::FileInfo>> files = fs.List(fs::JoinPath(checkpoint_root, kProgressDir));
   if (files.status().IsNotFound()) return out;
@@ -67,12 +70,36 @@ Result<std::vector<std::string>> ReadBatchProgress(fs::FileSystem& fs,
     if (!base.ends_with(".json")) continue;
     std::string stem = base.substr(0, base.size() - 5);
     if (stem.empty() || !std::all_of(stem.begin(), stem.end(), ::isdigit)) continue;
-    ids.emplace_back(std::stoll(stem), f.path);
+    int64_t id = 0;
+    if (std::from_chars(stem.data(), stem.data() + stem.size(), id).ec != std::errc()) {
+      // std::stoll threw here (out of int64 range): a name no batch has.
+      SLUICE_LOG(kWarning) << "batch progress file " << f.path
+                           << " skipped: its name is not a batch id";
+      continue;
+    }
+    ids.emplace_back(id, f.path);
   }
   std::sort(ids.begin(), ids.end());
   for (const auto& [id, path] : ids) {
-    SLUICE_ASSIGN_OR_RETURN(std::string text, fs.ReadFile(path));
-    out.push_back(std::move(text));
+    std::string problem;
+    Result<std::string> text = fs.ReadFile(path);
+    if (!text.ok()) {
+      problem = text.status().ToString();
+    } else if (Trimmed(*text).empty()) {
+      problem = "the file is empty";
+    } else if (auto p = stream::ParseProgressJson(*text); !p.ok()) {
+      problem = p.status().message();
+    } else if (p->batch_id != id) {
+      problem = "it holds batchId " + std::to_string(p->batch_id);
+    }
+    if (problem.empty()) {
+      out.push_back(std::move(*text));
+      continue;
+    }
+    std::string warning = "batch progress file " + path + " skipped: " + problem +
+                          " (cut short, or damaged; remove it to silence this warning)";
+    SLUICE_LOG(kWarning) << warning;
+    if (skipped) skipped->push_back(std::move(warning));
   }
   return out;
 }

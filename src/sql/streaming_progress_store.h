@@ -32,9 +32,14 @@ Status WriteBatchProgress(fs::FileSystem& fs, const std::string& checkpoint_root
                           const stream::StreamingQueryProgress& progress);
 
 // The progress JSON texts under <checkpoint_root>/progress, in batch id order (none when the
-// directory does not exist).
+// directory does not exist). A damaged file (empty, cut short, not a progress object, a batchId
+// other than its name's, unreadable) is skipped with a warning naming the file and what is wrong,
+// never an error: progress is a report, and one bad file must not break SHOW STREAMING TABLES or
+// streaming_progress() (docs/formats/progress.md, "Torn tail"). The warnings are also appended
+// to `skipped` when given. Errors only when the directory cannot be listed.
 Result<std::vector<std::string>> ReadBatchProgress(fs::FileSystem& fs,
-                                                   const std::string& checkpoint_root);
+                                                   const std::string& checkpoint_root,
+                                                   std::vector<std::string>* skipped = nullptr);
 
 // A SELECT giving the streaming_progress columns above for `progress_jsons`. Corruption naming
 // `what` when a text is not a progress JSON object.

@@ -49,5 +49,68 @@ TEST(StreamingProgressStoreTest, RewritesCallsOutsideStrings) {
       RewriteStreamingProgress("SELECT * FROM streaming_progress(q)").status().IsInvalidArgument());
 }
 
+// Issue 24: an empty or torn progress/N.json failed SHOW STREAMING TABLES and
+// streaming_progress() for every table. Each kind of damage is skipped with a warning naming the
+// file; the good files are still read.
+TEST(StreamingProgressStoreTest, DamagedFilesAreSkippedWithAWarningNamingTheFile) {
+  auto fs = fs::LocalFileSystem();
+  stream::StreamingQueryProgress p;
+  p.id = "q";
+  p.run_id = "r";
+  p.timestamp = "2026-01-01T00:00:00.000Z";
+  p.batch_id = 0;
+  const std::string good = stream::ProgressToJson(p) + "\n";
+  struct Damage {
+    const char* kind;
+    std::string text;
+    const char* says;
+  };
+  const std::vector<Damage> damages = {
+      {"empty", "", "empty"},
+      {"newline only", "\n", "empty"},
+      {"cut short", good.substr(0, good.size() / 2), "not valid JSON"},
+      {"not an object", "[1]", "not a JSON object"},
+      {"missing field", "{\"id\":\"q\"}", "runId"},
+      {"wrong type", "{\"id\":\"q\",\"runId\":\"r\",\"timestamp\":\"t\",\"batchId\":\"1\"}",
+       "batchId"},
+      {"binary", std::string("\x00\xff\xfe", 3), "JSON"},
+      {"other batch", good, "batchId 0"},
+  };
+  for (const Damage& d : damages) {
+    SCOPED_TRACE(d.kind);
+    fs::ScopedTempDir dir;
+    p.batch_id = 0;
+    ASSERT_TRUE(WriteBatchProgress(*fs, dir.path(), p).ok());
+    p.batch_id = 2;
+    ASSERT_TRUE(WriteBatchProgress(*fs, dir.path(), p).ok());
+    // batch 1 is the damaged one ("other batch": a copy of batch 0's file under 1.json).
+    const std::string bad = dir.path() + "/progress/1.json";
+    ASSERT_TRUE(fs->AtomicReplace(bad, d.text).ok());
+    std::vector<std::string> skipped;
+    auto all = ReadBatchProgress(*fs, dir.path(), &skipped);
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    ASSERT_EQ(all->size(), 2u);
+    EXPECT_NE((*all)[1].find("\"batchId\":2"), std::string::npos);
+    ASSERT_EQ(skipped.size(), 1u);
+    EXPECT_NE(skipped[0].find(bad), std::string::npos) << skipped[0];
+    EXPECT_NE(skipped[0].find(d.says), std::string::npos) << skipped[0];
+    EXPECT_TRUE(ProgressRowsSql(*all, "x").ok());
+  }
+  // The last file damaged (what SHOW STREAMING TABLES reads), a directory in a file's place, and
+  // a name beyond int64 (std::stoll threw on it).
+  fs::ScopedTempDir dir;
+  p.batch_id = 0;
+  ASSERT_TRUE(WriteBatchProgress(*fs, dir.path(), p).ok());
+  ASSERT_TRUE(fs->AtomicReplace(dir.path() + "/progress/7.json", "{\"id\"").ok());
+  ASSERT_TRUE(fs->CreateDirectories(dir.path() + "/progress/5.json").ok());
+  ASSERT_TRUE(fs->AtomicReplace(dir.path() + "/progress/99999999999999999999.json", good).ok());
+  std::vector<std::string> skipped;
+  auto all = ReadBatchProgress(*fs, dir.path(), &skipped);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_NE(all->back().find("\"batchId\":0"), std::string::npos);
+  EXPECT_GE(skipped.size(), 1u);
+}
+
 }  // namespace
 }  // namespace sluice::sql
