@@ -141,9 +141,11 @@ Result<Rows> DeltaTable::Scan(const std::string& condition, std::optional<int64_
   spec.partition_columns = snap->metadata.partition_columns;
   if (cond) spec.where_sql = "(" + *cond + ")";
   std::vector<delta::FileToRead> reads;
+  delta::DeletionVectorLoader dvs(state_->fs.get(), snap->table_root);
   for (const delta::AddFile& f : files) {
-    SLUICE_ASSIGN_OR_RETURN(std::string p, delta::ResolveLogPath(snap->table_root, f.path));
-    reads.push_back(delta::FileToRead{p, f.partition_values, {}});
+    SLUICE_ASSIGN_OR_RETURN(delta::FileToRead read,
+                            delta::FileToReadForAdd(&dvs, snap->table_root, f));
+    reads.push_back(std::move(read));
   }
   SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, delta::ReadFiles(state_->conn.get(), spec, reads),
                               "scanning Delta table " + state_->path);

@@ -1,7 +1,10 @@
 #include "delta/changes.h"
 
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/strings.h"
@@ -71,6 +74,7 @@ Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
   Metadata metadata = start_snap->metadata;
   Protocol protocol = start_snap->protocol;
   std::vector<FileToRead> reads;
+  DeletionVectorLoader dvs(fs, listing.table_root);
   for (int64_t v = start.value(); v <= end.value(); ++v) {
     Version version(v);
     auto commit = listing.commits.find(version);
@@ -95,6 +99,29 @@ Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
         "CAST(" + QuoteLiteral(FormatTimestampMicros(commit_ts * 1000)) + " AS TIMESTAMPTZ)";
     bool has_cdc = false;
     for (const Action& a : actions) has_cdc |= std::holds_alternative<AddCdcFile>(a);
+    // Without cdc files, an add and a remove of the same path of which one carries a deletion
+    // vector are one file whose DV changed (a DELETE with DVs): its change rows are the rows the
+    // new DV deletes (delete) and those the old DV deleted that the new one does not (insert),
+    // as Delta's CDC reader computes them.
+    std::map<std::string, const RemoveFile*> dv_removes;
+    std::set<std::string> dv_pairs;
+    if (!has_cdc) {
+      std::map<std::string, const RemoveFile*> removes;
+      for (const Action& a : actions) {
+        if (const auto* rm = std::get_if<RemoveFile>(&a); rm && rm->data_change)
+          removes[rm->path] = rm;
+      }
+      for (const Action& a : actions) {
+        const auto* add = std::get_if<AddFile>(&a);
+        if (add == nullptr || !add->data_change) continue;
+        auto rm = removes.find(add->path);
+        if (rm == removes.end()) continue;
+        if (add->deletion_vector || rm->second->deletion_vector) {
+          dv_pairs.insert(add->path);
+          dv_removes[add->path] = rm->second;
+        }
+      }
+    }
     for (const Action& a : actions) {
       std::string path;
       PartitionValues pv;
@@ -107,14 +134,50 @@ Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
         change_type = "CAST(NULL AS VARCHAR)";  // from the file's _change_type column
       } else if (const auto* add = std::get_if<AddFile>(&a)) {
         if (!add->data_change) continue;
-        path = add->path;
-        pv = add->partition_values;
-        change_type = "'insert'";
+        if (dv_pairs.count(add->path)) {
+          SLUICE_ASSIGN_OR_RETURN_CTX(std::string resolved,
+                                      ResolveLogPath(listing.table_root, add->path), ctx);
+          const RemoveFile* rm = dv_removes[add->path];
+          RowIndexSet none;
+          std::shared_ptr<const RowIndexSet> old_dv, new_dv;
+          if (rm->deletion_vector) {
+            SLUICE_ASSIGN_OR_RETURN_CTX(old_dv, dvs.Load(*rm->deletion_vector, rm->path), ctx);
+          }
+          if (add->deletion_vector) {
+            SLUICE_ASSIGN_OR_RETURN_CTX(new_dv, dvs.Load(*add->deletion_vector, add->path), ctx);
+          }
+          const RowIndexSet& o = old_dv ? *old_dv : none;
+          const RowIndexSet& n = new_dv ? *new_dv : none;
+          for (auto [rows, type] :
+               {std::pair{Difference(n, o), "'delete'"}, std::pair{Difference(o, n), "'insert'"}}) {
+            if (rows.ranges.empty()) continue;
+            FileToRead read{resolved, add->partition_values, {type, version_sql, ts_sql}};
+            read.row_filter = std::make_shared<const RowIndexSet>(std::move(rows));
+            read.keep_only_filtered = true;
+            reads.push_back(std::move(read));
+          }
+          continue;
+        }
+        SLUICE_ASSIGN_OR_RETURN_CTX(
+            FileToRead read,
+            FileToReadForAdd(&dvs, listing.table_root, *add, {"'insert'", version_sql, ts_sql}),
+            ctx);
+        reads.push_back(std::move(read));
+        continue;
       } else if (const auto* rm = std::get_if<RemoveFile>(&a)) {
-        if (!rm->data_change) continue;
+        if (!rm->data_change || dv_pairs.count(rm->path)) continue;
         path = rm->path;
         pv = rm->partition_values.value_or(PartitionValues{});
         change_type = "'delete'";
+        if (rm->deletion_vector) {  // the rows it still had: those its DV did not delete
+          SLUICE_ASSIGN_OR_RETURN_CTX(std::string resolved,
+                                      ResolveLogPath(listing.table_root, path), ctx);
+          FileToRead read{resolved, pv, {change_type, version_sql, ts_sql}};
+          SLUICE_ASSIGN_OR_RETURN_CTX(read.row_filter, dvs.Load(*rm->deletion_vector, rm->path),
+                                      ctx);
+          reads.push_back(std::move(read));
+          continue;
+        }
       } else {
         continue;
       }

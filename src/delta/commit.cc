@@ -1,5 +1,6 @@
 #include "delta/commit.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <set>
@@ -135,6 +136,18 @@ Result<CommitResult> Transaction::Commit() {
   if (!read_snapshot_ && (metadata_count != 1 || protocol_count != 1)) {
     return Status::InvalidArgument(
         ctx + ": the first commit of a table needs protocol and metaData actions");
+  }
+  // Sluice reads deletion vectors but writes none: a rewrite, remove or VACUUM that ignored them
+  // would resurrect deleted rows or drop DV files, so no commit touches such a table (every
+  // writer of the table, DML, OPTIMIZE, RESTORE and VACUUM included, commits through here).
+  if (read_snapshot_) {
+    const auto& wf = read_snapshot_->protocol.writer_features;
+    if (wf && std::find(wf->begin(), wf->end(), "deletionVectors") != wf->end()) {
+      return Status::NotSupported(
+          ctx +
+          ": Unsupported Delta writer feature 'deletionVectors': writes with deletion vectors are "
+          "not supported yet");
+    }
   }
 
   PendingTransaction pending;

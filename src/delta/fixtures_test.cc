@@ -200,6 +200,8 @@ TEST_F(FixtureTest, EveryFixtureIsCovered) {
                                          "spark/column-mapping-name",
                                          "spark/deletion-vectors",
                                          "spark/deletion-vectors-checkpoint",
+                                         "spark/deletion-vectors-dml",
+                                         "spark/deletion-vectors-large",
                                          "spark/empty",
                                          "spark/empty-last-checkpoint",
                                          "spark/inserts-deletes-checkpoint",
@@ -303,6 +305,15 @@ TEST_F(FixtureTest, ReadableFixturesMatchTheWritersReading) {
         EXPECT_EQ(changes->num_rows(), static_cast<int64_t>(s["cdf"].size()));
         auto [columns, theirs] = WriterRows(s["cdf"]);
         EXPECT_EQ(Rows(*changes, columns), theirs) << "CDF " << ::testing::PrintToString(columns);
+      }
+      if (s.contains("sums")) {  // large tables: per-column sums instead of rows
+        for (const auto& [column, sum] : s["sums"].items()) {
+          auto c = b->ColumnIndex(column);
+          ASSERT_TRUE(c.has_value()) << column;
+          int64_t ours = 0;
+          for (int64_t r = 0; r < b->num_rows(); ++r) ours += b->GetInt64(r, *c)->value_or(0);
+          EXPECT_EQ(ours, sum.get<int64_t>()) << "sum of " << column;
+        }
       }
       if (s.contains("files_by_version")) {
         EXPECT_EQ(LiveRelativeFiles(**snap),
@@ -904,13 +915,111 @@ TEST_F(FixtureTest, UnknownReaderFeature) {
   EXPECT_THAT(st.message(), HasSubstr("Unsupported Delta reader feature 'blahabl'"));
 }
 
-// Expected refusals: features Sluice does not read yet. The error names the feature.
-TEST_F(FixtureTest, RefusesDeletionVectors) {
-  for (const char* name : {"spark/deletion-vectors", "spark/deletion-vectors-checkpoint"}) {
-    Status st = OpenOrScanError(name);
-    EXPECT_TRUE(st.IsNotSupported()) << name << ": " << st.ToString();
-    EXPECT_THAT(st.message(), HasSubstr("deletionVectors")) << name;
+// ---------------- deletion vectors ----------------
+
+TEST_F(FixtureTest, DeletionVectorsDropTheDeletedRows) {
+  auto t = OpenFixture("spark/deletion-vectors");
+  ASSERT_TRUE(t);
+  std::vector<std::string> expected;
+  for (int i = 0; i < 50; ++i) {
+    if (i != 0 && i != 7 && i != 14) expected.push_back(std::to_string(i));
   }
+  EXPECT_EQ(LatestRows(t.get()), Sorted(expected));
+  EXPECT_EQ(VersionRows(t.get(), 1).size(), 50u);  // before the DELETE
+  auto snap = *t->Latest();
+  ASSERT_EQ(snap->files.size(), 1u);
+  ASSERT_TRUE(snap->files[0].deletion_vector);
+  EXPECT_EQ(snap->files[0].deletion_vector->cardinality, 3);
+  // The SQL of the scan (what SQL queries view) drops them too.
+  auto sql = t->ScanSql(*snap);
+  ASSERT_TRUE(sql.ok()) << sql.status().ToString();
+  EXPECT_THAT(*sql, HasSubstr("file_row_number"));
+}
+
+TEST_F(FixtureTest, DeletionVectorsInACheckpoint) {
+  auto t = OpenFixture("spark/deletion-vectors-checkpoint");
+  ASSERT_TRUE(t);
+  // Version 10 is read from the checkpoint alone: 9 DELETEs (x = 0, 2, ..., 16) are in its
+  // adds' deletionVector column.
+  auto at10 = t->SnapshotAt(Version(10));
+  ASSERT_TRUE(at10.ok()) << at10.status().ToString();
+  EXPECT_EQ((*at10)->segment.commits.size(), 0u);
+  int files_with_dv = 0;
+  int64_t deleted = 0;
+  for (const AddFile& f : (*at10)->files) {
+    files_with_dv += f.deletion_vector ? 1 : 0;
+    deleted += f.deletion_vector ? f.deletion_vector->cardinality : 0;
+  }
+  EXPECT_EQ(files_with_dv, 5);  // partitions 0, 2, 4, 6, 8
+  EXPECT_EQ(deleted, 9);
+  EXPECT_EQ(ScanRows(t.get(), **at10).size(), 41u);
+  std::vector<std::string> expected;
+  for (int x = 0; x < 50; ++x) {
+    if (x % 2 == 0 && x < 24) continue;
+    expected.push_back(std::to_string(x) + "|" + std::to_string(x % 10) + "|foo" +
+                       std::to_string(x % 5));
+  }
+  EXPECT_EQ(LatestRows(t.get(), {"x", "part", "s"}), Sorted(expected));
+}
+
+TEST_F(FixtureTest, DeletionVectorsWithBitmapRunAndArrayContainers) {
+  auto t = OpenFixture("spark/deletion-vectors-large");
+  ASSERT_TRUE(t);
+  auto snap = *t->Latest();
+  ASSERT_EQ(snap->files.size(), 1u);
+  ASSERT_TRUE(snap->files[0].deletion_vector);
+  EXPECT_EQ(snap->files[0].deletion_vector->storage_type, "u");
+  EXPECT_EQ(snap->files[0].deletion_vector->cardinality, 18715);
+  auto b = t->Scan(*snap);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->num_rows(), 121285);
+  // Exactly the rows the DELETE kept, counted per (g, m).
+  std::map<std::string, int> count, expected;
+  for (const std::string& row : Rows(*b, {"g", "m"})) ++count[row];
+  for (int row = 0; row < 140000; ++row) {
+    int g = row / 1000, m = row % 7;
+    bool deleted = (m == 0 && g < 60) || (g >= 70 && g < 80) || (g == 135 && m == 3);
+    if (!deleted) ++expected[std::to_string(g) + "|" + std::to_string(m)];
+  }
+  EXPECT_EQ(count, expected);
+}
+
+TEST_F(FixtureTest, DeletionVectorsChangeDataFeed) {
+  auto t = OpenFixture("spark/deletion-vectors-dml");
+  ASSERT_TRUE(t);
+  // The DELETE (version 2) wrote no cdc file: its deletes come from the DV's new rows.
+  auto deletes = t->Changes(Version(2), Version(2));
+  ASSERT_TRUE(deletes.ok()) << deletes.status().ToString();
+  EXPECT_EQ(Rows(*deletes, {"id", "v", "_change_type", "_commit_version"}),
+            (std::vector<std::string>{"1|1|delete|2", "2|2|delete|2"}));
+  // The UPDATE (version 3) has cdc files: only those are read, not the DV's new row.
+  auto update = t->Changes(Version(3), Version(3));
+  ASSERT_TRUE(update.ok()) << update.status().ToString();
+  EXPECT_EQ(Rows(*update, {"id", "v", "_change_type"}),
+            (std::vector<std::string>{"3|3|update_preimage", "3|u|update_postimage"}));
+}
+
+TEST_F(FixtureTest, CorruptDeletionVectorFailsTheScan) {
+  TempDir tmp;
+  std::string table = CopyFixture("spark/deletion-vectors", tmp);
+  std::string dv = table + "/deletion_vector_faa9a331-7067-4729-b46d-a6043d8e37ab.bin";
+  {
+    std::fstream f(dv, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(30);
+    f.put('\x7f');
+  }
+  auto t = Open(table);
+  ASSERT_TRUE(t);
+  auto snap = t->Latest();
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  auto b = t->Scan(**snap);
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(b.status().IsCorruption()) << b.status().ToString();
+  EXPECT_THAT(b.status().message(), HasSubstr(dv + " at offset 1: checksum mismatch"));
+  std::filesystem::remove(dv);
+  auto missing = t->Scan(**snap);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.status().IsNotFound()) << missing.status().ToString();
 }
 
 TEST_F(FixtureTest, RefusesColumnMappingName) {

@@ -10,10 +10,6 @@ namespace {
 constexpr int kMaxReaderVersion = 3;
 
 std::string WhyRefused(const std::string& feature) {
-  if (feature == "deletionVectors") {
-    return "deletion vectors are not implemented; reading the files without applying them "
-           "would return deleted rows";
-  }
   if (feature == "columnMapping") return "column mapping (mode id/name) is not implemented";
   if (feature == "v2Checkpoint") return "V2 (UUID/sidecar) checkpoints are not implemented";
   if (feature == "typeWidening" || feature == "typeWidening-preview")
@@ -37,7 +33,8 @@ std::string ColumnMappingMode(const Metadata& metadata) {
 }  // namespace
 
 const std::vector<std::string>& SupportedReaderFeatures() {
-  static const std::vector<std::string> kFeatures = {"vacuumProtocolCheck", "columnMapping"};
+  static const std::vector<std::string> kFeatures = {"vacuumProtocolCheck", "columnMapping",
+                                                     "deletionVectors"};
   return kFeatures;
 }
 

@@ -2,10 +2,10 @@
 //
 // Accepted: reader version 1; reader version 2 with column mapping mode none (or absent);
 // reader version 3 whose readerFeatures are all implemented by Sluice (today:
-// vacuumProtocolCheck, and columnMapping while the mode is none). Everything else is refused
-// with NotSupported naming the feature (deletionVectors, columnMapping with mode id/name,
-// v2Checkpoint, typeWidening, timestampNtz, variantType, catalogManaged, unknown names) or the
-// reader version ("Unsupported Delta protocol reader version 99 ...").
+// vacuumProtocolCheck, deletionVectors (applied by scan.h), and columnMapping while the mode is
+// none). Everything else is refused with NotSupported naming the feature (columnMapping with mode
+// id/name, v2Checkpoint, typeWidening, timestampNtz, variantType, catalogManaged, unknown names) or
+// the reader version ("Unsupported Delta protocol reader version 99 ...").
 #pragma once
 
 #include <string>

@@ -130,6 +130,9 @@ TEST(ProtocolCheckTest, AcceptsAndRefuses) {
           .ok());
   EXPECT_TRUE(
       CheckReadSupported(Protocol{3, 7, std::vector<std::string>{"columnMapping"}, {}}, Md()).ok());
+  EXPECT_TRUE(
+      CheckReadSupported(Protocol{3, 7, std::vector<std::string>{"deletionVectors"}, {}}, Md())
+          .ok());
 
   auto refused = [](const Protocol& p, const Metadata& m) {
     Status st = CheckReadSupported(p, m);
@@ -142,8 +145,7 @@ TEST(ProtocolCheckTest, AcceptsAndRefuses) {
               HasSubstr("columnMapping"));
   EXPECT_THAT(refused(Protocol{2, 5, {}, {}}, Md({{"delta.columnMapping.mode", "id"}})),
               HasSubstr("'id'"));
-  for (const char* f : {"deletionVectors", "v2Checkpoint", "typeWidening", "timestampNtz",
-                        "variantType", "blahabl"}) {
+  for (const char* f : {"v2Checkpoint", "typeWidening", "timestampNtz", "variantType", "blahabl"}) {
     EXPECT_THAT(refused(Protocol{3, 7, std::vector<std::string>{f}, {}}, Md()),
                 HasSubstr(std::string("'") + f + "'"));
   }

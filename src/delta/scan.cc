@@ -30,6 +30,16 @@ const std::optional<std::string>* FindPartitionValue(const PartitionValues& valu
   return nullptr;
 }
 
+// A row filter as SQL text: "b-e" per range (inclusive), comma separated.
+std::string RangesText(const RowIndexSet& set) {
+  std::string out;
+  for (const RowRange& r : set.ranges) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(r.begin) + "-" + std::to_string(r.end - 1);
+  }
+  return out;
+}
+
 std::string CastNull(const engine::DataType& type) {
   if (type.id == engine::TypeId::kNull) return "NULL";
   return "CAST(NULL AS " + type.ToSql() + ")";
@@ -67,8 +77,11 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     list += QuoteLiteral(paths[i]);
   }
   list += "]";
+  bool any_filter = false;
+  for (const FileToRead& f : files) any_filter |= f.row_filter != nullptr;
   std::string source = "read_parquet(" + list +
-                       ", union_by_name=true, hive_partitioning=false, filename='__sluice_file')";
+                       ", union_by_name=true, hive_partitioning=false, filename='__sluice_file'" +
+                       (any_filter ? ", file_row_number=true" : "") + ")";
 
   // Which columns do the files have (by lower-case name -> actual name)?
   SLUICE_ASSIGN_OR_RETURN(engine::Batch probe, conn->Query("SELECT * FROM " + source + " LIMIT 0"));
@@ -85,8 +98,16 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     }
   }
   std::string values;
-  for (const FileToRead& file : files) {
-    std::string row = "(" + QuoteLiteral(file.path);
+  std::string drop_values;  // (entry index, ranges) of files whose rows are dropped
+  std::string keep_values;  // ... and of files of which only those rows are kept
+  for (size_t n = 0; n < files.size(); ++n) {
+    const FileToRead& file = files[n];
+    std::string row = "(" + QuoteLiteral(file.path) + ", " + std::to_string(n);
+    if (file.row_filter) {
+      std::string& to = file.keep_only_filtered ? keep_values : drop_values;
+      if (!to.empty()) to += ", ";
+      to += "(" + std::to_string(n) + ", " + QuoteLiteral(RangesText(*file.row_filter)) + ")";
+    }
     for (size_t i = 0; i < part_cols.size(); ++i) {
       const std::optional<std::string>* v = FindPartitionValue(file.partition_values, part_cols[i]);
       std::optional<std::string> value = v ? *v : std::nullopt;
@@ -105,7 +126,7 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     if (!values.empty()) values += ", ";
     values += row;
   }
-  std::string aliases = "__sluice_path";
+  std::string aliases = "__sluice_path, __sluice_entry";
   for (size_t i = 0; i < part_cols.size(); ++i) aliases += ", __p" + std::to_string(i);
   for (size_t i = 0; i < spec.extra_columns.size(); ++i) aliases += ", __e" + std::to_string(i);
 
@@ -134,8 +155,33 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     }
     add_col(expr, f.name);
   }
+  // Row filters: the rows of each filtered entry as (entry, row index) pairs, expanded in the
+  // engine from the ranges' text, then an anti join (deleted rows) or a semi join (kept rows).
+  auto filter_rows = [](const std::string& pairs) {
+    return "(SELECT __e AS __fe, unnest(generate_series(CAST(split_part(__r, '-', 1) AS BIGINT), "
+           "CAST(split_part(__r, '-', 2) AS BIGINT))) AS __fr FROM (SELECT __e, "
+           "unnest(string_split(__rs, ',')) AS __r FROM (VALUES " +
+           pairs + ") AS __t(__e, __rs) WHERE __rs <> ''))";
+  };
+  std::string joins;
+  if (!drop_values.empty()) {
+    joins += " ANTI JOIN " + filter_rows(drop_values) +
+             " AS __drop ON __f.__sluice_entry = __drop.__fe AND d.file_row_number = __drop.__fr";
+  }
+  if (!keep_values.empty()) {
+    // Entries without a keep filter pass; filtered entries keep only their listed rows.
+    std::string kept;
+    for (size_t n = 0; n < files.size(); ++n) {
+      if (files[n].row_filter && files[n].keep_only_filtered) {
+        kept += (kept.empty() ? "" : ", ") + std::to_string(n);
+      }
+    }
+    joins += " LEFT JOIN " + filter_rows(keep_values) +
+             " AS __keep ON __f.__sluice_entry = __keep.__fe AND d.file_row_number = __keep.__fr";
+    joins += " WHERE __keep.__fe IS NOT NULL OR __f.__sluice_entry NOT IN (" + kept + ")";
+  }
   return "SELECT * FROM (SELECT " + select + " FROM " + source + " d JOIN (VALUES " + values +
-         ") AS __f(" + aliases + ") ON d.__sluice_file = __f.__sluice_path) WHERE " +
+         ") AS __f(" + aliases + ") ON d.__sluice_file = __f.__sluice_path" + joins + ") WHERE " +
          spec.where_sql;
 }
 
@@ -143,6 +189,16 @@ Result<engine::Batch> ReadFiles(engine::Connection* conn, const ReadSpec& spec,
                                 const std::vector<FileToRead>& files) {
   SLUICE_ASSIGN_OR_RETURN(std::string sql, BuildReadSql(conn, spec, files));
   return conn->Query(sql);
+}
+
+Result<FileToRead> FileToReadForAdd(DeletionVectorLoader* dvs, const std::string& table_root,
+                                    const AddFile& add, std::vector<std::string> extra_values) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, ResolveLogPath(table_root, add.path));
+  FileToRead read{path, add.partition_values, std::move(extra_values)};
+  if (add.deletion_vector) {
+    SLUICE_ASSIGN_OR_RETURN(read.row_filter, dvs->Load(*add.deletion_vector, add.path));
+  }
+  return read;
 }
 
 Result<std::vector<AddFile>> PlanScanFiles(const Snapshot& snapshot, const ScanFilter& filter) {
@@ -157,7 +213,8 @@ Result<std::vector<AddFile>> PlanScanFiles(const Snapshot& snapshot, const ScanF
 
 namespace {
 
-Result<std::pair<ReadSpec, std::vector<FileToRead>>> PlanRead(const Snapshot& snapshot,
+Result<std::pair<ReadSpec, std::vector<FileToRead>>> PlanRead(fs::FileSystem* fs,
+                                                              const Snapshot& snapshot,
                                                               const ScanFilter& filter,
                                                               std::vector<AddFile>* files_read) {
   std::string ctx =
@@ -168,9 +225,11 @@ Result<std::pair<ReadSpec, std::vector<FileToRead>>> PlanRead(const Snapshot& sn
   spec.partition_columns = snapshot.metadata.partition_columns;
   SLUICE_ASSIGN_OR_RETURN_CTX(spec.where_sql, FilterToSql(filter, spec.schema), ctx);
   std::vector<FileToRead> reads;
+  DeletionVectorLoader dvs(fs, snapshot.table_root);
   for (const AddFile& f : files) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(std::string path, ResolveLogPath(snapshot.table_root, f.path), ctx);
-    reads.push_back(FileToRead{path, f.partition_values, {}});
+    SLUICE_ASSIGN_OR_RETURN_CTX(FileToRead read, FileToReadForAdd(&dvs, snapshot.table_root, f),
+                                ctx);
+    reads.push_back(std::move(read));
   }
   if (files_read) *files_read = std::move(files);
   return std::make_pair(std::move(spec), std::move(reads));
@@ -178,9 +237,9 @@ Result<std::pair<ReadSpec, std::vector<FileToRead>>> PlanRead(const Snapshot& sn
 
 }  // namespace
 
-Result<std::string> ScanSnapshotSql(engine::Connection* conn, const Snapshot& snapshot,
-                                    const ScanFilter& filter) {
-  SLUICE_ASSIGN_OR_RETURN(auto plan, PlanRead(snapshot, filter, nullptr));
+Result<std::string> ScanSnapshotSql(engine::Connection* conn, fs::FileSystem* fs,
+                                    const Snapshot& snapshot, const ScanFilter& filter) {
+  SLUICE_ASSIGN_OR_RETURN(auto plan, PlanRead(fs, snapshot, filter, nullptr));
   auto sql = BuildReadSql(conn, plan.first, plan.second);
   if (!sql.ok()) {
     return sql.status().WithContext("scanning " + snapshot.table_root + " at version " +
@@ -189,9 +248,10 @@ Result<std::string> ScanSnapshotSql(engine::Connection* conn, const Snapshot& sn
   return sql;
 }
 
-Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& snapshot,
-                                   const ScanFilter& filter, std::vector<AddFile>* files_read) {
-  SLUICE_ASSIGN_OR_RETURN(auto plan, PlanRead(snapshot, filter, files_read));
+Result<engine::Batch> ScanSnapshot(engine::Connection* conn, fs::FileSystem* fs,
+                                   const Snapshot& snapshot, const ScanFilter& filter,
+                                   std::vector<AddFile>* files_read) {
+  SLUICE_ASSIGN_OR_RETURN(auto plan, PlanRead(fs, snapshot, filter, files_read));
   auto batch = ReadFiles(conn, plan.first, plan.second);
   if (!batch.ok()) {
     return batch.status().WithContext("scanning " + snapshot.table_root + " at version " +

@@ -5,14 +5,20 @@
 // (never from the path); columns missing from a file (schema evolution) are NULL; extra
 // columns in files (e.g. _change_type) are dropped; every column is cast to its table type
 // (INT96 and other timestamps become TIMESTAMPTZ in UTC). Hive partition detection is off.
+//
+// Deletion vectors: a file's `row_filter` (row indexes from its deletion vector, see
+// deletion_vector.h) drops those rows (anti join on read_parquet's file_row_number), or with
+// `keep_only_filtered` keeps only them (the change data feed's rows deleted by a new DV).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
 #include "delta/actions.h"
 #include "delta/data_skipping.h"
+#include "delta/deletion_vector.h"
 #include "delta/snapshot.h"
 #include "engine/engine.h"
 
@@ -22,7 +28,16 @@ struct FileToRead {
   std::string path;                       // storage path (already resolved and decoded)
   PartitionValues partition_values;       // from the log
   std::vector<std::string> extra_values;  // SQL expressions, one per ReadSpec::extra_columns
+  // Row indexes (0-based positions in the file) to drop, or to keep only when
+  // keep_only_filtered; null: every row.
+  std::shared_ptr<const RowIndexSet> row_filter = nullptr;
+  bool keep_only_filtered = false;
 };
+
+// The FileToRead of `add` in the table at `table_root`: the resolved path, its partition values
+// and, when it carries a deletion vector, the rows it deletes (loaded through `dvs`).
+Result<FileToRead> FileToReadForAdd(DeletionVectorLoader* dvs, const std::string& table_root,
+                                    const AddFile& add, std::vector<std::string> extra_values = {});
 
 struct ReadSpec {
   engine::Schema schema;  // output columns (table schema order)
@@ -48,14 +63,16 @@ Result<engine::Batch> ReadFiles(engine::Connection* conn, const ReadSpec& spec,
 Result<std::vector<AddFile>> PlanScanFiles(const Snapshot& snapshot, const ScanFilter& filter);
 
 // The SQL (a SELECT) that reads the rows of `snapshot` matching `filter`: what SQL queries over
-// the table run (the SQL front end makes it a view named after the table).
-Result<std::string> ScanSnapshotSql(engine::Connection* conn, const Snapshot& snapshot,
-                                    const ScanFilter& filter = {});
+// the table run (the SQL front end makes it a view named after the table). The SQL is
+// self-contained: deleted row indexes of deletion vectors are literals in it.
+Result<std::string> ScanSnapshotSql(engine::Connection* conn, fs::FileSystem* fs,
+                                    const Snapshot& snapshot, const ScanFilter& filter = {});
 
-// Reads the rows of `snapshot` matching `filter`. When `files_read` is not null it receives
+// Reads the rows of `snapshot` matching `filter`, reading deletion vector files through `fs`
+// (the table's file system). When `files_read` is not null it receives
 // the files that were read (after pruning).
-Result<engine::Batch> ScanSnapshot(engine::Connection* conn, const Snapshot& snapshot,
-                                   const ScanFilter& filter,
+Result<engine::Batch> ScanSnapshot(engine::Connection* conn, fs::FileSystem* fs,
+                                   const Snapshot& snapshot, const ScanFilter& filter,
                                    std::vector<AddFile>* files_read = nullptr);
 
 }  // namespace sluice::delta

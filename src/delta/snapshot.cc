@@ -150,13 +150,6 @@ Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment,
       return Status::Corruption("partition column '" + p + "' is not in the schema of " + where);
     }
   }
-  // The base's live files were checked when it was built: only the touched keys are new.
-  for (const auto& [key, entry] : files_) {
-    if (entry.live && entry.add && entry.add->deletion_vector) {
-      return Status::NotSupported("Unsupported Delta reader feature 'deletionVectors': file " +
-                                  entry.add->path + " has a deletion vector (" + where + ")");
-    }
-  }
   snap.files =
       SharedFileList<AddFile>(Merge<AddFile>(base_files_.entries(), files_, [](const FileEntry& e) {
         return e.live && e.add ? e.add : nullptr;

@@ -96,12 +96,12 @@ Result<std::shared_ptr<const Snapshot>> DeltaTable::SnapshotAtTimestamp(int64_t 
 Result<engine::Batch> DeltaTable::Scan(const Snapshot& snapshot, const ScanFilter& filter,
                                        std::vector<AddFile>* files_read) {
   std::lock_guard<std::mutex> lock(mu_);
-  return ScanSnapshot(conn_.get(), snapshot, filter, files_read);
+  return ScanSnapshot(conn_.get(), fs_.get(), snapshot, filter, files_read);
 }
 
 Result<std::string> DeltaTable::ScanSql(const Snapshot& snapshot) {
   std::lock_guard<std::mutex> lock(mu_);
-  return ScanSnapshotSql(conn_.get(), snapshot);
+  return ScanSnapshotSql(conn_.get(), fs_.get(), snapshot);
 }
 
 Result<std::optional<int64_t>> DeltaTable::LatestTxnVersion(const std::string& app_id) {

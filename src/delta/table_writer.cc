@@ -136,6 +136,11 @@ Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata) {
   if (protocol.min_writer_version == 7) {
     static const std::set<std::string> kSupported = {"appendOnly", "invariants", "changeDataFeed"};
     for (const std::string& f : protocol.writer_features.value_or(std::vector<std::string>{})) {
+      if (f == "deletionVectors") {  // read (scan.h), not written
+        return Status::NotSupported(
+            "Unsupported Delta writer feature 'deletionVectors': writes with deletion vectors are "
+            "not supported yet");
+      }
       if (!kSupported.count(f))
         return Status::NotSupported("Unsupported Delta writer feature '" + f + "'");
     }

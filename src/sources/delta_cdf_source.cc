@@ -186,10 +186,12 @@ Result<engine::Batch> DeltaCdfSource::SnapshotRows(int64_t version, int64_t firs
       QuoteLiteral("insert"), "CAST(" + std::to_string(version) + " AS BIGINT)",
       "CAST(" + QuoteLiteral(delta::FormatTimestampMicros(commit_ms * 1000)) + " AS TIMESTAMPTZ)"};
   std::vector<delta::FileToRead> to_read;
+  delta::DeletionVectorLoader dvs(ctx_.fs.get(), options_.path);
   for (int64_t i = first; i <= last; ++i) {
     const delta::AddFile& f = SnapshotFiles()[static_cast<size_t>(i)];
-    SLUICE_ASSIGN_OR_RETURN(std::string p, delta::ResolveLogPath(options_.path, f.path));
-    to_read.push_back(delta::FileToRead{p, f.partition_values, extra});
+    SLUICE_ASSIGN_OR_RETURN(delta::FileToRead read,
+                            delta::FileToReadForAdd(&dvs, options_.path, f, extra));
+    to_read.push_back(std::move(read));
   }
   if (to_read.empty()) return EmptyBatch(conn_.get(), schema_);
   delta::ReadSpec spec;

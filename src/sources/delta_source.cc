@@ -21,10 +21,10 @@ std::string DeltaDataUpdateMessage(const std::string& example_path, int64_t vers
                                    const std::string& table_path) {
   return "Detected a data update (for example " + example_path +
          ") in the source table at version " + std::to_string(version) +
-         ". This is currently not supported. If you'd like to ignore updates, set the option "
-         "'skipChangeCommits' to 'true'. If you would like the data update to be reflected, please "
-         "restart "
-         "this query with a fresh checkpoint directory. The source table can be found at path " +
+         ". This is currently not supported. If this is going to happen regularly and you are "
+         "okay to skip changes, set the option 'skipChangeCommits' to 'true'. If you would like "
+         "the data update to be reflected, please restart this query with a fresh checkpoint "
+         "directory. The source table can be found at path " +
          table_path + ".";
 }
 
@@ -360,9 +360,12 @@ Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& sta
                                    " is before start offset " + start.value_or("(none)"));
   }
   std::vector<delta::FileToRead> to_read;
+  delta::DeletionVectorLoader dvs(ctx_.fs.get(), options_.path);
   auto add = [&](const delta::AddFile& f) -> Status {
-    SLUICE_ASSIGN_OR_RETURN(std::string p, delta::ResolveLogPath(options_.path, f.path));
-    to_read.push_back(delta::FileToRead{p, f.partition_values, {}});
+    // A file with a deletion vector is read without its deleted rows.
+    SLUICE_ASSIGN_OR_RETURN(delta::FileToRead read,
+                            delta::FileToReadForAdd(&dvs, options_.path, f));
+    to_read.push_back(std::move(read));
     return Status::OK();
   };
   if (c.snapshot) {

@@ -161,7 +161,8 @@ TEST_F(DeltaSourceTest, DataUpdateStopsTheStreamUnlessSkipChangeCommits) {
   EXPECT_NE(err.status().message().find("Detected a data update (for example "), std::string::npos);
   EXPECT_NE(err.status().message().find(
                 "in the source table at version 2. This is currently not supported. "
-                "If you'd like to ignore updates, set the option 'skipChangeCommits' to 'true'"),
+                "If this is going to happen regularly and you are okay to skip changes, set the "
+                "option 'skipChangeCommits' to 'true'"),
             std::string::npos)
       << err.status().message();
 
