@@ -1,22 +1,32 @@
 // Commit latency of one `sluice sql` session against the size of the table (issue 16, section 3:
-// a table of 10,000 commits): plain INSERTs of one row, each its own commit, into tables that
-// already hold 100, 1,000 and 10,000 files. Goal: a commit's cost does not grow with the table.
+// a table of 10,000 commits): plain INSERTs of one row, each its own commit, and UPDATE, DELETE
+// and MERGE of one row, into tables that already hold 100, 1,000 and 10,000 files. Goal: a
+// commit's cost does not grow with the table.
 //
 //   cmake --build <dir> --target delta_commit_bench
-//   <dir>/bench/delta_commit_bench [--files 100,1000,10000] [--commits 50] [--dir DIR]
+//   <dir>/bench/delta_commit_bench [--files 100,1000,10000] [--commits 50] [--dml 20]
+//                                  [--ops insert,update,delete,merge] [--dir DIR]
 //
 // For each size N it builds a base table DIR/base-N/t (id INT, s STRING,
-// delta.checkpointInterval=10): one commit adding N one-row Parquet files (copies of one file
-// Sluice wrote, with its stats) and a checkpoint of it, as a long log leaves the table after its
-// last checkpoint. It then copies the base to DIR/sluice-N/t and runs --commits INSERT INTO t
-// VALUES statements through one sql::Session, timing each statement (every tenth commit also
-// writes a checkpoint of all N files, as Delta's protocol asks). The base tables stay in DIR so
-// that bench/delta_commit_rs.py can make delta-rs append to the same tables. DIR defaults to
-// /dev/shm/sluice-delta-commit-bench (tmpfs: the fsyncs are not what is measured).
+// delta.checkpointInterval=10): one commit adding N one-row Parquet files (row i has id i and
+// stats min = max = i), and a checkpoint of it, as a long log leaves the table after its last
+// checkpoint. For each operation it then copies the base to DIR/sluice-N-<op>/t and runs
+// statements through one sql::Session, timing each statement:
+//   insert  --commits INSERT INTO t VALUES (N + i, 'x')
+//   update  --dml     UPDATE t SET s = 'u' WHERE id = k
+//   delete  --dml     DELETE FROM t WHERE id = k
+//   merge   --dml     MERGE INTO t USING (SELECT k AS id, 'm' AS s) AS src ON t.id = src.id
+//                     WHEN MATCHED THEN UPDATE SET s = src.s
+// with k a different existing row each time (so each DML statement rewrites one file of one
+// row, which data skipping finds among the N). Every statement is one commit; every tenth
+// version also writes a checkpoint of all N files, as Delta's protocol asks. The base tables stay
+// in DIR so that bench/delta_commit_rs.py can make delta-rs do the same to the same tables.
+// DIR defaults to /dev/shm/sluice-delta-commit-bench (tmpfs: the fsyncs are not what is
+// measured).
 //
-// One line per size: files, commits, median / mean / p90 / max ms per commit, and the same for
-// the commits that wrote a checkpoint. Figures are recorded in bench/RESULTS.md ("## Delta
-// commits in one session").
+// One line per size and operation: op, files, statements, median / mean / p90 / max ms per
+// statement, and the same for the statements whose commit wrote a checkpoint. Figures are
+// recorded in bench/RESULTS.md ("## Delta commits in one session").
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,9 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "common/uuid.h"
-#include "delta/commit.h"
-#include "delta/paths.h"
+#include "delta/table.h"
 #include "delta/table_writer.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"
@@ -46,30 +54,24 @@ T Check(Result<T> r, const char* what) {
   return std::move(r).ValueOrDie();
 }
 
-// The base table of `files` one-row files at `root`.
+// The base table of `files` one-row files at `root`: row i (id i, s 's<i>') in file i.
 void BuildBase(const std::string& root, int files) {
-  namespace sfs = std::filesystem;
   auto fs = fs::LocalFileSystem();
   auto engine = Check(engine::Engine::Open(), "engine");
   auto conn = Check(engine->Connect(), "connect");
-  auto writer = Check(delta::DeltaTableWriter::Open(fs, engine.get(), root), "writer");
-  auto row = Check(conn->Query("SELECT 0::INTEGER AS id, 's0' AS s"), "row");
+  delta::TableWriterOptions writer_options;
+  writer_options.commit.sync = false;  // tmpfs; the base is built once
+  auto writer =
+      Check(delta::DeltaTableWriter::Open(fs, engine.get(), root, writer_options), "writer");
+  auto rows = Check(conn->Query("SELECT i::INTEGER AS id, 's' || i AS s FROM range(" +
+                                std::to_string(files) + ") AS r(i) ORDER BY i"),
+                    "rows");
   delta::CreateTableOptions create;
   create.configuration["delta.checkpointInterval"] = "10";
-  Check(writer->CreateTable(row.schema(), create), "create");
-  Check(writer->Write(row), "first file");
-  auto snap = Check(writer->Latest(), "latest");
-  const delta::AddFile first = snap->files.front();
-  const std::string first_path = Check(delta::ResolveLogPath(root, first.path), "path");
-  auto txn = Check(writer->StartTransaction(), "transaction");
-  for (int i = 1; i < files; ++i) {
-    delta::AddFile add = first;
-    add.path = "part-00000-" + NewUuidV4() + "-c000.snappy.parquet";
-    sfs::copy_file(first_path, sfs::path(root) / add.path);
-    txn->Add(add);
-  }
-  txn->SetOperation("WRITE", {{"mode", "\"Append\""}});
-  Check(writer->Commit(txn.get()), "commit");
+  Check(writer->CreateTable(rows.schema(), create), "create");
+  delta::WriteOptions write;
+  write.max_rows_per_file = 1;
+  Check(writer->Write(rows, write), "files");
   Check(writer->Checkpoint(), "checkpoint");
 }
 
@@ -91,7 +93,23 @@ Summary Summarize(std::vector<double> ms) {
   return s;
 }
 
-void RunSize(const std::string& dir, int files, int commits) {
+// The statement of `op` for its i-th run in a table of `files` rows.
+std::string Statement(const std::string& op, int files, int i) {
+  const std::string k = std::to_string((static_cast<int64_t>(i) * 7919) % files);
+  if (op == "insert") return "INSERT INTO t VALUES (" + std::to_string(files + i) + ", 'x')";
+  if (op == "update") return "UPDATE t SET s = 'u' WHERE id = " + k;
+  if (op == "delete") return "DELETE FROM t WHERE id = " + k;
+  return "MERGE INTO t USING (SELECT " + k +
+         " AS id, 'm' AS s) AS src ON t.id = src.id WHEN MATCHED THEN UPDATE SET s = src.s";
+}
+
+int64_t LatestVersion(const std::string& root) {
+  auto engine = Check(engine::Engine::Open(), "engine");
+  auto table = Check(delta::DeltaTable::Open(fs::LocalFileSystem(), engine.get(), root), "open");
+  return Check(table->Latest(), "latest")->version.value();
+}
+
+void RunSize(const std::string& dir, int files, const std::string& op, int statements) {
   namespace sfs = std::filesystem;
   const std::string base = dir + "/base-" + std::to_string(files) + "/t";
   if (!sfs::exists(base + "/_delta_log")) {
@@ -101,33 +119,51 @@ void RunSize(const std::string& dir, int files, int commits) {
     std::fprintf(stderr, "built %s (%d files) in %.1f s\n", base.c_str(), files,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  const std::string warehouse = dir + "/sluice-" + std::to_string(files);
+  const std::string warehouse = dir + "/sluice-" + std::to_string(files) + "-" + op;
   sfs::remove_all(warehouse);
   sfs::create_directories(warehouse);
   sfs::copy(base, warehouse + "/t", sfs::copy_options::recursive);
+  const int64_t base_version = LatestVersion(warehouse + "/t");
 
   sql::SessionOptions options;
   options.warehouse = warehouse;
   auto session = Check(sql::Session::Open(options), "session");
   std::vector<double> plain, with_checkpoint;
-  // The base is at version 2 (create, first file, the N-file commit); version v checkpoints
-  // when v % 10 == 0.
-  int64_t version = 2;
-  for (int i = 0; i < commits; ++i) {
-    const std::string sql = "INSERT INTO t VALUES (" + std::to_string(files + i) + ", 'x')";
+  int64_t version = base_version;  // version v checkpoints when v % 10 == 0
+  for (int i = 0; i < statements; ++i) {
+    const std::string sql = Statement(op, files, i);
     auto start = std::chrono::steady_clock::now();
-    Check(session->Execute(sql), "insert");
+    Check(session->Execute(sql), op.c_str());
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     ++version;
     (version % 10 == 0 ? with_checkpoint : plain).push_back(ms);
   }
+  session.reset();
+  if (LatestVersion(warehouse + "/t") != version) {
+    std::fprintf(stderr, "%s at %d files: a statement did not commit exactly one version\n",
+                 op.c_str(), files);
+    std::exit(1);
+  }
   Summary p = Summarize(plain), c = Summarize(with_checkpoint);
   std::printf(
-      "files=%d commits=%d median_ms=%.2f mean_ms=%.2f p90_ms=%.2f max_ms=%.2f "
+      "op=%s files=%d statements=%d median_ms=%.2f mean_ms=%.2f p90_ms=%.2f max_ms=%.2f "
       "checkpoint_commits=%zu checkpoint_median_ms=%.2f checkpoint_max_ms=%.2f\n",
-      files, commits, p.median, p.mean, p.p90, p.max, c.n, c.median, c.max);
+      op.c_str(), files, statements, p.median, p.mean, p.p90, p.max, c.n, c.median, c.max);
   std::fflush(stdout);
+}
+
+std::vector<std::string> ParseNames(const char* s) {
+  std::vector<std::string> out;
+  std::string text(s);
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    out.push_back(text.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
 }
 
 std::vector<int> ParseList(const char* s) {
@@ -148,7 +184,8 @@ std::vector<int> ParseList(const char* s) {
 
 int main(int argc, char** argv) {
   std::vector<int> sizes = {100, 1000, 10000};
-  int commits = 50;
+  std::vector<std::string> ops = {"insert", "update", "delete", "merge"};
+  int commits = 50, dml = 20;
   std::string dir =
       std::filesystem::is_directory("/dev/shm")
           ? "/dev/shm/sluice-delta-commit-bench"
@@ -159,20 +196,37 @@ int main(int argc, char** argv) {
       sizes = sluice::ParseList(argv[++i]);
     } else if (a == "--commits" && i + 1 < argc) {
       commits = std::atoi(argv[++i]);
+    } else if (a == "--dml" && i + 1 < argc) {
+      dml = std::atoi(argv[++i]);
+    } else if (a == "--ops" && i + 1 < argc) {
+      ops = sluice::ParseNames(argv[++i]);
     } else if (a == "--dir" && i + 1 < argc) {
       dir = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--files 100,1000,10000] [--commits 50] [--dir DIR]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--files 100,1000,10000] [--commits 50] [--dml 20] "
+                   "[--ops insert,update,delete,merge] [--dir DIR]\n",
                    argv[0]);
       return 2;
     }
   }
-  for (int n : sizes) {
-    if (n < 1 || commits < 1) {
-      std::fprintf(stderr, "--files and --commits must be positive\n");
+  for (const std::string& op : ops) {
+    if (op != "insert" && op != "update" && op != "delete" && op != "merge") {
+      std::fprintf(stderr, "unknown operation '%s' in --ops (insert, update, delete, merge)\n",
+                   op.c_str());
       return 2;
     }
   }
-  for (int n : sizes) sluice::RunSize(dir, n, commits);
+  for (int n : sizes) {
+    if (n < 1 || commits < 1 || dml < 1 || dml > n) {
+      std::fprintf(stderr,
+                   "--files, --commits and --dml must be positive, and --dml at most the "
+                   "smallest --files (each DML statement changes a different row)\n");
+      return 2;
+    }
+  }
+  for (int n : sizes) {
+    for (const std::string& op : ops) sluice::RunSize(dir, n, op, op == "insert" ? commits : dml);
+  }
   return 0;
 }
