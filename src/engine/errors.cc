@@ -1,5 +1,7 @@
 // DuckDB errors -> Status.
+#include <cctype>
 #include <string>
+#include <string_view>
 
 #include "engine/duckdb_convert.h"
 
@@ -49,13 +51,65 @@ std::string WithoutInternalSuggestion(std::string message) {
   return message;
 }
 
+// The length of a generated stream relation name "__stream_<digits>" at `at` (0 when none).
+size_t StreamNameAt(std::string_view s, size_t at) {
+  static constexpr std::string_view kPrefix = "__stream_";
+  if (s.substr(at, kPrefix.size()) != kPrefix) return 0;
+  size_t end = at + kPrefix.size();
+  while (end < s.size() && s[end] >= '0' && s[end] <= '9') ++end;
+  if (end == at + kPrefix.size()) return 0;
+  if (end < s.size() && (std::isalpha(static_cast<unsigned char>(s[end])) || s[end] == '_')) {
+    return 0;  // a longer name that only starts like one
+  }
+  return end - at;
+}
+
+// Issue 24 #11: the names the streaming planner gives the relations of FROM STREAM without an
+// alias ("__stream_0") must not reach the user. DuckDB's binder names them as qualifiers
+// ("Candidate bindings: "__stream_0.id"", "__stream_0.id" in a message) and as candidates of
+// their own ("Candidate tables: "__stream_0""). A qualifier is dropped (the column's name is what
+// the user can write); a bare name becomes "the STREAM relation" (it has no name the user gave).
+std::string WithoutGeneratedNames(std::string message) {
+  // A stream's batch reaches the engine as a VALUES list; the user wrote a STREAM relation.
+  static constexpr std::string_view kValues = "Values list \"";
+  for (size_t at = message.find(kValues); at != std::string::npos;
+       at = message.find(kValues, at + 1)) {
+    message.replace(at, kValues.size(), "Relation \"");
+  }
+  std::string out;
+  out.reserve(message.size());
+  for (size_t i = 0; i < message.size();) {
+    size_t n = StreamNameAt(message, i);
+    if (n == 0 || (i > 0 && (std::isalnum(static_cast<unsigned char>(message[i - 1])) ||
+                             message[i - 1] == '_'))) {
+      out += message[i++];
+      continue;
+    }
+    if (i + n < message.size() && message[i + n] == '.') {
+      i += n + 1;  // "__stream_0.id" -> "id"
+      continue;
+    }
+    const bool quoted =
+        !out.empty() && out.back() == '"' && i + n < message.size() && message[i + n] == '"';
+    if (quoted) {
+      out.pop_back();
+      out += "the STREAM relation";
+      i += n + 1;
+    } else {
+      out += "the STREAM relation";
+      i += n;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Status StatusFromError(const duckdb::ErrorData& error) {
   using duckdb::ExceptionType;
   std::string message = error.Message();
   if (message.empty()) message = error.RawMessage();
-  message = WithoutInternalSuggestion(OneLine(std::move(message)));
+  message = WithoutGeneratedNames(WithoutInternalSuggestion(OneLine(std::move(message))));
   const std::string& raw = error.RawMessage();
   switch (error.Type()) {
     case ExceptionType::CATALOG: {
