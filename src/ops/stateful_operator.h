@@ -12,7 +12,9 @@
 // Ownership: the plan owns its operator. Thread safety: driven by the query thread only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -48,6 +50,14 @@ struct OperatorBatch {
   int64_t batch_timestamp_ms = 0;     // current_timestamp() of the batch
   bool no_data_batch = false;
 };
+
+// A watermark (ms) in microseconds, saturating: operators compare event times in us with
+// watermark ms * 1000 (Spark's inclusive rule), and a watermark never overflows.
+inline int64_t WatermarkMicros(int64_t ms) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 1000;
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min() / 1000;
+  return std::clamp(ms, kMin, kMax) * 1000;
+}
 
 class StatefulOperator {
  public:

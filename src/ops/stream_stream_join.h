@@ -29,11 +29,11 @@
 //    outer join, an evicted row that never matched is emitted with NULLs.
 // Without any state watermark, state is kept forever (inner joins on non-time keys).
 //
-// State: one store per partition ("default"), partition = state::PartitionForKey(encoded join
-// key). Key = side byte ('L' / 'R') + encoded join key + 8-byte big-endian row index; value =
-// matched flag (1 byte) + state time us (8 bytes, big-endian, INT64_MAX = none) + the encoded
-// row (engine/row_codec.h). numRowsTotal counts the rows of both sides; numRowsUpdated the rows
-// appended to state; numRowsRemoved the rows evicted.
+// State: one store per partition ("default"), laid out and operated on by JoinStateTable
+// (ops/join_state_table.h: key = side byte + encoded join key + row index, value = matched flag +
+// state time + encoded row), opened and committed by OperatorState (ops/operator_state.h).
+// numRowsTotal counts the rows of both sides; numRowsUpdated the rows appended to state;
+// numRowsRemoved the rows evicted.
 //
 // Determinism: Process is a function of (state version batch_id, inputs, watermarks), so a re-run
 // of a batch after a crash produces the same output and state.

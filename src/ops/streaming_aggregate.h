@@ -41,12 +41,15 @@
 #include <string>
 #include <vector>
 
+#include "ops/operator_state.h"
 #include "ops/stateful_operator.h"
 #include "ops/streaming_aggregate_mirror.h"
 #include "ops/streaming_aggregate_top.h"
 #include "state/partitions.h"
 
 namespace sluice::ops {
+
+struct AggregatePartial;  // ops/streaming_aggregate_sql.h
 
 enum class AggregateFunction {
   kCountStar,
@@ -124,23 +127,44 @@ class StreamingAggregate final : public StatefulOperator {
   bool has_watermark() const;
 
  private:
-  struct Sql;  // the SQL texts built from the input schema at the first batch
+  struct Sql;        // the SQL texts built from the input schema at the first batch
+  struct BatchWork;  // one batch's rows and counts, shared by the phases
   Status PrepareSql(const engine::Schema& input_schema);
+  // The state stores, once the state row (partials) is known.
+  Status OpenState(const std::vector<AggregatePartial>& partials);
+
+  // The phases of Process (docs/operators.md), in order. Partial: the batch's partial rows per
+  // group, late ones dropped (steps 1-2).
+  Status Partial(BatchWork& w);
+  // Inside OperatorState::RunBatchOverAll, over the loaded stores (stores[p] is partition p):
+  // SyncMirror: the mirror equals the loaded version, or is rebuilt (or given up).
+  Status SyncMirror(const std::vector<state::StateStore*>& stores, int64_t version, BatchWork& w);
+  // Load and merge (step 3): the stored rows of the batch's groups and the merged rows (the C++
+  // merge also writes them).
+  Status LoadAndMerge(const std::vector<state::StateStore*>& stores, BatchWork& w);
+  // Write: the merged rows into the stores (and the mirror); sessions' replaced rows removed.
+  Status Write(const std::vector<state::StateStore*>& stores, BatchWork& w);
+  // Evict: rows the eviction watermark passed are removed (APPEND: and emitted).
+  Status Evict(const std::vector<state::StateStore*>& stores, BatchWork& w);
+  // Emit: the output rows per mode, finalized (step 4).
+  Status Emit(const std::vector<state::StateStore*>& stores, BatchWork& w);
+  void FillProgress(const std::vector<state::StateStoreMetrics>& committed, const BatchWork& w);
+  void GiveUpMirror(BatchWork& w);
+  Result<std::vector<std::string>> GroupKeys(const engine::Batch& b) const;
   // Steps 3-5 with the C++ merge (ops/aggregate_merge.h): per partition in parallel, reads each
   // batch group's state row (mirror or store), merges the partial row into it and writes it.
   // Rows whose eviction time is <= late_us are skipped and counted in *dropped. Returns the
   // number of rows written; with `want_rows` (UPDATE), *merged gets them as a batch.
   Result<int64_t> MergeInCpp(const engine::Batch& partial,
                              const std::vector<std::string>& group_keys,
-                             std::vector<std::unique_ptr<state::StateStore>>& stores, bool mirrored,
+                             const std::vector<state::StateStore*>& stores, bool mirrored,
                              int64_t late_us, bool want_rows, int64_t* dropped,
                              engine::Batch* merged);
 
   StreamingAggregateOptions options_;
   OperatorContext context_;
   std::unique_ptr<engine::Connection> conn_;
-  std::unique_ptr<state::OperatorStateStores> stores_;
-  std::string local_dir_;  // RocksDB working directories (removed at destruction)
+  std::unique_ptr<OperatorState> state_;  // opened by PrepareSql (the first batch)
   std::unique_ptr<Sql> sql_;
   StateOperatorProgress progress_;
   std::vector<StateMirror> mirror_;  // one per partition (see the header comment)

@@ -84,7 +84,7 @@ class TopOneFilter {
     int64_t eviction_threshold_us = 0;
     const engine::Batch* partial = nullptr;  // batch partial rows: keys, __gstart_us, __evict_us
     const engine::Schema* row_schema = nullptr;  // the state row (keys, window, partials)
-    std::vector<std::unique_ptr<state::StateStore>>* stores = nullptr;  // by partition, open
+    const std::vector<state::StateStore*>* stores = nullptr;  // by partition, open
     std::vector<StateMirror>* mirror = nullptr;  // by partition; nullptr without the mirror
   };
   // Step 2 above: removes beaten state groups (stores and mirror) and returns the partial rows to

@@ -9,9 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <limits>
-#include <system_error>
 #include <unordered_map>
 
 #include "common/strings.h"
@@ -19,21 +17,12 @@
 #include "ops/custom_state_codec.h"
 #include "ops/custom_state_vars.h"
 #include "ops/operator_conf.h"
-#include "ops/state_work_dir.h"
+#include "ops/operator_state.h"
+#include "ops/transform_with_state_sql.h"
 #include "state/partitions.h"
 
 namespace sluice::ops {
 namespace {
-
-constexpr char kInputView[] = "__sluice_tws_input";
-constexpr char kRowsView[] = "__sluice_tws_rows";
-constexpr char kInitialView[] = "__sluice_tws_initial";
-
-int64_t MillisToMicros(int64_t ms) {
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 1000;
-  constexpr int64_t kMin = std::numeric_limits<int64_t>::min() / 1000;
-  return std::clamp(ms, kMin, kMax) * 1000;
-}
 
 const char* TimeModeName(TimeMode m) {
   switch (m) {
@@ -59,20 +48,31 @@ auto Guard(F&& f, const std::string& what) -> decltype(f()) {
   }
 }
 
-std::string CastList(const engine::Schema& schema) {
-  std::string out;
-  for (const engine::Field& f : schema) {
-    out +=
-        (out.empty() ? "" : ", ") + ValueCastSql(f.name, f.type) + " AS " + QuoteIdentifier(f.name);
-  }
-  return out;
-}
-
 // One key's work in a batch.
 struct Group {
   std::string gk;
   Row key;
   std::vector<size_t> rows;  // indexes into the batch's value rows
+};
+
+// A row of the initial state (batch 0 only).
+struct InitialRow {
+  std::string gk;
+  Row key, state;
+};
+
+// One batch's work, shared by the phases; each partition writes only its own slots.
+struct TwsBatch {
+  int64_t late_rows = 0;
+  std::vector<Row> rows;                         // the non-late input rows as values
+  std::vector<std::vector<Group>> groups;        // per partition
+  std::vector<std::vector<InitialRow>> initial;  // per partition
+  TimerValues tv;
+  int64_t timer_threshold_ms = 0;             // timers at or before this expire
+  std::vector<std::vector<Row>> outputs;      // per partition
+  std::vector<CustomStateCounters> counters;  // per partition
+  std::vector<int64_t> earliest;              // per partition: its earliest timer
+  std::atomic<int64_t> update_ns{0}, removal_ns{0};
 };
 
 }  // namespace
@@ -81,8 +81,7 @@ struct TransformWithState::Impl {
   TransformWithStateOptions options;
   OperatorContext context;
   std::unique_ptr<engine::Connection> conn;
-  std::unique_ptr<state::OperatorStateStores> stores;
-  std::string local_root;
+  std::unique_ptr<OperatorState> state;  // opened by Prepare
 
   bool prepared = false;
   engine::Schema input_schema;
@@ -96,11 +95,7 @@ struct TransformWithState::Impl {
   ~Impl() {
     processors.clear();
     handles.clear();
-    stores.reset();
-    if (!local_root.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(local_root, ec);
-    }
+    state.reset();
   }
 
   std::string Describe() const {
@@ -113,6 +108,19 @@ struct TransformWithState::Impl {
                  const std::vector<size_t>& keys, std::vector<Row>* rows,
                  std::vector<std::string>* gks);
   Result<engine::Batch> Process(const OperatorBatch& batch, const engine::Batch& input);
+
+  // The phases of Process (docs/operators.md). GroupRows: late rows dropped, the rest grouped by
+  // key per partition (and the initial state of batch 0 read).
+  Status GroupRows(const OperatorBatch& batch, const engine::Batch& input, TwsBatch* b);
+  Result<engine::Batch> DropLate(const OperatorBatch& batch, const engine::Batch& input,
+                                 int64_t* late_rows);
+  Status ReadInitialState(TwsBatch* b);
+  // Per partition p on its thread: Call (the initial state and handleInputRows per key), Timers
+  // (expired timers fired), Evict (state past its TTL removed).
+  Status RunPartition(int32_t p, state::StateStore& store, const OperatorBatch& batch, TwsBatch& b);
+  Status Call(size_t p, TwsBatch& b);
+  Status Timers(size_t p, TwsBatch& b);
+  void FillProgress(const TwsBatch& b);
 };
 
 Status TransformWithState::Impl::Prepare(const engine::Schema& schema) {
@@ -169,25 +177,17 @@ Status TransformWithState::Impl::Prepare(const engine::Schema& schema) {
     handles.push_back(std::move(handle));
   }
 
-  state::OperatorStateOptions o;
-  o.checkpoint_root = context.checkpoint_root;
-  o.operator_id = context.operator_id;
-  o.operator_name = kTransformWithStateOperatorName;
-  o.num_partitions = n;
-  for (size_t i : key_indexes)
-    o.schema.key.push_back({schema[i].name, schema[i].type.ToSql(), true});
+  OperatorStateSpec spec;
+  spec.operator_name = kTransformWithStateOperatorName;
+  spec.work_dir_kind = "tws-state";
+  for (size_t i : key_indexes) {
+    spec.schema.key.push_back({schema[i].name, schema[i].type.ToSql(), true});
+  }
   for (const StateVarDecl& d : handles[0]->declarations()) {
-    o.schema.value.push_back({d.name, d.Describe(), true});
+    spec.schema.value.push_back({d.name, d.Describe(), true});
   }
-  o.schema.value.push_back({"__timeMode", TimeModeName(options.time_mode), true});
-  o.store.kind = StateProviderFromConf(context.conf);
-  const bool rocksdb = o.store.kind == state::StateStoreProviderKind::kRocksDb;
-  o.store.fs = context.fs;
-  if (rocksdb) {
-    SLUICE_ASSIGN_OR_RETURN(local_root, CreateStateWorkDir(context.checkpoint_root, "tws-state"));
-    o.local_root = local_root;
-  }
-  SLUICE_ASSIGN_OR_RETURN(stores, state::OperatorStateStores::Open(std::move(o)));
+  spec.schema.value.push_back({"__timeMode", TimeModeName(options.time_mode), true});
+  SLUICE_ASSIGN_OR_RETURN(state, OperatorState::Open(context, std::move(spec)));
   input_schema = schema;
   prepared = true;
   return Status::OK();
@@ -198,7 +198,7 @@ Status TransformWithState::Impl::Convert(const std::string& view, const engine::
                                          std::vector<std::string>* gks) {
   SLUICE_ASSIGN_OR_RETURN(*gks, engine::EncodeRows(batch, keys));
   SLUICE_RETURN_NOT_OK(conn->RegisterBatch(view, batch));
-  auto cast = conn->Query("SELECT " + CastList(batch.schema()) + " FROM " + view);
+  auto cast = conn->Query(TwsCastSql(batch.schema(), view));
   Status un = conn->UnregisterBatch(view);
   if (!cast.ok()) return cast.status();
   SLUICE_RETURN_NOT_OK(un);
@@ -208,180 +208,201 @@ Status TransformWithState::Impl::Convert(const std::string& view, const engine::
 
 Result<engine::Batch> TransformWithState::Impl::Process(const OperatorBatch& batch,
                                                         const engine::Batch& input) {
-  // 1. Late rows.
-  int64_t late_rows = 0;
-  engine::Batch kept = input;
-  if (!late_sql.empty()) {
-    const std::string late = late_sql + std::to_string(MillisToMicros(batch.late_watermark_ms));
-    SLUICE_RETURN_NOT_OK(conn->RegisterBatch(kInputView, input));
-    auto count = conn->Query(std::string("SELECT count(*) FROM ") + kInputView + " WHERE " + late);
-    auto rest = conn->Query(std::string("SELECT * FROM ") + kInputView + " WHERE NOT coalesce(" +
-                            late + ", false)");
-    Status un = conn->UnregisterBatch(kInputView);
-    if (!count.ok()) return count.status();
-    if (!rest.ok()) return rest.status();
-    SLUICE_RETURN_NOT_OK(un);
-    SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> c, count->GetInt64(0, 0));
-    late_rows = c.value_or(0);
-    kept = std::move(*rest);
-  }
-
-  // 2. Value rows grouped by key, by partition.
-  const int32_t n = stores->num_partitions();
-  std::vector<Row> rows;
-  std::vector<std::string> gks;
-  SLUICE_RETURN_NOT_OK(Convert(kRowsView, kept, key_indexes, &rows, &gks));
-  std::vector<std::vector<Group>> groups(static_cast<size_t>(n));
-  {
-    std::unordered_map<std::string, std::pair<int32_t, size_t>> index;  // gk -> (p, group)
-    for (size_t r = 0; r < rows.size(); ++r) {
-      auto it = index.find(gks[r]);
-      if (it == index.end()) {
-        const int32_t p = state::PartitionForKey(gks[r], n);
-        Row key;
-        for (size_t k : key_indexes) key.push_back(rows[r][k]);
-        auto& g = groups[static_cast<size_t>(p)];
-        g.push_back({gks[r], std::move(key), {}});
-        it = index.emplace(gks[r], std::make_pair(p, g.size() - 1)).first;
-      }
-      groups[static_cast<size_t>(it->second.first)][it->second.second].rows.push_back(r);
-    }
-  }
-
-  // Initial state (batch 0 only): (gk, key, state row) by partition.
-  struct Initial {
-    std::string gk;
-    Row key, state;
-  };
-  std::vector<std::vector<Initial>> initial(static_cast<size_t>(n));
+  const int32_t n = state->num_partitions();
+  TwsBatch b;
+  b.groups.resize(static_cast<size_t>(n));
+  b.initial.resize(static_cast<size_t>(n));
+  b.outputs.resize(static_cast<size_t>(n));
+  b.counters.resize(static_cast<size_t>(n));
+  b.earliest.assign(static_cast<size_t>(n), std::numeric_limits<int64_t>::max());
+  SLUICE_RETURN_NOT_OK(GroupRows(batch, input, &b));
   if (batch.batch_id.value() == 0 && options.initial_state.has_value()) {
-    const engine::Batch& init = *options.initial_state;
-    std::vector<size_t> keys;
-    for (size_t k = 0; k < key_indexes.size(); ++k) {
-      const engine::Field& f = input_schema[key_indexes[k]];
-      std::optional<size_t> i = init.ColumnIndex(f.name);
-      if (!i || !(init.schema()[*i].type == f.type)) {
-        return Status::InvalidArgument(
-            "the initial state must have the grouping key column " + f.name + " of type " +
-            f.type.ToSql() +
-            (i ? " (it has " + init.schema()[*i].type.ToSql() + ")" : " (it has no such column)"));
-      }
-      keys.push_back(*i);
-    }
-    std::vector<Row> init_rows;
-    std::vector<std::string> init_gks;
-    SLUICE_RETURN_NOT_OK_CTX(Convert(kInitialView, init, keys, &init_rows, &init_gks),
-                             "the initial state");
-    for (size_t r = 0; r < init_rows.size(); ++r) {
-      Initial item;
-      item.gk = init_gks[r];
-      for (size_t c = 0; c < init_rows[r].size(); ++c) {
-        if (std::find(keys.begin(), keys.end(), c) != keys.end()) continue;
-        item.state.push_back(init_rows[r][c]);
-      }
-      for (size_t k : keys) item.key.push_back(init_rows[r][k]);
-      initial[static_cast<size_t>(state::PartitionForKey(item.gk, n))].push_back(std::move(item));
-    }
+    SLUICE_RETURN_NOT_OK(ReadInitialState(&b));
   }
 
-  // 3-5. Per partition: handlers, timers, TTL.
-  TimerValues tv;
-  tv.current_processing_time_ms = batch.batch_timestamp_ms;
-  if (options.time_mode == TimeMode::kEventTime)
-    tv.current_watermark_ms = batch.eviction_watermark_ms;
-  const int64_t threshold = options.time_mode == TimeMode::kEventTime ? batch.eviction_watermark_ms
-                                                                      : batch.batch_timestamp_ms;
-  std::vector<std::vector<Row>> outputs(static_cast<size_t>(n));
-  std::vector<CustomStateCounters> counters(static_cast<size_t>(n));
-  std::vector<int64_t> earliest(static_cast<size_t>(n), std::numeric_limits<int64_t>::max());
-  std::atomic<int64_t> update_ns{0}, removal_ns{0};
-  auto fn = [&](int32_t p, state::StateStore& store) -> Status {
-    const auto pi = static_cast<size_t>(p);
-    PartitionHandle& h = *handles[pi];
-    StatefulProcessor& proc = *processors[pi];
-    std::vector<Row>& out = outputs[pi];
-    auto append = [&](Result<std::vector<Row>> r) -> Status {
-      if (!r.ok()) return r.status();
-      for (Row& row : *r) out.push_back(std::move(row));
-      return Status::OK();
-    };
-    const auto start = std::chrono::steady_clock::now();
-    h.BeginBatch(&store, batch.batch_timestamp_ms);
-    Status st;
-    for (const Initial& item : initial[pi]) {
-      h.SetKey(item.gk, item.key);
-      st = Guard([&] { return proc.HandleInitialState(item.key, item.state, tv); },
-                 "HandleInitialState");
-      if (!st.ok()) break;
-    }
-    for (size_t gi = 0; st.ok() && gi < groups[pi].size(); ++gi) {
-      const Group& g = groups[pi][gi];
-      std::vector<Row> key_rows;
-      key_rows.reserve(g.rows.size());
-      for (size_t r : g.rows) key_rows.push_back(rows[r]);
-      h.SetKey(g.gk, g.key);
-      st = append(
-               Guard([&] { return proc.HandleInputRows(g.key, key_rows, tv); }, "HandleInputRows"))
-               .WithContext("HandleInputRows for key " + RowToString(g.key));
-    }
-    if (st.ok() && options.time_mode != TimeMode::kNone) {
-      auto expired = h.TakeExpiredTimers(threshold);
-      if (!expired.ok()) st = expired.status();
-      for (size_t i = 0; st.ok() && expired.ok() && i < expired->size(); ++i) {
-        const PartitionHandle::Expired& e = (*expired)[i];
-        h.SetKey(e.gk, e.key);
-        st = append(Guard(
-                        [&] {
-                          return proc.HandleExpiredTimer(e.key, tv, ExpiredTimerInfo{e.time_ms});
-                        },
-                        "HandleExpiredTimer"))
-                 .WithContext("HandleExpiredTimer for key " + RowToString(e.key) + " at " +
-                              std::to_string(e.time_ms) + " ms");
-      }
-    }
-    h.ClearKey();
-    const auto mid = std::chrono::steady_clock::now();
-    update_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(mid - start).count();
-    if (st.ok() && h.has_ttl()) {
-      st = h.RemoveExpired();
-      removal_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now() - mid)
-                        .count();
-    }
-    if (st.ok() && options.time_mode != TimeMode::kNone) {
-      auto e = h.EarliestTimer();
-      if (!e.ok()) {
-        st = e.status();
-      } else if (e->has_value()) {
-        earliest[pi] = **e;
-      }
-    }
-    counters[pi] = h.counters();
-    h.EndBatch();
-    return st;
-  };
+  b.tv.current_processing_time_ms = batch.batch_timestamp_ms;
+  if (options.time_mode == TimeMode::kEventTime) {
+    b.tv.current_watermark_ms = batch.eviction_watermark_ms;
+  }
+  b.timer_threshold_ms = options.time_mode == TimeMode::kEventTime ? batch.eviction_watermark_ms
+                                                                   : batch.batch_timestamp_ms;
+  // Call, Timers and Evict per partition; the runtime loads the version and commits.
   const int parallelism = std::max(1, std::min<int>(options.parallelism, n));
-  SLUICE_RETURN_NOT_OK(stores->RunBatch(batch.batch_id.value(), fn, parallelism).status());
-  earliest_timer_ms = *std::min_element(earliest.begin(), earliest.end());
+  SLUICE_RETURN_NOT_OK(
+      state
+          ->RunBatch(
+              batch.batch_id.value(),
+              [&](int32_t p, state::StateStore& store) { return RunPartition(p, store, batch, b); },
+              parallelism)
+          .status());
+  earliest_timer_ms = *std::min_element(b.earliest.begin(), b.earliest.end());
 
   std::vector<Row> all;
-  for (std::vector<Row>& o : outputs) {
+  for (std::vector<Row>& o : b.outputs) {
     for (Row& r : o) all.push_back(std::move(r));
   }
   SLUICE_ASSIGN_OR_RETURN(engine::Batch output,
                           ValueRowsToBatch(options.output_schema, all, "the StatefulProcessor"));
+  FillProgress(b);
+  return output;
+}
 
-  const state::StateStoreMetrics m = stores->LastMetrics();
+Result<engine::Batch> TransformWithState::Impl::DropLate(const OperatorBatch& batch,
+                                                         const engine::Batch& input,
+                                                         int64_t* late_rows) {
+  *late_rows = 0;
+  if (late_sql.empty()) return input;
+  const std::string late = TwsLateConditionSql(late_sql, batch.late_watermark_ms);
+  SLUICE_RETURN_NOT_OK(conn->RegisterBatch(kTwsInputView, input));
+  auto count = conn->Query(TwsLateCountSql(late));
+  auto rest = conn->Query(TwsNotLateSql(late));
+  Status un = conn->UnregisterBatch(kTwsInputView);
+  if (!count.ok()) return count.status();
+  if (!rest.ok()) return rest.status();
+  SLUICE_RETURN_NOT_OK(un);
+  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> c, count->GetInt64(0, 0));
+  *late_rows = c.value_or(0);
+  return std::move(*rest);
+}
+
+Status TransformWithState::Impl::GroupRows(const OperatorBatch& batch, const engine::Batch& input,
+                                           TwsBatch* b) {
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch kept, DropLate(batch, input, &b->late_rows));
+  const int32_t n = static_cast<int32_t>(b->groups.size());
+  std::vector<std::string> gks;
+  SLUICE_RETURN_NOT_OK(Convert(kTwsRowsView, kept, key_indexes, &b->rows, &gks));
+  std::unordered_map<std::string, std::pair<int32_t, size_t>> index;  // gk -> (p, group)
+  for (size_t r = 0; r < b->rows.size(); ++r) {
+    auto it = index.find(gks[r]);
+    if (it == index.end()) {
+      const int32_t p = state::PartitionForKey(gks[r], n);
+      Row key;
+      for (size_t k : key_indexes) key.push_back(b->rows[r][k]);
+      auto& g = b->groups[static_cast<size_t>(p)];
+      g.push_back({gks[r], std::move(key), {}});
+      it = index.emplace(gks[r], std::make_pair(p, g.size() - 1)).first;
+    }
+    b->groups[static_cast<size_t>(it->second.first)][it->second.second].rows.push_back(r);
+  }
+  return Status::OK();
+}
+
+Status TransformWithState::Impl::ReadInitialState(TwsBatch* b) {
+  const int32_t n = static_cast<int32_t>(b->initial.size());
+  const engine::Batch& init = *options.initial_state;
+  std::vector<size_t> keys;
+  for (size_t k = 0; k < key_indexes.size(); ++k) {
+    const engine::Field& f = input_schema[key_indexes[k]];
+    std::optional<size_t> i = init.ColumnIndex(f.name);
+    if (!i || !(init.schema()[*i].type == f.type)) {
+      return Status::InvalidArgument(
+          "the initial state must have the grouping key column " + f.name + " of type " +
+          f.type.ToSql() +
+          (i ? " (it has " + init.schema()[*i].type.ToSql() + ")" : " (it has no such column)"));
+    }
+    keys.push_back(*i);
+  }
+  std::vector<Row> init_rows;
+  std::vector<std::string> init_gks;
+  SLUICE_RETURN_NOT_OK_CTX(Convert(kTwsInitialView, init, keys, &init_rows, &init_gks),
+                           "the initial state");
+  for (size_t r = 0; r < init_rows.size(); ++r) {
+    InitialRow item;
+    item.gk = init_gks[r];
+    for (size_t c = 0; c < init_rows[r].size(); ++c) {
+      if (std::find(keys.begin(), keys.end(), c) != keys.end()) continue;
+      item.state.push_back(init_rows[r][c]);
+    }
+    for (size_t k : keys) item.key.push_back(init_rows[r][k]);
+    b->initial[static_cast<size_t>(state::PartitionForKey(item.gk, n))].push_back(std::move(item));
+  }
+  return Status::OK();
+}
+
+Status TransformWithState::Impl::RunPartition(int32_t p, state::StateStore& store,
+                                              const OperatorBatch& batch, TwsBatch& b) {
+  const auto pi = static_cast<size_t>(p);
+  PartitionHandle& h = *handles[pi];
+  const auto start = std::chrono::steady_clock::now();
+  h.BeginBatch(&store, batch.batch_timestamp_ms);
+  Status st = Call(pi, b);
+  if (st.ok() && options.time_mode != TimeMode::kNone) st = Timers(pi, b);
+  h.ClearKey();
+  const auto mid = std::chrono::steady_clock::now();
+  b.update_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(mid - start).count();
+  if (st.ok() && h.has_ttl()) {  // Evict
+    st = h.RemoveExpired();
+    b.removal_ns +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - mid)
+            .count();
+  }
+  if (st.ok() && options.time_mode != TimeMode::kNone) {
+    auto e = h.EarliestTimer();
+    if (!e.ok()) {
+      st = e.status();
+    } else if (e->has_value()) {
+      b.earliest[pi] = **e;
+    }
+  }
+  b.counters[pi] = h.counters();
+  h.EndBatch();
+  return st;
+}
+
+Status TransformWithState::Impl::Call(size_t p, TwsBatch& b) {
+  PartitionHandle& h = *handles[p];
+  StatefulProcessor& proc = *processors[p];
+  std::vector<Row>& out = b.outputs[p];
+  for (const InitialRow& item : b.initial[p]) {
+    h.SetKey(item.gk, item.key);
+    SLUICE_RETURN_NOT_OK(Guard([&] { return proc.HandleInitialState(item.key, item.state, b.tv); },
+                               "HandleInitialState"));
+  }
+  for (const Group& g : b.groups[p]) {
+    std::vector<Row> key_rows;
+    key_rows.reserve(g.rows.size());
+    for (size_t r : g.rows) key_rows.push_back(b.rows[r]);
+    h.SetKey(g.gk, g.key);
+    Result<std::vector<Row>> r =
+        Guard([&] { return proc.HandleInputRows(g.key, key_rows, b.tv); }, "HandleInputRows");
+    if (!r.ok()) return r.status().WithContext("HandleInputRows for key " + RowToString(g.key));
+    for (Row& row : *r) out.push_back(std::move(row));
+  }
+  return Status::OK();
+}
+
+Status TransformWithState::Impl::Timers(size_t p, TwsBatch& b) {
+  PartitionHandle& h = *handles[p];
+  StatefulProcessor& proc = *processors[p];
+  std::vector<Row>& out = b.outputs[p];
+  SLUICE_ASSIGN_OR_RETURN(auto expired, h.TakeExpiredTimers(b.timer_threshold_ms));
+  for (const PartitionHandle::Expired& e : expired) {
+    h.SetKey(e.gk, e.key);
+    Result<std::vector<Row>> r =
+        Guard([&] { return proc.HandleExpiredTimer(e.key, b.tv, ExpiredTimerInfo{e.time_ms}); },
+              "HandleExpiredTimer");
+    if (!r.ok()) {
+      return r.status().WithContext("HandleExpiredTimer for key " + RowToString(e.key) + " at " +
+                                    std::to_string(e.time_ms) + " ms");
+    }
+    for (Row& row : *r) out.push_back(std::move(row));
+  }
+  return Status::OK();
+}
+
+void TransformWithState::Impl::FillProgress(const TwsBatch& b) {
+  const int32_t n = state->num_partitions();
+  const state::StateStoreMetrics m = state->LastMetrics();
   StateOperatorProgress p;
   p.operator_name = kTransformWithStateOperatorName;
   p.num_rows_total = m.num_keys;
   p.num_rows_updated = m.num_updated;
-  p.all_updates_time_ms = update_ns.load() / 1000000;
+  p.all_updates_time_ms = b.update_ns.load() / 1000000;
   p.num_rows_removed = m.num_removed;
-  p.all_removals_time_ms = removal_ns.load() / 1000000;
+  p.all_removals_time_ms = b.removal_ns.load() / 1000000;
   p.commit_time_ms = m.commit_time_ms;
   p.memory_used_bytes = m.memory_used_bytes;
-  p.num_rows_dropped_by_watermark = late_rows;
+  p.num_rows_dropped_by_watermark = b.late_rows;
   p.num_shuffle_partitions = n;
   p.num_state_store_instances = n;
   p.custom_metrics = m.custom;
@@ -392,7 +413,7 @@ Result<engine::Batch> TransformWithState::Impl::Process(const OperatorBatch& bat
     if (d.kind == StateVarDecl::Kind::kMap) ++maps;
   }
   CustomStateCounters sum;
-  for (const CustomStateCounters& c : counters) {
+  for (const CustomStateCounters& c : b.counters) {
     sum.timers_registered += c.timers_registered;
     sum.timers_deleted += c.timers_deleted;
     sum.timers_expired += c.timers_expired;
@@ -406,7 +427,6 @@ Result<engine::Batch> TransformWithState::Impl::Process(const OperatorBatch& bat
   p.custom_metrics["numExpiredTimers"] = sum.timers_expired;
   p.custom_metrics["numValuesRemovedDueToTTLExpiry"] = sum.ttl_removed;
   progress = std::move(p);
-  return output;
 }
 
 TransformWithState::TransformWithState(TransformWithStateOptions options)
