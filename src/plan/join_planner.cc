@@ -493,11 +493,24 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
   if (!top_is_stream_join) return std::optional<StatefulPlanSpec>();
 
   // ---- Refusals (Spark's UnsupportedOperationChecker, and what Sluice does not do yet). ----
-  if (analysis.output_mode != sinks::OutputMode::kAppend) {
-    const char* mode = analysis.output_mode == sinks::OutputMode::kUpdate ? "Update" : "Complete";
+  // Spark 4.2 runs an inner join in Update mode as in Append (each joined row once; the sink
+  // appends, having no keys); other join types are Append only; Complete needs an aggregation.
+  const std::string join_type = from.value("join_type", "INNER");
+  if (analysis.output_mode == sinks::OutputMode::kComplete) {
     return Status::InvalidArgument(
-        std::string("Join between two streaming DataFrames/Datasets is not supported in ") + mode +
-        " output mode, only in Append output mode");
+        "Complete output mode not supported when there are no streaming aggregations on "
+        "streaming DataFrames/Datasets (a stream-stream join is Append or, inner, Update)");
+  }
+  if (analysis.output_mode == sinks::OutputMode::kUpdate && join_type != "INNER") {
+    const std::string spark_type = join_type == "LEFT"    ? "LeftOuter"
+                                   : join_type == "RIGHT" ? "RightOuter"
+                                   : join_type == "SEMI"  ? "LeftSemi"
+                                   : join_type == "ANTI"  ? "LeftAnti"
+                                                          : "FullOuter";
+    return Status::InvalidArgument(
+        spark_type +
+        " join between two streaming DataFrames/Datasets is not supported in Update output "
+        "mode, only in Append output mode");
   }
   if (analysis.has_aggregation || analysis.has_distinct || analysis.has_qualify) {
     return Status::NotSupported(

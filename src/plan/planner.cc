@@ -302,8 +302,19 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
   if (analysis.query->streams.size() < 2) return std::optional<Stages>();
   if (from.value("type", "") != "JOIN") return std::optional<Stages>();
   SLUICE_RETURN_NOT_OK(CheckSupportedOperations(analysis));
+  // The join's rows feed the aggregation: the join runs as in append (each row once), the
+  // aggregation in the query's mode (Spark 4.2 runs a join feeding an aggregation in Update mode,
+  // with watermarks too: the differential's join_*then_count_update). Complete mode is not
+  // checked against Spark: refused as before.
+  if (analysis.has_aggregation && analysis.output_mode == sinks::OutputMode::kComplete) {
+    return Status::InvalidArgument(
+        "Join between two streaming DataFrames/Datasets is not supported in Complete output mode, "
+        "only in Append output mode");
+  }
+  QueryAnalysis join_part = analysis;
+  join_part.output_mode = sinks::OutputMode::kAppend;
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamJoinBelow> below,
-                          PlanStreamJoinBelow(analysis, StreamingPlan::StageTableName(0)));
+                          PlanStreamJoinBelow(join_part, StreamingPlan::StageTableName(0)));
   if (!below) return std::optional<Stages>();
   if (!analysis.has_aggregation) {
     return Status::InvalidArgument(
