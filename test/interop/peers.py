@@ -61,12 +61,22 @@ def delta_jars():
     return jars
 
 
+@functools.lru_cache(maxsize=None)
+def spark_kafka_jars():
+    jars = sorted(glob.glob(os.path.join(CACHE, "jars", "spark-kafka", "*.jar")))
+    if not jars:
+        raise PeerMissing(f"Spark's Kafka connector is not in {CACHE}/jars/spark-kafka: "
+                          "run `make peers`")
+    return jars
+
+
 _spark = None
 
 
-def spark():
+def spark(kafka=False):
     """One local[2] SparkSession with Delta Lake per process (a suite shares it), UTC, ANSI as
-    Spark 4 defaults it, and Delta's state reconstruction validation on."""
+    Spark 4 defaults it, and Delta's state reconstruction validation on. kafka=True adds Spark's
+    Kafka connector (format("kafka")); it must be asked for by the first call of the process."""
     global _spark
     if _spark is not None:
         return _spark
@@ -75,7 +85,7 @@ def spark():
     except ImportError as e:
         raise PeerMissing(f"pyspark is not installed in this Python ({e}): run `make peers` and "
                           f"use {CACHE}/venv/bin/python") from e
-    jars = delta_jars()
+    jars = delta_jars() + (spark_kafka_jars() if kafka else [])
     _spark = (SparkSession.builder.master("local[2]").appName("sluice-interop")
               .config("spark.jars", ",".join(jars))
               .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")

@@ -5,14 +5,23 @@ A case is a Python dict in cases/*.py (each file defines CASES, a list of dicts)
 
     name      lower_case_name, unique over all files
     sources   {name: schema} for a Delta table ({name: {"schema": ddl, "cdf": True}} with the
-              change data feed on), or {name: {"format": "json"|"csv"|"parquet",
-              "schema": ddl}} for a directory of files; schemas are DDL ("k STRING, ts TIMESTAMP")
-              of STRING, BIGINT, INT, DOUBLE, BOOLEAN, TIMESTAMP columns
+              change data feed on), {name: {"format": "json"|"csv"|"parquet",
+              "schema": ddl}} for a directory of files, or {name: {"format": "kafka",
+              "partitions": n}} for a topic of the real broker (kafka_peer.py; each engine
+              reads a topic of its own, created with n partitions); schemas are DDL
+              ("k STRING, ts TIMESTAMP") of STRING, BIGINT, INT, DOUBLE, BOOLEAN, TIMESTAMP
+              columns. A Kafka source's rows are Spark's (key, value, topic, partition, offset,
+              timestamp, timestampType[, headers]); "{topic}" in its WITH options is that
+              engine's topic (startingOffsets JSON), and a case never selects `topic`
     static    optional {name: (schema, rows)}: Delta tables read as static relations
     query     the streaming query in Databricks SQL, as `CREATE STREAMING TABLE ... AS` takes it:
               each streamed source is `STREAM name [WITH (k = v, ...)]
               [WATERMARK col DELAY OF INTERVAL n unit] [AS alias]`
     mode      "append" (default), "update" or "complete"
+    trigger   "availableNow" (default) or "once": what every run step runs (Spark:
+              trigger(availableNow=True) or trigger(once=True); Sluice: the table's TRIGGER
+              AVAILABLE NOW or TRIGGER ONCE); a processing-time trigger on a manual clock has
+              no PySpark spelling (docs/testing.md, "Streaming differential")
     spark     optional: a Python expression giving Spark's DataFrame where Spark SQL has no
               spelling (dropDuplicates(['k']), dropDuplicatesWithinWatermark); the streamed
               sources are bound by name (watermarks of the query applied), F is
@@ -23,9 +32,22 @@ A case is a Python dict in cases/*.py (each file defines CASES, a list of dicts)
                                                  source or static table ({t} is the table on
                                                  each engine)
                 ("conf", "noDataBatches" | "multipleWatermarkPolicy", value)
+                ("produce", source, [record, ...])   Kafka records, produced in order and
+                                                 flushed; a record is (key, value[, partition[,
+                                                 timestamp[, headers]]]): key and value text or
+                                                 None (UTF-8 bytes), partition default 0, the
+                                                 timestamp (CreateTime) as a TIMESTAMP value of
+                                                 a row, headers [(key, value or None), ...]
+                ("partitions", source, n)        the Kafka topic grows to n partitions
                 ("run",)                         a new query from the checkpoint, run until idle
                                                  (Spark: trigger(availableNow=True); Sluice:
                                                  REFRESH STREAMING TABLE in a new process)
+                ("crash",)                       after a run: what a crash after offsets/N was
+                                                 written and before commits/N leaves, N the
+                                                 run's last batch: commits/N is deleted from
+                                                 the checkpoint, so the next run runs batch N
+                                                 again with offsets/N (its sink writes are
+                                                 idempotent by batch id on both engines)
     words     optional: words both engines' errors must contain when both refuse (lower case)
 
 A TIMESTAMP value in a row may be a number: seconds after 2024-01-01 00:00:00 UTC.
@@ -42,13 +64,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EPOCH = dt.datetime(2024, 1, 1)
 TYPES = ("STRING", "BIGINT", "INT", "DOUBLE", "BOOLEAN", "TIMESTAMP")
 MODES = ("append", "update", "complete")
+TRIGGERS = ("availableNow", "once")
 CONFS = {
     "noDataBatches": ("spark.sql.streaming.noDataMicroBatches.enabled", "sluice.noDataBatches"),
     "multipleWatermarkPolicy": ("spark.sql.streaming.multipleWatermarkPolicy",
                                 "sluice.multipleWatermarkPolicy"),
 }
 FORMATS = ("json", "csv", "parquet")
-STEP_KINDS = ("append", "sql", "conf", "run")
+STEP_KINDS = ("append", "sql", "conf", "produce", "partitions", "run", "crash")
 
 # STREAM name [WITH (...)] [WATERMARK col DELAY OF INTERVAL n unit]
 STREAM_RE = re.compile(
@@ -112,9 +135,23 @@ def python_value(value, typ):
     return str(value)
 
 
+def _split_options(text):
+    """The comma-separated parts of WITH (...)'s text; commas inside '...' (JSON) do not split."""
+    parts, cur, quoted = [], "", False
+    for ch in text or "":
+        if ch == "'":
+            quoted = not quoted
+        if ch == "," and not quoted:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return parts + [cur]
+
+
 def parse_options(text):
     opts = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+    for part in filter(None, (p.strip() for p in _split_options(text))):
         m = re.fullmatch(r"'?(\w+)'?\s*=?\s*(.+)", part)
         if not m:
             raise ValueError(f"bad option {part!r}")
@@ -130,10 +167,17 @@ class Source:
         if isinstance(spec, str):
             spec = {"format": "delta", "schema": spec}
         self.name, self.format = name, spec.get("format", "delta")
-        if set(spec) - {"format", "schema", "cdf"}:
+        if set(spec) - {"format", "schema", "cdf", "partitions"}:
             raise SystemExit(f"{where}: source {name}: unknown keys {sorted(spec)}")
-        if self.format not in ("delta",) + FORMATS:
+        if self.format not in ("delta", "kafka") + FORMATS:
             raise SystemExit(f"{where}: source {name}: unknown format {self.format}")
+        if self.format == "kafka":
+            if "schema" in spec or not isinstance(spec.get("partitions"), int):
+                raise SystemExit(f"{where}: source {name}: a Kafka source has partitions (a "
+                                 f"number) and no schema")
+            self.partitions, self.ddl, self.cdf, self.cols = spec["partitions"], None, False, []
+            return
+        self.partitions = None
         self.ddl, self.cdf = spec["schema"], bool(spec.get("cdf"))
         if self.cdf and self.format != "delta":
             raise SystemExit(f"{where}: source {name}: only a Delta table has a change feed")
@@ -144,7 +188,7 @@ class Case:
     def __init__(self, d, file):
         where = f"{file}: case {d.get('name')!r}"
         unknown = set(d) - {"name", "sources", "static", "query", "mode", "spark", "steps",
-                            "words"}
+                            "words", "trigger"}
         if unknown:
             raise SystemExit(f"{where}: unknown keys {sorted(unknown)}")
         self.name, self.file = d["name"], file
@@ -157,6 +201,9 @@ class Case:
         self.query, self.mode = d["query"].strip(), d.get("mode", "append")
         if self.mode not in MODES:
             raise SystemExit(f"{where}: mode must be one of {MODES}")
+        self.trigger = d.get("trigger", "availableNow")
+        if self.trigger not in TRIGGERS:
+            raise SystemExit(f"{where}: trigger must be one of {TRIGGERS}")
         self.spark_expr, self.words = d.get("spark"), [w.lower() for w in d.get("words", [])]
         self.steps = [tuple(s) for s in d["steps"]]
         for s in self.steps:
@@ -170,6 +217,15 @@ class Case:
                 raise SystemExit(f"{where}: step {s!r}: only a Delta source takes SQL changes")
             if s[0] == "conf" and s[1] not in CONFS:
                 raise SystemExit(f"{where}: unknown conf {s[1]} (one of {sorted(CONFS)})")
+            kafka_step = s[0] in ("produce", "partitions")
+            if kafka_step and (s[1] not in self.sources or
+                               self.sources[s[1]].format != "kafka"):
+                raise SystemExit(f"{where}: step {s!r} names no Kafka source")
+            if s[0] == "append" and self.sources[s[1]].format == "kafka":
+                raise SystemExit(f"{where}: step {s!r}: a Kafka source takes produce steps")
+        for before, s in zip([None] + self.steps, self.steps):
+            if s[0] == "crash" and (before is None or before[0] != "run"):
+                raise SystemExit(f"{where}: a crash step must follow a run step")
         if not any(s[0] == "run" for s in self.steps):
             raise SystemExit(f"{where}: no run step")
         self.streams = [m for m in STREAM_RE.finditer(self.query)]
@@ -178,12 +234,20 @@ class Case:
                 raise SystemExit(f"{where}: STREAM {m.group('name')} is no source of the case")
         self.text = json.dumps(d, sort_keys=True, default=str)
 
-    # Sluice: file sources become read_files(...); Delta sources are tables of the warehouse.
-    def sluice_query(self, file_dirs):
+    # Sluice: file sources become read_files(...), Kafka sources read_kafka(...) of the topic;
+    # Delta sources are tables of the warehouse.
+    def sluice_query(self, file_dirs, kafka=None):
+        """kafka: (bootstrap servers, {source: topic}) when the case has Kafka sources."""
         def repl(m):
             src = self.sources[m.group("name")]
             if src.format == "delta":
                 return m.group(0)
+            if src.format == "kafka":
+                servers, topics = kafka
+                rest = m.group(0)[m.end("name") - m.start():]
+                rest = rest.replace("{topic}", topics[src.name])
+                return (f"STREAM read_kafka(bootstrapServers => '{servers}', subscribe => "
+                        f"'{topics[src.name]}')" + rest)
             args = [f"'{file_dirs[src.name]}'", f"format => '{src.format}'",
                     f"schema => '{src.ddl}'"]
             if src.format == "csv":

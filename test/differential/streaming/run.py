@@ -9,6 +9,9 @@ case_model.py says what a case is; spark_side.py and sluice_side.py how each eng
 observations.py what is compared. Values are compared with the SQL differential's type-aware
 equality (../sql/values.py); rows as multisets.
 
+Kafka cases run against a real broker: SLUICE_KAFKA_BOOTSTRAP's, or one this run starts
+(scripts/kafka.sh) when a selected case has a Kafka source and stops at its end.
+
 Spark's observations are cached per case (key: the case's text, the Spark version and HARNESS)
 in ${XDG_CACHE_HOME:-~/.cache}/sluice/differential-streaming/, so a rerun starts Spark only for
 new or changed cases. Sluice runs every time.
@@ -44,6 +47,7 @@ os.environ["TZ"] = "UTC"
 time.tzset()
 
 import case_model  # noqa: E402
+import kafka_peer  # noqa: E402
 import observations  # noqa: E402
 import peers  # noqa: E402
 import sluice_side  # noqa: E402
@@ -113,7 +117,7 @@ def spark_observations(cases, work, use_cache):
             todo.append(case)
     if todo:
         sqld = _sql_differential()
-        spark = peers.spark()
+        spark = peers.spark(kafka=any(has_kafka(c) for c in todo))
         sqld.quiet_spark_errors(spark)
         # peers.py turns Delta's snapshot validation on for the Delta suites; here it only
         # doubles the time of every run.
@@ -132,6 +136,10 @@ def spark_observations(cases, work, use_cache):
                     os.remove(old)  # the answer to an earlier text of the case
             out[case.name] = observations.decode(encoded)
     return out, len(todo)
+
+
+def has_kafka(case):
+    return any(s.format == "kafka" for s in case.sources.values())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,6 +237,7 @@ def main():
         if peers._spark is not None:
             peers._spark.stop()
             peers._spark = None
+        kafka_peer.stop()  # the broker this run started for its Kafka cases, if any
         shutil.rmtree(work, ignore_errors=True)
 
     failures, passed = [], 0

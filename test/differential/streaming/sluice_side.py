@@ -7,6 +7,9 @@ applies the inputs since the previous run (INSERT INTO / the case's SQL; files a
 harness before it starts), SETs the case's confs, runs `REFRESH STREAMING TABLE sink` and reads,
 after marker rows, the sink's rows (update mode: the change data feed's inserts and
 post-images, by commit), and the progress JSON of the new batches (streaming_progress).
+A Kafka source is `STREAM read_kafka(bootstrapServers => ..., subscribe => <its topic>)` on the
+real broker (kafka_peer.py); its records are produced before the run's process starts. A crash
+step deletes the last commits/N of the table's checkpoint (<warehouse>/_checkpoints/sink).
 """
 
 import json
@@ -16,6 +19,7 @@ import subprocess
 
 import case_model
 import files
+import kafka_peer
 import observations
 import peers
 import values
@@ -77,16 +81,19 @@ def run_case(case, work, timeout):
     for name, src in case.sources.items():
         if src.format == "delta":
             create.append(case_model.create_table_sql(name, src) + ";")
-        else:
+        elif src.format != "kafka":
             dirs[name] = os.path.join(base, "files", name)
             os.makedirs(dirs[name])
+    topics = kafka_peer.create_topics("sluice", case)
+    kafka = (kafka_peer.servers(), topics) if topics else None
     for name, (cols, rows) in case.static.items():
         create.append(f"CREATE TABLE {name} ({case.static_ddl[name]});")
         if rows:
             create.append(f"INSERT INTO {name} VALUES {case_model.values_sql(cols, rows)};")
     create.append(_mark("create"))
-    create.append(f"CREATE STREAMING TABLE {SINK} OUTPUT MODE {case.mode.upper()} AS\n"
-                  f"{case.sluice_query(dirs)};")
+    trigger = " TRIGGER ONCE" if case.trigger == "once" else ""  # REFRESH: AvailableNow
+    create.append(f"CREATE STREAMING TABLE {SINK} OUTPUT MODE {case.mode.upper()}{trigger} AS\n"
+                  f"{case.sluice_query(dirs, kafka)};")
     create.append(_mark("created"))
     code, rows, err = _sql(warehouse, create, timeout)
     if "create" not in rows:
@@ -96,7 +103,13 @@ def run_case(case, work, timeout):
     obs, pending, confs, file_count, last_batch = [], [], {}, {}, -1
     for step in case.steps:
         kind = step[0]
-        if kind == "append":
+        if kind == "produce":
+            kafka_peer.produce(topics[step[1]], step[2])
+        elif kind == "partitions":
+            kafka_peer.add_partitions(topics[step[1]], step[2])
+        elif kind == "crash":
+            last_batch = crash_before_commit(os.path.join(warehouse, "_checkpoints", SINK)) - 1
+        elif kind == "append":
             src = case.sources[step[1]]
             if src.format == "delta":
                 pending.append(f"INSERT INTO {src.name} VALUES "
@@ -119,8 +132,18 @@ def run_case(case, work, timeout):
     return obs
 
 
+def crash_before_commit(checkpoint):
+    """Deletes the last commits/N of the checkpoint; returns N."""
+    commits = os.path.join(checkpoint, "commits")
+    ids = [int(n) for n in os.listdir(commits) if n.isdigit()] if os.path.isdir(commits) else []
+    if not ids:
+        raise RuntimeError(f"crash step: {commits} holds no commit")
+    os.remove(os.path.join(commits, str(max(ids))))
+    return max(ids)
+
+
 def _select_json(inner):
-    return f"SELECT to_json(_q) AS j, typeof(_q) AS t FROM ({inner}) AS _q;"
+    return f"SELECT main.to_json(_q) AS j, main.typeof(_q) AS t FROM ({inner}) AS _q;"
 
 
 def _run(warehouse, case, inputs, last_batch, timeout):

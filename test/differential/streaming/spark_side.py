@@ -6,14 +6,19 @@ Each STREAM of the query is a temporary view of spark.readStream (its WITH optio
 options, its WATERMARK as withWatermark); static tables are views of their Delta path. A run
 step starts the query from its checkpoint with trigger(availableNow=True) and waits for it to
 end: append and complete modes write a Delta sink, update mode a foreachBatch that keeps each
-batch's rows (Spark's Delta sink has no update mode).
+batch's rows (Spark's Delta sink has no update mode). A Kafka source is format("kafka") of the
+case's topic on the real broker (kafka_peer.py), subscribed by name. A crash step deletes the
+checkpoint's last commits/N (and its .crc); the rows a batch gave are kept by batch id, so a
+batch run again replaces its rows as an idempotent sink would.
 """
 
+import glob
 import json
 import os
 
 import case_model
 import files
+import kafka_peer
 import observations
 import values
 
@@ -42,7 +47,7 @@ def run_case(spark, case, work, error_text):
     for name, src in case.sources.items():
         if src.format == "delta":
             spark.sql(case_model.create_table_sql(f"delta.`{paths[name]}`", src, " USING DELTA"))
-        else:
+        elif src.format != "kafka":
             os.makedirs(paths[name])
     for name, (cols, rows) in case.static.items():
         p = paths[name] = os.path.join(base, "static", name)
@@ -50,12 +55,19 @@ def run_case(spark, case, work, error_text):
         if rows:
             spark.sql(f"INSERT INTO delta.`{p}` VALUES {case_model.values_sql(cols, rows)}")
         spark.sql(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM delta.`{p}`")
+    topics = kafka_peer.create_topics("spark", case)
     views, query_text = case.spark_streams()
-    obs, confs, file_count, sink_rows, emitted = [], [], {}, [], []
+    obs, confs, file_count, by_batch = [], [], {}, {}
     try:
         for step in case.steps:
             kind = step[0]
-            if kind == "append":
+            if kind == "produce":
+                kafka_peer.produce(topics[step[1]], step[2])
+            elif kind == "partitions":
+                kafka_peer.add_partitions(topics[step[1]], step[2])
+            elif kind == "crash":
+                crash_before_commit(checkpoint)
+            elif kind == "append":
                 src = case.sources[step[1]]
                 if src.format == "delta":
                     # One file per commit, as Sluice writes it (Spark would write one per
@@ -72,7 +84,7 @@ def run_case(spark, case, work, error_text):
                 confs.append(key)
                 spark.conf.set(key, str(step[2]))
             elif kind == "run":
-                o = _run(spark, case, views, query_text, paths, checkpoint, sink_rows, emitted,
+                o = _run(spark, case, views, query_text, paths, topics, checkpoint, by_batch,
                          error_text)
                 obs.append(o)
                 if "error" in o:
@@ -87,7 +99,24 @@ def run_case(spark, case, work, error_text):
     return obs
 
 
-def _stream(spark, src, path, options, wm):
+def crash_before_commit(checkpoint):
+    """Deletes the last commits/N of a Spark checkpoint (and Hadoop's .N.crc beside it)."""
+    commits = os.path.join(checkpoint, "commits")
+    ids = [int(n) for n in os.listdir(commits) if n.isdigit()] if os.path.isdir(commits) else []
+    if not ids:
+        raise RuntimeError(f"crash step: {commits} holds no commit")
+    for path in glob.glob(os.path.join(commits, f"{max(ids)}")) + \
+            glob.glob(os.path.join(commits, f".{max(ids)}.crc")):
+        os.remove(path)
+
+
+def _stream(spark, src, path, options, wm, topic=None):
+    if src.format == "kafka":
+        options = {k: v.replace("{topic}", topic) for k, v in options.items()}
+        df = (spark.readStream.format("kafka")
+              .option("kafka.bootstrap.servers", kafka_peer.servers())
+              .option("subscribe", topic).options(**options).load())
+        return df.withWatermark(*wm) if wm else df
     reader = spark.readStream.format(src.format).options(**options)
     if src.format != "delta":
         reader = reader.schema(src.ddl)
@@ -97,13 +126,13 @@ def _stream(spark, src, path, options, wm):
     return df.withWatermark(*wm) if wm else df
 
 
-def _run(spark, case, views, query_text, paths, checkpoint, sink_rows, emitted, error_text):
+def _run(spark, case, views, query_text, paths, topics, checkpoint, by_batch, error_text):
     from pyspark.sql import functions as F
     query = None
     try:
         bound = {}
         for view, src, options, wm in views:
-            df = _stream(spark, src, paths[src.name], options, wm)
+            df = _stream(spark, src, paths.get(src.name), options, wm, topics.get(src.name))
             df.createOrReplaceTempView(view)
             bound[view] = df
         if case.spark_expr:
@@ -111,7 +140,8 @@ def _run(spark, case, views, query_text, paths, checkpoint, sink_rows, emitted, 
         else:
             df = spark.sql(query_text)
         writer = (df.writeStream.outputMode(case.mode).option("checkpointLocation", checkpoint)
-                  .trigger(availableNow=True))
+                  .trigger(**({"once": True} if case.trigger == "once"
+                              else {"availableNow": True})))
         # Every mode writes through foreachBatch, which keeps each batch's rows: the Delta
         # sink's content is then the union of the batches (append) or the last batch
         # (complete), without a Delta commit and a read back per run (a third of a run's time
@@ -123,17 +153,15 @@ def _run(spark, case, views, query_text, paths, checkpoint, sink_rows, emitted, 
         query = writer.foreachBatch(keep).start()
         query.awaitTermination()
         out = {"batches": _progress(query), "cols": [f.name.lower() for f in df.schema.fields]}
-        for batch_id, rows in sorted(batch_rows):
-            if case.mode == "complete":
-                sink_rows[:] = rows
-            else:
-                sink_rows.extend(rows)
-                if rows:
-                    emitted.append(rows)
+        for batch_id, rows in batch_rows:
+            by_batch[batch_id] = rows  # a batch run again (after a crash) replaces its rows
+        ordered = [by_batch[b] for b in sorted(by_batch)]
         if case.mode == "update":
-            out["emitted"] = list(emitted)
+            out["emitted"] = [rows for rows in ordered if rows]
+        elif case.mode == "complete":
+            out["rows"] = list(ordered[-1]) if ordered else []
         else:
-            out["rows"] = list(sink_rows)
+            out["rows"] = [r for rows in ordered for r in rows]
         return out
     except Exception as e:  # noqa: BLE001 (a refusal or failure is an answer to compare)
         if query is not None and query.isActive:

@@ -22,7 +22,8 @@ EV = "k STRING, v BIGINT, ts TIMESTAMP"
 
 
 def case(query, sources=None, **kw):
-    d = dict(name="c", sources=sources or {"ev": EV}, query=query, steps=[("run",)], **kw)
+    kw.setdefault("steps", [("run",)])
+    d = dict(name="c", sources=sources or {"ev": EV}, query=query, **kw)
     return case_model.Case(d, "test")
 
 
@@ -117,3 +118,44 @@ def test_cache_encoding_round_trips():
 
 def test_known_list_format():
     assert run.normal_outcome("metrics+rows") == "rows+metrics"
+
+
+def test_a_kafka_source_reads_its_own_topic_with_the_options():
+    c = case("SELECT partition FROM STREAM kt WITH (startingOffsets = '{\"{topic}\":{\"0\":1,"
+             "\"1\":-2}}', maxOffsetsPerTrigger = 3) WATERMARK timestamp DELAY OF INTERVAL 10 "
+             "SECONDS AS e", {"kt": {"format": "kafka", "partitions": 2}})
+    assert c.sluice_query({}, ("127.0.0.1:9", {"kt": "sd.sluice.c.kt"})) == (
+        "SELECT partition FROM STREAM read_kafka(bootstrapServers => '127.0.0.1:9', "
+        "subscribe => 'sd.sluice.c.kt') WITH (startingOffsets = '{\"sd.sluice.c.kt\":{\"0\":1,"
+        "\"1\":-2}}', maxOffsetsPerTrigger = 3) WATERMARK timestamp DELAY OF INTERVAL 10 "
+        "SECONDS AS e")
+    (view, src, opts, wm), = c.spark_streams()[0]
+    # a comma inside the quoted JSON does not split the options
+    assert opts == {"startingOffsets": '{"{topic}":{"0":1,"1":-2}}', "maxOffsetsPerTrigger": "3"}
+    assert (src.format, src.partitions, wm) == ("kafka", 2, ("timestamp", "10 seconds"))
+
+
+def test_bad_kafka_crash_and_trigger_steps_are_refused():
+    kt = {"kt": {"format": "kafka", "partitions": 1}}
+    with pytest.raises(SystemExit, match="no Kafka source"):
+        case("SELECT * FROM STREAM ev", steps=[("produce", "ev", []), ("run",)])
+    with pytest.raises(SystemExit, match="takes produce steps"):
+        case("SELECT * FROM STREAM kt", kt, steps=[("append", "kt", []), ("run",)])
+    with pytest.raises(SystemExit, match="partitions"):
+        case("SELECT * FROM STREAM kt", {"kt": {"format": "kafka", "schema": EV}})
+    with pytest.raises(SystemExit, match="must follow a run"):
+        case("SELECT * FROM STREAM ev", steps=[("crash",), ("run",)])
+    with pytest.raises(SystemExit, match="trigger"):
+        case("SELECT * FROM STREAM ev", trigger="continuous")
+
+
+def test_a_crash_deletes_the_last_commit_only(tmp_path):
+    import sluice_side
+    import spark_side
+    for side in (sluice_side, spark_side):
+        commits = tmp_path / side.__name__ / "commits"
+        commits.mkdir(parents=True)
+        for n in ("0", "1", ".1.crc", "2"):
+            (commits / n).write_text("v1")
+        side.crash_before_commit(str(commits.parent))
+        assert "2" not in os.listdir(commits) and "1" in os.listdir(commits)

@@ -1,0 +1,50 @@
+"""Spark 4.2's answers where earlier Spark versions (and Sluice's reading of them) differed: a
+stream-stream join in update and complete mode, LIMIT in each output mode, SQL SELECT DISTINCT
+(an aggregation, not dropDuplicates) with and without a watermark, window() with an INTERVAL.
+docs/differences.md "Streaming differential" says what each decided."""
+
+from case_model import batches
+
+EV = "k STRING, v BIGINT, ts TIMESTAMP"
+WM10 = "STREAM ev WATERMARK ts DELAY OF INTERVAL 10 SECONDS AS e"
+L = "k STRING, lv BIGINT, lts TIMESTAMP"
+R = "k STRING, rv BIGINT, rts TIMESTAMP"
+LW = "STREAM l WATERMARK lts DELAY OF INTERVAL 10 SECONDS AS a"
+RW = "STREAM r WATERMARK rts DELAY OF INTERVAL 10 SECONDS AS b"
+BOUND = "a.k = b.k AND b.rts BETWEEN a.lts AND a.lts + INTERVAL 10 SECONDS"
+JOIN_STEPS = [("append", "l", [("a", 1, 10), ("b", 2, 20), ("c", 3, 30)]),
+              ("append", "r", [("a", 10, 15), ("b", 20, 60), ("x", 0, 12)]), ("run",),
+              ("append", "l", [("a", 4, 70), ("d", 5, 75)]),
+              ("append", "r", [("c", 30, 35), ("a", 40, 72), ("d", 50, 200)]), ("run",)]
+RUNS = ([("a", 1, 1), ("b", 2, 5), ("a", 1, 1)], [("c", 3, 30), ("a", 1, 1), ("b", 2, 50)],
+        [("d", 4, 90)])
+
+
+def join(name, query, mode, **kw):
+    return dict(name=name, sources={"l": L, "r": R}, query=query, mode=mode, steps=JOIN_STEPS,
+                **kw)
+
+
+def ev(name, query, mode="append", **kw):
+    return dict(name=name, sources={"ev": EV}, query=query, mode=mode,
+                steps=batches("ev", *RUNS), **kw)
+
+
+CASES = [
+    join("join_inner_time_bound_update", f"SELECT a.k, a.lv, b.rv FROM {LW} JOIN {RW} ON {BOUND}",
+         "update"),
+    join("join_left_outer_update", f"SELECT a.k, a.lv, b.rv FROM {LW} LEFT JOIN {RW} ON {BOUND}",
+         "update"),
+    join("join_inner_complete_refused", "SELECT a.k, b.rv FROM STREAM l AS a JOIN STREAM r AS b "
+         "ON a.k = b.k", "complete", words=["complete", "no streaming aggregations"]),
+    join("join_then_count_update", "SELECT a.k, count(*) AS n FROM STREAM l AS a JOIN STREAM r "
+         "AS b ON a.k = b.k GROUP BY a.k", "update"),
+    join("join_time_bound_then_count_update", f"SELECT a.k, count(*) AS n FROM {LW} JOIN {RW} "
+         f"ON {BOUND} GROUP BY a.k", "update"),
+    join("join_watermarks_then_count_update", f"SELECT a.k, count(*) AS n FROM {LW} JOIN {RW} "
+         f"ON a.k = b.k GROUP BY a.k", "update"),
+    ev("limit_append_across_runs", "SELECT k, v FROM STREAM ev LIMIT 4"),
+    ev("limit_update_refused", "SELECT k, v FROM STREAM ev LIMIT 2", "update"),
+    ev("distinct_sql_watermark_append", f"SELECT DISTINCT k, ts FROM {WM10}"),
+    ev("distinct_sql_complete", "SELECT DISTINCT k, v FROM STREAM ev", "complete"),
+]
