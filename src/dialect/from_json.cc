@@ -84,9 +84,13 @@ Result<std::string> RewriteFromJson(engine::Connection* conn, std::string_view s
       structure[f.name] = Structure(f.type);
       if (f.name == kCorruptRecord) has_corrupt = true;
     }
-    // As a SQL literal ('' for a quote a field name may hold).
+    // As a SQL literal ('' for a quote a field name may hold). Bytes that are not UTF-8 become
+    // U+FFFD, as Spark decodes its SQL text (dump() threw on them: `sluice sql` aborted; found by
+    // pipeline_sql_fuzzer, test FuzzFindingsTest.FromJsonSchemaNotUtf8).
     std::string escaped;
-    for (char c : structure.dump()) escaped += c == '\'' ? std::string("''") : std::string(1, c);
+    for (char c : structure.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) {
+      escaped += c == '\'' ? std::string("''") : std::string(1, c);
+    }
     const std::string quoted = "'" + escaped + "'";
     std::string arg(sql.substr(t.end, schema.begin - t.end));  // "(expr,"
     arg = arg.substr(1, arg.rfind(',') - 1);                   // expr
