@@ -10,6 +10,9 @@
 #   make interop      build, then run the suites against the peers (label interop; needs make peers)
 #   make fixtures     rewrite the committed Delta fixtures with real Spark and delta-rs
 #   make debug        ASan + UBSan build in build/debug and its fast tests
+#   make fuzz         build the fuzz targets and run each for FUZZ_SECONDS (60) over its corpus
+#                     (test/fuzz/: libFuzzer with CXX=clang++ CMAKE_FLAGS=-DSLUICE_FUZZ=ON,
+#                     else a standalone driver); `make test` replays the corpora
 #   make bench        build (optimized, $(BUILD_DIR)) and run the Nexmark suite; writes its table
 #                     in bench/RESULTS.md (scripts/bench_nexmark.sh)
 #   make bench-all    also every micro-benchmark program under bench/ (scripts/bench.sh)
@@ -32,7 +35,7 @@ export CCACHE_NOHASHDIR ?= 1
 SOURCES := $(shell git ls-files '*.cc' '*.h' 2>/dev/null)
 
 .PHONY: all setup configure build run test test-all acceptance peers interop fixtures debug bench \
-        bench-all format format-check clean
+        bench-all fuzz format format-check clean
 
 all: build
 
@@ -50,9 +53,10 @@ build: configure
 run: build
 	@scripts/demo.sh $(SLUICE)
 
-# Labels kept out of `make test`: slow (test-all), acceptance (needs ../shared), interop (peers).
+# Labels kept out of `make test`: slow and fuzz (test-all), acceptance (needs ../shared), interop
+# (peers).
 test: build
-	ctest --test-dir $(BUILD_DIR) -LE 'slow|acceptance|interop' $(CTEST_FLAGS)
+	ctest --test-dir $(BUILD_DIR) -LE 'slow|fuzz|acceptance|interop' $(CTEST_FLAGS)
 
 test-all: build
 	ctest --test-dir $(BUILD_DIR) -LE 'acceptance|interop' $(CTEST_FLAGS)
@@ -80,7 +84,7 @@ debug: setup
 	cmake --build $(DEBUG_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:detect_container_overflow=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(DEBUG_DIR) -LE 'slow|acceptance|interop' $(CTEST_FLAGS)
+	  ctest --test-dir $(DEBUG_DIR) -LE 'slow|fuzz|acceptance|interop' $(CTEST_FLAGS)
 
 # The benchmarks use the same optimized build as the tests (RelWithDebInfo: -O2 -g), so that a
 # clean machine builds once, and `make bench` builds only the sluice binary: it stays well under
@@ -88,6 +92,13 @@ debug: setup
 bench: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target sluice
 	@scripts/bench_nexmark.sh $(SLUICE)
+
+# One fuzz target at a time, each for FUZZ_SECONDS (test/fuzz/CMakeLists.txt, docs/testing.md).
+FUZZ_SECONDS ?= 60
+fuzz: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target fuzzers
+	SLUICE_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir $(BUILD_DIR) -L fuzz --output-on-failure \
+	  -j 1 --timeout $$(( $(FUZZ_SECONDS) + 600 ))
 
 bench-all: build
 	@scripts/bench.sh $(BUILD_DIR)

