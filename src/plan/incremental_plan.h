@@ -4,9 +4,10 @@
 // needs to move event time forward (per-watermark-node event-time stats) and to report progress
 // (state operators).
 //
-// Stateful plans (next issue: aggregation, dedup, joins over a state store) plug in here:
-// - state version N is loaded and version N+1 written inside Execute (the loop calls
-//   MaybeCrash("after_state_commit") right after Execute returns, before the sink);
+// Stateful plans (aggregation, dedup, joins, transformWithState over a state store) plug in here:
+// - state version N is loaded and version N+1 written inside Execute, by each operator's
+//   ops::OperatorState (docs/operators.md); the loop's crash point "after_state_commit"
+//   (fs::CrashPoint) is right after Execute returns, before the sink;
 // - watermark_nodes() declares the withWatermark nodes; Execute reports each node's event-time
 //   stats of ALL rows that passed it (late ones included) so the loop's WatermarkTracker computes
 //   the next global watermark (spark-streaming-semantics.md §5);
