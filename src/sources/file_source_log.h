@@ -8,14 +8,14 @@
 // lines joined by "\n", no trailing newline; one JSON line per file in the order the files are
 // read; `timestamp` is the file's modification time (ms), `batchId` = N. N is the log's own
 // batch id (the source offset {"logOffset":N}), not the query's batch id. `numFiles` (Sluice's,
-// on every line; Spark's reader ignores unknown fields) is the entry's count of lines, so that an
-// entry cut at a line boundary is detected: every proper prefix of an entry is Corruption.
-// Entries without `numFiles` (written by Spark or an older Sluice) are read without that check.
-// An entry with no files is never written (Spark and Sluice add entries only for new files), so
-// one is Corruption (an entry cut after its version line).
-// Entries are written with create-if-absent: an existing entry means another query writes the
-// same checkpoint (Conflict). Names that are not canonical decimals are ignored (temporary
-// files, "_schemas/"); "<N>.compact" files (Spark compaction) are not read (NotSupported).
+// on every line; Spark's json4s reader should ignore it: not checked against Spark yet) is the
+// entry's count of lines, so that an entry cut at a line boundary is detected: every proper prefix
+// of an entry is Corruption. Entries without `numFiles` (written by Spark or an older Sluice) are
+// read without that check. An entry with no files is never written (Spark and Sluice add entries
+// only for new files), so one is Corruption (an entry cut after its version line). Entries are
+// written with create-if-absent: an existing entry means another query writes the same checkpoint
+// (Conflict). Names that are not canonical decimals are ignored (temporary files, "_schemas/");
+// "<N>.compact" files (Spark compaction) are not read (NotSupported).
 //
 // Damaged entries (docs/formats/sources.md, "Torn tail"): Load() fails on a damaged entry below
 // the latest one (its files were planned into a batch: without them they would be read again).
