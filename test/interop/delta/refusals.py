@@ -10,12 +10,6 @@ the list shrinks visibly. docs/interop.md ("What Sluice refuses") mirrors this l
 
 # feature -> (Spark SQL making a table at {p} that needs it, why Sluice refuses it today)
 EXPECTED_REFUSALS = {
-    "deletionVectors": (
-        """CREATE TABLE delta.`{p}` (id INT, s STRING) USING delta
-             TBLPROPERTIES ('delta.enableDeletionVectors' = 'true');
-           INSERT INTO delta.`{p}` VALUES (1, 'a'), (2, 'b'), (3, 'c');
-           DELETE FROM delta.`{p}` WHERE id = 2""",
-        "reading the files without applying the vectors would return deleted rows"),
     "columnMapping": (
         """CREATE TABLE delta.`{p}` (id INT, s STRING) USING delta
              TBLPROPERTIES ('delta.columnMapping.mode' = 'name');

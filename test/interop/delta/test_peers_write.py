@@ -155,6 +155,87 @@ VACUUM delta.`{p}` RETAIN 0 HOURS""")
     d.check_table(wh, "spark_vac", versions=[])
 
 
+SPARK_DV = """
+CREATE TABLE delta.`{p}` (id BIGINT, s STRING, part STRING) USING delta PARTITIONED BY (part)
+  TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.enableChangeDataFeed' = 'true',
+                 'delta.checkpointInterval' = '4');
+INSERT INTO delta.`{p}` SELECT id, concat('s', id), IF(id % 2 = 0, 'even', 'odd') FROM range(0, 300);
+DELETE FROM delta.`{p}` WHERE id % 7 = 0;
+UPDATE delta.`{p}` SET s = 'updated' WHERE id % 10 = 3;
+MERGE INTO delta.`{p}` t USING (SELECT id, 'merged' AS s, IF(id % 2 = 0, 'even', 'odd') AS part
+    FROM range(290, 310)) src ON t.id = src.id
+  WHEN MATCHED AND src.id % 3 = 0 THEN DELETE
+  WHEN MATCHED THEN UPDATE SET *
+  WHEN NOT MATCHED THEN INSERT *;
+DELETE FROM delta.`{p}` WHERE id BETWEEN 50 AND 80;
+INSERT INTO delta.`{p}` VALUES (1000, 'appended', 'even')
+"""
+
+
+def test_spark_deletion_vectors(wh):
+    """Spark's DELETE, UPDATE and MERGE with deletion vectors (and a checkpoint after them):
+    Sluice reads the same rows at every version as Spark, delta-rs and DuckDB, the same change
+    data feed as Spark, streams the table, stops at a commit that adds a DV as Spark does (or
+    skips it with skipChangeCommits), and refuses to write it naming the feature."""
+    p = os.path.join(wh, "spark_dv")
+    spark_sql(SPARK_DV.format(p=p))
+    detail = peers.spark().sql(f"DESCRIBE DETAIL delta.`{p}`").collect()[0]
+    assert "deletionVectors" in detail.tableFeatures, detail.tableFeatures
+    dv_adds = [a for actions in d.log_commits(p).values() for a in actions
+               if "add" in a and a["add"].get("deletionVector")]
+    assert dv_adds, "Spark wrote no deletion vector: the test checks nothing"
+    assert os.path.exists(os.path.join(p, "_delta_log", "_last_checkpoint"))
+    # Rows at every version: Sluice and Spark; at the latest also delta-rs (its DataFusion
+    # QueryBuilder: delta-rs 1.6.6's to_pyarrow_table refuses DV tables) and DuckDB.
+    latest = d.latest_version(p)
+    versions = list(range(0, latest + 1))
+    sluice = d.sluice_rows_at(wh, "spark_dv", versions + [None])
+    for v in versions:
+        d.assert_same({"sluice": sluice[v], "spark": d.spark_rows(p, v)},
+                      f"spark_dv rows at version {v}")
+    rs = peers.deltalake().QueryBuilder().register("t", d.rs_table(p)).execute("SELECT * FROM t")
+    d.assert_same({"sluice": sluice[None], "spark": d.spark_rows(p),
+                   "deltalake": d.canonical_rows(pa.table(rs.read_all())),
+                   "duckdb": d.duck_rows(p)}, "spark_dv rows at the latest version")
+    assert len(sluice[None]) < len(sluice[1]), "no row deleted: the check is empty"
+    # The change feed, one commit at a time, with Spark as the oracle (its DELETEs with DVs write
+    # no cdc file: the rows come from the DVs).
+    for v in range(1, latest + 1):
+        got = d.sluice_arrow(wh, {0: f"SELECT * FROM table_changes('spark_dv', {v}, {v})"})[0]
+        d.assert_same({"sluice": d.canonical_rows(got),
+                       "spark": d.canonical_rows(d.spark_changes(p, v, v))},
+                      f"spark_dv changes at version {v}")
+    # A stream starts from the latest snapshot (DVs applied) ...
+    peers.sluice_sql(wh, """
+CREATE STREAMING TABLE dv_rows AS SELECT id, s, part FROM STREAM spark_dv;
+CREATE STREAMING TABLE dv_skip AS SELECT id, s, part FROM STREAM spark_dv
+  WITH (skipChangeCommits = true);
+REFRESH STREAMING TABLE dv_rows;
+REFRESH STREAMING TABLE dv_skip;""")
+    start_rows = d.canonical_rows(d.spark_df(p).select("id", "s", "part").toArrow())
+    got = d.canonical_rows(d.sluice_arrow(wh, {0: "SELECT id, s, part FROM dv_rows"})[0])
+    d.assert_same({"spark": start_rows, "sluice stream": got}, "FROM STREAM of a DV table")
+    # ... and a commit adding a DV to a file is a data update: Spark's error, or skipped.
+    spark_sql(f"""
+INSERT INTO delta.`{p}` VALUES (2000, 'after', 'odd');
+DELETE FROM delta.`{p}` WHERE id = 1""")
+    stopped = peers.sluice_sql(wh, "REFRESH STREAMING TABLE dv_rows", check=False)
+    assert stopped.returncode != 0, stopped.stdout
+    assert "Detected a data update" in stopped.stderr, stopped.stderr
+    assert "skipChangeCommits" in stopped.stderr, stopped.stderr
+    peers.sluice_sql(wh, "REFRESH STREAMING TABLE dv_skip")
+    got = d.canonical_rows(d.sluice_arrow(wh, {0: "SELECT id, s, part FROM dv_skip"})[0])
+    want = sorted(start_rows + [(2000, "after", "odd")], key=repr)
+    d.assert_same({"expected": want, "sluice stream": got}, "skipChangeCommits over a DV commit")
+    # Sluice writes no deletion vectors yet: every write is refused, naming the feature.
+    before = d.spark_df(p).count()
+    for statement in ["DELETE FROM spark_dv WHERE id = 2",
+                      "INSERT INTO spark_dv VALUES (3000, 'x', 'odd')"]:
+        w = peers.sluice_sql(wh, statement, check=False)
+        assert w.returncode != 0 and "deletionVectors" in w.stderr, (statement, w.stderr)
+    assert d.spark_df(p).count() == before, "a refused write changed the table"
+
+
 # ---------------------------------------------------------------------------------------------
 # delta-rs writes
 
