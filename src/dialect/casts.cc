@@ -9,6 +9,14 @@
 //   TRY_CAST(x AS BINARY), binary(x)                              DuckDB refuses non-ASCII text
 //   CAST(x AS ARRAY<STRING>), x::LONG  CAST(x AS VARCHAR[]), ...  Spark's type names (types.h)
 //   TIMESTAMP_NTZ'2024-01-15 10:00'    TIMESTAMP'...'             the local date-time literal
+//   CAST(x AS T), x::T, TRY_CAST       CAST(spark_cast_input(x,   Spark's reading of x for T an
+//   (T: TINYINT, SMALLINT, INT,          'T') AS T),              integral type, DOUBLE, FLOAT,
+//   BIGINT and their Spark names,      spark_try_cast_input(...)  DATE or TIMESTAMP, chosen by
+//   DOUBLE, FLOAT, REAL, DATE,                                    x's type when the query is bound
+//   TIMESTAMP)                                                    (engine/spark_casts.h): DOUBLE
+//                                                                 -> INT truncates, '2024' is a
+//                                                                 DATE, '...+02:00' converts to
+//                                                                 UTC, a TIMESTAMP is seconds
 //
 //   spark_string is a function of the engine, not a replacement of DuckDB's BLOB -> VARCHAR
 //   cast: the SQL Sluice generates itself relies on that cast's escaping (the Delta writer's
@@ -17,7 +25,11 @@
 //   written in Spark's dialect. A BLOB that is not valid UTF-8 is an error (Spark keeps the
 //   bytes in its string; a DuckDB VARCHAR cannot hold them). A TRY_CAST gives the same error: a
 //   NULL would silently differ from Spark's answer.
+#include <algorithm>
+#include <cctype>
 #include <string>
+
+#include "common/strings.h"
 
 #include "dialect/rules.h"
 #include "dialect/types.h"
@@ -42,20 +54,39 @@ size_t StringTypeEnd(const std::vector<Token>& tokens, size_t i, bool* binary) {
 }
 
 // The Spark type at tokens[from, to) in the engine's words, when it differs from the source.
-void ConvertTypeRange(std::string_view sql, const std::vector<Token>& tokens, size_t from,
-                      size_t* to, std::vector<Edit>* edits) {
+// Returns the engine's type ("" when left to the engine).
+std::string ConvertTypeRange(std::string_view sql, const std::vector<Token>& tokens, size_t from,
+                             size_t* to, std::vector<Edit>* edits) {
   size_t i = from;
   Result<std::string> type = ConvertType(tokens, &i);
-  if (!type.ok() || (*to != kNoToken && i != *to)) return;  // left to the engine
+  if (!type.ok() || (*to != kNoToken && i != *to)) return "";  // left to the engine
   *to = i;
   std::string_view source = sql.substr(tokens[from].begin, tokens[i - 1].end - tokens[from].begin);
   if (*type != source) edits->push_back({tokens[from].begin, tokens[i - 1].end, *type});
+  return *type;
+}
+
+// The targets whose input Spark reads otherwise than the engine's cast (spark_cast_input).
+bool ReadsInputAsSpark(const std::string& type) {
+  static const char* const kTypes[] = {"TINYINT", "SMALLINT", "INT",  "INTEGER", "BIGINT",
+                                       "DOUBLE",  "FLOAT",    "REAL", "DATE",    "TIMESTAMP"};
+  for (const char* t : kTypes) {
+    if (type.size() == std::string_view(t).size() &&
+        std::equal(type.begin(), type.end(), t, [](char a, char b) {
+          return std::toupper(static_cast<unsigned char>(a)) == b;
+        })) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
 
 void RewriteCasts(std::string_view sql, const std::vector<Token>& tokens,
                   std::vector<Edit>* edits) {
+  // The openings of the :: casts, the outermost of a chain first (added at the end, reversed).
+  std::vector<Edit> openers;
   for (size_t i = 0; tokens[i].kind != TokenKind::kEnd; ++i) {
     const Token& t = tokens[i];
     const bool after_dot = i > 0 && tokens[i - 1].IsSymbol(".");
@@ -79,26 +110,42 @@ void RewriteCasts(std::string_view sql, const std::vector<Token>& tokens,
         continue;
       }
       size_t end = close;
-      ConvertTypeRange(sql, tokens, as + 1, &end, edits);
+      const std::string type = ConvertTypeRange(sql, tokens, as + 1, &end, edits);
+      if (end == close && ReadsInputAsSpark(type)) {
+        edits->push_back({tokens[i + 1].end, tokens[i + 1].end,
+                          t.IsKeyword("cast") ? "spark_cast_input(" : "spark_try_cast_input("});
+        edits->push_back({tokens[as - 1].end, tokens[as - 1].end, ", " + QuoteLiteral(type) + ")"});
+      }
       continue;
     }
     if (t.IsSymbol("::")) {
+      // '7'::INT::STRING: the operand is the whole chain of casts before.
+      auto chain_start = [&]() {
+        size_t start = OperandStart(tokens, i);
+        while (start != kNoToken && start > 0 && tokens[start - 1].IsSymbol("::")) {
+          start = OperandStart(tokens, start - 1);
+        }
+        if (start != kNoToken && start > 0 && tokens[start - 1].IsSymbol(":")) {
+          return kNoToken;  // parse_json(j):a::STRING
+        }
+        return start;
+      };
       bool binary = false;
       size_t type_end = StringTypeEnd(tokens, i + 1, &binary);
       if (type_end == kNoToken || tokens[type_end].IsSymbol("[")) {
         size_t end = kNoToken;
-        ConvertTypeRange(sql, tokens, i + 1, &end, edits);
+        const std::string type = ConvertTypeRange(sql, tokens, i + 1, &end, edits);
+        size_t start = ReadsInputAsSpark(type) ? chain_start() : kNoToken;
+        if (start != kNoToken && !tokens[end].IsSymbol("[")) {
+          openers.push_back({tokens[start].begin, tokens[start].begin, "spark_cast_input("});
+          edits->push_back({tokens[i - 1].end, tokens[i - 1].end, ", " + QuoteLiteral(type) + ")"});
+        }
         continue;
       }
-      size_t start = OperandStart(tokens, i);
-      // '7'::INT::STRING: the operand is the whole chain of casts before.
-      while (start != kNoToken && start > 0 && tokens[start - 1].IsSymbol("::")) {
-        start = OperandStart(tokens, start - 1);
-      }
+      size_t start = chain_start();
       if (start == kNoToken) continue;
-      if (start > 0 && tokens[start - 1].IsSymbol(":")) continue;  // parse_json(j):a::STRING
-      edits->push_back({tokens[start].begin, tokens[start].begin,
-                        std::string(binary ? kSparkBinary : kSparkString) + "("});
+      openers.push_back({tokens[start].begin, tokens[start].begin,
+                         std::string(binary ? kSparkBinary : kSparkString) + "("});
       edits->push_back({tokens[i - 1].end, tokens[type_end - 1].end, ")"});
       continue;
     }
@@ -113,6 +160,7 @@ void RewriteCasts(std::string_view sql, const std::vector<Token>& tokens,
           {t.begin, t.end, std::string(t.IsKeyword("binary") ? kSparkBinary : kSparkString)});
     }
   }
+  edits->insert(edits->end(), openers.rbegin(), openers.rend());
 }
 
 }  // namespace sluice::dialect

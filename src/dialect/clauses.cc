@@ -15,6 +15,21 @@
 //   LATERAL VIEW OUTER explode(xs) v AS x
 //                                      LEFT JOIN LATERAL (SELECT unnest(xs) AS x) AS v ON TRUE
 //                                      (a row for an empty or NULL array, as explode_outer)
+//   ORDER BY a, b DESC                 ORDER BY a NULLS FIRST,  Spark sorts NULLs first when
+//   (also in OVER (...), WITHIN          b DESC                 ascending, last when descending;
+//   GROUP, f(x ORDER BY y))                                     DuckDB last in both. An item that
+//                                                               says NULLS FIRST/LAST is kept
+//   a <=> b                            a IS NOT DISTINCT FROM b null-safe equality
+//   count(DISTINCT a, b)               count(DISTINCT           the tuples without a NULL, as
+//                                        spark_tuple(a, b))     Spark counts them (a row (a, b)
+//                                                               with a NULL is not NULL)
+//   percentile_disc(p) WITHIN GROUP    CAST(percentile_disc(p)  a DOUBLE in Spark, the column's
+//     (ORDER BY v)                       WITHIN GROUP (...) AS  type in DuckDB
+//                                        DOUBLE)
+//   a ^ b                              xor(a, b)                ^ is XOR in Spark, a power in
+//                                                               DuckDB; Spark's precedence: the
+//                                                               operands take * / % + - & (not |,
+//                                                               comparisons, AND, OR)
 #include <string>
 
 #include "common/strings.h"
@@ -82,6 +97,132 @@ void LateralView(const std::vector<Token>& tokens, size_t i, std::vector<Edit>* 
                         (keep_empty ? " ON TRUE" : "")});
 }
 
+// True for a word that ends an ORDER BY list at its top level.
+bool EndsOrderByList(const Token& t) {
+  static const char* const kWords[] = {"limit",  "offset",  "rows",       "range", "groups",
+                                       "union",  "except",  "intersect",  "minus", "fetch",
+                                       "window", "qualify", "having",     "for",   "from",
+                                       "where",  "group",   "distribute", "sort",  "cluster"};
+  for (const char* w : kWords) {
+    if (t.IsKeyword(w)) return true;
+  }
+  return false;
+}
+
+// ORDER BY at `by` (the BY): " NULLS FIRST" after each item that is ascending and says nothing
+// about NULLs.
+void NullsFirst(const std::vector<Token>& tokens, size_t by, std::vector<Edit>* edits) {
+  size_t item = by + 1;
+  bool says_nulls = false;
+  int depth = 0;
+  for (size_t k = by + 1;; ++k) {
+    const Token& t = tokens[k];
+    bool end_item = false, end_list = false;
+    if (t.IsSymbol("(") || t.IsSymbol("[")) {
+      ++depth;
+    } else if (t.IsSymbol(")") || t.IsSymbol("]")) {
+      if (depth == 0) end_list = true;
+      --depth;
+    } else if (t.kind == TokenKind::kEnd || t.IsSymbol(";")) {
+      end_list = true;
+    } else if (depth == 0) {
+      if (t.IsSymbol(",")) {
+        end_item = true;
+      } else if (EndsOrderByList(t)) {
+        end_list = true;
+      } else if (t.IsKeyword("nulls")) {
+        says_nulls = true;
+      }
+    }
+    if (!end_item && !end_list) continue;
+    if (k > item && !says_nulls && !tokens[k - 1].IsKeyword("desc")) {
+      edits->push_back({tokens[k - 1].end, tokens[k - 1].end, " NULLS FIRST"});
+    }
+    if (end_list) return;
+    item = k + 1;
+    says_nulls = false;
+  }
+}
+
+// True for a token that ends an operand of Spark's ^ (an operator of lower precedence, a
+// separator or a clause word).
+bool StopsXorOperand(const Token& t) {
+  if (t.kind == TokenKind::kEnd) return true;
+  if (t.kind == TokenKind::kSymbol) {
+    static const char* const kSymbols[] = {
+        ",", "|", "^", "=", "<", ">", "<=", ">=", "<>", "!=", "==", ";", "=>", "->", ":="};
+    for (const char* s : kSymbols) {
+      if (t.text == s) return true;
+    }
+    return false;
+  }
+  static const char* const kWords[] = {"end", "asc", "desc", "limit", "offset", "order", "group"};
+  for (const char* w : kWords) {
+    if (t.IsKeyword(w)) return true;
+  }
+  return t.kind == TokenKind::kWord && IsClauseWord(t);
+}
+
+// The first token of ^'s left operand (the ^ at `op`), or kNoToken.
+size_t XorLeftStart(const std::vector<Token>& tokens, size_t op) {
+  size_t k = op;
+  int depth = 0;
+  while (k > 0) {
+    const Token& p = tokens[k - 1];
+    if (p.IsSymbol(")") || p.IsSymbol("]")) {
+      ++depth;
+    } else if (p.IsSymbol("(") || p.IsSymbol("[")) {
+      if (depth == 0) break;
+      --depth;
+    } else if (depth == 0 && StopsXorOperand(p) && !p.IsSymbol("^")) {  // a ^ b ^ c: left first
+      break;
+    }
+    --k;
+  }
+  return k == op ? kNoToken : k;
+}
+
+// One past the last token of ^'s right operand (the ^ at `op`), or kNoToken. An operand ends
+// before a word that follows it without an operator (an alias: SELECT 12 ^ 10 v).
+size_t XorRightEnd(const std::vector<Token>& tokens, size_t op) {
+  size_t k = op + 1;
+  bool need = true;  // an operand (or a prefix sign) is expected
+  for (;;) {
+    const Token& t = tokens[k];
+    if (t.IsSymbol("(") || t.IsSymbol("[")) {
+      size_t close = CloseOf(tokens, k, nullptr);
+      if (close == kNoToken) return kNoToken;
+      k = close + 1;
+      need = false;
+      continue;
+    }
+    if (need) {
+      if (t.IsSymbol("-") || t.IsSymbol("+") || t.IsSymbol("~")) {
+        ++k;
+      } else if (t.kind == TokenKind::kNumber || t.kind == TokenKind::kString ||
+                 (IsName(t) && !StopsXorOperand(t))) {
+        ++k;
+        need = false;
+        // 5L, DATE'2024-01-01': the suffix or the literal glued to the word.
+        if (tokens[k].begin == t.end &&
+            (tokens[k].kind == TokenKind::kWord || tokens[k].kind == TokenKind::kString)) {
+          ++k;
+        }
+      } else {
+        break;
+      }
+      continue;
+    }
+    static const char* const kTighter[] = {"+", "-", "*", "/", "%", "&", "||", ".", "::"};
+    bool tighter = false;
+    for (const char* s : kTighter) tighter = tighter || t.IsSymbol(s);
+    if (!tighter) break;
+    ++k;
+    need = true;
+  }
+  return k == op + 1 || need ? kNoToken : k;
+}
+
 }  // namespace
 
 void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
@@ -96,6 +237,7 @@ void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
     } else if ((t.IsKeyword("sort") || t.IsKeyword("cluster")) && next.IsKeyword("by") && i > 0 &&
                EndsOperand(tokens[i - 1])) {
       edits->push_back({t.begin, t.end, "ORDER"});
+      NullsFirst(tokens, i + 1, edits);
     } else if (t.IsKeyword("distribute") && next.IsKeyword("by") && i > 0 &&
                EndsOperand(tokens[i - 1])) {
       size_t end = ListEnd(tokens, i + 2);
@@ -116,6 +258,36 @@ void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
       edits->push_back({tokens[left].begin, tokens[left].begin,
                         negated ? "NOT regexp_matches(" : "regexp_matches("});
       edits->push_back({tokens[negated ? i - 2 : i - 1].end, t.end, ","});
+      edits->push_back({tokens[right_end - 1].end, tokens[right_end - 1].end, ")"});
+    } else if (IsCall(tokens, i, "count") && tokens[i + 2].IsKeyword("distinct")) {
+      std::vector<size_t> commas;
+      size_t close = CloseOf(tokens, i + 1, &commas);
+      if (close == kNoToken || commas.empty()) continue;
+      edits->push_back({tokens[i + 2].end, tokens[i + 2].end, " spark_tuple("});
+      edits->push_back({tokens[close].begin, tokens[close].begin, ")"});
+    } else if (IsCall(tokens, i, "percentile_disc")) {
+      size_t close = CloseOf(tokens, i + 1, nullptr);
+      if (close == kNoToken || !tokens[close + 1].IsKeyword("within") ||
+          !tokens[close + 2].IsKeyword("group") || !tokens[close + 3].IsSymbol("(")) {
+        continue;
+      }
+      size_t group_close = CloseOf(tokens, close + 3, nullptr);
+      if (group_close == kNoToken || tokens[group_close + 1].IsKeyword("over") ||
+          tokens[group_close + 1].IsKeyword("filter")) {
+        continue;
+      }
+      edits->push_back({t.begin, t.begin, "CAST("});
+      edits->push_back({tokens[group_close].end, tokens[group_close].end, " AS DOUBLE)"});
+    } else if (t.IsKeyword("order") && next.IsKeyword("by")) {
+      NullsFirst(tokens, i + 1, edits);
+    } else if (t.IsSymbol("<=") && next.IsSymbol(">") && next.begin == t.end) {
+      edits->push_back({t.begin, next.end, "IS NOT DISTINCT FROM"});
+    } else if (t.IsSymbol("^")) {
+      size_t left = XorLeftStart(tokens, i);
+      size_t right_end = XorRightEnd(tokens, i);
+      if (left == kNoToken || right_end == kNoToken) continue;
+      edits->push_back({tokens[left].begin, tokens[left].begin, "xor("});
+      edits->push_back({t.begin, t.end, ","});
       edits->push_back({tokens[right_end - 1].end, tokens[right_end - 1].end, ")"});
     } else if (t.IsKeyword("lateral") && next.IsKeyword("view")) {
       LateralView(tokens, i, edits);

@@ -49,12 +49,30 @@ struct SemanticRename {
   size_t args;
 };
 constexpr SemanticRename kSemanticRenames[] = {
-    {"concat_ws", "spark_concat_ws", 0},   {"regexp_replace", "spark_regexp_replace", 0},
-    {"length", "spark_length", 1},         {"json_array_length", "spark_json_array_length", 1},
-    {"date_trunc", "spark_date_trunc", 2}, {"trunc", "spark_trunc", 2},
-    {"date_sub", "spark_date_sub", 2},     {"dayofweek", "spark_dayofweek", 1},
-    {"weekday", "spark_weekday", 1},       {"split", "spark_split", 2},
-    {"datediff", "spark_datediff", 2},     {"array_sort", "spark_array_sort", 1},
+    {"concat_ws", "spark_concat_ws", 0},
+    {"regexp_replace", "spark_regexp_replace", 0},
+    {"length", "spark_length", 1},
+    {"json_array_length", "spark_json_array_length", 1},
+    {"date_trunc", "spark_date_trunc", 2},
+    {"trunc", "spark_trunc", 2},
+    {"date_sub", "spark_date_sub", 2},
+    {"dayofweek", "spark_dayofweek", 1},
+    {"weekday", "spark_weekday", 1},
+    {"split", "spark_split", 2},
+    {"datediff", "spark_datediff", 2},
+    {"array_sort", "spark_array_sort", 1},
+    // Types and numbers (engine/spark_casts.h, spark_scalars.cc), first/last's ignoreNulls,
+    // to_timestamp's Spark text (engine/spark_collections.cc, spark_datetime.cc).
+    {"typeof", "spark_typeof", 1},
+    {"ceil", "spark_ceil", 1},
+    {"ceiling", "spark_ceil", 1},
+    {"floor", "spark_floor", 1},
+    {"sign", "signum", 1},
+    {"sqrt", "spark_sqrt", 1},
+    {"conv", "spark_conv", 3},
+    {"to_timestamp", "spark_to_timestamp", 0},
+    {"first", "spark_first", 2},
+    {"last", "spark_last", 2},
 };
 // Higher-order functions: the engine's namesake with a one-parameter lambda.
 constexpr Rename kLambdaRenames[] = {

@@ -31,6 +31,11 @@ void RewriteNames(std::string_view sql, const std::vector<Token>& tokens, std::v
 Status RewriteFunctions(std::string_view sql, const std::vector<Token>& tokens,
                         std::vector<Edit>* edits);
 
+// datetime.cc: dateadd / timestampadd / datediff / timestampdiff with a unit word,
+// EXTRACT(SECOND FROM t) with its fraction.
+void RewriteDatetime(std::string_view sql, const std::vector<Token>& tokens,
+                     std::vector<Edit>* edits);
+
 // json_paths.cc: parse_json(j):a.b[0] paths.
 void RewriteJsonPaths(std::string_view sql, const std::vector<Token>& tokens,
                       std::vector<Edit>* edits);

@@ -17,6 +17,7 @@ Result<std::string> RewriteSparkSql(engine::Connection* conn, std::string_view s
     RewriteNames(sql, *tokens, &edits);
     SLUICE_RETURN_NOT_OK(RewriteFunctions(sql, *tokens, &edits));
     RewriteClauses(sql, *tokens, &edits);
+    RewriteDatetime(sql, *tokens, &edits);
     RewriteJsonPaths(sql, *tokens, &edits);
     if (!edits.empty()) text = ApplyEdits(sql, std::move(edits));
   }

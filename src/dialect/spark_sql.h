@@ -10,6 +10,7 @@
 //   functions.cc  array(...), map(k, v, ...), struct(x AS a, ...), filter, transform
 //   clauses.cc    LEFT SEMI / ANTI JOIN, SORT BY, CLUSTER BY, DISTRIBUTE BY, MINUS, * EXCEPT, div,
 //                 RLIKE, LATERAL VIEW [OUTER] explode
+//   datetime.cc   dateadd / timestampadd / datediff / timestampdiff (UNIT, ...), EXTRACT(SECOND ..)
 //   json_paths.cc parse_json(j):a.b[0]::INT
 //   from_json.h   from_json(expr, 'DDL schema')
 //

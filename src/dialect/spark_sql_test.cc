@@ -29,7 +29,7 @@ TEST_F(SparkSqlTest, CastsToStringBecomeSparkString) {
   EXPECT_EQ(Rewrite("SELECT CAST(CAST(v AS STRING) AS STRING)"),
             "SELECT spark_string(spark_string(v))");
   EXPECT_EQ(Rewrite("SELECT CAST(f(a, b) AS STRING), CAST(a AS INT)"),
-            "SELECT spark_string(f(a, b)), CAST(a AS INT)");
+            "SELECT spark_string(f(a, b)), CAST(spark_cast_input(a, 'INT') AS INT)");
   EXPECT_EQ(Rewrite("SELECT string(value), t.string(x)"),
             "SELECT spark_string(value), t.string(x)");
 }
@@ -54,7 +54,8 @@ TEST_F(SparkSqlTest, PostfixCastsWrapTheirOperand) {
   // WHERE (...) is not a call.
   EXPECT_EQ(Rewrite("SELECT 1 WHERE (v)::STRING = 'a'"), "SELECT 1 WHERE spark_string((v)) = 'a'");
   // Other target types are the engine's; STRING[] is VARCHAR[].
-  EXPECT_EQ(Rewrite("SELECT v::INT, v::STRING[]"), "SELECT v::INT, v::VARCHAR[]");
+  EXPECT_EQ(Rewrite("SELECT v::INT, v::STRING[]"),
+            "SELECT spark_cast_input(v, 'INT')::INT, v::VARCHAR[]");
 }
 
 TEST_F(SparkSqlTest, BinaryLiterals) {
@@ -73,7 +74,7 @@ TEST_F(SparkSqlTest, OffsetAndWindowAreQuotedWhereAColumnNameStands) {
             "CREATE TABLE t (\"offset\" BIGINT, \"window\" STRING)");
   // The clauses stay keywords; window(...) stays the function; t.offset needs nothing.
   EXPECT_EQ(Rewrite("SELECT a FROM t ORDER BY a LIMIT 2 OFFSET 1"),
-            "SELECT a FROM t ORDER BY a LIMIT 2 OFFSET 1");
+            "SELECT a FROM t ORDER BY a NULLS FIRST LIMIT 2 OFFSET 1");
   EXPECT_EQ(Rewrite("SELECT a FROM t OFFSET 3"), "SELECT a FROM t OFFSET 3");
   EXPECT_EQ(Rewrite("SELECT sum(a) OVER w FROM t WINDOW w AS (PARTITION BY b)"),
             "SELECT sum(a) OVER w FROM t WINDOW w AS (PARTITION BY b)");
@@ -83,7 +84,8 @@ TEST_F(SparkSqlTest, OffsetAndWindowAreQuotedWhereAColumnNameStands) {
 
 TEST_F(SparkSqlTest, LiteralsCommentsAndQuotedNamesAreLeftAlone) {
   const std::string sql =
-      "SELECT 'CAST(v AS STRING) offset', \"offset\", `window` -- CAST(v AS STRING), offset\nFROM "
+      "SELECT 'CAST(v AS STRING) offset', \"offset\", \"window\" -- CAST(v AS STRING), "
+      "offset\nFROM "
       "t";
   EXPECT_EQ(Rewrite(sql), sql);
   EXPECT_EQ(Rewrite("SELECT 1 AS n"), "SELECT 1 AS n");
@@ -105,8 +107,10 @@ TEST_F(SparkSqlTest, StringLiteralsReadAsSparkDoes) {
 }
 
 TEST_F(SparkSqlTest, TypeNamesAndCastChains) {
-  EXPECT_EQ(Rewrite("SELECT CAST(x AS LONG), CAST(y AS ARRAY<STRING>), z::BYTE, '7'::INT::STRING"),
-            "SELECT CAST(x AS BIGINT), CAST(y AS VARCHAR[]), z::TINYINT, spark_string('7'::INT)");
+  EXPECT_EQ(
+      Rewrite("SELECT CAST(x AS LONG), CAST(y AS ARRAY<STRING>), z::BYTE, '7'::INT::STRING"),
+      "SELECT CAST(spark_cast_input(x, 'BIGINT') AS BIGINT), CAST(y AS VARCHAR[]), "
+      "spark_cast_input(z, 'TINYINT')::TINYINT, spark_string(spark_cast_input('7', 'INT')::INT)");
   EXPECT_EQ(Rewrite("SELECT CAST(m AS MAP<STRING, ARRAY<INT>>), TIMESTAMP_NTZ'2024-01-15 10:00'"),
             "SELECT CAST(m AS MAP(VARCHAR, INT[])), TIMESTAMP'2024-01-15 10:00'");
 }
@@ -153,8 +157,9 @@ TEST_F(SparkSqlTest, RlikeAndLateralView) {
 TEST_F(SparkSqlTest, Clauses) {
   EXPECT_EQ(Rewrite("SELECT * FROM a LEFT SEMI JOIN b ON a.k = b.k LEFT ANTI JOIN c ON a.k = c.k"),
             "SELECT * FROM a SEMI JOIN b ON a.k = b.k ANTI JOIN c ON a.k = c.k");
-  EXPECT_EQ(Rewrite("SELECT g FROM t DISTRIBUTE BY g SORT BY g"), "SELECT g FROM t  ORDER BY g");
-  EXPECT_EQ(Rewrite("SELECT g FROM t CLUSTER BY g"), "SELECT g FROM t ORDER BY g");
+  EXPECT_EQ(Rewrite("SELECT g FROM t DISTRIBUTE BY g SORT BY g"),
+            "SELECT g FROM t  ORDER BY g NULLS FIRST");
+  EXPECT_EQ(Rewrite("SELECT g FROM t CLUSTER BY g"), "SELECT g FROM t ORDER BY g NULLS FIRST");
   EXPECT_EQ(Rewrite("SELECT g FROM t MINUS SELECT 'a'"), "SELECT g FROM t EXCEPT SELECT 'a'");
   EXPECT_EQ(Rewrite("SELECT * EXCEPT (a, b) FROM t"), "SELECT * EXCLUDE (a, b) FROM t");
   EXPECT_EQ(Rewrite("SELECT * FROM t EXCEPT (SELECT * FROM u)"),

@@ -295,17 +295,17 @@ const duckdb::DefaultMacro kMacros[] = {
      "spark_to_timestamp",
      {"x", nullptr},
      {{nullptr, nullptr}},
-     "CAST(x AS TIMESTAMPTZ)"},
+     "CAST(spark_cast_input(x, 'TIMESTAMP') AS TIMESTAMPTZ)"},
     {DEFAULT_SCHEMA,
      "spark_to_timestamp",
      {"x", "p", nullptr},
      {{nullptr, nullptr}},
-     "strptime(CAST(x AS VARCHAR), spark_strptime_format(p))"},
+     "CAST(strptime(CAST(x AS VARCHAR), spark_strptime_format(p)) AS TIMESTAMPTZ)"},
     {DEFAULT_SCHEMA,
      "try_to_timestamp",
      {"x", nullptr},
      {{nullptr, nullptr}},
-     "TRY_CAST(x AS TIMESTAMPTZ)"},
+     "TRY_CAST(spark_try_cast_input(x, 'TIMESTAMP') AS TIMESTAMPTZ)"},
     {DEFAULT_SCHEMA,
      "try_to_timestamp",
      {"x", "p", nullptr},
@@ -483,6 +483,29 @@ const duckdb::DefaultMacro kMacros[] = {
      {"t", "z", nullptr},
      {{nullptr, nullptr}},
      "timezone('UTC', timezone(z, CAST(t AS TIMESTAMP)))"},
+    {DEFAULT_SCHEMA,
+     "spark_timestampadd",
+     {"u", "n", "t", nullptr},
+     {{nullptr, nullptr}},
+     "CAST(t AS TIMESTAMPTZ) + CASE lower(u) WHEN 'year' THEN to_years(CAST(n AS INTEGER)) WHEN "
+     "'quarter' THEN to_months(CAST(n AS INTEGER) * 3) WHEN 'month' THEN to_months(CAST(n AS "
+     "INTEGER)) WHEN 'week' THEN to_days(CAST(n AS INTEGER) * 7) WHEN 'day' THEN to_days(CAST(n "
+     "AS INTEGER)) WHEN 'dayofyear' THEN to_days(CAST(n AS INTEGER)) WHEN 'hour' THEN "
+     "to_hours(CAST(n AS BIGINT)) WHEN 'minute' THEN to_minutes(CAST(n AS BIGINT)) WHEN 'second' "
+     "THEN to_microseconds(CAST(n AS BIGINT) * 1000000) WHEN 'millisecond' THEN "
+     "to_milliseconds(CAST(n AS BIGINT)) WHEN 'microsecond' THEN to_microseconds(CAST(n AS "
+     "BIGINT)) ELSE error('timestampadd: unknown unit ' || u) END"},
+    {DEFAULT_SCHEMA,
+     "spark_timestampdiff",
+     {"u", "a", "b", nullptr},
+     {{nullptr, nullptr}},
+     "date_sub(CASE lower(u) WHEN 'dayofyear' THEN 'day' ELSE lower(u) END, CAST(a AS "
+     "TIMESTAMPTZ), CAST(b AS TIMESTAMPTZ))"},
+    {DEFAULT_SCHEMA,
+     "spark_second_with_fraction",
+     {"t", nullptr},
+     {{nullptr, nullptr}},
+     "CAST(CAST(microsecond(t) AS DECIMAL(8, 0)) / 1000000 AS DECIMAL(8, 6))"},
     {DEFAULT_SCHEMA,
      "current_timestamp",
      {nullptr},

@@ -50,7 +50,7 @@ TEST_F(SparkFunctionsEngineTest, ParsingWithPatterns) {
   EXPECT_EQ(Scalar("SELECT spark_strptime_format('dd/MM/yyyy HH:mm:ss.SSS ''T'' %')"),
             "%d/%m/%Y %H:%M:%S.%g T %%");
   EXPECT_EQ(Scalar("SELECT spark_to_timestamp('15/01/2024 10:30', 'dd/MM/yyyy HH:mm')"),
-            "2024-01-15 10:30:00");
+            "2024-01-15 10:30:00+00");  // an instant, as Spark's TIMESTAMP
   EXPECT_EQ(Scalar("SELECT to_date('20240115', 'yyyyMMdd')"), "2024-01-15");
   EXPECT_EQ(Scalar("SELECT to_date(TIMESTAMP '2024-01-15 23:30:00')"), "2024-01-15");
   EXPECT_EQ(Scalar("SELECT unix_timestamp('2024/01/15', 'yyyy/MM/dd')"), "1705276800");

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "engine/spark_casts.h"
 #include "engine/spark_collections.h"
 #include "engine/spark_datetime.h"
 #include "engine/spark_json.h"
@@ -27,6 +28,7 @@ void RegisterSparkFunctions(duckdb::DatabaseInstance& db) {
   RegisterSparkJson(loader);
   RegisterSparkCollections(loader);
   RegisterSparkScalars(loader);
+  RegisterSparkCasts(loader);
 }
 
 }  // namespace sluice::engine::internal

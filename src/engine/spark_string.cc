@@ -2,7 +2,9 @@
 
 #include <string>
 
+#include "duckdb/common/vector_operations/unary_executor.hpp"
 #include "duckdb/main/extension/extension_loader.hpp"
+#include "engine/spark_casts.h"
 #include "engine/standalone_db.h"
 
 namespace sluice::engine::internal {
@@ -79,9 +81,83 @@ duckdb::unique_ptr<duckdb::FunctionData> BindBinary(
   return nullptr;
 }
 
+// DOUBLE, FLOAT and the nested types: Spark's text of each value (engine/spark_casts.h).
+void SparkTextOf(duckdb::DataChunk& args, duckdb::ExpressionState&, duckdb::Vector& result) {
+  duckdb::Vector& input = args.data[0];
+  for (duckdb::idx_t i = 0; i < args.size(); ++i) {
+    duckdb::Value v = input.GetValue(i);
+    if (v.IsNull()) {
+      duckdb::FlatVector::SetNull(result, i, true);
+      continue;
+    }
+    duckdb::FlatVector::GetData<duckdb::string_t>(result)[i] =
+        duckdb::StringVector::AddString(result, SparkText(v));
+  }
+  if (args.AllConstant()) result.SetVectorType(duckdb::VectorType::CONSTANT_VECTOR);
+}
+
+// TIMESTAMP WITH TIME ZONE: DuckDB's text in the session time zone without its offset ('+00').
+void WithoutOffset(duckdb::DataChunk& args, duckdb::ExpressionState&, duckdb::Vector& result) {
+  duckdb::UnaryExecutor::Execute<duckdb::string_t, duckdb::string_t>(
+      args.data[0], result, args.size(), [&](duckdb::string_t s) {
+        const std::string text = s.GetString();
+        const size_t space = text.find(' ');
+        const size_t sign = text.find_last_of("+-");
+        const size_t end = space != std::string::npos && sign != std::string::npos && sign > space
+                               ? sign
+                               : text.size();
+        return duckdb::StringVector::AddString(result, text.data(), end);
+      });
+}
+
+bool HasZonedTimestamp(const duckdb::LogicalType& type) {
+  if (type.id() == duckdb::LogicalTypeId::TIMESTAMP_TZ) return true;
+  switch (type.id()) {
+    case duckdb::LogicalTypeId::LIST:
+      return HasZonedTimestamp(duckdb::ListType::GetChildType(type));
+    case duckdb::LogicalTypeId::ARRAY:
+      return HasZonedTimestamp(duckdb::ArrayType::GetChildType(type));
+    case duckdb::LogicalTypeId::MAP:
+      return HasZonedTimestamp(duckdb::MapType::KeyType(type)) ||
+             HasZonedTimestamp(duckdb::MapType::ValueType(type));
+    case duckdb::LogicalTypeId::STRUCT:
+      for (const auto& f : duckdb::StructType::GetChildTypes(type)) {
+        if (HasZonedTimestamp(f.second)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
 duckdb::unique_ptr<duckdb::FunctionData> Bind(
-    duckdb::ClientContext&, duckdb::ScalarFunction& bound,
+    duckdb::ClientContext& context, duckdb::ScalarFunction& bound,
     duckdb::vector<duckdb::unique_ptr<duckdb::Expression>>& arguments) {
+  const duckdb::LogicalType& type = arguments[0]->return_type;
+  switch (type.id()) {
+    case duckdb::LogicalTypeId::DOUBLE:
+    case duckdb::LogicalTypeId::FLOAT:
+    case duckdb::LogicalTypeId::LIST:
+    case duckdb::LogicalTypeId::ARRAY:
+    case duckdb::LogicalTypeId::MAP:
+    case duckdb::LogicalTypeId::STRUCT:
+      if (type.id() != duckdb::LogicalTypeId::DOUBLE && type.id() != duckdb::LogicalTypeId::FLOAT &&
+          HasZonedTimestamp(type) && !SessionIsUtc(context)) {
+        throw duckdb::BinderException(
+            "CAST(x AS STRING) of a %s holding timestamps needs the session time zone UTC; "
+            "SET TimeZone = 'UTC' or cast the timestamps to STRING first",
+            SparkTypeName(type));
+      }
+      bound.arguments[0] = type;
+      bound.function = SparkTextOf;
+      return nullptr;
+    case duckdb::LogicalTypeId::TIMESTAMP_TZ:
+      bound.arguments[0] = duckdb::LogicalType::VARCHAR;  // DuckDB's text in the session zone
+      bound.function = WithoutOffset;
+      return nullptr;
+    default:
+      break;
+  }
   if (arguments[0]->return_type.id() == duckdb::LogicalTypeId::BLOB) {
     bound.arguments[0] = duckdb::LogicalType::BLOB;
     bound.function = BlobToString;
