@@ -27,11 +27,19 @@ nlohmann::ordered_json Structure(const engine::DataType& type) {
   }
 }
 
-// A DDL schema 'a INT, tags ARRAY<STRING>' in the engine's words.
-Result<std::string> DdlToEngine(const std::string& ddl) {
+// A DDL schema 'a INT, tags ARRAY<STRING>' in the engine's words; a schema that is one type
+// (ARRAY<INT>, MAP<STRING, INT>, STRUCT<a: INT>) as the one field `kValueField` of that type, with
+// *single set.
+constexpr std::string_view kValueField = "value";
+Result<std::string> DdlToEngine(const std::string& ddl, bool* single) {
   SLUICE_ASSIGN_OR_RETURN(auto tokens, Tokenize(ddl));
   size_t i = 0;
-  Result<std::string> out = ConvertFields(tokens, &i, false, TypeTarget::kSchemaText);
+  *single = (tokens[0].IsKeyword("array") || tokens[0].IsKeyword("map") ||
+             tokens[0].IsKeyword("struct")) &&
+            tokens[1].IsSymbol("<");
+  Result<std::string> out = *single ? ConvertType(tokens, &i, TypeTarget::kSchemaText)
+                                    : ConvertFields(tokens, &i, false, TypeTarget::kSchemaText);
+  if (out.ok() && *single) out = std::string(kValueField) + " " + *out;
   if (!out.ok()) return Status::InvalidArgument("from_json schema: " + out.status().message());
   if (tokens[i].kind != TokenKind::kEnd) {
     return Status::InvalidArgument("from_json schema: unexpected text after the fields");
@@ -70,7 +78,8 @@ Result<std::string> RewriteFromJson(engine::Connection* conn, std::string_view s
           "from_json: options (a third argument) are not supported, at " +
           dialect::DescribePosition(sql, (*tokens)[commas[0] + 2].begin));
     }
-    auto duckdb_text = DdlToEngine(text);
+    bool single = false;
+    auto duckdb_text = DdlToEngine(text, &single);
     Result<engine::Schema> fields =
         duckdb_text.ok() ? sources::ParseSchemaText(conn, *duckdb_text, "from_json schema")
                          : Result<engine::Schema>(duckdb_text.status());
@@ -84,6 +93,12 @@ Result<std::string> RewriteFromJson(engine::Connection* conn, std::string_view s
       structure[f.name] = Structure(f.type);
       if (f.name == kCorruptRecord) has_corrupt = true;
     }
+    // A schema of one type: the JSON value read as that type. A STRUCT<...> is read as a DDL
+    // schema (a struct of NULL fields for text that is not JSON); an ARRAY<...> or a MAP<...>
+    // is NULL for text that is not JSON or not of the type.
+    const bool struct_type =
+        single && fields->size() == 1 && (*fields)[0].type.id == engine::TypeId::kStruct;
+    if (single && fields->size() == 1) structure = Structure((*fields)[0].type);
     // As a SQL literal ('' for a quote a field name may hold). Bytes that are not UTF-8 become
     // U+FFFD, as Spark decodes its SQL text (dump() threw on them: `sluice sql` aborted; found by
     // pipeline_sql_fuzzer, test FuzzFindingsTest.FromJsonSchemaNotUtf8).
@@ -95,6 +110,15 @@ Result<std::string> RewriteFromJson(engine::Connection* conn, std::string_view s
     std::string arg(sql.substr(t.end, schema.begin - t.end));  // "(expr,"
     arg = arg.substr(1, arg.rfind(',') - 1);                   // expr
     std::string x = "(" + arg + ")";
+    if (single && !struct_type) {
+      std::string replacement = "(CASE WHEN json_valid(" + x + ") THEN TRY(json_transform(" + x +
+                                ", " + quoted + ")) END)";
+      out.append(sql.substr(copied, t.begin - copied));
+      out.append(replacement);
+      copied = (*tokens)[close].end;
+      i = close;
+      continue;
+    }
     std::string invalid = has_corrupt
                               ? "json_transform(json_object('" + std::string(kCorruptRecord) +
                                     "', " + x + "), " + quoted + ")"

@@ -7,11 +7,18 @@
 //   X'7B22'                unhex('7B22')                 DuckDB reads X'..' as text
 //   'it\'s', 'a\nb'        'it''s', 'a<newline>b'        Spark's backslash escapes
 //   r'\d+'                 '\d+'                         Spark's raw strings
-//   'a' 'b'                'ab'                          adjacent literals are one
+//   'a' 'b'                'ab'                          adjacent literals are one (not in
+//                                                        OPTIONS / TBLPROPERTIES ('k' 'v')
+//                                                        lists, where they are a key and a value)
+//   f(x, "text")           f(x, 'text')                  a double-quoted argument of a call
+//                                                        is a string in Spark (elsewhere
+//                                                        "name" stays a quoted name)
+//   s LIKE 'a\\_b'          s LIKE 'a\_b' ESCAPE '\'     Spark's LIKE escapes with a backslash
 #include <string>
 
 #include "common/strings.h"
 #include "dialect/rules.h"
+#include "dialect/token_edits.h"
 
 namespace sluice::dialect {
 namespace {
@@ -42,6 +49,58 @@ std::string DecimalTypeOf(const std::string& number) {
   size_t precision = int_digits + scale;
   if (precision == 0) precision = 1;
   return "DECIMAL(" + std::to_string(precision) + ", " + std::to_string(scale) + ")";
+}
+
+// True when token `i` stands in the parenthesized list of OPTIONS (...) or TBLPROPERTIES (...),
+// whose 'key' 'value' pairs are two literals each.
+bool InPropertyList(const std::vector<Token>& tokens, size_t i) {
+  int depth = 0;
+  for (size_t k = i; k-- > 0;) {
+    if (tokens[k].IsSymbol(")")) ++depth;
+    if (tokens[k].IsSymbol("(")) {
+      if (depth == 0) {
+        return k > 0 &&
+               (tokens[k - 1].IsKeyword("options") || tokens[k - 1].IsKeyword("tblproperties"));
+      }
+      --depth;
+    }
+  }
+  return false;
+}
+
+// True when token `i` is a whole argument of a function call f(..., x, ...): the '(' that encloses
+// it follows a function's name (not IN, VALUES, OVER, a type's parameters, a column list).
+bool IsCallArgument(const std::vector<Token>& tokens, size_t i) {
+  size_t open = kNoToken;
+  int depth = 0;
+  for (size_t k = i; k-- > 0 && open == kNoToken;) {
+    if (tokens[k].IsSymbol(")") || tokens[k].IsSymbol("]")) ++depth;
+    if (tokens[k].IsSymbol("(") || tokens[k].IsSymbol("[")) {
+      if (depth == 0) open = k;
+      --depth;
+    }
+  }
+  if (open == kNoToken || open == 0 || !tokens[open].IsSymbol("(")) return false;
+  static const char* const kNotCalls[] = {"decimal", "varchar", "struct", "map",  "columns",
+                                          "table",   "key",     "using",  "into", "exclude"};
+  const Token& f = tokens[open - 1];
+  if (f.kind != TokenKind::kWord || IsClauseWord(f)) return false;
+  for (const char* w : kNotCalls) {
+    if (f.IsKeyword(w)) return false;
+  }
+  // CREATE TABLE t (...), INSERT INTO t (...), AS x(a, b), CREATE VIEW v (...): column lists.
+  static const char* const kBeforeNames[] = {"table", "into", "as",  "exists",
+                                             "view",  "join", "from"};
+  for (const char* w : kBeforeNames) {
+    if (open >= 2 && tokens[open - 2].IsKeyword(w)) return false;
+  }
+  return true;
+}
+
+// True when the string literal at `i` is the pattern of a LIKE / ILIKE without ESCAPE.
+bool IsLikePattern(const std::vector<Token>& tokens, size_t i, size_t last) {
+  return i > 0 && (tokens[i - 1].IsKeyword("like") || tokens[i - 1].IsKeyword("ilike")) &&
+         !tokens[last + 1].IsKeyword("escape");
 }
 
 }  // namespace
@@ -75,19 +134,30 @@ void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
       ++i;
       continue;
     }
+    if (t.kind == TokenKind::kQuotedIdent && i > 0 &&
+        (tokens[i - 1].IsSymbol("(") || tokens[i - 1].IsSymbol(",")) &&
+        (next.IsSymbol(",") || next.IsSymbol(")")) && IsCallArgument(tokens, i)) {
+      edits->push_back({t.begin, t.end, QuoteLiteral(t.text)});
+      continue;
+    }
     if (t.kind != TokenKind::kString) continue;
     // Prefixed literals (DATE'..', TIMESTAMP'..', E'..') are left as written.
     if (i > 0 && tokens[i - 1].kind == TokenKind::kWord && tokens[i - 1].end == t.begin) continue;
     size_t last = i;
     std::string value = t.text;
     bool changed = t.spark_escaped;
-    while (tokens[last + 1].kind == TokenKind::kString && sql[tokens[last + 1].begin] != '$') {
+    const bool properties = InPropertyList(tokens, i);
+    while (!properties && tokens[last + 1].kind == TokenKind::kString &&
+           sql[tokens[last + 1].begin] != '$') {
       ++last;
       value += tokens[last].text;
       changed = true;
     }
     if (changed && sql[t.begin] != '$') {
       edits->push_back({t.begin, tokens[last].end, QuoteLiteral(value)});
+    }
+    if (IsLikePattern(tokens, i, last) && value.find('\\') != std::string::npos) {
+      edits->push_back({tokens[last].end, tokens[last].end, " ESCAPE '\\'"});
     }
     i = last;
   }

@@ -4,9 +4,11 @@
 // apply together (token_edits.h). The file of each rule holds its table of spellings.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "common/status.h"
 #include "dialect/token_edits.h"
 #include "dialect/tokenizer.h"
@@ -26,10 +28,14 @@ void RewriteCasts(std::string_view sql, const std::vector<Token>& tokens, std::v
 void RewriteNames(std::string_view sql, const std::vector<Token>& tokens, std::vector<Edit>* edits);
 
 // functions.cc: function names and argument shapes (array(...), map(k, v, ...), struct(...),
-// and the table of renames). InvalidArgument for a spelling whose
-// Spark answer the engine cannot give (an index lambda), naming it and its position.
+// named_struct, concat, higher-order functions with lambdas, 0-based subscripts xs[i], and the
+// table of renames). InvalidArgument for a spelling whose Spark answer the engine cannot give,
+// naming it and its position.
+struct Substitution;
+// `outer`: the substitutions of the fragment `sql` is (RewriteFragment), handed on to the
+// fragments of the calls it rewrites whole.
 Status RewriteFunctions(std::string_view sql, const std::vector<Token>& tokens,
-                        std::vector<Edit>* edits);
+                        std::vector<Edit>* edits, const std::vector<Substitution>* outer = nullptr);
 
 // datetime.cc: dateadd / timestampadd / datediff / timestampdiff with a unit word,
 // EXTRACT(SECOND FROM t) with its fraction.
@@ -44,5 +50,18 @@ void RewriteJsonPaths(std::string_view sql, const std::vector<Token>& tokens,
 // SELECT * EXCEPT (...), a div b, RLIKE, LATERAL VIEW explode.
 void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
                     std::vector<Edit>* edits);
+
+// A name replaced in a fragment: a lambda's parameter by the engine's expression for it.
+struct Substitution {
+  std::string name;  // compared ignoring case
+  std::string text;
+};
+
+// spark_sql.cc: a fragment of a statement (an argument, a lambda's body) in the engine's words,
+// every rule above applied, and each word of `substitutions` replaced where it stands as a name
+// (not after '.', not before '(', not a nested lambda's parameter). For the rules that move or
+// repeat an argument's text (functions.cc).
+Result<std::string> RewriteFragment(std::string_view text,
+                                    const std::vector<Substitution>& substitutions);
 
 }  // namespace sluice::dialect

@@ -46,10 +46,10 @@ TEST_F(SparkSqlTest, PostfixCastsWrapTheirOperand) {
   EXPECT_EQ(Rewrite("SELECT k.value::string, f(x, y)::STRING, (a || b)::STRING"),
             "SELECT spark_string(k.value), spark_string(f(x, y)), spark_string((a || b))");
   EXPECT_EQ(Rewrite("SELECT headers[3].value::VARCHAR, f(x).y::STRING, (a).b[1]::STRING"),
-            "SELECT spark_string(headers[3].value), spark_string(f(x).y), "
-            "spark_string((a).b[1])");
+            "SELECT spark_string(spark_element(headers, 3).value), spark_string(f(x).y), "
+            "spark_string(spark_element((a).b, 1))");
   EXPECT_EQ(Rewrite("SELECT x[1]::STRING, 5::STRING"),
-            "SELECT spark_string(x[1]), spark_string(5)");
+            "SELECT spark_string(spark_element(x, 1)), spark_string(5)");
   EXPECT_EQ(Rewrite("SELECT X'4142'::STRING"), "SELECT spark_string(unhex('4142'))");
   // WHERE (...) is not a call.
   EXPECT_EQ(Rewrite("SELECT 1 WHERE (v)::STRING = 'a'"), "SELECT 1 WHERE spark_string((v)) = 'a'");
@@ -120,16 +120,68 @@ TEST_F(SparkSqlTest, CollectionConstructors) {
             "SELECT list_value(1, 2), list_value(), MAP {'a': 1, 'b': 2}");
   EXPECT_EQ(Rewrite("SELECT struct(a, t.b, 1 AS x, 2), struct(a, 1), named_struct('k', v)"),
             "SELECT struct_pack(\"a\" := a, \"b\" := t.b, \"x\" := 1, \"col4\" := 2), "
-            "struct(a, 1), named_struct('k', v)");
+            "struct_pack(\"a\" := a, \"col2\" := 1), struct_pack(\"k\" := v)");
   // Types stay types.
   EXPECT_EQ(Rewrite("SELECT CAST(x AS MAP(VARCHAR, INT)), CAST(y AS STRUCT(a INT))"),
             "SELECT CAST(x AS MAP(VARCHAR, INT)), CAST(y AS STRUCT(a INT))");
+  EXPECT_EQ(Rewrite("SELECT concat(a, NULL, 'c'), concat()"),
+            "SELECT ((a) || ( NULL) || ( 'c')), ''");
+  auto named = RewriteSparkSql(conn_.get(), "SELECT named_struct(k, 1)");
+  ASSERT_FALSE(named.ok());
+  EXPECT_NE(named.status().message().find("string literals"), std::string::npos);
+}
+
+TEST_F(SparkSqlTest, HigherOrderFunctions) {
   EXPECT_EQ(Rewrite("SELECT filter(xs, x -> x > 1), count(*) FILTER (WHERE a)"),
-            "SELECT list_filter(xs, x -> x > 1), count(*) FILTER (WHERE a)");
-  auto indexed = RewriteSparkSql(conn_.get(), "SELECT transform(xs, (x, i) -> x + i)");
-  ASSERT_FALSE(indexed.ok());
-  EXPECT_NE(indexed.status().message().find("transform with an index lambda"), std::string::npos)
-      << indexed.status().ToString();
+            "SELECT list_filter(xs, \"x\" -> x > 1), count(*) FILTER (WHERE a)");
+  // Spark's index counts from 0, the engine's from 1.
+  EXPECT_EQ(Rewrite("SELECT transform(xs, (x, i) -> x + i)"),
+            "SELECT list_transform(xs, (\"x\", \"i\") -> \"x\" + (\"i\" - 1))");
+  EXPECT_EQ(Rewrite("SELECT aggregate(xs, 0, (acc, x) -> acc + x, acc -> acc * 10)"),
+            "SELECT list_transform([list_reduce(xs, (\"acc\", \"x\") -> \"acc\" + \"x\", 0)], "
+            "\"acc\" -> \"acc\" * 10)[1]");
+  EXPECT_EQ(Rewrite("SELECT exists(xs, x -> x > 2), forall(xs, x -> x > 0)"),
+            "SELECT spark_exists(list_transform(xs, \"x\" -> \"x\" > 2)), "
+            "spark_forall(list_transform(xs, \"x\" -> \"x\" > 0))");
+  // The arguments are rewritten too, and an outer lambda's index reaches inner lambdas.
+  EXPECT_EQ(Rewrite("SELECT transform(array(xs), (ys, i) -> transform(ys, y -> y + i + 5L))"),
+            "SELECT list_transform(list_value(xs), (\"ys\", \"i\") -> list_transform(\"ys\", "
+            "\"y\" -> y + (\"i\" - 1) + CAST(5 AS BIGINT)))");
+  const std::string zip = Rewrite("SELECT zip_with(a, b, (x, y) -> x + y)");
+  EXPECT_EQ(zip.find("list_transform(list_zip(a, b), __z"), 7u) << zip;
+  const std::string mf = Rewrite("SELECT map_filter(m, (k, v) -> v > 1)");
+  EXPECT_NE(mf.find("map_from_entries(list_filter(map_entries(m), __e"), std::string::npos) << mf;
+  EXPECT_NE(mf.find(".value > 1))"), std::string::npos) << mf;
+  auto bad = RewriteSparkSql(conn_.get(), "SELECT aggregate(xs, 0, x -> x)");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("aggregate expects"), std::string::npos);
+}
+
+TEST_F(SparkSqlTest, SubscriptsCountFromZero) {
+  EXPECT_EQ(Rewrite("SELECT xs[0], xs[i + 1][0], m['k'], xs[1:2], [1, 2], CAST(x AS INT[])"),
+            "SELECT spark_element(xs, 0), spark_element(spark_element(xs, i + 1), 0), m['k'], "
+            "xs[1:2], [1, 2], CAST(x AS INT[])");
+  EXPECT_EQ(Rewrite("SELECT split(s, ',')[0], array(1, 2)[1]"),
+            "SELECT spark_element(spark_split(s, ','), 0), spark_element(list_value(1, 2), 1)");
+}
+
+TEST_F(SparkSqlTest, LikeEscapesAndPropertyLists) {
+  EXPECT_EQ(Rewrite(R"(SELECT 'a_b' LIKE 'a\_b', s NOT LIKE 'x\%y' ESCAPE '!', s LIKE 'a%')"),
+            R"(SELECT 'a_b' LIKE 'a\_b' ESCAPE '\', s NOT LIKE 'x\%y' ESCAPE '!', s LIKE 'a%')");
+  // 'k' 'v' in OPTIONS / TBLPROPERTIES are a key and a value, elsewhere one literal.
+  EXPECT_EQ(Rewrite("CREATE STREAMING TABLE t TBLPROPERTIES ('k' 'v') OPTIONS ('a' 'b') AS "
+                    "SELECT 'x' 'y'"),
+            "CREATE STREAMING TABLE t TBLPROPERTIES ('k' 'v') OPTIONS ('a' 'b') AS SELECT 'xy'");
+}
+
+TEST_F(SparkSqlTest, GeneratorsAndRenames) {
+  EXPECT_EQ(Rewrite("SELECT json_tuple(j, 'a', 'b') FROM docs"),
+            "SELECT get_json_object(j, '$.' || 'a') AS c0, get_json_object(j, '$.' || 'b') AS c1 "
+            "FROM docs");
+  EXPECT_EQ(Rewrite("SELECT element_at(xs, 1), cardinality(xs), reverse(s), hash(s), "
+                    "replace(s, 'b'), substring(s, 0, 3), replace(s, 'a', 'b')"),
+            "SELECT spark_element_at(xs, 1), size(xs), spark_reverse(s), spark_hash(s), "
+            "spark_replace(s, 'b'), spark_substring(s, 0, 3), replace(s, 'a', 'b')");
 }
 
 TEST_F(SparkSqlTest, RenamesOfReservedNames) {

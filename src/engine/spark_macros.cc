@@ -7,6 +7,7 @@
 #include "engine/spark_datetime.h"
 #include "engine/spark_json.h"
 #include "engine/spark_scalars.h"
+#include "engine/spark_string_functions.h"
 
 namespace sluice::engine::internal {
 
@@ -28,6 +29,7 @@ void RegisterSparkFunctions(duckdb::DatabaseInstance& db) {
   RegisterSparkJson(loader);
   RegisterSparkCollections(loader);
   RegisterSparkScalars(loader);
+  RegisterSparkStringFunctions(loader);
   RegisterSparkCasts(loader);
 }
 

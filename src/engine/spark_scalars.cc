@@ -356,13 +356,51 @@ std::string JavaReplacementToRe2(std::string_view r) {
   return out;
 }
 
+// A Java regex construct RE2 does not have: refused by name, never matched otherwise.
+[[noreturn]] void Unsupported(std::string_view p, const char* construct) {
+  throw duckdb::InvalidInputException(
+      "the Java regex '%s' uses %s, which Sluice's regex engine (RE2) does not support",
+      std::string(p), construct);
+}
+
 std::string JavaRegexToRe2(std::string_view p) {
   std::string out;
+  bool in_class = false;  // within [...]
   for (size_t i = 0; i < p.size(); ++i) {
     if (p[i] == '\\' && i + 1 < p.size()) {  // an escape: copied as it is
+      if (p[i + 1] >= '1' && p[i + 1] <= '9') Unsupported(p, "a backreference (\\1)");
+      if ((p[i + 1] == 'p' || p[i + 1] == 'P') && i + 2 < p.size() && p[i + 2] == '{') {
+        const size_t close = p.find('}', i + 3);
+        const std::string_view name =
+            p.substr(i + 3, close == std::string_view::npos ? 0 : close - i - 3);
+        // RE2 knows Unicode categories and scripts (\p{L}, \p{Greek}), not Java's POSIX and
+        // java.lang.Character classes (\p{Lower}, \p{javaLowerCase}, \p{IsAlphabetic}).
+        static const char* const kJava[] = {"Lower", "Upper",  "ASCII", "Alpha", "Digit",
+                                            "Alnum", "Punct",  "Graph", "Print", "Blank",
+                                            "Cntrl", "XDigit", "Space"};
+        bool java = name.substr(0, 4) == "java" || name.substr(0, 2) == "Is";
+        for (const char* k : kJava) java = java || name == k;
+        if (java) Unsupported(p, "a Java character class (\\p{...})");
+      }
       out += p[i];
       out += p[++i];
       continue;
+    }
+    if (p[i] == '[') in_class = true;
+    if (p[i] == ']') in_class = false;
+    if (in_class) {
+      out += p[i];
+      continue;
+    }
+    if (p.substr(i, 3) == "(?=" || p.substr(i, 3) == "(?!") Unsupported(p, "a lookahead (?=...)");
+    if (p.substr(i, 4) == "(?<=" || p.substr(i, 4) == "(?<!") {
+      Unsupported(p, "a lookbehind (?<=...)");
+    }
+    if (p.substr(i, 3) == "(?>") Unsupported(p, "an atomic group (?>...)");
+    if (p[i] == '+' && i > 0 &&
+        (p[i - 1] == '*' || p[i - 1] == '+' || p[i - 1] == '?' || p[i - 1] == '}') &&
+        !(i > 1 && p[i - 2] == '\\')) {
+      Unsupported(p, "a possessive quantifier (*+, ++, ?+)");
     }
     if (p.substr(i, 3) == "(?<" && i + 3 < p.size() && p[i + 3] != '=' && p[i + 3] != '!') {
       out += "(?P<";

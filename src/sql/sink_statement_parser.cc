@@ -123,7 +123,8 @@ class Parser : private plan::TokenCursor {
 }  // namespace
 
 Result<std::optional<SinkStatement>> ParseSinkStatement(std::string_view sql) {
-  SLUICE_ASSIGN_OR_RETURN(std::vector<Token> tokens, dialect::Tokenize(sql));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<Token> tokens,
+                          dialect::Tokenize(sql, dialect::Lexing::kSpark));
   if (tokens.empty()) return std::optional<SinkStatement>();
   return Parser(sql, std::move(tokens)).Parse();
 }

@@ -288,7 +288,7 @@ class SparkCache:
 # Sluice
 
 def sluice_statement(case):
-    return (f"SELECT to_json(_q) AS j, main.typeof(_q) AS t FROM (\n{case.query}\n) AS _q")
+    return (f"SELECT main.to_json(_q) AS j, main.typeof(_q) AS t FROM (\n{case.query}\n) AS _q")
 
 
 def run_sluice(warehouse, cases, timeout):

@@ -143,7 +143,7 @@ def crash_before_commit(checkpoint):
 
 
 def _select_json(inner):
-    return f"SELECT main.to_json(_q) AS j, main.main.typeof(_q) AS t FROM ({inner}) AS _q;"
+    return f"SELECT main.to_json(_q) AS j, main.typeof(_q) AS t FROM ({inner}) AS _q;"
 
 
 def _run(warehouse, case, inputs, last_batch, timeout):
