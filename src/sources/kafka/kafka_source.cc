@@ -56,6 +56,14 @@ bool AnyBehind(const PartitionOffsets& latest, const PartitionOffsets& from) {
   return false;
 }
 
+// Some partition of `from` (the stream's offset) is not in `latest`.
+bool AnyGone(const PartitionOffsets& latest, const PartitionOffsets& from) {
+  for (const auto& [tp, offset] : from) {
+    if (!latest.count(tp)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool IsSecretOption(std::string_view name) { return IsSecretOptionName(name); }
@@ -354,11 +362,21 @@ Result<std::optional<OffsetJson>> KafkaSource::LatestOffset(const std::optional<
     // stale offset for a moment) the offsets are fetched again, twice, a second apart. Still
     // below, the topic was re-created or emptied: failOnDataLoss=true fails now, before a batch
     // is planned; otherwise the end moves back and GetBatch reads the partition anew.
-    for (int attempt = 0; attempt < 2 && !available_now_end_ && AnyBehind(until, from); ++attempt) {
+    // A partition of the stream missing from the answer is asked again the same way: a broker
+    // that is shutting down may answer metadata without the topic for a moment, and a batch
+    // planned from that answer would read as if the partition were deleted. Still missing, it
+    // is gone: failOnDataLoss=true fails here, before the batch is planned, as Spark's
+    // latestOffset does; otherwise GetBatch warns and reads the others.
+    for (int attempt = 0;
+         attempt < 2 && !available_now_end_ && (AnyBehind(until, from) || AnyGone(until, from));
+         ++attempt) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
       SLUICE_ASSIGN_OR_RETURN(until, FetchLatest());
     }
     if (options_.fail_on_data_loss) {
+      for (const auto& [tp, offset] : from) {
+        if (!until.count(tp)) return ReportDataLoss("partition " + tp.ToString() + " is gone");
+      }
       for (const auto& [tp, high] : until) {
         if (auto it = from.find(tp); it != from.end() && high < it->second) {
           return ReportDataLoss(OffsetChanged(tp, it->second, high));
