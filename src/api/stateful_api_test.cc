@@ -63,7 +63,7 @@ TEST_F(StatefulApiTest, WindowedCountInAppendModeEmitsWhenTheWatermarkPasses) {
   auto q = WindowedCounts(input).WriteStream().Format("memory").QueryName("counts").Start();
   ASSERT_OK(q);
   const std::string counts =
-      "SELECT epoch(struct_extract(\"window\", 'start'))::BIGINT, count FROM counts";
+      "SELECT epoch(struct_extract(`window`, 'start'))::BIGINT, count FROM counts";
 
   ASSERT_OK(input->AddSql("VALUES (10), (11), (12), (13), (14), (15)"));
   ASSERT_OK((*q)->ProcessAllAvailable());
@@ -101,7 +101,7 @@ TEST_F(StatefulApiTest, WithoutNoDataBatchesAClosedWindowWaitsForTheNextData) {
   ASSERT_OK(q);
   auto rows = [&]() {
     auto r =
-        session->Sql("SELECT epoch(struct_extract(\"window\", 'start'))::BIGINT, count FROM counts")
+        session->Sql("SELECT epoch(struct_extract(`window`, 'start'))::BIGINT, count FROM counts")
             .Collect();
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->RowStrings() : std::vector<std::string>{"error"};
@@ -141,7 +141,7 @@ TEST_F(StatefulApiTest, StateSurvivesARestartOnTheSameCheckpoint) {
   ASSERT_OK(input->AddSql("VALUES (13), (30)"));
   ASSERT_OK((*again)->ProcessAllAvailable());
   auto rows = session_->ReadDelta(table)
-                  .SelectExpr({"epoch(struct_extract(\"window\", 'start'))::BIGINT AS s", "count"})
+                  .SelectExpr({"epoch(struct_extract(`window`, 'start'))::BIGINT AS s", "count"})
                   .Collect();
   ASSERT_OK(rows);
   EXPECT_EQ(rows->RowStrings(), (std::vector<std::string>{"10,4"}));

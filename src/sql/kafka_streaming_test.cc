@@ -57,7 +57,7 @@ TEST_F(KafkaStreamingTest, StreamingTableReadsEveryRecordExactlyOnceAcrossRestar
   Produce(0, 20);
   const std::string create =
       "CREATE STREAMING TABLE orders_bronze AS SELECT decode(key) AS k, "
-      "decode(value)::JSON->>'id' AS id, topic, partition, \"offset\" "
+      "decode(value)::JSON->>'id' AS id, topic, partition, `offset` "
       "FROM STREAM read_kafka(bootstrapServers => '" +
       cluster_.bootstrap() +
       "', subscribe => 'orders', startingOffsets => 'earliest', maxOffsetsPerTrigger => 6)";
@@ -81,7 +81,7 @@ TEST_F(KafkaStreamingTest, StreamingTableReadsEveryRecordExactlyOnceAcrossRestar
   EXPECT_EQ(One("SELECT count(*) || '/' || count(DISTINCT id) || '/' || min(id::INT) || '/' || "
                 "max(id::INT) FROM orders_bronze"),
             "31/31/0/30");
-  EXPECT_EQ(One("SELECT count(*) FROM orders_bronze WHERE partition = 1 AND \"offset\" = 14"), "1");
+  EXPECT_EQ(One("SELECT count(*) FROM orders_bronze WHERE partition = 1 AND `offset` = 14"), "1");
 }
 
 TEST_F(KafkaStreamingTest, BadOptionsFailWithTheOptionsName) {
@@ -100,8 +100,8 @@ TEST_F(KafkaStreamingTest, BatchReadWithoutStreamReadsStartingToEndingOffsets) {
       One("SELECT count(*) || '/' || sum((decode(value)::JSON->>'id')::INT) FROM read_kafka(" +
           servers + ", subscribe => 'orders')"),
       "10/45");
-  EXPECT_EQ(One("SELECT string_agg(partition || ':' || \"offset\", ',' ORDER BY partition, "
-                "\"offset\") FROM read_kafka(" +
+  EXPECT_EQ(One("SELECT string_agg(partition || ':' || `offset`, ',' ORDER BY partition, "
+                "`offset`) FROM read_kafka(" +
                 servers +
                 ", subscribe => 'orders', startingOffsets => '{\"orders\":{\"0\":3,\"1\":-2}}', "
                 "endingOffsets => '{\"orders\":{\"0\":-1,\"1\":2}}')"),
@@ -110,7 +110,7 @@ TEST_F(KafkaStreamingTest, BatchReadWithoutStreamReadsStartingToEndingOffsets) {
   EXPECT_EQ(One("SELECT count(*) FROM read_kafka(" + servers +
                 ", subscribe => 'orders') a JOIN "
                 "read_kafka(" +
-                servers + ", subscribe => 'orders') b USING (partition, \"offset\")"),
+                servers + ", subscribe => 'orders') b USING (partition, `offset`)"),
             "10");
   auto bad = session_->Execute("SELECT * FROM read_kafka(" + servers +
                                ", subscribe => 'orders', startingOffsets => 'latest')");
@@ -166,14 +166,14 @@ TEST_F(KafkaStreamingTest, IncludeHeadersGivesAListOfKeyValueStructs) {
             "array<struct<key:string,value:binary>>");  // Spark's typeof
   EXPECT_EQ(
       One("SELECT string_agg(decode(value) || '=' || coalesce(len(headers)::VARCHAR, 'NULL'), "
-          "',' ORDER BY \"offset\") FROM read_kafka(" +
+          "',' ORDER BY `offset`) FROM read_kafka(" +
           servers + ", subscribe => 'h', includeHeaders => 'true')"),
       "a=3,b=NULL,c=2");
   // Spark's subscripts count from 0.
   EXPECT_EQ(One("SELECT headers[0].key || '=' || decode(headers[0].value) || '|' || "
                 "hex(headers[1].value) || '|' || headers[2].key || '=' || "
                 "coalesce(headers[2].value::VARCHAR, 'NULL') FROM read_kafka(" +
-                servers + ", subscribe => 'h', includeHeaders => true) WHERE \"offset\" = 0"),
+                servers + ", subscribe => 'h', includeHeaders => true) WHERE `offset` = 0"),
             "trace=t-1|0100FF|none=NULL");
   // In a streaming table too.
   Run("CREATE STREAMING TABLE hs AS SELECT decode(value) AS v, headers FROM STREAM read_kafka(" +

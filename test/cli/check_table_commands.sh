@@ -47,7 +47,7 @@ check "detail: files" 0 "files:              3" -- "${SLUICE}" table detail "${T
 check "detail: protocol" 0 "min writer version: 2" -- "${SLUICE}" table detail "${T}"
 check "detail: properties" 0 "  owner = ops" -- "${SLUICE}" table detail "${T}"
 "${SLUICE}" table detail "${T}" --json > detail.json
-got="$(sql "SELECT format || ',' || numFiles || ',' || partitionColumns[1] || ',' || minReaderVersion
+got="$(sql "SELECT format || ',' || numFiles || ',' || partitionColumns[0] || ',' || minReaderVersion
             FROM read_json('detail.json')")"
 [[ "${got}" == "delta,3,day,1" ]] && pass || fail "detail --json: ${got}"
 
