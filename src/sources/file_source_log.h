@@ -8,7 +8,7 @@
 // lines joined by "\n", no trailing newline; one JSON line per file in the order the files are
 // read; `timestamp` is the file's modification time (ms), `batchId` = N. N is the log's own
 // batch id (the source offset {"logOffset":N}), not the query's batch id. `numFiles` (Sluice's,
-// on every line; Spark's json4s reader should ignore it: not checked against Spark yet) is the
+// on every line; Spark 4.2's FileStreamSourceLog reads entries carrying it: checked) is the
 // entry's count of lines, so that an entry cut at a line boundary is detected: every proper prefix
 // of an entry is Corruption. Entries without `numFiles` (written by Spark or an older Sluice) are
 // read without that check. An entry with no files is never written (Spark and Sluice add entries
