@@ -13,6 +13,7 @@ PACKAGES=(
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libcpp-httplib-dev
   libedit-dev libssl-dev zlib1g-dev
   clang-format
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc python3 python3-pip
 )
 
 missing=()
