@@ -7,10 +7,24 @@ An observation is a dict:
                                         ../sql/values.py
    "emitted": [[[value, ...], ...]],    update mode: the rows each batch emitted, one list per
                                         batch that emitted any, oldest first
-   "batches": [batch, ...]}             the run's batches, from the progress JSON
+   "batches": [batch, ...],             the run's batches, from the progress JSON
+   "idle": [batchId, ...]}              Spark only, not compared: its idle triggers (below)
 
 A batch is {"id": batchId, "in": numInputRows, "wm": watermark text or None,
 "ops": [[operatorName, numRowsTotal, numRowsDroppedByWatermark], ...]}.
+
+Spark's idle triggers: a trigger that finds no new data (the one run of a restart without new
+input, Once or AvailableNow) constructs no batch, but Spark's recentProgress still holds a progress
+event for it (its progress of a trigger without execution, at most one per
+spark.sql.streaming.noDataProgressEventInterval): the next batch id, 0 input rows, no state
+operators, and a durationMs without addBatch. Sluice's
+streaming_progress lists the batches it ran, and an idle trigger runs none (its C++ API reports
+idle progress in recentProgress as Spark does). What is compared is the batches constructed, so
+split_idle() moves exactly those events out of "batches" into "idle": an event without
+durationMs.addBatch whose batch id has no offsets/<id> in the checkpoint and whose numInputRows
+is 0. An event that meets one test and not the other (a batch planned but not run, or run
+without an offset log entry) is no idle trigger and stops the run (HarnessError): the model is
+wrong then, and nothing is dropped silently.
 
 Observations are cached as JSON: encode() / decode() turn canonical values to JSON and back.
 """
@@ -26,6 +40,35 @@ def batch_of(progress):
            for op in progress.get("stateOperators") or []]
     return {"id": progress.get("batchId"), "in": progress.get("numInputRows"), "wm": wm,
             "ops": ops}
+
+
+class HarnessError(Exception):
+    """The harness's model of an engine's output does not hold: the run stops, no answer."""
+
+
+def is_idle_event(progress):
+    """True for Spark's progress of a trigger that ran no batch (no addBatch in durationMs)."""
+    return "addBatch" not in (progress.get("durationMs") or {})
+
+
+def split_idle(progress_events, planned_ids):
+    """(batches, idle batch ids) of a run's progress events (JSON objects, oldest first);
+    planned_ids: the batch ids of the checkpoint's offsets/ after the run."""
+    batches, idle = [], []
+    for p in progress_events:
+        b = batch_of(p)
+        idle_event, planned = is_idle_event(p), b["id"] in planned_ids
+        if idle_event == planned or (idle_event and b["in"] != 0):
+            raise HarnessError(
+                f"progress of batch {b['id']}: " +
+                ("no addBatch" if idle_event else "addBatch") +
+                (" but offsets/" if planned else " and no offsets/") + f"{b['id']}" +
+                f", numInputRows {b['in']}: neither a batch nor an idle trigger")
+        if idle_event:
+            idle.append(b["id"])
+        else:
+            batches.append(b)
+    return batches, idle
 
 
 def _enc(v):

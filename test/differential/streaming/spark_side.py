@@ -9,7 +9,9 @@ end: append and complete modes write a Delta sink, update mode a foreachBatch th
 batch's rows (Spark's Delta sink has no update mode). A Kafka source is format("kafka") of the
 case's topic on the real broker (kafka_peer.py), subscribed by name. A crash step deletes the
 checkpoint's last commits/N (and its .crc); the rows a batch gave are kept by batch id, so a
-batch run again replaces its rows as an idempotent sink would.
+batch run again replaces its rows as an idempotent sink would. The progress events of idle
+triggers (a run that finds no new data) are kept apart from the batches
+(observations.split_idle(): which events, and why they are not compared).
 """
 
 import glob
@@ -31,12 +33,14 @@ def _rows_of(df):
     return cols, rows
 
 
-def _progress(query):
-    out = []
-    for p in query.recentProgress:
-        obj = json.loads(p.json) if hasattr(p, "json") else dict(p)
-        out.append(observations.batch_of(obj))
-    return out
+def _progress(query, checkpoint):
+    """(batches, idle trigger ids) of the run: observations.split_idle()."""
+    events = [json.loads(p.json) if hasattr(p, "json") else dict(p)
+              for p in query.recentProgress]
+    offsets = os.path.join(checkpoint, "offsets")
+    planned = {int(n) for n in os.listdir(offsets) if n.isdigit()} \
+        if os.path.isdir(offsets) else set()
+    return observations.split_idle(events, planned)
 
 
 def run_case(spark, case, work, error_text):
@@ -152,7 +156,9 @@ def _run(spark, case, views, query_text, paths, topics, checkpoint, by_batch, er
             batch_rows.append((batch_id, _rows_of(batch_df)[1]))
         query = writer.foreachBatch(keep).start()
         query.awaitTermination()
-        out = {"batches": _progress(query), "cols": [f.name.lower() for f in df.schema.fields]}
+        batches, idle = _progress(query, checkpoint)
+        out = {"batches": batches, "idle": idle,
+               "cols": [f.name.lower() for f in df.schema.fields]}
         for batch_id, rows in batch_rows:
             by_batch[batch_id] = rows  # a batch run again (after a crash) replaces its rows
         ordered = [by_batch[b] for b in sorted(by_batch)]
@@ -163,6 +169,8 @@ def _run(spark, case, views, query_text, paths, topics, checkpoint, by_batch, er
         else:
             out["rows"] = [r for rows in ordered for r in rows]
         return out
+    except observations.HarnessError:
+        raise  # not Spark's answer: the harness's model is wrong
     except Exception as e:  # noqa: BLE001 (a refusal or failure is an answer to compare)
         if query is not None and query.isActive:
             query.stop()

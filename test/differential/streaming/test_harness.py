@@ -159,3 +159,27 @@ def test_a_crash_deletes_the_last_commit_only(tmp_path):
             (commits / n).write_text("v1")
         side.crash_before_commit(str(commits.parent))
         assert "2" not in os.listdir(commits) and "1" in os.listdir(commits)
+
+
+def _progress(batch_id, rows, durations):
+    return {"batchId": batch_id, "numInputRows": rows, "durationMs": durations,
+            "stateOperators": [], "eventTime": {}}
+
+
+def test_only_spark_idle_triggers_are_kept_apart():
+    ran = {"addBatch": 5, "triggerExecution": 9}
+    idle = {"latestOffset": 1, "triggerExecution": 2}
+    batches, idle_ids = observations.split_idle(
+        [_progress(0, 2, ran), _progress(1, 0, ran), _progress(2, 0, idle)], {0, 1})
+    assert [b["id"] for b in batches] == [0, 1] and idle_ids == [2]  # #1: a batch of 0 rows
+    with pytest.raises(observations.HarnessError, match="no addBatch but offsets/1"):
+        observations.split_idle([_progress(1, 0, idle)], {0, 1})  # planned, not run
+    with pytest.raises(observations.HarnessError, match="addBatch and no offsets/3"):
+        observations.split_idle([_progress(3, 1, ran)], {0, 1})
+    with pytest.raises(observations.HarnessError, match="numInputRows 4"):
+        observations.split_idle([_progress(2, 4, idle)], {0, 1})
+
+
+def test_the_idle_triggers_are_not_compared():
+    spark = [dict(ok(), idle=[1])]
+    assert run.compare(case("SELECT k FROM STREAM ev"), spark, [ok()])[0] == "pass"
