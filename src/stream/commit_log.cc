@@ -105,7 +105,16 @@ Result<CommitMetadata> ParseCommit(std::string_view bytes, int expected_version)
         "format version cannot change across restarts");
   }
   if (lines.size() < 2) return CommitMetadata{};  // Spark 2.3: no metadata line, read as {}
-  return ParseCommitMetadata(lines[1]);
+  SLUICE_ASSIGN_OR_RETURN(CommitMetadata md, ParseCommitMetadata(lines[1]));
+  if (version == 1 && md.state_unique_ids.has_value()) {
+    // Neither Spark nor Sluice writes them in v1 (SerializeCommit refuses to), and a v1 query
+    // does not look them up: reading on would drop what the file says.
+    return Status::Corruption(
+        "a v1 commit log entry holds \"stateUniqueIds\", which only v2 entries (state store "
+        "checkpoint format version 2) carry: the file was damaged or not written by Spark or "
+        "Sluice");
+  }
+  return md;
 }
 
 CommitLog::CommitLog(std::shared_ptr<fs::FileSystem> fs, const std::string& checkpoint_root)

@@ -50,8 +50,8 @@ Result<CommitMetadata> ParseCommitMetadata(std::string_view json);
 // stateUniqueIds in a v1 entry (v1 cannot hold them).
 Result<std::string> SerializeCommit(const CommitMetadata& metadata, int version);
 // Parses file bytes written with `expected_version` (exact match). Corruption for an empty file,
-// a malformed version line or bad JSON; NotSupported for a version that differs from
-// `expected_version` (naming both). Messages name no file.
+// a malformed version line, bad JSON, or stateUniqueIds in a v1 entry; NotSupported for a version
+// that differs from `expected_version` (naming both). Messages name no file.
 Result<CommitMetadata> ParseCommit(std::string_view bytes, int expected_version);
 
 class CommitLog {

@@ -70,6 +70,29 @@ TEST(CommitLogTest, CorruptInputs) {
   }
 }
 
+TEST(CommitLogTest, VersionOneEntryHoldingStateUniqueIdsIsCorruption) {
+  // SerializeCommit refuses them in v1, so reading them would not round-trip (found by the
+  // checkpoint_log fuzz target); null reads as absent, as Spark's json4s does.
+  auto md = ParseCommit(R"(v1
+{"nextBatchWatermarkMs":5,"stateUniqueIds":{"0":[["a"]]}})",
+                        1);
+  ASSERT_FALSE(md.ok());
+  EXPECT_TRUE(md.status().IsCorruption()) << md.status().ToString();
+  EXPECT_NE(md.status().message().find("v1 commit log entry holds \"stateUniqueIds\""),
+            std::string::npos)
+      << md.status().ToString();
+  auto empty = ParseCommit(R"(v1
+{"nextBatchWatermarkMs":5,"stateUniqueIds":{}})",
+                           1);
+  EXPECT_TRUE(empty.status().IsCorruption()) << empty.status().ToString();
+  auto null_ids = ParseCommit(R"(v1
+{"nextBatchWatermarkMs":5,"stateUniqueIds":null})",
+                              1);
+  ASSERT_TRUE(null_ids.ok()) << null_ids.status().ToString();
+  EXPECT_FALSE(null_ids->state_unique_ids.has_value());
+  EXPECT_EQ(*SerializeCommit(*null_ids, 1), "v1\n{\"nextBatchWatermarkMs\":5}");
+}
+
 TEST(CommitLogTest, LogAddGetLatestConflict) {
   ScopedTempDir dir;
   const std::string root = dir.Join("ckpt");

@@ -39,6 +39,41 @@ Status CheckOffsetText(std::string_view offset, size_t index) {
   return Status::OK();
 }
 
+// A line a cut could leave valid: a JSON number ("12" cut to "1", "1.5" to "1") or "-" (a cut of
+// "-5"). Every other offset a cut leaves unbalanced or unterminated (objects, strings, literals).
+bool CutCouldStayValid(std::string_view offset) {
+  if (offset == kVoidOffset) return true;
+  Json j = ParseJsonNoThrow(offset);
+  return !j.is_discarded() && j.is_number();
+}
+
+// Sluice's conf keys (persisted_conf.h) mark an entry Sluice wrote; Spark writes spark.* keys.
+bool WrittenBySluice(const OffsetSeq& seq) {
+  if (!seq.metadata.has_value()) return false;
+  for (const auto& [key, value] : seq.metadata->conf) {
+    if (key.starts_with("sluice.")) return true;
+  }
+  return false;
+}
+
+// Sluice ends every entry with "\n"; Spark (and Sluice before 2026-12) end the last line without
+// one. An entry Sluice wrote whose last line is an offset a cut could leave valid, and that lacks
+// the final line break, was cut after it was written: refused, never read as a smaller offset.
+Status CheckNotCut(std::string_view bytes, const OffsetSeq& seq, size_t line_count,
+                   std::string_view last_offset) {
+  if (bytes.ends_with('\n') || line_count <= 2 || !WrittenBySluice(seq) ||
+      !CutCouldStayValid(last_offset)) {
+    return Status::OK();
+  }
+  return Status::Corruption(
+      "torn entry: its last line (line " + std::to_string(line_count) + ", '" +
+      std::string(last_offset.substr(0, 80)) +
+      "') ends without the line break Sluice writes after every line, so the file was cut "
+      "after it was written and that offset may be shorter than the one recorded; restore the "
+      "file from a copy (an entry written by a Sluice from before 2026-12-02 has no final line "
+      "break: only if this one is known to be whole, append one to it)");
+}
+
 Status CheckOffsetJson(std::string_view text, size_t index) {
   if (ParseJsonNoThrow(text).is_discarded()) {
     return Status::Corruption("offset of source " + std::to_string(index) +
@@ -115,6 +150,7 @@ Result<std::string> SerializeOffsetSeq(const OffsetSeq& seq) {
       out += *offset;
     }
   }
+  out += '\n';  // the end of the entry: a cut of its last line is detected (CheckNotCut)
   return out;
 }
 
@@ -146,6 +182,7 @@ Result<OffsetSeq> ParseOffsetSeq(std::string_view bytes) {
       SLUICE_RETURN_NOT_OK(CheckOffsetJson(lines[i], source));
       seq.offsets.emplace_back(std::string(lines[i]));
     }
+    SLUICE_RETURN_NOT_OK(CheckNotCut(bytes, seq, lines.size(), lines.back()));
     return seq;
   }
   // v2: "<sourceId>:<offsetJson>"
@@ -174,6 +211,10 @@ Result<OffsetSeq> ParseOffsetSeq(std::string_view bytes) {
     }
     SLUICE_RETURN_NOT_OK(CheckOffsetJson(offset, static_cast<size_t>(source)));
     seq.offsets[static_cast<size_t>(source)] = std::string(offset);
+  }
+  if (lines.size() > 2) {
+    std::string_view last = lines.back();
+    SLUICE_RETURN_NOT_OK(CheckNotCut(bytes, seq, lines.size(), last.substr(last.find(':') + 1)));
   }
   return seq;
 }

@@ -9,10 +9,11 @@
 //   {"logOffset":5}
 //   -
 //
-// lines joined by "\n", no trailing newline; "-" = that source has no offset yet; line 2 may be
-// empty (no metadata). Version 2 (read, and written when OffsetSeq::version == 2): metadata may
-// hold more fields (sourceMetadataInfo, controlBatchInfo, kept verbatim in `extra`) and each
-// offset line is "<sourceId>:<offsetJson>".
+// every line ended by "\n" (Spark, and Sluice before 2026-12-02, end the last line without one;
+// both are read); "-" = that source has no offset yet; line 2 may be empty (no metadata). Version 2
+// (read, and written when OffsetSeq::version == 2): metadata may hold more fields
+// (sourceMetadataInfo, controlBatchInfo, kept verbatim in `extra`) and each offset line is
+// "<sourceId>:<offsetJson>".
 //
 // Thread safety: OffsetSeqLog is immutable after construction and safe for concurrent use (see
 // BatchLog). The value types are plain data.
@@ -72,12 +73,14 @@ std::string SerializeOffsetSeqMetadata(const OffsetSeqMetadata& metadata);
 // the wrong type.
 Result<OffsetSeqMetadata> ParseOffsetSeqMetadata(std::string_view json);
 
-// The file bytes. InvalidArgument for a version other than 1 or 2, or an offset that is empty,
-// is "-", or contains a line break (it would break the line format).
+// The file bytes, each line ended by "\n". InvalidArgument for a version other than 1 or 2, or an
+// offset that is empty, is "-", or contains a line break (it would break the line format).
 Result<std::string> SerializeOffsetSeq(const OffsetSeq& seq);
 // Parses file bytes. Corruption for an empty or incomplete file (no metadata line), malformed
-// version line, metadata or offset JSON that does not parse (a torn tail), or a bad v2 source
-// id; NotSupported for a version above kOffsetSeqLogMaxVersion. Messages name no file.
+// version line, metadata or offset JSON that does not parse (a torn tail), a bad v2 source id,
+// or a torn entry: one written by Sluice (its conf has sluice.* keys) whose last line is a number
+// or "-" (which a cut can leave valid: "12" -> "1") and that lacks the final "\n" Sluice writes.
+// NotSupported for a version above kOffsetSeqLogMaxVersion. Messages name no file.
 Result<OffsetSeq> ParseOffsetSeq(std::string_view bytes);
 
 class OffsetSeqLog {

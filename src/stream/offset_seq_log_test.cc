@@ -38,13 +38,13 @@ constexpr std::string_view kExampleBytes =
     R"({"logOffset":5})"
     "\n"
     R"({"topic":{"0":23,"1":8}})"
-    "\n-";
+    "\n-\n";
 
 TEST(OffsetSeqTest, SerializeIsByteExact) {
   auto bytes = SerializeOffsetSeq(Example());
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
   EXPECT_EQ(*bytes, kExampleBytes);
-  EXPECT_NE(bytes->back(), '\n');  // no trailing newline
+  EXPECT_EQ(bytes->back(), '\n');  // every line ends with one, the last too
 }
 
 TEST(OffsetSeqTest, ParseRoundTrip) {
@@ -59,7 +59,7 @@ TEST(OffsetSeqTest, EmptyMetadataLineMeansNoMetadata) {
   ASSERT_TRUE(seq.ok()) << seq.status().ToString();
   EXPECT_FALSE(seq->metadata.has_value());
   EXPECT_EQ(seq->offsets, (std::vector<std::optional<std::string>>{"5", std::nullopt}));
-  EXPECT_EQ(*SerializeOffsetSeq(*seq), "v1\n\n5\n-");
+  EXPECT_EQ(*SerializeOffsetSeq(*seq), "v1\n\n5\n-\n");
 
   auto blank = ParseOffsetSeq("v1\n   \n7");  // whitespace only: trimmed as Spark does
   ASSERT_TRUE(blank.ok());
@@ -98,7 +98,7 @@ TEST(OffsetSeqTest, VersionTwoReadAndWritten) {
   EXPECT_EQ(seq->metadata->extra.size(), 2u);
   EXPECT_EQ(seq->offsets,
             (std::vector<std::optional<std::string>>{"5", std::nullopt, R"({"logOffset":3})"}));
-  EXPECT_EQ(*SerializeOffsetSeq(*seq), bytes);  // extra fields kept verbatim, in order
+  EXPECT_EQ(*SerializeOffsetSeq(*seq), bytes + "\n");  // extra fields kept verbatim, in order
 
   EXPECT_TRUE(ParseOffsetSeq("v2\n{}\n0:5\n0:6").status().IsCorruption());  // duplicate id
   EXPECT_TRUE(ParseOffsetSeq("v2\n{}\n5").status().IsCorruption());         // no id
@@ -140,6 +140,78 @@ TEST(OffsetSeqTest, TornAndCorruptInputs) {
     EXPECT_NE(seq.status().message().find(c.expect), std::string::npos)
         << c.bytes << " -> " << seq.status().ToString();
   }
+}
+
+// A cut inside the last line's number leaves a valid, smaller offset ("12" -> "1"): an entry
+// Sluice wrote (sluice.* conf keys) ends with "\n", so without it the entry is refused as torn.
+TEST(OffsetSeqTest, CutInsideTheLastNumberOfASluiceEntryIsTorn) {
+  OffsetSeq seq = Example();
+  seq.offsets = {R"({"logOffset":5})", "1234"};
+  const std::string text = *SerializeOffsetSeq(seq);
+  ASSERT_TRUE(text.ends_with("\n1234\n"));
+  for (size_t cut = 0; cut < text.size(); ++cut) {
+    auto got = ParseOffsetSeq(text.substr(0, cut));
+    // Every proper prefix is refused, or names fewer sources (which a restart refuses).
+    if (got.ok()) {
+      EXPECT_LT(got->offsets.size(), seq.offsets.size()) << cut;
+      continue;
+    }
+    EXPECT_TRUE(got.status().IsCorruption()) << cut << ": " << got.status().ToString();
+  }
+  auto torn = ParseOffsetSeq(text.substr(0, text.size() - 3));  // "...\n12"
+  ASSERT_FALSE(torn.ok());
+  EXPECT_NE(torn.status().message().find("torn entry: its last line (line 4, '12') ends without "
+                                         "the line break Sluice writes"),
+            std::string::npos)
+      << torn.status().ToString();
+  // "-" (no offset yet) may be a cut of "-5": the same rule.
+  seq.offsets = {"7", std::nullopt};
+  const std::string voided = *SerializeOffsetSeq(seq);
+  EXPECT_TRUE(ParseOffsetSeq(voided).ok());
+  EXPECT_TRUE(ParseOffsetSeq(voided.substr(0, voided.size() - 1)).status().IsCorruption());
+  // v2: the offset after "<id>:".
+  seq.version = 2;
+  seq.offsets = {"7", "88"};
+  const std::string v2 = *SerializeOffsetSeq(seq);
+  ASSERT_TRUE(v2.ends_with("\n1:88\n"));
+  EXPECT_TRUE(ParseOffsetSeq(v2).ok());
+  auto v2_torn = ParseOffsetSeq(v2.substr(0, v2.size() - 2));
+  ASSERT_FALSE(v2_torn.ok());
+  EXPECT_NE(v2_torn.status().message().find("line 4, '8'"), std::string::npos)
+      << v2_torn.status().ToString();
+}
+
+// What Spark writes (spark.* conf keys, no final line break) is read as before, also when its
+// last line is a number; so are entries without metadata (before Spark 2.1) and entries whose
+// last line a cut cannot leave valid (an object: a cut loses its closing brace).
+TEST(OffsetSeqTest, EntriesWithoutTheFinalLineBreakThatACutCannotExplainAreRead) {
+  const std::string spark =
+      "v1\n"
+      R"({"batchWatermarkMs":0,"batchTimestampMs":1,"conf":{"spark.sql.shuffle.partitions":"200"}})"
+      "\n{\"logOffset\":0}\n12";
+  auto got = ParseOffsetSeq(spark);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->offsets.back(), "12");
+  EXPECT_TRUE(ParseOffsetSeq("v1\n\n12").ok());
+  const std::string object_last =
+      "v1\n"
+      R"({"conf":{"sluice.sql.shuffle.partitions":"200"}})"
+      "\n5\n{\"logOffset\":3}";
+  EXPECT_TRUE(ParseOffsetSeq(object_last).ok());
+}
+
+TEST(OffsetSeqTest, NoMetadataAndNoSourceRoundTrips) {
+  // "v1\n\n" used to serialize to "v1\n", which does not parse (found by the fuzz target).
+  auto seq = ParseOffsetSeq("v1\n\n");
+  ASSERT_TRUE(seq.ok()) << seq.status().ToString();
+  EXPECT_FALSE(seq->metadata.has_value());
+  EXPECT_TRUE(seq->offsets.empty());
+  auto text = SerializeOffsetSeq(*seq);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "v1\n\n");
+  auto again = ParseOffsetSeq(*text);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, *seq);
 }
 
 TEST(OffsetSeqTest, SerializeRejectsOffsetsThatBreakTheFormat) {
@@ -194,6 +266,28 @@ TEST(OffsetSeqLogTest, CorruptLatestEntryIsAnErrorNamingTheFile) {
   ASSERT_FALSE(latest.ok());
   EXPECT_TRUE(latest.status().IsCorruption());
   EXPECT_NE(latest.status().message().find(root + "/offsets/1"), std::string::npos)
+      << latest.status().ToString();
+}
+
+TEST(OffsetSeqLogTest, TornLastNumberIsAnErrorNamingTheFileAndTheLine) {
+  ScopedTempDir dir;
+  const std::string root = dir.Join("ckpt");
+  OffsetSeqLog log(LocalFileSystem(), root);
+  OffsetSeq seq = Example();
+  seq.offsets = {"120"};
+  ASSERT_TRUE(log.Add(BatchId(0), seq).ok());
+  auto whole = LocalFileSystem()->ReadFile(root + "/offsets/0");
+  ASSERT_TRUE(whole.ok());
+  ASSERT_TRUE(LocalFileSystem()
+                  ->CreateIfAbsent(root + "/offsets/1", whole->substr(0, whole->size() - 2))
+                  .ok());
+  auto latest = log.Latest();
+  ASSERT_FALSE(latest.ok());
+  EXPECT_TRUE(latest.status().IsCorruption());
+  EXPECT_NE(latest.status().message().find("offset log file " + root + "/offsets/1: torn entry"),
+            std::string::npos)
+      << latest.status().ToString();
+  EXPECT_NE(latest.status().message().find("(line 3, '12')"), std::string::npos)
       << latest.status().ToString();
 }
 
