@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/json_escape.h"
 #include "duckdb/common/types/blob.hpp"
 #include "duckdb/common/types/date.hpp"
 #include "duckdb/common/types/time.hpp"
@@ -21,41 +22,7 @@ namespace {
 
 // A JSON string as Jackson writes it: quotes, backslashes and control characters escaped.
 void AppendJsonString(std::string* out, std::string_view s) {
-  *out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        *out += "\\\"";
-        break;
-      case '\\':
-        *out += "\\\\";
-        break;
-      case '\n':
-        *out += "\\n";
-        break;
-      case '\r':
-        *out += "\\r";
-        break;
-      case '\t':
-        *out += "\\t";
-        break;
-      case '\b':
-        *out += "\\b";
-        break;
-      case '\f':
-        *out += "\\f";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
-          *out += buf;
-        } else {
-          *out += c;
-        }
-    }
-  }
-  *out += '"';
+  sluice::AppendJsonString(s, JsonEscape::kMinimal, out);
 }
 
 // Spark's JSON of a value (to_json): struct fields that are NULL left out, timestamps as

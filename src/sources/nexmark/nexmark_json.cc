@@ -5,11 +5,7 @@
 #include <memory>
 #include <string_view>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-#include "common/check.h"
+#include "common/json_escape.h"
 
 namespace sluice::nexmark {
 namespace {
@@ -17,8 +13,6 @@ namespace {
 // Room for the fixed text of the longest line (an auction): keys, punctuation, 5 integers of
 // up to 20 characters and 2 timestamps of up to 30, with a wide margin.
 constexpr size_t kMaxFixedLineSize = 512;
-// A string byte becomes at most 6 bytes (\u00XX).
-constexpr size_t kMaxEscapedByteSize = 6;
 
 char* WriteLiteral(std::string_view s, char* p) {
   std::memcpy(p, s.data(), s.size());
@@ -27,102 +21,8 @@ char* WriteLiteral(std::string_view s, char* p) {
 
 char* WriteInt(int64_t v, char* p) { return std::to_chars(p, p + 24, v).ptr; }
 
-// True when no byte of s needs escaping: all in [0x20, 0x7F), none '"' or '\\'.
-#if defined(__SSE2__)
-bool IsPlain16(__m128i x) {
-  const __m128i space = _mm_set1_epi8(0x20);
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i del = _mm_set1_epi8(0x7F);
-  // Signed compare: bytes >= 0x80 are negative, so they count as "< space" too.
-  const __m128i bad =
-      _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(x, space), _mm_cmpeq_epi8(x, quote)),
-                   _mm_or_si128(_mm_cmpeq_epi8(x, backslash), _mm_cmpeq_epi8(x, del)));
-  return _mm_movemask_epi8(bad) == 0;
-}
-
-bool IsPlain(std::string_view s) {
-  const char* data = s.data();
-  const size_t n = s.size();
-  if (n < 16) {  // pad with a plain byte: never read past the string
-    char buf[16];
-    std::memset(buf, 'a', sizeof(buf));
-    if (n != 0) std::memcpy(buf, data, n);
-    return IsPlain16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(buf)));
-  }
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    if (!IsPlain16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i)))) return false;
-  }
-  // The last 16 bytes, overlapping the checked ones.
-  return i == n || IsPlain16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + n - 16)));
-}
-#else
-bool IsPlain(std::string_view s) {
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') return false;
-  }
-  return true;
-}
-#endif
-
-char* WriteEscaped(std::string_view s, char* p) {
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
-      *p++ = ch;
-      continue;
-    }
-    SLUICE_DCHECK(c < 0x80);
-    *p++ = '\\';
-    switch (c) {
-      case '"':
-        *p++ = '"';
-        break;
-      case '\\':
-        *p++ = '\\';
-        break;
-      case '\n':
-        *p++ = 'n';
-        break;
-      case '\r':
-        *p++ = 'r';
-        break;
-      case '\t':
-        *p++ = 't';
-        break;
-      case '\b':
-        *p++ = 'b';
-        break;
-      case '\f':
-        *p++ = 'f';
-        break;
-      default: {
-        static constexpr char kHex[] = "0123456789abcdef";
-        *p++ = 'u';
-        *p++ = '0';
-        *p++ = '0';
-        *p++ = kHex[c >> 4];
-        *p++ = kHex[c & 15];
-      }
-    }
-  }
-  return p;
-}
-
 // A JSON string as Python's json.dumps (ensure_ascii=True) writes it.
-char* WriteString(std::string_view s, char* p) {
-  *p++ = '"';
-  if (IsPlain(s)) {  // always, for generated events
-    if (!s.empty()) std::memcpy(p, s.data(), s.size());
-    p += s.size();
-  } else {
-    p = WriteEscaped(s, p);
-  }
-  *p++ = '"';
-  return p;
-}
+char* WriteString(std::string_view s, char* p) { return WriteJsonString(s, JsonEscape::kAscii, p); }
 
 void Put2(int v, char* p) {
   p[0] = static_cast<char>('0' + v / 10);
@@ -211,7 +111,7 @@ size_t JsonFormatter::MaxLineSize(const NexmarkEvent& event) {
       break;
     }
   }
-  return kMaxFixedLineSize + kMaxEscapedByteSize * strings;
+  return kMaxFixedLineSize + kMaxJsonEscapedBytesPerByte * strings;
 }
 
 char* JsonFormatter::WriteEvent(const NexmarkEvent& event, char* p) {
