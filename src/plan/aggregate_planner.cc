@@ -429,8 +429,10 @@ class AggregateBuilder {
     }
     SLUICE_ASSIGN_OR_RETURN(spec.output_sql, a_.ast->ToSql(output));
 
-    // UPDATE: the output columns without aggregates are the MERGE key; they must carry every
-    // grouping key.
+    // UPDATE: the output columns without aggregates are the MERGE key when they carry every
+    // grouping key (and the window). Otherwise no output column identifies a group (Spark runs
+    // such a query: update mode emits the changed groups' rows, whatever they select), so there
+    // is no MERGE key and the sink gets each batch's rows appended (StatefulPlanSpec).
     if (mode == sinks::OutputMode::kUpdate) {
       std::vector<bool> carried(plain_keys_.size() + 1, false);
       for (const auto& o : outputs_) {
@@ -451,18 +453,10 @@ class AggregateBuilder {
           if (window_ && r == window_->output) carried.back() = true;
         }
       }
-      for (size_t k = 0; k < plain_keys_.size(); ++k) {
-        if (carried[k]) continue;
-        SLUICE_ASSIGN_OR_RETURN(std::string key, a_.ast->ExpressionToSql(plain_keys_[k]));
-        return Status::InvalidArgument(
-            "UPDATE output mode: the grouping key " + key +
-            " is not in the select list (the streaming table is merged by the output columns "
-            "without aggregates, so they must carry every grouping key)");
-      }
-      if (window_ && !carried.back()) {
-        return Status::InvalidArgument(
-            "UPDATE output mode: the window is not in the select list (select window.start, "
-            "say): the streaming table is merged by the output columns without aggregates");
+      if (!window_) carried.back() = true;
+      if (std::find(carried.begin(), carried.end(), false) != carried.end()) {
+        spec.update_keys.clear();
+        spec.update_appends = true;
       }
     }
 

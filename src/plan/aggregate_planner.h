@@ -4,8 +4,9 @@
 // an ops::StreamingAggregate, and the output SQL (the select list over the operator's output).
 // Refuses (InvalidArgument, Spark's words where Spark has them): append mode without a
 // watermarked event-time key, update mode with session windows, other aggregate functions,
-// DISTINCT aggregates, GROUPING SETS, GROUP BY ALL, ungrouped columns, and in UPDATE mode a
-// grouping key that no output column carries (the MERGE key would be incomplete).
+// DISTINCT aggregates, GROUPING SETS, GROUP BY ALL, ungrouped columns. In UPDATE mode the
+// output columns without aggregates are the MERGE key (update_keys) when they carry every
+// grouping key and the window; otherwise the spec appends (update_appends, no key), as Spark.
 #pragma once
 
 #include "common/result.h"

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/strings.h"
+#include "ops/global_limit.h"
 #include "plan/aggregate_planner.h"
 #include "plan/dedup_planner.h"
 #include "plan/event_time_stats.h"
@@ -77,6 +78,44 @@ bool IsPlainDistinct(const Json& node) {
   return false;
 }
 
+// SQL's SELECT DISTINCT in UPDATE or COMPLETE mode, as Spark plans it: Spark's Distinct is an
+// aggregate with every selected expression as a grouping key and no aggregate function
+// (stateStoreSave; in update mode a distinct row is emitted again by every batch that holds it,
+// in complete mode the whole distinct set every batch). APPEND mode keeps the deduplication, and
+// `SELECT DISTINCT *` (whose keys are the input's columns, unknown here) goes to the dedup planner,
+// which refuses it in these modes (docs/differences.md, "Streaming differential").
+bool IsDistinctAggregate(const QueryAnalysis& a) {
+  if (a.output_mode == sinks::OutputMode::kAppend || a.has_aggregation || a.has_qualify ||
+      !IsPlainDistinct(a.top)) {
+    return false;
+  }
+  for (const auto& item : a.top["select_list"]) {
+    if (item.value("class", "") == "STAR") return false;
+  }
+  return true;
+}
+
+// `SELECT DISTINCT e1 [AS a1], ...` as `SELECT e1 [AS a1], ... GROUP BY e1, ...`.
+Result<QueryAnalysis> DistinctAsGroupBy(const QueryAnalysis& a) {
+  Json node = a.top;
+  Json modifiers = Json::array();
+  for (const auto& m : node["modifiers"]) {
+    if (m.value("type", "") != "DISTINCT_MODIFIER") modifiers.push_back(m);
+  }
+  node["modifiers"] = std::move(modifiers);
+  Json keys = Json::array();
+  Json set = Json::array();
+  for (const auto& item : node["select_list"]) {
+    Json key = item;
+    key["alias"] = "";
+    set.push_back(keys.size());
+    keys.push_back(std::move(key));
+  }
+  node["group_expressions"] = std::move(keys);
+  node["group_sets"] = Json::array({std::move(set)});
+  return AnalysisOf(a, std::move(node), a.output_mode);
+}
+
 constexpr char kGlobalWatermarkMessage[] =
     "Detected pattern of possible 'correctness' issue due to global watermark. The query "
     "contains stateful operation which can emit rows older than the current watermark plus "
@@ -104,6 +143,11 @@ Result<std::optional<StatefulPlanSpec>> PlanSingle(const QueryAnalysis& analysis
           "stateful operators)");
     }
     SLUICE_ASSIGN_OR_RETURN(auto agg, PlanAggregation(analysis));
+    stateful.emplace(std::move(agg));
+  }
+  if (!stateful && IsDistinctAggregate(analysis)) {
+    SLUICE_ASSIGN_OR_RETURN(QueryAnalysis grouped, DistinctAsGroupBy(analysis));
+    SLUICE_ASSIGN_OR_RETURN(auto agg, PlanAggregation(grouped));
     stateful.emplace(std::move(agg));
   }
   if (!stateful && (analysis.has_distinct || analysis.has_qualify)) {
@@ -333,9 +377,59 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
   return std::optional<Stages>(std::move(stages));
 }
 
+// `... LIMIT n` at the top of an APPEND query whose rest is stateless: Spark's
+// StreamingGlobalLimitExec (ops/global_limit.h), the first n rows over all batches. Other LIMITs
+// (OFFSET, UPDATE mode, over a stateful operator, in a subquery) are not this shape (nullopt) and
+// are refused by CheckSupportedOperations as before.
+Result<std::optional<StatefulPlanSpec>> PlanGlobalLimit(const QueryAnalysis& analysis) {
+  const Json& top = analysis.top;
+  if (analysis.output_mode != sinks::OutputMode::kAppend ||
+      top.value("type", "") != "SELECT_NODE") {
+    return std::optional<StatefulPlanSpec>();
+  }
+  const Json* limit = nullptr;
+  Json rest_modifiers = Json::array();
+  for (const auto& m : top["modifiers"]) {
+    if (m.value("type", "") == "LIMIT_MODIFIER") {
+      limit = &m;
+    } else {
+      rest_modifiers.push_back(m);
+    }
+  }
+  if (limit == nullptr || !(*limit)["offset"].is_null()) return std::optional<StatefulPlanSpec>();
+  const Json& n = (*limit)["limit"];
+  if (n.value("class", "") != "CONSTANT" || !n.contains("value") ||
+      !n["value"].value("value", Json()).is_number_integer() ||
+      n["value"]["value"].get<int64_t>() < 0) {
+    return Status::InvalidArgument(
+        "LIMIT of a streaming query takes a constant row count >= 0 (LIMIT n)");
+  }
+  Json node = top;
+  node["modifiers"] = std::move(rest_modifiers);
+  SLUICE_ASSIGN_OR_RETURN(QueryAnalysis rest,
+                          AnalysisOf(analysis, std::move(node), sinks::OutputMode::kAppend));
+  if (IsStateful(rest) || analysis.query->streams.size() >= 2) {
+    return std::optional<StatefulPlanSpec>();  // a limit over a stateful operator: not yet
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<StatefulPlanSpec> below, PlanStages(rest));
+  if (!below.empty()) return std::optional<StatefulPlanSpec>();
+  StatefulPlanSpec spec;
+  spec.operator_name = ops::kGlobalLimitOperatorName;
+  spec.input_sqls.push_back(rest.sql);
+  spec.op = std::make_unique<ops::GlobalLimit>(
+      ops::GlobalLimitOptions{n["value"]["value"].get<int64_t>()});
+  return std::optional<StatefulPlanSpec>(std::move(spec));
+}
+
 // The stateful operators of `analysis`, bottom first (empty: stateless). Checks the supported
 // operations of each part.
 Result<std::vector<StatefulPlanSpec>> PlanStages(const QueryAnalysis& analysis) {
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StatefulPlanSpec> limit, PlanGlobalLimit(analysis));
+  if (limit) {
+    std::vector<StatefulPlanSpec> out;
+    out.push_back(std::move(*limit));
+    return out;
+  }
   SLUICE_ASSIGN_OR_RETURN(auto chain, PlanChain(analysis));
   if (chain) return std::move(*chain);
   SLUICE_RETURN_NOT_OK(CheckSupportedOperations(analysis));
@@ -370,10 +464,12 @@ Result<PlannedStreamingQuery> PlanStreamingQuery(engine::Engine* engine,
     out.operators.push_back(it->operator_name);  // top-down, as operator ids
   }
   if (spec.output_mode == sinks::OutputMode::kUpdate) out.update_keys = stages.back().update_keys;
-  // Every other UPDATE aggregation has MERGE keys (its grouping keys must be output columns), so
-  // an aggregation on top without keys is a global one.
+  // Every other UPDATE aggregation has MERGE keys (the output columns carry its grouping keys)
+  // or appends (they do not), so an aggregation on top without keys that does not append is a
+  // global one.
   out.update_single_row = spec.output_mode == sinks::OutputMode::kUpdate &&
-                          out.update_keys.empty() && out.operators.front() == "stateStoreSave";
+                          out.update_keys.empty() && !stages.back().update_appends &&
+                          out.operators.front() == "stateStoreSave";
   out.plan = StreamingPlan::Chain(spec.query, std::move(stages), std::move(stats));
   return out;
 }

@@ -37,7 +37,8 @@ struct StreamingQuerySpec {
 struct PlannedStreamingQuery {
   std::unique_ptr<IncrementalPlan> plan;
   // UPDATE mode: the output columns that are the MERGE key of the target (the output columns
-  // without aggregates). Empty for APPEND and COMPLETE.
+  // without aggregates). Empty for APPEND and COMPLETE, and for an UPDATE aggregation whose
+  // output does not carry every grouping key: its changed groups' rows are appended.
   std::vector<std::string> update_keys;
   // UPDATE mode of a global aggregation (no GROUP BY key, so no MERGE key): the result is one
   // row, which each batch's row replaces (sinks/delta_sink.h update_single_row).
@@ -94,6 +95,10 @@ struct StatefulPlanSpec {
   std::string post_sql;
   // UPDATE mode: the output columns without aggregates (the MERGE key).
   std::vector<std::string> update_keys;
+  // UPDATE mode of an aggregation whose output does not carry every grouping key (or the
+  // window): no output column identifies a group, so update_keys is empty and the sink gets the
+  // changed groups' rows appended each batch, as a Spark sink without a key gets them.
+  bool update_appends = false;
   // Spark's produceOutputWatermark: the watermark of the rows this operator outputs, relative to
   // its input watermark (ms, <= 0). A stream-stream join with range conditions outputs rows as
   // old as its oldest state watermark (the smallest side offset); other operators output rows at

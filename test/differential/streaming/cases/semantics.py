@@ -1,6 +1,7 @@
 """Spark 4.2's answers where earlier Spark versions (and Sluice's reading of them) differed: a
 stream-stream join in update and complete mode, LIMIT in each output mode, SQL SELECT DISTINCT
-(an aggregation, not dropDuplicates) with and without a watermark, window() with an INTERVAL.
+(an aggregation, not dropDuplicates) with and without a watermark, window() with an INTERVAL,
+update mode with a grouping key (or the window) that is not selected (Nexmark q4's shape).
 docs/differences.md "Streaming differential" says what each decided."""
 
 from case_model import batches
@@ -18,6 +19,12 @@ JOIN_STEPS = [("append", "l", [("a", 1, 10), ("b", 2, 20), ("c", 3, 30)]),
               ("append", "r", [("c", 30, 35), ("a", 40, 72), ("d", 50, 200)]), ("run",)]
 RUNS = ([("a", 1, 1), ("b", 2, 5), ("a", 1, 1)], [("c", 3, 30), ("a", 1, 1), ("b", 2, 50)],
         [("d", 4, 90)])
+
+
+# Groups (k, g) whose g repeats across k: the selected g identifies no group.
+KG = "k STRING, g STRING, v BIGINT"
+KG_RUNS = ([("a", "x", 1), ("b", "x", 2), ("a", "y", 3)], [("a", "x", 4), ("c", "y", 5)],
+           [("b", "x", 6)])
 
 
 def join(name, query, mode, **kw):
@@ -47,4 +54,15 @@ CASES = [
     ev("limit_update_refused", "SELECT k, v FROM STREAM ev LIMIT 2", "update"),
     ev("distinct_sql_watermark_append", f"SELECT DISTINCT k, ts FROM {WM10}"),
     ev("distinct_sql_complete", "SELECT DISTINCT k, v FROM STREAM ev", "complete"),
+    ev("distinct_sql_expression_update", "SELECT DISTINCT k, v + 1 AS w FROM STREAM ev",
+       "update"),
+    ev("distinct_sql_star_update", "SELECT DISTINCT * FROM STREAM ev", "update"),
+    # Update mode emits the changed groups' rows as they are selected, also without a key.
+    dict(name="update_key_not_selected", sources={"ev": KG}, mode="update",
+         query="SELECT g, max(v) AS m FROM STREAM ev GROUP BY k, g",
+         steps=batches("ev", *KG_RUNS)),
+    ev("update_window_not_selected", f"SELECT k, count(*) AS n FROM {WM10} "
+       f"GROUP BY window(ts, '10 seconds'), k", "update"),
+    join("join_then_max_key_not_selected_update", f"SELECT a.k, max(b.rv) AS m FROM {LW} JOIN "
+         f"{RW} ON {BOUND} GROUP BY a.k, a.lts", "update"),
 ]
