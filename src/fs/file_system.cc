@@ -10,6 +10,7 @@
 #include <random>
 
 #include "fs/crash_point.h"
+#include "fs/s3_file_system.h"
 
 namespace sluice::fs {
 
@@ -164,6 +165,31 @@ std::string BaseName(std::string_view path) {
   size_t slash = path.rfind('/');
   if (slash == std::string_view::npos) return std::string(path);
   return std::string(path.substr(slash + 1));
+}
+
+std::string_view PathScheme(std::string_view path) {
+  auto is_alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (path.empty() || !is_alpha(path[0])) return {};
+  for (size_t i = 1; i < path.size(); ++i) {
+    char c = path[i];
+    if (c == ':') return i >= 2 ? path.substr(0, i) : std::string_view();
+    bool ok = is_alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+    if (!ok) return {};
+  }
+  return {};
+}
+
+Result<std::shared_ptr<FileSystem>> FileSystemForPath(std::string_view path) {
+  std::string_view scheme = PathScheme(path);
+  if (scheme.empty()) return LocalFileSystem();
+  if (scheme == "s3") {
+    if (path.substr(0, 5) != "s3://") {
+      return Status::InvalidArgument("'" + std::string(path) + "': an S3 path is s3://bucket/key");
+    }
+    return DefaultS3FileSystem();
+  }
+  return Status::NotSupported("'" + std::string(path) + "': scheme '" + std::string(scheme) +
+                              "' is not supported (Sluice reads local paths and s3://)");
 }
 
 }  // namespace sluice::fs

@@ -1,6 +1,7 @@
 // FileSystem: the storage interface every layer above uses (Delta logs, checkpoints, data files).
 //
-// Paths are absolute or relative local paths for LocalFileSystem (S3 later: "s3://bucket/key").
+// Paths are absolute or relative local paths for LocalFileSystem, "s3://bucket/key" for
+// S3FileSystem (s3_file_system.h); FileSystemForPath picks the one that serves a path.
 // All methods return Status/Result; none throws.
 //
 // Thread safety: implementations must be safe for concurrent use from many threads and, for
@@ -163,6 +164,18 @@ std::string TempPathFor(std::string_view path);
 
 // The process-wide local file system. Never null; lives for the whole process.
 std::shared_ptr<FileSystem> LocalFileSystem();
+
+// The scheme of `path` ("s3" for "s3://b/k"), or "" for a local path. A path has a scheme when
+// it starts with a letter followed by at least one letter, digit, '+', '-' or '.' and then ':'
+// (Hadoop's rule, without one-letter drive names): "gs://b", "file:/x" and "my:t" do.
+std::string_view PathScheme(std::string_view path);
+
+// The file system that serves `path`: LocalFileSystem() for a path without a scheme, the
+// process-wide S3FileSystem (s3_file_system.h, configured from the environment) for "s3://".
+// Every other scheme is refused by name: NotSupported("'gs://b/t': scheme 'gs' is not supported
+// (Sluice reads local paths and s3://)"), so that no local directory named "gs:" is created.
+// Thread-safe. docs/s3.md.
+Result<std::shared_ptr<FileSystem>> FileSystemForPath(std::string_view path);
 
 // Joins path parts with a single '/': JoinPath("a/", "b") == "a/b", JoinPath("a", "/b") == "a/b",
 // JoinPath("/", "b") == "/b"; an empty part yields the other one.
