@@ -14,15 +14,6 @@ namespace {
 
 constexpr int kFormatVersion = 1;
 
-Result<stream::TriggerKind> TriggerKindFromName(const std::string& name) {
-  for (auto k : {stream::TriggerKind::kDefault, stream::TriggerKind::kProcessingTime,
-                 stream::TriggerKind::kAvailableNow, stream::TriggerKind::kOnce,
-                 stream::TriggerKind::kContinuous}) {
-    if (stream::TriggerKindName(k) == name) return k;
-  }
-  return Status::InvalidArgument("unknown trigger '" + name + "'");
-}
-
 }  // namespace
 
 Result<sinks::OutputMode> ParseOutputModeName(const std::string& name) {
@@ -102,8 +93,9 @@ Result<StreamingDefinition> DefinitionFromJson(const std::string& text, const st
     SLUICE_ASSIGN_OR_RETURN(d.output_mode,
                             ParseOutputModeName(j.at("output_mode").get<std::string>()));
     if (!j.at("trigger").is_null()) {
-      SLUICE_ASSIGN_OR_RETURN(stream::TriggerKind k,
-                              TriggerKindFromName(j["trigger"].at("kind").get<std::string>()));
+      SLUICE_ASSIGN_OR_RETURN(
+          stream::TriggerKind k,
+          stream::TriggerKindFromName(j["trigger"].at("kind").get<std::string>()));
       d.trigger = stream::Trigger{k, j["trigger"].at("interval_ms").get<int64_t>()};
     }
     if (!j.at("schedule_every_ms").is_null()) {
