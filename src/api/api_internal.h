@@ -142,12 +142,13 @@ struct SessionState {
 
   // A fresh unique suffix for internal relation names.
   int64_t NextId();
-  // The table's directory: <warehouse>/<lower-cased name>, or its LOCATION record.
+  // The table's directory: <warehouse>/<lower-cased name>, or its LOCATION record
+  // (delta::ResolveWarehouseTable, as SQL resolves it).
   Result<std::string> TablePath(const std::string& name) const;
   // The cached reader of the Delta table at `path`.
   Result<std::shared_ptr<delta::DeltaTable>> DeltaTableAt(const std::string& path);
-  // Names (lower-cased) of the warehouse's Delta tables.
-  std::set<std::string> WarehouseTableNames() const;
+  // Names of the warehouse's Delta tables and LOCATION records (delta::ListWarehouseTables).
+  Result<std::set<std::string>> WarehouseTableNames() const;
   std::shared_ptr<sinks::MemorySink> FindMemorySink(const std::string& name) const;
 };
 

@@ -308,6 +308,22 @@ TEST_F(ApiTest, ToTableDerivesTheCheckpointFromTheWarehouse) {
   EXPECT_TRUE(*cp);
 }
 
+// A table that SQL's CREATE TABLE ... LOCATION put elsewhere: its location record
+// (docs/formats/warehouse.md) names it for Table and Sql alike, in any case.
+TEST_F(ApiTest, ALocationRecordNamesATableStoredElsewhere) {
+  const std::string elsewhere = dir_.Join("elsewhere/silver");
+  ASSERT_OK(session_->Sql("SELECT * FROM (VALUES (1), (2)) AS t(id)").Write().Save(elsewhere));
+  ASSERT_OK(fs::LocalFileSystem()->AtomicReplace(
+      dir_.Join("wh/_sluice/tables/silver.json"),
+      "{\"location\":\"" + elsewhere + "\",\"name\":\"silver\"}"));
+  EXPECT_EQ(Sorted(session_->Table("Silver")), (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(Sorted(session_->Sql("SELECT sum(id) AS s FROM SILVER")),
+            (std::vector<std::string>{"3"}));
+  ASSERT_OK(fs::LocalFileSystem()->AtomicReplace(dir_.Join("wh/_sluice/tables/silver.json"),
+                                                 "{\"name\":\"silver\"}"));
+  EXPECT_TRUE(session_->Table("silver").status().IsCorruption());
+}
+
 TEST_F(ApiTest, StreamStaticJoinReadsTheLatestTable) {
   ASSERT_OK(session_->Sql("SELECT * FROM (VALUES (1, 'gold'), (2, 'silver')) AS t(id, tier)")
                 .Write()

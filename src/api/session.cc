@@ -1,10 +1,9 @@
 // Session, SessionState, MemoryStream and DataStreamReader.
-#include <nlohmann/json.hpp>
-
+#include "sluice/session.h"
 #include "api/api_internal.h"
 #include "api/query_state.h"
+#include "delta/warehouse_tables.h"
 #include "dialect/tokenizer.h"
-#include "sluice/session.h"
 #include "sources/schema_text.h"
 
 namespace sluice {
@@ -16,26 +15,7 @@ int64_t SessionState::NextId() {
 }
 
 Result<std::string> SessionState::TablePath(const std::string& name) const {
-  std::string lower = Lower(name);
-  if (lower.empty() || lower == "." || lower == ".." || lower.find('/') != std::string::npos ||
-      lower[0] == '_' || lower[0] == '.') {
-    return Status::InvalidArgument("invalid table name '" + name +
-                                   "': names may not be empty, contain '/', or start with '_' "
-                                   "or '.'");
-  }
-  // A LOCATION record written by SQL's CREATE TABLE ... LOCATION (sql/table_catalog.h).
-  Result<std::string> record =
-      fs->ReadFile(fs::JoinPath(fs::JoinPath(warehouse, "_sluice/tables"), lower + ".json"));
-  if (record.ok()) {
-    nlohmann::json j = nlohmann::json::parse(*record, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.contains("location") && j["location"].is_string()) {
-      return j["location"].get<std::string>();
-    }
-    return Status::Corruption("table location record for '" + lower +
-                              "' is not {\"location\": ...}");
-  }
-  if (!record.status().IsNotFound()) return record.status();
-  return fs::JoinPath(warehouse, lower);
+  return delta::ResolveWarehouseTable(fs.get(), warehouse, name);
 }
 
 Result<std::shared_ptr<delta::DeltaTable>> SessionState::DeltaTableAt(const std::string& path) {
@@ -51,26 +31,10 @@ Result<std::shared_ptr<delta::DeltaTable>> SessionState::DeltaTableAt(const std:
   return tables.emplace(path, shared).first->second;
 }
 
-std::set<std::string> SessionState::WarehouseTableNames() const {
-  std::set<std::string> names;
-  auto entries = fs->List(warehouse);
-  if (entries.ok()) {
-    for (const fs::FileInfo& e : *entries) {
-      if (!e.is_directory) continue;
-      std::string name = e.path.substr(e.path.find_last_of('/') + 1);
-      if (name.empty() || name[0] == '_' || name[0] == '.') continue;
-      auto has_log = fs->Exists(fs::JoinPath(e.path, "_delta_log"));
-      if (has_log.ok() && *has_log) names.insert(Lower(name));
-    }
-  }
-  auto records = fs->List(fs::JoinPath(warehouse, "_sluice/tables"));
-  if (records.ok()) {
-    for (const fs::FileInfo& e : *records) {
-      std::string file = e.path.substr(e.path.find_last_of('/') + 1);
-      if (file.size() > 5 && file.ends_with(".json")) names.insert(file.substr(0, file.size() - 5));
-    }
-  }
-  return names;
+Result<std::set<std::string>> SessionState::WarehouseTableNames() const {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                          delta::ListWarehouseTables(fs.get(), warehouse));
+  return std::set<std::string>(names.begin(), names.end());
 }
 
 std::shared_ptr<sinks::MemorySink> SessionState::FindMemorySink(const std::string& name) const {
@@ -143,11 +107,12 @@ DataFrame Session::Sql(const std::string& query) {
       words.insert(api::Lower(t.text));
     }
   }
-  std::set<std::string> tables = state_->WarehouseTableNames();
+  Result<std::set<std::string>> tables = state_->WarehouseTableNames();
+  if (!tables.ok()) return FrameAccess::Error(state_, tables.status());
   for (const std::string& w : words) {
     if (auto sink = state_->FindMemorySink(w)) {
       n.memory_tables[w] = sink;
-    } else if (tables.count(w) > 0) {
+    } else if (tables->count(w) > 0) {
       auto path = state_->TablePath(w);
       if (!path.ok()) return FrameAccess::Error(state_, path.status());
       n.delta_tables[w] = *path;

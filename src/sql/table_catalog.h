@@ -1,9 +1,10 @@
 // TableCatalog: where the tables of a warehouse live.
 //
 // A table name `t` resolves to <warehouse>/t, unless CREATE TABLE t ... LOCATION '<path>' put it
-// elsewhere: then <warehouse>/_sluice/tables/t.json records {"name":"t","location":"<path>"}.
-// A path (delta.`/data/silver`) is itself. Names are case-insensitive as in Spark: they are
-// stored lower-cased. The catalog holds no other state: a Delta table is its directory.
+// elsewhere: then <warehouse>/_sluice/tables/t.json records {"name":"t","location":"<path>"}
+// (delta/warehouse_tables.h, shared with the C++ API's Session). A path (delta.`/data/silver`) is
+// itself. Names are case-insensitive as in Spark: they are stored lower-cased. The catalog holds
+// no other state: a Delta table is its directory.
 //
 // Thread safety: stateless apart from the warehouse path; safe from several threads.
 #pragma once
@@ -39,8 +40,6 @@ class TableCatalog {
   const std::string& warehouse() const { return warehouse_; }
 
  private:
-  std::string LocationRecordPath(const std::string& lower_name) const;
-
   std::shared_ptr<fs::FileSystem> fs_;
   std::string warehouse_;
 };
