@@ -5,9 +5,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SLUICE="$(realpath "$1")"
-WORK="$(mktemp -d)"
-trap 'rm -rf "${WORK}"' EXIT
-cd "${WORK}"
+enter_work_dir
 
 # A windowed count (state: one row per user and window) after one committed batch.
 "${SLUICE}" sql -w wh >/dev/null <<'EOF' || { echo "FAIL setup"; exit 1; }

@@ -4,9 +4,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SLUICE="$(realpath "$1")"
-WORK="$(mktemp -d)"
-trap 'rm -rf "${WORK}"' EXIT
-cd "${WORK}"
+enter_work_dir
 
 check "answer" 0 "42" -- "${SLUICE}" sql "SELECT 42 AS answer"
 out="$("${SLUICE}" sql "SELECT 42 AS answer")"

@@ -7,11 +7,9 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SLUICE="$(realpath "$1")"
-WORK="$(mktemp -d)"
+enter_work_dir
 BG=""
 trap '[[ -n "${BG}" ]] && kill "${BG}" 2>/dev/null; rm -rf "${WORK}"' EXIT
-cd "${WORK}"
-sql() { "${SLUICE}" sql -w wh --format csv "$1" | tail -n +2 | tr -d '\r"'; }
 expect_in() {  # expect_in <name> <file> <substring>
   if grep -qF -- "$3" "$2"; then pass; else fail "$1: '$3' not in $2:"; cat "$2"; fi
 }

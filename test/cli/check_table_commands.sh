@@ -8,10 +8,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SLUICE="$(realpath "$1")"
 FIXTURES="$(cd "$(dirname "$0")/../fixtures/delta" 2>/dev/null && pwd)"
-WORK="$(mktemp -d)"
-trap 'rm -rf "${WORK}"' EXIT
-cd "${WORK}"
-sql() { "${SLUICE}" sql -w wh --format csv "$1" | tail -n +2 | tr -d '\r"'; }
+enter_work_dir
 T=wh/ev
 
 "${SLUICE}" sql -w wh >/dev/null <<'EOF2' || { echo "FAIL setup"; exit 1; }
