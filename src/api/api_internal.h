@@ -7,19 +7,20 @@
 // plan::SqlPlan registers each source's micro-batch under), and lists what must be made
 // readable on the connection before that SQL runs (registered batches, Delta table views).
 //
-// Thread safety: SessionState is thread-safe (mu guards its maps); FrameNodes are immutable.
+// Thread safety: SessionState is thread-safe (mu guards its maps, SLUICE_GUARDED_BY; it is held
+// only to read or change them); FrameNodes are immutable.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/result.h"
 #include "delta/table.h"
 #include "engine/engine.h"
@@ -132,13 +133,20 @@ struct SessionState {
   std::unique_ptr<engine::Engine> engine;
   std::shared_ptr<stream::ListenerBus> bus;
 
-  mutable std::mutex mu;
-  std::map<std::string, std::shared_ptr<sources::MemorySource>> memory_streams;  // by name
-  std::map<std::string, std::shared_ptr<sinks::MemorySink>> memory_sinks;  // by lower-cased name
-  std::map<std::string, std::shared_ptr<delta::DeltaTable>> tables;        // by path
-  std::map<const StreamingQueryListener*, std::shared_ptr<ListenerAdapter>> listeners;
-  std::vector<std::weak_ptr<StreamingQuery>> queries;
-  int64_t next_name = 0;
+  // Guards the maps below; held only to read or change them, never while calling out (opening a
+  // table, starting a query, a listener).
+  mutable Mutex mu;
+  // by name
+  std::map<std::string, std::shared_ptr<sources::MemorySource>> memory_streams
+      SLUICE_GUARDED_BY(mu);
+  // by lower-cased name
+  std::map<std::string, std::shared_ptr<sinks::MemorySink>> memory_sinks SLUICE_GUARDED_BY(mu);
+  std::map<std::string, std::shared_ptr<delta::DeltaTable>> tables
+      SLUICE_GUARDED_BY(mu);  // by path
+  std::map<const StreamingQueryListener*, std::shared_ptr<ListenerAdapter>> listeners
+      SLUICE_GUARDED_BY(mu);
+  std::vector<std::weak_ptr<StreamingQuery>> queries SLUICE_GUARDED_BY(mu);
+  int64_t next_name SLUICE_GUARDED_BY(mu) = 0;
 
   // A fresh unique suffix for internal relation names.
   int64_t NextId();

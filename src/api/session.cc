@@ -10,7 +10,7 @@ namespace sluice {
 namespace api {
 
 int64_t SessionState::NextId() {
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(&mu);
   return next_name++;
 }
 
@@ -20,14 +20,14 @@ Result<std::string> SessionState::TablePath(const std::string& name) const {
 
 Result<std::shared_ptr<delta::DeltaTable>> SessionState::DeltaTableAt(const std::string& path) {
   {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     auto it = tables.find(path);
     if (it != tables.end()) return it->second;
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<delta::DeltaTable> table,
                           delta::DeltaTable::Open(fs, engine.get(), path));
   std::shared_ptr<delta::DeltaTable> shared(std::move(table));
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(&mu);
   return tables.emplace(path, shared).first->second;
 }
 
@@ -38,7 +38,7 @@ Result<std::set<std::string>> SessionState::WarehouseTableNames() const {
 }
 
 std::shared_ptr<sinks::MemorySink> SessionState::FindMemorySink(const std::string& name) const {
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(&mu);
   auto it = memory_sinks.find(Lower(name));
   return it == memory_sinks.end() ? nullptr : it->second;
 }
@@ -153,7 +153,7 @@ void Session::AddListener(std::shared_ptr<StreamingQueryListener> listener) {
   if (listener == nullptr) return;
   auto adapter = std::make_shared<api::ListenerAdapter>(listener);
   {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(&state_->mu);
     state_->listeners[listener.get()] = adapter;
   }
   state_->bus->AddListener(adapter);
@@ -162,7 +162,7 @@ void Session::AddListener(std::shared_ptr<StreamingQueryListener> listener) {
 void Session::RemoveListener(const StreamingQueryListener* listener) {
   std::shared_ptr<api::ListenerAdapter> adapter;
   {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(&state_->mu);
     auto it = state_->listeners.find(listener);
     if (it == state_->listeners.end()) return;
     adapter = it->second;
@@ -177,7 +177,7 @@ bool Session::WaitForListenerEvents(std::chrono::milliseconds timeout) {
 
 std::vector<std::shared_ptr<StreamingQuery>> Session::ActiveQueries() const {
   std::vector<std::shared_ptr<StreamingQuery>> out;
-  std::lock_guard<std::mutex> lock(state_->mu);
+  MutexLock lock(&state_->mu);
   for (const auto& weak : state_->queries) {
     if (auto q = weak.lock(); q != nullptr && q->IsActive()) out.push_back(q);
   }
@@ -187,7 +187,7 @@ std::vector<std::shared_ptr<StreamingQuery>> Session::ActiveQueries() const {
 Status Session::StopAll() {
   std::vector<std::shared_ptr<StreamingQuery>> all;
   {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(&state_->mu);
     for (const auto& weak : state_->queries) {
       if (auto q = weak.lock()) all.push_back(q);
     }
@@ -231,7 +231,7 @@ Result<std::shared_ptr<MemoryStream>> Session::CreateMemoryStream(const std::str
   impl->source = std::make_shared<sources::MemorySource>(schema, name);
   for (const engine::Field& f : schema) impl->columns.push_back({f.name, f.type.ToSql()});
   {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(&state_->mu);
     if (state_->memory_streams.count(name) > 0) {
       return Status::AlreadyExists("a memory stream named '" + name + "' exists in the session");
     }
@@ -314,7 +314,7 @@ DataFrame DataStreamReader::Load(const std::string& path) {
   if (!conn.ok()) return FrameAccess::Error(session_, conn.status());
 
   if (format == "memory") {
-    std::lock_guard<std::mutex> lock(session_->mu);
+    MutexLock lock(&session_->mu);
     auto it = session_->memory_streams.find(path);
     if (it == session_->memory_streams.end()) {
       return FrameAccess::Error(session_,

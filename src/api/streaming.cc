@@ -346,12 +346,12 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   }
   state->execution = execution.MoveValueUnsafe();
   if (state->memory_sink) {
-    std::lock_guard<std::mutex> lock(session->mu);
+    MutexLock lock(&session->mu);
     session->memory_sinks[api::Lower(*name_)] = state->memory_sink;
   }
   std::shared_ptr<StreamingQuery> query = FrameAccess::Query(std::move(state));
   {
-    std::lock_guard<std::mutex> lock(session->mu);
+    MutexLock lock(&session->mu);
     auto& qs = session->queries;
     qs.erase(std::remove_if(qs.begin(), qs.end(), [](const auto& w) { return w.expired(); }),
              qs.end());

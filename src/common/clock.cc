@@ -30,45 +30,45 @@ std::shared_ptr<Clock> DefaultClock() {
 }
 
 int64_t ManualClock::NowMs() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return now_ms_;
 }
 
 int64_t ManualClock::WaitTillTime(int64_t target_ms, const std::atomic<bool>* stop) {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ++wait_calls_;
   if (auto_advance_) {
     now_ms_ = std::max(now_ms_, target_ms);
-    cv_.notify_all();
+    cv_.SignalAll();
     return now_ms_;
   }
   ++waiters_;
   while (now_ms_ < target_ms && !(stop != nullptr && stop->load())) {
-    cv_.wait_for(lock, std::chrono::milliseconds(kStopPollMs));
+    cv_.WaitForMs(&mu_, kStopPollMs);
   }
   --waiters_;
   return now_ms_;
 }
 
 void ManualClock::Advance(int64_t ms) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (ms > 0) now_ms_ += ms;
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 void ManualClock::SetTime(int64_t ms) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   now_ms_ = std::max(now_ms_, ms);
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 int ManualClock::waiters() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return waiters_;
 }
 
 int64_t ManualClock::wait_calls() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return wait_calls_;
 }
 

@@ -4,14 +4,16 @@
 // Times are milliseconds since the Unix epoch (UTC), as Spark's Clock.getTimeMillis().
 //
 // Thread safety: every Clock implementation is safe for concurrent use; one thread may wait in
-// WaitTillTime while others read NowMs() or (ManualClock) advance the time.
+// WaitTillTime while others read NowMs() or (ManualClock) advance the time. Lock discipline:
+// ManualClock's one mutex guards its time and counters; no method is called with it held, and
+// WaitTillTime releases it while it waits.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
+
+#include "common/mutex.h"
 
 namespace sluice {
 
@@ -51,24 +53,25 @@ class ManualClock final : public Clock {
   explicit ManualClock(int64_t start_ms = 0, bool auto_advance = false)
       : now_ms_(start_ms), auto_advance_(auto_advance) {}
 
-  int64_t NowMs() const override;
-  int64_t WaitTillTime(int64_t target_ms, const std::atomic<bool>* stop = nullptr) override;
+  int64_t NowMs() const override SLUICE_EXCLUDES(mu_);
+  int64_t WaitTillTime(int64_t target_ms, const std::atomic<bool>* stop = nullptr) override
+      SLUICE_EXCLUDES(mu_);
 
   // Moves the time forward by `ms` (>= 0) and wakes waiters.
-  void Advance(int64_t ms);
+  void Advance(int64_t ms) SLUICE_EXCLUDES(mu_);
   // Sets the time (may not go backwards: an earlier time is ignored) and wakes waiters.
-  void SetTime(int64_t ms);
+  void SetTime(int64_t ms) SLUICE_EXCLUDES(mu_);
   // Number of threads currently blocked in WaitTillTime (tests use it to know a waiter arrived).
-  int waiters() const;
+  int waiters() const SLUICE_EXCLUDES(mu_);
   // Number of WaitTillTime calls so far.
-  int64_t wait_calls() const;
+  int64_t wait_calls() const SLUICE_EXCLUDES(mu_);
 
  private:
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  int64_t now_ms_;          // guarded by mu_
-  int waiters_ = 0;         // guarded by mu_
-  int64_t wait_calls_ = 0;  // guarded by mu_
+  mutable Mutex mu_;
+  CondVar cv_;  // signalled when the time moves
+  int64_t now_ms_ SLUICE_GUARDED_BY(mu_);
+  int waiters_ SLUICE_GUARDED_BY(mu_) = 0;
+  int64_t wait_calls_ SLUICE_GUARDED_BY(mu_) = 0;
   const bool auto_advance_;
 };
 

@@ -78,7 +78,7 @@ QueryStore::Record& QueryStore::Get(const std::string& id) {
 }
 
 void QueryStore::SetTrigger(const std::string& id, std::string trigger_text, int64_t interval_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Record& r = Get(id);
   r.info.trigger = std::move(trigger_text);
   r.info.trigger_interval_ms = interval_ms;
@@ -86,7 +86,7 @@ void QueryStore::SetTrigger(const std::string& id, std::string trigger_text, int
 
 void QueryStore::OnStarted(const std::string& id, const std::string& run_id,
                            const std::optional<std::string>& name, int64_t now_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Record& r = Get(id);
   r.info.run_id = run_id;
   if (name) r.info.name = name;
@@ -96,7 +96,7 @@ void QueryStore::OnStarted(const std::string& id, const std::string& run_id,
 }
 
 void QueryStore::OnProgress(const stream::StreamingQueryProgress& p, int64_t now_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Record& r = Get(p.id);
   if (r.info.run_id.empty()) r.info.run_id = p.run_id;
   if (p.name && !r.info.name) r.info.name = p.name;
@@ -128,14 +128,14 @@ void QueryStore::OnProgress(const stream::StreamingQueryProgress& p, int64_t now
 }
 
 void QueryStore::OnIdle(const std::string& id, const std::string& run_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Record& r = Get(id);
   if (r.info.run_id == run_id) r.idle_event = true;
 }
 
 void QueryStore::OnTerminated(const std::string& id, const std::string& run_id,
                               const std::optional<std::string>& error) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Record& r = Get(id);
   if (!r.info.run_id.empty() && r.info.run_id != run_id) return;  // an older run's end
   if (error) {
@@ -148,7 +148,7 @@ void QueryStore::OnTerminated(const std::string& id, const std::string& run_id,
 }
 
 void QueryStore::OnRestarting(const std::string& id, const std::string& run_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   Record& r = Get(id);
   r.restarting_run = run_id;
   if (r.info.run_id == run_id && r.info.status == QueryStatus::kFailed) {
@@ -173,7 +173,7 @@ QuerySnapshot QueryStore::MakeSnapshot(const Record& r, int64_t now_ms) const {
 }
 
 std::vector<QuerySnapshot> QueryStore::Snapshot(int64_t now_ms) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::vector<QuerySnapshot> out;
   out.reserve(order_.size());
   for (const std::string& id : order_) out.push_back(MakeSnapshot(records_.at(id), now_ms));
@@ -182,7 +182,7 @@ std::vector<QuerySnapshot> QueryStore::Snapshot(int64_t now_ms) const {
 
 std::optional<std::vector<stream::StreamingQueryProgress>> QueryStore::Progress(
     const std::string& id, size_t limit) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = records_.find(id);
   if (it == records_.end()) return std::nullopt;
   const auto& recent = it->second.recent;

@@ -14,18 +14,20 @@
 // batch lasted longer than the trigger interval (> 0).
 //
 // Thread safety: every method is thread-safe (one mutex guards all state); Snapshot and Progress
-// return copies, so callers never hold the lock while formatting.
+// return copies, so callers never hold the lock while formatting. Lock discipline: the public
+// methods take the mutex (SLUICE_EXCLUDES); the private helpers run with it held
+// (SLUICE_REQUIRES); the records are SLUICE_GUARDED_BY it.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/mutex.h"
 #include "stream/progress.h"
 
 namespace sluice::server {
@@ -112,13 +114,13 @@ class QueryStore {
     bool idle_event = false;       // an idle event since the last batch
     std::string restarting_run;    // OnRestarting's run id
   };
-  Record& Get(const std::string& id);  // creates; requires mu_
+  Record& Get(const std::string& id) SLUICE_REQUIRES(mu_);  // creates
   QuerySnapshot MakeSnapshot(const Record& r, int64_t now_ms) const;
 
   const QueryStoreOptions options_;
-  mutable std::mutex mu_;
-  std::vector<std::string> order_;         // mu_
-  std::map<std::string, Record> records_;  // mu_
+  mutable Mutex mu_;
+  std::vector<std::string> order_ SLUICE_GUARDED_BY(mu_);
+  std::map<std::string, Record> records_ SLUICE_GUARDED_BY(mu_);
 };
 
 }  // namespace sluice::server

@@ -18,7 +18,7 @@ std::string MemorySink::Description() const {
 }
 
 Status MemorySink::AddBatch(BatchId batch_id, const engine::Batch& data, OutputMode mode) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (latest_.has_value() && batch_id <= *latest_) {
     SLUICE_LOG(kInfo) << Description() << ": skipping already committed batch " << batch_id;
     ++skipped_;
@@ -33,19 +33,19 @@ Status MemorySink::AddBatch(BatchId batch_id, const engine::Batch& data, OutputM
 }
 
 std::optional<int64_t> MemorySink::LastNumOutputRows() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return last_rows_;
 }
 
 std::vector<std::pair<BatchId, engine::Batch>> MemorySink::Batches() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return batches_;
 }
 
 Result<engine::Batch> MemorySink::AllRows() const {
   std::vector<engine::Batch> parts;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (const auto& [id, b] : batches_) {
       if (b.num_columns() > 0) parts.push_back(b);
     }
@@ -62,17 +62,17 @@ std::vector<std::string> MemorySink::RowStrings() const {
 }
 
 std::optional<BatchId> MemorySink::LatestBatchId() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return latest_;
 }
 
 int64_t MemorySink::skipped_batches() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return skipped_;
 }
 
 void MemorySink::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   batches_.clear();
   latest_.reset();
   last_rows_.reset();

@@ -6,15 +6,16 @@
 // Complete mode replaces everything held with the batch's rows.
 //
 // Thread safety: AddBatch runs on the query thread; the accessors may be called from any thread
-// at any time (a mutex guards the rows).
+// at any time. Lock discipline: one mutex guards the rows (SLUICE_GUARDED_BY below), taken by every
+// public method and held by none of them on return; no callback runs under it.
 #pragma once
 
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/mutex.h"
 #include "sinks/sink.h"
 
 namespace sluice::sinks {
@@ -42,11 +43,11 @@ class MemorySink final : public Sink {
 
  private:
   const std::string name_;
-  mutable std::mutex mu_;
-  std::vector<std::pair<BatchId, engine::Batch>> batches_;  // guarded by mu_
-  std::optional<BatchId> latest_;                           // guarded by mu_
-  std::optional<int64_t> last_rows_;                        // guarded by mu_
-  int64_t skipped_ = 0;                                     // guarded by mu_
+  mutable Mutex mu_;
+  std::vector<std::pair<BatchId, engine::Batch>> batches_ SLUICE_GUARDED_BY(mu_);
+  std::optional<BatchId> latest_ SLUICE_GUARDED_BY(mu_);
+  std::optional<int64_t> last_rows_ SLUICE_GUARDED_BY(mu_);
+  int64_t skipped_ SLUICE_GUARDED_BY(mu_) = 0;
 };
 
 // "a,b,NULL": the cells of `row` as text (tests).

@@ -25,7 +25,7 @@ Result<OffsetJson> MemorySource::AddData(const engine::Batch& batch) {
     return Status::InvalidArgument(Description() + ": AddData got a batch with schema " +
                                    SchemaText(got) + ", expected " + SchemaText(schema_));
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   batches_.push_back(batch);
   return std::to_string(batches_.size());
 }
@@ -43,7 +43,7 @@ Result<int64_t> MemorySource::ParseOffset(const OffsetJson& json) {
 Result<std::optional<OffsetJson>> MemorySource::LatestOffset(const std::optional<OffsetJson>& start,
                                                              const ReadLimit& limit) {
   (void)limit;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   int64_t n = static_cast<int64_t>(batches_.size());
   if (available_now_) n = std::min(n, *available_now_);
   if (start) {
@@ -60,7 +60,7 @@ Result<std::optional<OffsetJson>> MemorySource::LatestOffset(const std::optional
 }
 
 Status MemorySource::PrepareForAvailableNow() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   available_now_ = static_cast<int64_t>(batches_.size());
   return Status::OK();
 }
@@ -74,7 +74,7 @@ Result<engine::Batch> MemorySource::GetBatch(const std::optional<OffsetJson>& st
   SLUICE_ASSIGN_OR_RETURN(int64_t e, ParseOffset(end));
   std::vector<engine::Batch> parts;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (s > e || e > static_cast<int64_t>(batches_.size())) {
       return Status::InvalidArgument(Description() + ": invalid range (" + std::to_string(s) +
                                      ", " + std::to_string(e) +
@@ -85,7 +85,7 @@ Result<engine::Batch> MemorySource::GetBatch(const std::optional<OffsetJson>& st
   if (parts.empty()) {
     // No rows: an empty slice of the schema's shape. Without any batch we cannot build one, so
     // s == e can only be asked when at least one batch exists or the range is (0, 0].
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (!batches_.empty()) return batches_[0].Slice(0, 0);
     return Status::InvalidArgument(Description() + ": empty range with no batches added");
   }
@@ -95,18 +95,18 @@ Result<engine::Batch> MemorySource::GetBatch(const std::optional<OffsetJson>& st
 
 Status MemorySource::Commit(const OffsetJson& end) {
   SLUICE_ASSIGN_OR_RETURN(int64_t e, ParseOffset(end));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   last_committed_ = std::max(last_committed_, e);
   return Status::OK();
 }
 
 int64_t MemorySource::num_batches() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return static_cast<int64_t>(batches_.size());
 }
 
 int64_t MemorySource::last_committed() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return last_committed_;
 }
 

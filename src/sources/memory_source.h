@@ -10,13 +10,15 @@
 // MemorySource over the same checkpoint must be given the same batches again by the test.
 //
 // Thread safety: AddData may be called from any thread while the query thread uses the source.
+// Lock discipline: one mutex guards the batches and offsets (SLUICE_GUARDED_BY below), taken by
+// every public method and held by none of them on return.
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/mutex.h"
 #include "sources/source.h"
 
 namespace sluice::sources {
@@ -49,10 +51,10 @@ class MemorySource final : public Source {
  private:
   const engine::Schema schema_;
   const std::string name_;
-  mutable std::mutex mu_;
-  std::vector<engine::Batch> batches_;    // guarded by mu_
-  std::optional<int64_t> available_now_;  // guarded by mu_
-  int64_t last_committed_ = 0;            // guarded by mu_
+  mutable Mutex mu_;
+  std::vector<engine::Batch> batches_ SLUICE_GUARDED_BY(mu_);
+  std::optional<int64_t> available_now_ SLUICE_GUARDED_BY(mu_);
+  int64_t last_committed_ SLUICE_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace sluice::sources

@@ -13,48 +13,51 @@ ListenerBus::ListenerBus() : thread_([this] { Run(); }) {}
 
 ListenerBus::~ListenerBus() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   thread_.join();
 }
 
 void ListenerBus::AddListener(std::shared_ptr<StreamingQueryListener> listener) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   listeners_.push_back(std::move(listener));
 }
 
 void ListenerBus::RemoveListener(const StreamingQueryListener* listener) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   std::erase_if(listeners_, [&](const auto& l) { return l.get() == listener; });
 }
 
 void ListenerBus::Post(Event event) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     queue_.push_back(std::move(event));
     ++posted_;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 bool ListenerBus::WaitUntilEmpty(int64_t timeout_ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  int64_t target = posted_;
-  return cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                      [&] { return delivered_ >= target; });
+  MutexLock lock(&mu_);
+  const int64_t target = posted_;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (delivered_ < target) {
+    if (!cv_.WaitUntil(&mu_, deadline)) return delivered_ >= target;
+  }
+  return true;
 }
 
 void ListenerBus::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (;;) {
-    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    while (!stop_ && queue_.empty()) cv_.Wait(&mu_);
     if (queue_.empty()) return;  // stop_ and drained
     Event event = std::move(queue_.front());
     queue_.pop_front();
     auto listeners = listeners_;
-    lock.unlock();
+    lock.Unlock();
     for (const auto& l : listeners) {
       try {
         std::visit(
@@ -72,9 +75,9 @@ void ListenerBus::Run() {
         SLUICE_LOG(kWarning) << "a streaming query listener threw an exception";
       }
     }
-    lock.lock();
+    lock.Lock();
     ++delivered_;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
 }
 

@@ -8,19 +8,21 @@
 // A listener that throws is logged and skipped for that event; the bus keeps running.
 // Ownership: the bus shares ownership of its listeners. Thread safety: every method of
 // ListenerBus is thread-safe; a listener's callbacks run on the bus thread only, one at a time.
+// Lock discipline: one mutex guards the queue, the listeners and the counters
+// (SLUICE_GUARDED_BY); no public method may be called with it held, and the bus thread releases
+// it while listeners run (so a listener may call AddListener, RemoveListener or Post).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <variant>
 #include <vector>
 
+#include "common/mutex.h"
 #include "stream/progress.h"
 
 namespace sluice::stream {
@@ -62,22 +64,23 @@ class ListenerBus {
   ListenerBus(const ListenerBus&) = delete;
   ListenerBus& operator=(const ListenerBus&) = delete;
 
-  void AddListener(std::shared_ptr<StreamingQueryListener> listener);
-  void RemoveListener(const StreamingQueryListener* listener);
+  void AddListener(std::shared_ptr<StreamingQueryListener> listener) SLUICE_EXCLUDES(mu_);
+  void RemoveListener(const StreamingQueryListener* listener) SLUICE_EXCLUDES(mu_);
   // Queues `event` for every listener registered when it is delivered. Never blocks on listeners.
-  void Post(Event event);
+  void Post(Event event) SLUICE_EXCLUDES(mu_);
   // Waits until every event posted so far has been delivered; false on timeout.
-  bool WaitUntilEmpty(int64_t timeout_ms);
+  bool WaitUntilEmpty(int64_t timeout_ms) SLUICE_EXCLUDES(mu_);
 
  private:
-  void Run();
+  void Run() SLUICE_EXCLUDES(mu_);  // the bus thread
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Event> queue_;                                         // guarded by mu_
-  std::vector<std::shared_ptr<StreamingQueryListener>> listeners_;  // guarded by mu_
-  int64_t posted_ = 0, delivered_ = 0;                              // guarded by mu_
-  bool stop_ = false;                                               // guarded by mu_
+  Mutex mu_;
+  CondVar cv_;  // signalled on a post, a delivery and the stop
+  std::deque<Event> queue_ SLUICE_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<StreamingQueryListener>> listeners_ SLUICE_GUARDED_BY(mu_);
+  int64_t posted_ SLUICE_GUARDED_BY(mu_) = 0;
+  int64_t delivered_ SLUICE_GUARDED_BY(mu_) = 0;
+  bool stop_ SLUICE_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

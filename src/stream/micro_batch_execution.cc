@@ -100,6 +100,7 @@ Result<std::unique_ptr<MicroBatchExecution>> MicroBatchExecution::Start(
   if (!st.ok()) {
     if (exec->lock_) (void)exec->lock_->Release();
     for (auto& s : exec->sources_) (void)s.source->Stop();
+    MutexLock lock(&exec->mu_);
     exec->terminated_ = true;
     return RedactSecretValues(st, exec->secret_options_);
   }
@@ -185,8 +186,11 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
   for (size_t i = 0; i < sources_.size() && i < restart_.start_offsets.size(); ++i) {
     sources_[i].start = restart_.start_offsets[i];
   }
-  next_batch_id_ = restart_.batch_id;
-  watermark_ms_ = restart_.batch_watermark_ms;
+  {
+    MutexLock lock(&mu_);  // no other thread yet: for the analysis's sake
+    next_batch_id_ = restart_.batch_id;
+    watermark_ms_ = restart_.batch_watermark_ms;
+  }
   previous_watermark_ms_ = restart_.previous_watermark_ms;
   pending_rerun_ = restart_.kind == StartKind::kRerunBatch;
 
@@ -195,11 +199,14 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
       it != restart_.conf.end()) {
     policy = it->second;
   }
-  SLUICE_ASSIGN_OR_RETURN(auto tracker,
-                          WatermarkTracker::Make(plan->watermark_nodes(), policy, watermark_ms_));
+  SLUICE_ASSIGN_OR_RETURN(auto tracker, WatermarkTracker::Make(plan->watermark_nodes(), policy,
+                                                               restart_.batch_watermark_ms));
   watermarks_.emplace(std::move(tracker));
   watermarks_->RestoreNodeWatermarks(options_.initial_node_watermarks_ms);
-  node_watermarks_ms_ = watermarks_->node_watermarks();
+  {
+    MutexLock lock(&mu_);
+    node_watermarks_ms_ = watermarks_->node_watermarks();
+  }
 
   PlanContext pc{
       options_.engine, fs_, root, restart_.conf, options_.output_mode, options_.prepare_connection};
@@ -252,7 +259,7 @@ void MicroBatchExecution::Post(ListenerBus::Event event) {
 }
 
 void MicroBatchExecution::SetStatus(std::string message, bool data_available, bool trigger_active) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   status_ = {std::move(message), data_available, trigger_active};
 }
 
@@ -279,12 +286,12 @@ void MicroBatchExecution::RunQueryThread() {
   Post(QueryTerminatedEvent{query_id_, run_id_,
                             st.ok() ? std::nullopt : std::optional<std::string>(st.ToString())});
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (!st.ok()) exception_ = st;
     terminated_ = true;
     status_ = {"Stopped", false, false};
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 void MicroBatchExecution::IdleSleep() {
@@ -302,7 +309,7 @@ Result<bool> MicroBatchExecution::RunTrigger() {
   const int64_t mono_start = MonoMs();
   int64_t seq;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     seq = ++trigger_seq_;
   }
   BatchTimings t;
@@ -343,11 +350,11 @@ Result<bool> MicroBatchExecution::RunTrigger() {
       !has_new_data && options_.no_data_batches && last_batch_wants_no_data_ && !single_batch_;
   if (!has_new_data && !no_data_batch) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       last_idle_trigger_seq_ = seq;
       status_ = {"Waiting for data to arrive", false, false};
     }
-    cv_.notify_all();
+    cv_.SignalAll();
     ReportIdle(trigger_start);
     if (available_now_ || single_batch_) return false;  // nothing left: terminate
     IdleSleep();
@@ -473,7 +480,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   last_batch_wants_no_data_ = plan_->WantsNoDataBatch(watermark_ms, next_wm);
   previous_watermark_ms_ = watermark_ms;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     next_batch_id_ = id.Next();
     watermark_ms_ = next_wm;
     node_watermarks_ms_ = watermarks_->node_watermarks();
@@ -561,20 +568,20 @@ void MicroBatchExecution::ReportIdle(int64_t trigger_start_ms) {
 void MicroBatchExecution::AddProgress(StreamingQueryProgress p, bool post_event) {
   if (post_event) Post(QueryProgressEvent{p});
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     recent_.push_back(std::move(p));
     while (recent_.size() > kMaxRecentProgress) recent_.pop_front();
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 bool MicroBatchExecution::IsActive() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return !terminated_;
 }
 
 QueryStatus MicroBatchExecution::CurrentStatus() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return status_;
 }
 
@@ -588,55 +595,56 @@ Status MicroBatchExecution::Stop() {
 }
 
 Status MicroBatchExecution::AwaitTermination() {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return terminated_; });
+  MutexLock lock(&mu_);
+  while (!terminated_) cv_.Wait(&mu_);
   return exception_.value_or(Status::OK());
 }
 
 Result<bool> MicroBatchExecution::AwaitTermination(int64_t timeout_ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return terminated_; })) {
-    return false;
+  MutexLock lock(&mu_);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!terminated_) {
+    if (!cv_.WaitUntil(&mu_, deadline) && !terminated_) return false;
   }
   if (exception_) return *exception_;
   return true;
 }
 
 Status MicroBatchExecution::ProcessAllAvailable() {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const int64_t target = trigger_seq_ + 1;
-  cv_.wait(lock, [&] { return terminated_ || last_idle_trigger_seq_ >= target; });
+  while (!terminated_ && last_idle_trigger_seq_ < target) cv_.Wait(&mu_);
   return exception_.value_or(Status::OK());
 }
 
 std::optional<Status> MicroBatchExecution::Exception() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return exception_;
 }
 
 std::optional<StreamingQueryProgress> MicroBatchExecution::LastProgress() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (recent_.empty()) return std::nullopt;
   return recent_.back();
 }
 
 std::vector<StreamingQueryProgress> MicroBatchExecution::RecentProgress() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return {recent_.begin(), recent_.end()};
 }
 
 BatchId MicroBatchExecution::NextBatchId() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return next_batch_id_;
 }
 
 int64_t MicroBatchExecution::CurrentWatermarkMs() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return watermark_ms_;
 }
 
 std::vector<std::optional<int64_t>> MicroBatchExecution::NodeWatermarksMs() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return node_watermarks_ms_;
 }
 

@@ -15,17 +15,17 @@
 // Ownership: the execution owns its sources and plan, shares the sink, the file system, the
 // clock and the listener bus; `engine` must outlive it.
 // Thread safety: every public method may be called from any thread (the loop runs on the query
-// thread; accessors read state under a mutex).
+// thread; accessors read state under a mutex). Lock discipline: mu_ guards what the accessors
+// read (SLUICE_GUARDED_BY below) and is held only to copy it in or out, never across a batch, a
+// source, sink or listener call; the query-thread state is the query thread's alone.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -34,6 +34,7 @@
 
 #include "common/clock.h"
 #include "common/ids.h"
+#include "common/mutex.h"
 #include "common/result.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"
@@ -252,18 +253,19 @@ class MicroBatchExecution {
   std::optional<BatchId> purged_below_;  // log entries below it are purged (log_purge.h)
   std::atomic<bool> stop_{false};
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  BatchId next_batch_id_{0};                                // mu_
-  int64_t watermark_ms_ = 0;                                // mu_
-  std::vector<std::optional<int64_t>> node_watermarks_ms_;  // mu_
-  QueryStatus status_;                                      // mu_
-  std::deque<StreamingQueryProgress> recent_;               // mu_
-  std::optional<Status> exception_;                         // mu_
+  mutable Mutex mu_;
+  CondVar cv_;  // signalled on an idle trigger, a progress and the termination
+  BatchId next_batch_id_ SLUICE_GUARDED_BY(mu_){0};
+  int64_t watermark_ms_ SLUICE_GUARDED_BY(mu_) = 0;
+  std::vector<std::optional<int64_t>> node_watermarks_ms_ SLUICE_GUARDED_BY(mu_);
+  QueryStatus status_ SLUICE_GUARDED_BY(mu_);
+  std::deque<StreamingQueryProgress> recent_ SLUICE_GUARDED_BY(mu_);
+  std::optional<Status> exception_ SLUICE_GUARDED_BY(mu_);
   std::map<std::string, std::string> secret_options_;  // the sources' secret options, to redact
-  bool terminated_ = false;                            // mu_
-  int64_t trigger_seq_ = 0;                            // mu_: triggers started
-  int64_t last_idle_trigger_seq_ = 0;                  // mu_: the latest trigger that found no data
+  bool terminated_ SLUICE_GUARDED_BY(mu_) = false;
+  int64_t trigger_seq_ SLUICE_GUARDED_BY(mu_) = 0;  // triggers started
+  // The latest trigger that found no data.
+  int64_t last_idle_trigger_seq_ SLUICE_GUARDED_BY(mu_) = 0;
   std::thread thread_;
 };
 
