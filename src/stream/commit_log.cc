@@ -85,6 +85,12 @@ Result<std::string> SerializeCommit(const CommitMetadata& metadata, int version)
 }
 
 Result<CommitMetadata> ParseCommit(std::string_view bytes, int expected_version) {
+  // JSON never holds a raw NUL byte, and the JSON parser would take one for the end of its input.
+  if (const size_t nul = bytes.find('\0'); nul != std::string_view::npos) {
+    return Status::Corruption("the commit log file holds a NUL byte at byte offset " +
+                              std::to_string(nul) +
+                              ", which no entry Spark or Sluice writes does (damaged file?)");
+  }
   std::vector<std::string_view> lines = SplitLogLines(bytes);
   if (lines.empty()) {
     return Status::Corruption("incomplete log file in the commit log: the file is empty");

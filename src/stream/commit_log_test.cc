@@ -93,6 +93,15 @@ TEST(CommitLogTest, VersionOneEntryHoldingStateUniqueIdsIsCorruption) {
   EXPECT_EQ(*SerializeCommit(*null_ids, 1), "v1\n{\"nextBatchWatermarkMs\":5}");
 }
 
+TEST(CommitLogTest, NulByteIsCorruption) {
+  const std::string bytes = std::string("v1\n{\"nextBatchWatermarkMs\":5}") + '\0' + "x";
+  auto md = ParseCommit(bytes, 1);
+  ASSERT_FALSE(md.ok());
+  EXPECT_TRUE(md.status().IsCorruption());
+  EXPECT_NE(md.status().message().find("NUL byte at byte offset 29"), std::string::npos)
+      << md.status().ToString();
+}
+
 TEST(CommitLogTest, LogAddGetLatestConflict) {
   ScopedTempDir dir;
   const std::string root = dir.Join("ckpt");

@@ -74,6 +74,15 @@ Status CheckNotCut(std::string_view bytes, const OffsetSeq& seq, size_t line_cou
       "break: only if this one is known to be whole, append one to it)");
 }
 
+// JSON never holds a raw NUL byte, but the JSON parser takes one for the end of its input, so
+// "{...}\0<anything>" would be read as "{...}" (found by the checkpoint_log fuzz target).
+Status CheckNoNulByte(std::string_view bytes) {
+  const size_t nul = bytes.find('\0');
+  if (nul == std::string_view::npos) return Status::OK();
+  return Status::Corruption("the file holds a NUL byte at byte offset " + std::to_string(nul) +
+                            ", which no log entry Spark or Sluice writes does (damaged file?)");
+}
+
 Status CheckOffsetJson(std::string_view text, size_t index) {
   if (ParseJsonNoThrow(text).is_discarded()) {
     return Status::Corruption("offset of source " + std::to_string(index) +
@@ -155,6 +164,7 @@ Result<std::string> SerializeOffsetSeq(const OffsetSeq& seq) {
 }
 
 Result<OffsetSeq> ParseOffsetSeq(std::string_view bytes) {
+  SLUICE_RETURN_NOT_OK(CheckNoNulByte(bytes));
   std::vector<std::string_view> lines = SplitLogLines(bytes);
   if (lines.empty()) return Status::Corruption("incomplete log file: the file is empty");
   OffsetSeq seq;

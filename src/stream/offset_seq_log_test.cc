@@ -214,6 +214,16 @@ TEST(OffsetSeqTest, NoMetadataAndNoSourceRoundTrips) {
   EXPECT_EQ(*again, *seq);
 }
 
+TEST(OffsetSeqTest, NulByteIsCorruption) {
+  // The JSON parser stops at a NUL byte: '{"logOffset":5}\0-' would read as '{"logOffset":5}'.
+  const std::string bytes = std::string("v1\n{}\n{\"logOffset\":5}") + '\0' + "-\n";
+  auto seq = ParseOffsetSeq(bytes);
+  ASSERT_FALSE(seq.ok());
+  EXPECT_TRUE(seq.status().IsCorruption());
+  EXPECT_NE(seq.status().message().find("NUL byte at byte offset 21"), std::string::npos)
+      << seq.status().ToString();
+}
+
 TEST(OffsetSeqTest, SerializeRejectsOffsetsThatBreakTheFormat) {
   for (std::string bad : {"", "-", "{\"a\":\n1}", "1\r"}) {
     OffsetSeq seq;
