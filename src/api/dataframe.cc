@@ -217,7 +217,9 @@ class Compiler {
         }
         for (const auto& [name, sink] : n->memory_tables) AddMemoryView(name, sink);
         SLUICE_RETURN_NOT_OK(PrepareSoFar());
-        return "SELECT * FROM (" + TrimQuery(n->text) + ") AS " + NextAlias();
+        // Session::Sql text is Spark SQL, as spark.sql() is (the expression strings are too).
+        SLUICE_ASSIGN_OR_RETURN(std::string engine_sql, dialect::RewriteSparkSql(conn_, n->text));
+        return "SELECT * FROM (" + TrimQuery(engine_sql) + ") AS " + NextAlias();
       }
       case K::kStream: {
         size_t i = out_.streams.size();
