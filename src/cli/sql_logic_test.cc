@@ -14,6 +14,8 @@
 #include <map>
 #include <sstream>
 
+#include "common/strings.h"
+
 namespace sluice::cli {
 namespace {
 
@@ -32,12 +34,6 @@ std::vector<std::string> SplitWords(std::string_view s) {
   std::string w;
   while (in >> w) words.push_back(w);
   return words;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string OneLine(std::string_view s) {
@@ -263,7 +259,8 @@ class FileRunner {
       return;
     }
     std::string message = result.status().ToString();
-    if (r.has_expected_error && Lower(message).find(Lower(r.expected_error)) == std::string::npos) {
+    if (r.has_expected_error &&
+        AsciiLower(message).find(AsciiLower(r.expected_error)) == std::string::npos) {
       Fail(r, "wrong error: " + OneLine(r.sql) + "; expected: an error containing '" +
                   r.expected_error + "'; actual: " + OneLine(message));
     }

@@ -7,14 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/strings.h"
+
 namespace sluice {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Microseconds per unit, or -1 when the word is not a unit.
 int64_t UnitMicros(const std::string& unit) {
@@ -53,7 +49,7 @@ Result<Duration> Parse(std::string_view text, bool* months) {
     return Status::InvalidArgument("invalid interval '" + std::string(text) +
                                    "': " + std::string(what));
   };
-  std::string s = Lower(text);
+  std::string s = AsciiLower(text);
   for (char& c : s) {
     if (c == '\'' || c == '"') c = ' ';
   }

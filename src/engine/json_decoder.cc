@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/strings.h"
 #include "duckdb/common/operator/cast_operators.hpp"
 #include "duckdb/common/operator/decimal_cast_operators.hpp"
 #include "duckdb/common/operator/string_cast.hpp"
@@ -221,12 +222,6 @@ bool GetValueFromString(yy::yyjson_val* val, T& out, std::string* error) {
 
 bool ValidUtf8(std::string_view s) { return internal::IsValidUtf8(s.data(), s.size()); }
 
-std::string Lower(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 struct JsonDecoder::State {
@@ -431,7 +426,7 @@ bool JsonDecoder::Supports(const Schema& columns) {
   std::vector<std::string> seen;
   for (const Field& f : columns) {
     if (f.name.empty() || !KindOf(f.type)) return false;
-    seen.push_back(Lower(f.name));
+    seen.push_back(AsciiLower(f.name));
   }
   std::sort(seen.begin(), seen.end());
   return std::adjacent_find(seen.begin(), seen.end()) == seen.end();

@@ -4,17 +4,12 @@
 #include <cctype>
 #include <vector>
 
+#include "common/strings.h"
 #include "delta/table.h"
 #include "sql/auto_cdc_sink.h"
 
 namespace sluice::sql {
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 // The schema of a Delta table (nullopt when there is no table at `path`).
 Result<std::optional<engine::Schema>> DeltaSchemaAt(const std::shared_ptr<fs::FileSystem>& fs,
@@ -75,7 +70,7 @@ Status CheckAutoCdcFlow(const StreamingDefinition& flow,
   }
   for (const std::string& c : written) {
     bool found = false;
-    for (const auto& f : *target_schema) found = found || Lower(f.name) == Lower(c);
+    for (const auto& f : *target_schema) found = found || AsciiLower(f.name) == AsciiLower(c);
     if (!found) {
       std::string names;
       for (const auto& f : *target_schema) names += (names.empty() ? "" : ", ") + f.name;

@@ -4,14 +4,10 @@
 #include <cctype>
 #include <set>
 
+#include "common/strings.h"
+
 namespace sluice::sql {
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 const char* ColumnsModeName(AutoCdcSpec::Columns m) {
   switch (m) {
@@ -71,7 +67,7 @@ Result<AutoCdcColumns> ResolveAutoCdcColumns(const AutoCdcSpec& spec, const engi
   for (const auto& f : source) names += (names.empty() ? "" : ", ") + f.name;
   auto find = [&](const std::string& name, const std::string& role) -> Result<std::string> {
     for (const auto& f : source) {
-      if (Lower(f.name) == Lower(name)) return f.name;
+      if (AsciiLower(f.name) == AsciiLower(name)) return f.name;
     }
     return Status::InvalidArgument("AUTO CDC flow " + flow + ": " + role + " column '" + name +
                                    "' is not a column of the source (its columns: " + names + ")");
@@ -80,7 +76,7 @@ Result<AutoCdcColumns> ResolveAutoCdcColumns(const AutoCdcSpec& spec, const engi
   std::set<std::string> seen;
   for (const auto& k : spec.keys) {
     SLUICE_ASSIGN_OR_RETURN(std::string name, find(k, "KEYS"));
-    if (!seen.insert(Lower(name)).second) {
+    if (!seen.insert(AsciiLower(name)).second) {
       return Status::InvalidArgument("AUTO CDC flow " + flow + ": KEYS lists '" + k + "' twice");
     }
     out.keys.push_back(name);
@@ -91,20 +87,20 @@ Result<AutoCdcColumns> ResolveAutoCdcColumns(const AutoCdcSpec& spec, const engi
     const std::string role =
         spec.columns_mode == AutoCdcSpec::Columns::kExcept ? "COLUMNS * EXCEPT" : "COLUMNS";
     SLUICE_ASSIGN_OR_RETURN(std::string name, find(c, role));
-    if (!listed.insert(Lower(name)).second) {
+    if (!listed.insert(AsciiLower(name)).second) {
       return Status::InvalidArgument("AUTO CDC flow " + flow + ": " + role + " lists '" + c +
                                      "' twice");
     }
   }
   for (const auto& f : source) {
-    const bool in_list = listed.count(Lower(f.name)) > 0;
+    const bool in_list = listed.count(AsciiLower(f.name)) > 0;
     if (spec.columns_mode == AutoCdcSpec::Columns::kExcept && in_list) continue;
     if (spec.columns_mode == AutoCdcSpec::Columns::kList && !in_list) continue;
     out.selected.push_back(f.name);
   }
   for (const auto& k : out.keys) {
     bool found = false;
-    for (const auto& c : out.selected) found = found || Lower(c) == Lower(k);
+    for (const auto& c : out.selected) found = found || AsciiLower(c) == AsciiLower(k);
     if (!found) {
       return Status::InvalidArgument("AUTO CDC flow " + flow + ": key column '" + k +
                                      "' must be among the COLUMNS written to the target");
@@ -112,7 +108,7 @@ Result<AutoCdcColumns> ResolveAutoCdcColumns(const AutoCdcSpec& spec, const engi
   }
   if (spec.scd_type == 2) {
     for (const auto& c : out.selected) {
-      if (Lower(c) == "__start_at" || Lower(c) == "__end_at") {
+      if (AsciiLower(c) == "__start_at" || AsciiLower(c) == "__end_at") {
         return Status::InvalidArgument("AUTO CDC flow " + flow + ": the source column '" + c +
                                        "' clashes with the SCD type 2 column of that name");
       }

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/check.h"
+#include "common/strings.h"
 
 namespace sluice::sql {
 namespace {
@@ -40,12 +41,6 @@ Status Unknown(std::string_view name) {
                                  "' (known: " + known + ")");
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 const std::vector<SettingDefinition>& AllSettings() {
@@ -79,7 +74,7 @@ Status Settings::Set(std::string_view name, std::string_view value) {
   std::string v(value);
   switch (def->kind) {
     case SettingKind::kBoolean: {
-      std::string lower = Lower(v);
+      std::string lower = AsciiLower(v);
       if (lower != "true" && lower != "false") {
         return Status::InvalidArgument("setting 'sluice." + std::string(def->name) +
                                        "' takes true or false, not '" + v + "'");

@@ -23,12 +23,6 @@
 namespace sluice::sql {
 namespace {
 
-std::string Lower(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 constexpr const char* kInsertSource = "__sluice_insert_source";
 
 // SQL's TIMESTAMP is Spark's and Delta's `timestamp`: an instant, which the engine holds as
@@ -73,9 +67,9 @@ Result<engine::Batch> AlignToTable(engine::Connection* conn, const engine::Batch
   std::map<std::string, size_t> source_index;  // lower-cased target column -> data column
   if (s.by_name) {
     std::map<std::string, size_t> table_cols;
-    for (size_t i = 0; i < table.size(); ++i) table_cols[Lower(table[i].name)] = i;
+    for (size_t i = 0; i < table.size(); ++i) table_cols[AsciiLower(table[i].name)] = i;
     for (size_t c = 0; c < data.num_columns(); ++c) {
-      std::string name = Lower(data.schema()[c].name);
+      std::string name = AsciiLower(data.schema()[c].name);
       if (table_cols.count(name) == 0) {
         return Status::InvalidArgument("INSERT INTO " + display + " BY NAME: the query's column '" +
                                        data.schema()[c].name + "' is not a column of the table");
@@ -92,9 +86,9 @@ Result<engine::Batch> AlignToTable(engine::Connection* conn, const engine::Batch
           " columns but the query gives " + std::to_string(data.num_columns()));
     }
     std::set<std::string> known;
-    for (const auto& f : table) known.insert(Lower(f.name));
+    for (const auto& f : table) known.insert(AsciiLower(f.name));
     for (size_t c = 0; c < s.columns.size(); ++c) {
-      std::string name = Lower(s.columns[c]);
+      std::string name = AsciiLower(s.columns[c]);
       if (known.count(name) == 0) {
         return Status::InvalidArgument("INSERT INTO " + display + ": '" + s.columns[c] +
                                        "' is not a column of the table");
@@ -111,12 +105,12 @@ Result<engine::Batch> AlignToTable(engine::Connection* conn, const engine::Batch
           " columns but the query gives " + std::to_string(data.num_columns()) +
           " (name the columns, or use INSERT INTO ... BY NAME)");
     }
-    for (size_t i = 0; i < table.size(); ++i) source_index[Lower(table[i].name)] = i;
+    for (size_t i = 0; i < table.size(); ++i) source_index[AsciiLower(table[i].name)] = i;
   }
   std::string select;
   for (size_t i = 0; i < table.size(); ++i) {
     if (i) select += ", ";
-    auto it = source_index.find(Lower(table[i].name));
+    auto it = source_index.find(AsciiLower(table[i].name));
     std::string value =
         it == source_index.end() ? "NULL" : QuoteIdentifier(data.schema()[it->second].name);
     select +=
@@ -136,7 +130,7 @@ Result<engine::Batch> AlignToTable(engine::Connection* conn, const engine::Batch
 Status CheckDistinctColumnNames(const engine::Batch& data, const std::string& display) {
   std::set<std::string> seen;
   for (const auto& f : data.schema()) {
-    if (!seen.insert(Lower(f.name)).second) {
+    if (!seen.insert(AsciiLower(f.name)).second) {
       return Status::InvalidArgument("CREATE TABLE " + display + " AS: the query returns column '" +
                                      f.name + "' twice; give the columns distinct names");
     }
@@ -207,7 +201,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
   } else {
     std::set<std::string> names;
     for (const ColumnDefinition& c : s.columns) {
-      if (!names.insert(Lower(c.name)).second) {
+      if (!names.insert(AsciiLower(c.name)).second) {
         return Status::InvalidArgument(verb + display + ": column '" + c.name +
                                        "' is defined twice");
       }
@@ -221,7 +215,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
       schema.push_back(engine::Field{c.name, delta_type, !c.not_null});
     }
     for (const std::string& p : s.partitioned_by) {
-      if (names.count(Lower(p)) == 0) {
+      if (names.count(AsciiLower(p)) == 0) {
         return Status::InvalidArgument(verb + display + ": partition column '" + p +
                                        "' is not a column of the table");
       }
