@@ -44,8 +44,10 @@ constexpr const char* kTestFooter =
     "  sluice test test/sql/basics/select.test -v";
 
 constexpr const char* kRunFooter =
-    "Runs the file's statements, then every streaming table and flow it defines on its own\n"
-    "trigger, in dependency order, printing one line per micro-batch. AVAILABLE NOW and ONCE\n"
+    "Checks the whole pipeline first (every statement, duplicates, cycles, unknown names; an\n"
+    "error creates nothing), runs its statements in dependency order whatever their order in the\n"
+    "file, then every streaming table and flow it defines on its own trigger, in dependency\n"
+    "order, printing one line per micro-batch. AVAILABLE NOW and ONCE\n"
     "queries stop when done; the others run until Ctrl-C (which stops at a batch boundary).\n"
     "On a terminal, one status line per query is redrawn in place instead.\n"
     "A failed query is restarted from its checkpoint with backoff (--max-restarts,\n"
@@ -54,6 +56,7 @@ constexpr const char* kRunFooter =
     "Examples:\n"
     "  sluice run examples/pipeline.sql --warehouse build/demo-warehouse\n"
     "  sluice run pipeline.sql --max-restarts 10 --restart-backoff 30s\n"
+    "  sluice run pipelines/orders/ --dry-run           # check every .sql file, print the graph\n"
     "  sluice run examples/pipeline.sql --ui            # live page at http://127.0.0.1:4040/";
 
 constexpr const char* kTableFooter =
@@ -147,7 +150,15 @@ int main(int argc, char** argv) {
   sluice::cli::RunCommandOptions run_options;
   CLI::App* run = app.add_subcommand(
       "run", "Run a pipeline: its statements, then its streaming tables and flows");
-  run->add_option("file", run_options.file, "The pipeline's SQL file")->required();
+  run->add_option("file", run_options.file,
+                  "The pipeline's SQL file, or a directory of .sql files (docs/pipelines.md)")
+      ->required();
+  run->add_flag("--triggered", run_options.triggered,
+                "A triggered update: every query processes what is available (AVAILABLE NOW), "
+                "materialized views are refreshed, then the run stops");
+  run->add_flag("--dry-run", run_options.dry_run,
+                "Check the whole pipeline and print its graph in run order; create and run "
+                "nothing");
   run->add_option("--warehouse,-w", run_options.warehouse,
                   "Directory where table names resolve (default ./warehouse)");
   run->add_option("--progress-log", run_options.progress_log,

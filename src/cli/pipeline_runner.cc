@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <mutex>
@@ -20,9 +22,10 @@
 #include "cli/status_line.h"
 #include "server/monitor_server.h"
 #include "sinks/kafka_record_writer.h"
+#include "sql/pipeline_graph.h"
 #include "sql/session.h"
-#include "sql/statement_splitter.h"
-#include "sql/streaming_statement_parser.h"
+#include "sql/sink_catalog.h"
+#include "sql/streaming_table_catalog.h"
 #include "sql/table_catalog.h"
 #include "stream/progress.h"
 
@@ -49,8 +52,9 @@ stream::Trigger TriggerOf(const sql::StreamingDefinition& def) {
 struct Query {
   sql::StreamingDefinition def;
   stream::Trigger trigger;
-  std::set<size_t> upstream;  // indexes of queries whose table this one reads
-  std::string target_path;    // the Delta table it writes
+  std::set<size_t> upstream;        // indexes of queries whose table this one reads
+  std::set<size_t> upstream_views;  // indexes of the deferred materialized views it reads
+  std::string target_path;          // the Delta table it writes
   std::unique_ptr<stream::MicroBatchExecution> exec;  // null while waiting for a restart
   bool started = false;
   bool finished = false;
@@ -58,6 +62,14 @@ struct Query {
   int64_t started_ms = 0;
   std::optional<int64_t> restart_at_ms;
   RestartTracker tracker{RestartPolicy{}};
+};
+
+// A materialized view refreshed during the run, once what it reads is done.
+struct View {
+  const sql::PipelineNode* node = nullptr;  // in the graph, which outlives the run
+  std::set<size_t> upstream;                // queries writing the tables it reads
+  std::set<size_t> upstream_views;          // deferred views it reads
+  bool refreshed = false;
 };
 
 int64_t MonoMs() {
@@ -84,16 +96,155 @@ std::string Key(const sql::StreamingDefinition& def) {
   return (def.kind == sql::StreamingDefinition::Kind::kFlow ? "flow:" : "table:") + def.name;
 }
 
+// The pipeline's files: `path` itself, or the *.sql files of the directory `path`, sorted.
+Result<std::vector<sql::PipelineFile>> ReadPipelineFiles(const std::string& path) {
+  std::error_code ec;
+  std::vector<std::string> paths;
+  if (std::filesystem::is_directory(path, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".sql") {
+        paths.push_back(entry.path().string());
+      }
+    }
+    if (ec) return Status::IOError("cannot list " + path + ": " + ec.message());
+    std::sort(paths.begin(), paths.end());
+    if (paths.empty()) return Status::InvalidArgument("no .sql files in the directory " + path);
+  } else {
+    paths.push_back(path);
+  }
+  std::vector<sql::PipelineFile> files;
+  for (const std::string& p : paths) {
+    std::ifstream in(p);
+    if (!in) return Status::IOError("cannot read " + p);
+    std::stringstream text;
+    text << in.rdbuf();
+    files.push_back({p, text.str()});
+  }
+  return files;
+}
+
+// Whether a name exists in the warehouse outside the pipeline: a Delta table, a streaming table
+// defined earlier (its table is created by its first batch) or a sink. Reads only.
+std::function<bool(const std::string&)> ExistsIn(const std::string& warehouse) {
+  return [warehouse](const std::string& name) {
+    sql::TableCatalog tables(fs::LocalFileSystem(), warehouse);
+    Result<bool> table = tables.Exists(sql::TableName{name, false});
+    if (table.ok() && *table) return true;
+    sql::StreamingTableCatalog defs(fs::LocalFileSystem(), warehouse);
+    Result<std::optional<sql::StreamingDefinition>> def =
+        defs.Find(sql::StreamingDefinition::Kind::kTable, name);
+    if (def.ok() && def->has_value()) return true;
+    sql::SinkCatalog sinks(fs::LocalFileSystem(), warehouse);
+    Result<std::optional<sql::SinkDefinition>> sink = sinks.Find(name);
+    return sink.ok() && sink->has_value();
+  };
+}
+
+// --dry-run: the graph in run order, then a summary line.
+void PrintGraph(const sql::PipelineGraph& graph, std::ostream& out) {
+  std::map<sql::PipelineNode::Kind, int> counts;
+  for (const sql::PipelineNode& n : graph.nodes) {
+    ++counts[n.kind];
+    out << sql::PipelineNodeKindName(n.kind);
+    if (!n.name.empty()) out << " " << n.name;
+    out << " (" << n.Place() << ")";
+    if (n.kind == sql::PipelineNode::Kind::kFlow) out << " into " << n.target;
+    if (!n.reads.empty()) {
+      out << " reads ";
+      for (size_t i = 0; i < n.reads.size(); ++i) out << (i ? ", " : "") << n.reads[i];
+    }
+    out << "\n";
+  }
+  auto count = [&](sql::PipelineNode::Kind k, const char* one, const char* many) {
+    const int c = counts[k];
+    return std::to_string(c) + " " + (c == 1 ? one : many);
+  };
+  out << "valid: "
+      << count(sql::PipelineNode::Kind::kStreamingTable, "streaming table", "streaming tables")
+      << ", "
+      << count(sql::PipelineNode::Kind::kMaterializedView, "materialized view",
+               "materialized views")
+      << ", " << count(sql::PipelineNode::Kind::kFlow, "flow", "flows") << ", "
+      << count(sql::PipelineNode::Kind::kSink, "sink", "sinks") << ", "
+      << count(sql::PipelineNode::Kind::kSetting, "setting", "settings")
+      << "; nothing was created or run" << std::endl;
+}
+
+// Prints each line of a (multi-line) error as "Error: <line>".
+void PrintErrors(const Status& st, std::ostream& err) {
+  std::stringstream lines(st.message());
+  for (std::string line; std::getline(lines, line);) err << "Error: " << line << "\n";
+}
+
 }  // namespace
 
 int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
-  std::ifstream in(options.file);
-  if (!in) {
-    err << "Error: cannot read " << options.file << "\n";
+  // 0. Options that can be checked without touching anything.
+  if (options.ui) {
+    Result<server::UiAddress> address = server::ParseUiAddress(*options.ui);
+    if (!address.ok()) {
+      err << "Error: --ui: " << address.status().message() << "\n";
+      return 1;
+    }
+  }
+  const size_t kafka_slash = options.progress_kafka.rfind('/');
+  if (!options.progress_kafka.empty() && (kafka_slash == std::string::npos || kafka_slash == 0 ||
+                                          kafka_slash + 1 == options.progress_kafka.size())) {
+    err << "Error: --progress-kafka must be BOOTSTRAP_SERVERS/TOPIC (e.g. "
+           "localhost:9092/sluice-progress), got '"
+        << options.progress_kafka << "'\n";
     return 1;
   }
-  std::stringstream text;
-  text << in.rdbuf();
+  // 1. The whole pipeline parsed and checked as a graph (sql/pipeline_graph.h) before anything
+  // is created: the warehouse is only read.
+  Result<std::vector<sql::PipelineFile>> files = ReadPipelineFiles(options.file);
+  if (!files.ok()) {
+    err << "Error: " << files.status().message() << "\n";
+    return 1;
+  }
+  Result<sql::PipelineGraph> graph =
+      sql::BuildPipelineGraph(*files, ExistsIn(options.warehouse), options.triggered);
+  if (!graph.ok()) {
+    PrintErrors(graph.status(), err);
+    err << "Error: the pipeline is not valid; nothing was created or run\n";
+    return 1;
+  }
+  if (options.dry_run) {
+    PrintGraph(*graph, out);
+    return 0;
+  }
+  // 2. What the run writes to besides the warehouse, opened before anything is created.
+  std::ofstream progress_log;
+  if (!options.progress_log.empty()) {
+    progress_log.open(options.progress_log, std::ios::app);
+    if (!progress_log) {
+      err << "Error: cannot open the progress log " << options.progress_log << " for appending\n";
+      return 1;
+    }
+  }
+  // --progress-kafka SERVERS/TOPIC: every progress JSON as a record keyed by the query id.
+  std::unique_ptr<sinks::KafkaRecordWriter> progress_kafka;
+  if (!options.progress_kafka.empty()) {
+    Result<std::unique_ptr<sinks::KafkaRecordWriter>> opened = sinks::KafkaRecordWriter::Open(
+        {{"bootstrap.servers", options.progress_kafka.substr(0, kafka_slash)}},
+        options.progress_kafka.substr(kafka_slash + 1));
+    if (!opened.ok()) {
+      err << "Error: --progress-kafka: " << opened.status().ToString() << "\n";
+      return 1;
+    }
+    progress_kafka = std::move(opened).ValueOrDie();
+  }
+  std::unique_ptr<server::MonitorServer> ui;  // --ui: fed below, stopped when the run ends
+  if (options.ui) {
+    Result<std::unique_ptr<server::MonitorServer>> started =
+        server::StartMonitorServer(*options.ui);
+    if (!started.ok()) {
+      err << "Error: " << started.status().ToString() << "\n";
+      return 1;
+    }
+    ui = std::move(started).ValueOrDie();
+    out << "monitoring UI at " << ui->url() << std::endl;
+  }
   sql::SessionOptions session_options;
   session_options.warehouse = options.warehouse;
   Result<std::unique_ptr<sql::Session>> opened = sql::Session::Open(session_options);
@@ -103,21 +254,45 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   }
   std::unique_ptr<sql::Session> session = std::move(opened).ValueOrDie();
 
-  // 1. The file's statements, in order; remember the streaming tables and flows it defines.
-  std::vector<std::string> defined;  // Key()s, in file order
-  for (const sql::StatementText& st : sql::SplitStatements(text.str())) {
-    Result<engine::Batch> r = session->Execute(st.text);
+  // 3. The statements in the graph's order: settings, then each dataset after what it reads.
+  std::vector<std::string> defined;  // Key()s, in run order
+  // Materialized views: refreshed here when they read only tables that exist and views refreshed
+  // here, else in the run once the queries they read have finished.
+  std::vector<View> views_to_refresh;
+  std::set<std::string> refreshed_now;
+  std::map<std::string, std::vector<std::string>> reads_of;  // Key() -> names it reads
+  for (const sql::PipelineNode& node : graph->nodes) {
+    if (node.kind == sql::PipelineNode::Kind::kMaterializedView) {
+      bool now = true;
+      for (size_t d : node.depends_on) {
+        now = now && refreshed_now.count(graph->nodes[d].name) > 0;
+      }
+      if (now) {
+        Result<engine::Batch> r = session->Execute(node.text);
+        if (!r.ok()) {
+          err << "Error: " << node.Place() << ": " << r.status().ToString() << "\n";
+          return 1;
+        }
+        refreshed_now.insert(node.name);
+        out << "refreshed " << node.name << " (materialized view, full recompute)" << std::endl;
+      } else {
+        views_to_refresh.push_back(View{&node});
+      }
+      continue;
+    }
+    const bool is_flow = node.kind == sql::PipelineNode::Kind::kFlow;
+    if (is_flow || node.kind == sql::PipelineNode::Kind::kStreamingTable) {
+      reads_of[(is_flow ? "flow:" : "table:") + node.name] = node.reads;
+    }
+    Result<engine::Batch> r = session->Execute(node.text);
     if (!r.ok()) {
-      err << "Error: " << options.file << ":" << st.line << ": " << r.status().ToString() << "\n";
+      err << "Error: " << node.Place() << ": " << r.status().ToString() << "\n";
       return 1;
     }
-    Result<std::optional<sql::StreamingStatement>> parsed = sql::ParseStreamingStatement(st.text);
-    if (parsed.ok() && parsed->has_value()) {
-      if (const auto* c = std::get_if<sql::CreateStreamingTableStatement>(&**parsed)) {
-        if (c->query) defined.push_back("table:" + sql::NormalizeTableName(c->name));
-      } else if (const auto* f = std::get_if<sql::CreateFlowStatement>(&**parsed)) {
-        defined.push_back("flow:" + sql::NormalizeTableName(f->name));
-      }
+    if (node.kind == sql::PipelineNode::Kind::kStreamingTable && node.has_query) {
+      defined.push_back("table:" + node.name);
+    } else if (node.kind == sql::PipelineNode::Kind::kFlow) {
+      defined.push_back("flow:" + node.name);
     }
   }
   Result<std::vector<sql::StreamingDefinition>> defs = session->streaming().ListDefinitions();
@@ -151,16 +326,41 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
       Query q;
       q.def = def;
       q.trigger = trigger_for(def);
+      if (options.triggered && q.trigger.kind != stream::TriggerKind::kOnce) {
+        q.trigger = stream::Trigger::AvailableNow();
+      }
       q.tracker = RestartTracker(RestartPolicy{options.max_restarts, options.restart_backoff_ms,
                                                options.max_backoff_ms, options.healthy_after_ms});
       queries.push_back(std::move(q));
     }
   }
-  if (queries.empty()) {
-    out << "no streaming tables or flows in " << options.file << "\n";
+  if (queries.empty() && views_to_refresh.empty()) {
+    if (refreshed_now.empty()) out << "no streaming tables or flows in " << options.file << "\n";
     return 0;
   }
-  // 2. Dependencies: a query reads the table (path) another one writes.
+  // A deferred materialized view waits for the queries writing what it reads and for the views
+  // it reads; a query reading a deferred view waits for its refresh.
+  for (View& v : views_to_refresh) {
+    for (size_t i = 0; i < queries.size(); ++i) {
+      const auto& r = v.node->reads;
+      if (std::find(r.begin(), r.end(), queries[i].def.target) != r.end()) v.upstream.insert(i);
+    }
+    for (size_t j = 0; j < views_to_refresh.size(); ++j) {
+      const auto& r = v.node->reads;
+      if (std::find(r.begin(), r.end(), views_to_refresh[j].node->name) != r.end()) {
+        v.upstream_views.insert(j);
+      }
+    }
+  }
+  for (Query& q : queries) {
+    const auto& r = reads_of[Key(q.def)];
+    for (size_t j = 0; j < views_to_refresh.size(); ++j) {
+      if (std::find(r.begin(), r.end(), views_to_refresh[j].node->name) != r.end()) {
+        q.upstream_views.insert(j);
+      }
+    }
+  }
+  // Dependencies at run time: a query reads the table (path) another one writes.
   const std::string warehouse = session->warehouse();
   sql::TableCatalog tables(fs::LocalFileSystem(), warehouse);
   std::map<std::string, std::vector<size_t>> writers;  // table path -> queries writing it
@@ -183,45 +383,7 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
     }
   }
 
-  // 3. Run.
-  std::ofstream progress_log;
-  if (!options.progress_log.empty()) {
-    progress_log.open(options.progress_log, std::ios::app);
-    if (!progress_log) {
-      err << "Error: cannot open the progress log " << options.progress_log << " for appending\n";
-      return 1;
-    }
-  }
-  // --progress-kafka SERVERS/TOPIC: every progress JSON as a record keyed by the query id.
-  std::unique_ptr<sinks::KafkaRecordWriter> progress_kafka;
-  if (!options.progress_kafka.empty()) {
-    const size_t slash = options.progress_kafka.rfind('/');
-    if (slash == std::string::npos || slash == 0 || slash + 1 == options.progress_kafka.size()) {
-      err << "Error: --progress-kafka must be BOOTSTRAP_SERVERS/TOPIC (e.g. "
-             "localhost:9092/sluice-progress), got '"
-          << options.progress_kafka << "'\n";
-      return 1;
-    }
-    Result<std::unique_ptr<sinks::KafkaRecordWriter>> opened = sinks::KafkaRecordWriter::Open(
-        {{"bootstrap.servers", options.progress_kafka.substr(0, slash)}},
-        options.progress_kafka.substr(slash + 1));
-    if (!opened.ok()) {
-      err << "Error: --progress-kafka: " << opened.status().ToString() << "\n";
-      return 1;
-    }
-    progress_kafka = std::move(opened).ValueOrDie();
-  }
-  std::unique_ptr<server::MonitorServer> ui;  // --ui: fed below, stopped when the run ends
-  if (options.ui) {
-    Result<std::unique_ptr<server::MonitorServer>> started =
-        server::StartMonitorServer(*options.ui);
-    if (!started.ok()) {
-      err << "Error: " << started.status().ToString() << "\n";
-      return 1;
-    }
-    ui = std::move(started).ValueOrDie();
-    out << "monitoring UI at " << ui->url() << std::endl;
-  }
+  // 4. Run.
   std::mutex out_mu;
   // Live status (out_mu): one view per query name, the board drawn at the bottom of the screen.
   StatusBoard board;
@@ -300,6 +462,22 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   };
   for (;;) {
     if (g_stop_requested) break;
+    // Refresh the materialized views whose inputs are done (on this thread, one at a time).
+    for (View& v : views_to_refresh) {
+      if (v.refreshed || !error.empty()) continue;
+      bool ready = true;
+      for (size_t i : v.upstream) ready = ready && queries[i].finished;
+      for (size_t j : v.upstream_views) ready = ready && views_to_refresh[j].refreshed;
+      if (!ready) continue;
+      Result<engine::Batch> r = session->Execute(v.node->text);
+      if (!r.ok()) {
+        error = v.node->Place() + ": " + r.status().ToString();
+        break;
+      }
+      v.refreshed = true;
+      log_line(out, "refreshed " + v.node->name + " (materialized view, full recompute)");
+    }
+    if (!error.empty()) break;
     // Start what can start, and restart what is due.
     for (size_t i = 0; i < queries.size() && error.empty(); ++i) {
       Query& q = queries[i];
@@ -314,6 +492,7 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
         ready = ready && (u.finished ||
                           (u.started && !StopsByItself(u.trigger) && created.ok() && *created));
       }
+      for (size_t j : q.upstream_views) ready = ready && views_to_refresh[j].refreshed;
       if (!ready && !restart_due) continue;
       Result<std::unique_ptr<stream::MicroBatchExecution>> exec =
           session->streaming().Start(q.def, q.trigger, start);
@@ -352,6 +531,7 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
       }
       all_done = all_done && q.finished;
     }
+    for (const View& v : views_to_refresh) all_done = all_done && v.refreshed;
     if (!error.empty() || all_done) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

@@ -1,6 +1,15 @@
-// `sluice run pipeline.sql`: runs the statements of a pipeline file, then every streaming table
-// and flow the file defines, each on its own trigger, until they all stop (AVAILABLE NOW and ONCE
-// queries stop when done; the others run until interrupted) or one fails.
+// `sluice run pipeline.sql` (or a directory of .sql files): runs a pipeline (docs/pipelines.md).
+// First the whole pipeline is parsed and checked as a graph (sql/pipeline_graph.h), and the
+// options are checked (--ui, --progress-kafka), reading the warehouse only: any error is printed
+// as "Error: <file>:<line>: <what>" (every error found, one line each) and nothing is created or
+// run. With dry_run the graph is printed in run order and the run stops there. Otherwise the
+// progress log, the Kafka progress writer and the monitoring server are opened, then the
+// statements run in the graph's order (settings, then each dataset after every dataset it reads,
+// whatever the order in the files), then every streaming table and flow the pipeline defines
+// runs, each on its own trigger, until they all stop (AVAILABLE NOW and ONCE queries stop when
+// done; the others run until interrupted) or one fails. With triggered (a Lakeflow triggered
+// update), every query runs AVAILABLE NOW whatever its TRIGGER (ONCE stays ONCE), so the run
+// processes what is available, refreshes its materialized views and stops.
 //
 // Order: a query that reads another query's table (STREAM t / table_changes on it) starts after
 // that query: after it has finished when it runs AVAILABLE NOW or ONCE (so that it sees all its
@@ -35,7 +44,9 @@
 namespace sluice::cli {
 
 struct RunCommandOptions {
-  std::string file;  // the pipeline's SQL
+  std::string file;        // the pipeline's SQL: a file, or a directory of .sql files
+  bool dry_run = false;    // --dry-run: check and print the graph, create and run nothing
+  bool triggered = false;  // --triggered: every query AVAILABLE NOW (ONCE stays ONCE), then stop
   std::string warehouse = "warehouse";
   std::string progress_log;            // empty: none
   std::string progress_kafka;          // --progress-kafka BOOTSTRAP_SERVERS/TOPIC; empty: none

@@ -1,0 +1,32 @@
+// What a pipeline dataset's query reads (docs/pipelines.md "The graph"): the names of the tables
+// it reads as streams (`FROM STREAM t`, `STREAM(t)`, `STREAM table_changes('t', ...)`) and as
+// batch relations (a name right after FROM or JOIN, `table_changes('t', ...)` without STREAM),
+// each lower-cased, in order of appearance, without repeats. `LIVE.` must already be stripped
+// (pipeline_live.h).
+//
+// Conservative by design: a name is reported only where it can only be a relation (after FROM
+// or JOIN at the level of a SELECT, not inside a function call such as EXTRACT(x FROM ts)),
+// qualified names (a.b, delta.`path`) and CTE names are skipped, so the pipeline graph never
+// refuses a valid query for a name that is not a table.
+//
+// Thread safety: pure function.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace sluice::sql {
+
+struct QueryReads {
+  std::vector<std::string> streams;  // read as STREAM
+  std::vector<std::string> tables;   // read as batch relations
+};
+
+// InvalidArgument (with line and column inside `query`) for a malformed STREAM relation or an
+// unterminated string.
+Result<QueryReads> ReadsOfQuery(std::string_view query);
+
+}  // namespace sluice::sql
