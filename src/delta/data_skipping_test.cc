@@ -94,5 +94,48 @@ TEST(DataSkippingTest, FilterSql) {
   EXPECT_EQ(*FilterToSql(ScanFilter{}, TestSchema()), "TRUE");
 }
 
+// The engine compares a literal rounded to the column's FLOAT or DOUBLE, and decimals exactly
+// (DuckDB 1.4: with d = 0.1, `d = 0.1000000000000000055` is true; with a DECIMAL(38,0) b of
+// 12345678901234567890123456789012345678, `b < 12345678901234567890123456789012345679` is
+// true). A literal that close to a bound decides nothing; clear cases still prune.
+TEST(DataSkippingTest, NumbersTooCloseToTellApartKeepTheFile) {
+  const engine::Schema schema =
+      ParseSchemaString(R"({"type":"struct","fields":[)"
+                        R"({"name":"f","type":"float","nullable":true,"metadata":{}},)"
+                        R"({"name":"d","type":"double","nullable":true,"metadata":{}},)"
+                        R"j({"name":"b","type":"decimal(38,0)","nullable":true,"metadata":{}},)j"
+                        R"({"name":"id","type":"long","nullable":true,"metadata":{}},)"
+                        R"({"name":"pd","type":"double","nullable":true,"metadata":{}}]})")
+          ->fields;
+  AddFile file;
+  file.path = "f";
+  file.partition_values = {{"pd", "0.1"}};
+  file.stats =
+      R"({"numRecords":1,"minValues":{"f":0.1,"d":0.1,"b":12345678901234567890123456789012345678,)"
+      R"("id":10},"maxValues":{"f":0.1,"d":0.1,"b":12345678901234567890123456789012345678,)"
+      R"("id":10},"nullCount":{"f":0,"d":0,"b":0,"id":0}})";
+  auto may = [&](const std::string& column, CompareOp op, const std::string& literal) {
+    auto r = FileMayMatch(file, ScanFilter{{{column, op, literal}}}, schema, {"pd"});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && *r;
+  };
+  EXPECT_TRUE(may("d", CompareOp::kEq, "0.1000000000000000055"));
+  EXPECT_TRUE(may("d", CompareOp::kGe, "0.1000000000000000055"));
+  EXPECT_TRUE(may("d", CompareOp::kLe, "0.0999999999999999945"));
+  EXPECT_FALSE(may("d", CompareOp::kEq, "0.2"));
+  EXPECT_FALSE(may("d", CompareOp::kGt, "0.1000001"));
+  EXPECT_TRUE(may("f", CompareOp::kGe, "0.10000000149"));
+  EXPECT_FALSE(may("f", CompareOp::kGe, "0.11"));
+  EXPECT_TRUE(may("b", CompareOp::kLt, "12345678901234567890123456789012345679"));
+  EXPECT_TRUE(may("b", CompareOp::kGt, "12345678901234567890123456789012345677"));
+  EXPECT_FALSE(may("b", CompareOp::kGt, "20000000000000000000000000000000000000"));
+  EXPECT_FALSE(may("id", CompareOp::kLt, "10"));  // integers are exact: still pruned
+  EXPECT_TRUE(may("id", CompareOp::kLt, "10.0000000000000000001"));
+  EXPECT_FALSE(may("id", CompareOp::kLt, "9.5"));
+  EXPECT_TRUE(may("pd", CompareOp::kEq, "0.1000000000000000055"));  // partition values too
+  EXPECT_FALSE(may("pd", CompareOp::kEq, "0.2"));
+  EXPECT_FALSE(may("pd", CompareOp::kNe, "0.1"));
+}
+
 }  // namespace
 }  // namespace sluice::delta

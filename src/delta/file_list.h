@@ -1,6 +1,13 @@
-// SharedFileList<T>: the live files (or tombstones) of a snapshot, an immutable sequence of T
-// whose elements and whose whole sequence are shared between snapshots, so that the snapshot
-// after a commit reuses its predecessor's entries instead of copying them (snapshot.h).
+// SharedFileList<T, Memo>: the live files (or tombstones) of a snapshot, an immutable sequence
+// of T whose elements and whose whole sequence are shared between snapshots, so that the
+// snapshot after a commit reuses its predecessor's entries instead of copying them (snapshot.h).
+//
+// Each entry is a Node: the value and a Memo, something derived from the value that is computed
+// on first use and then kept with the entry (the live files keep their parsed stats this way,
+// stats_parsed.h). Because the entry is shared, so is its memo: every snapshot that holds the
+// entry, and every statement on any of them, reuses what the first use computed. A Memo is
+// default-constructed with its node and must make its own first use thread-safe; NoMemo holds
+// nothing.
 //
 //   for (const AddFile& f : snapshot.files) ...        // iterates as const T&
 //   snapshot.files.size(), [i], at(i), front(), back()
@@ -10,7 +17,8 @@
 // and never changed afterwards. Elements keep their addresses for the life of every list that
 // holds them.
 //
-// Thread safety: immutable after construction; any number of threads may read one list.
+// Thread safety: immutable after construction (memos aside, which synchronize themselves); any
+// number of threads may read one list.
 #pragma once
 
 #include <compare>
@@ -22,10 +30,19 @@
 
 namespace sluice::delta {
 
-template <typename T>
+// The Memo of a list whose entries keep nothing beside their value.
+struct NoMemo {};
+
+template <typename T, typename Memo = NoMemo>
 class SharedFileList {
  public:
-  using Entry = std::shared_ptr<const T>;
+  // One shared entry: the value and what is derived from it on first use.
+  struct Node {
+    explicit Node(T v) : value(std::move(v)) {}
+    T value;
+    [[no_unique_address]] mutable Memo memo;
+  };
+  using Entry = std::shared_ptr<const Node>;
   using Entries = std::vector<Entry>;
   using value_type = T;
   using size_type = size_t;
@@ -44,9 +61,9 @@ class SharedFileList {
 
     const_iterator() = default;
     explicit const_iterator(typename Entries::const_iterator it) : it_(it) {}
-    reference operator*() const { return **it_; }
-    pointer operator->() const { return it_->get(); }
-    reference operator[](difference_type n) const { return *it_[n]; }
+    reference operator*() const { return (*it_)->value; }
+    pointer operator->() const { return &(*it_)->value; }
+    reference operator[](difference_type n) const { return it_[n]->value; }
     const_iterator& operator++() {
       ++it_;
       return *this;
@@ -83,6 +100,9 @@ class SharedFileList {
   };
   using iterator = const_iterator;
 
+  // A new entry holding `value` (and a memo not yet computed).
+  static Entry MakeEntry(T value) { return std::make_shared<const Node>(std::move(value)); }
+
   SharedFileList() = default;
   // Takes the entries (none may be null).
   explicit SharedFileList(Entries entries)
@@ -91,7 +111,7 @@ class SharedFileList {
   explicit SharedFileList(std::vector<T> values) {
     Entries entries;
     entries.reserve(values.size());
-    for (T& v : values) entries.push_back(std::make_shared<const T>(std::move(v)));
+    for (T& v : values) entries.push_back(MakeEntry(std::move(v)));
     entries_ = std::make_shared<const Entries>(std::move(entries));
   }
 
@@ -102,10 +122,12 @@ class SharedFileList {
   bool empty() const { return entries().empty(); }
   const_iterator begin() const { return const_iterator(entries().begin()); }
   const_iterator end() const { return const_iterator(entries().end()); }
-  const T& operator[](size_t i) const { return *entries()[i]; }
-  const T& at(size_t i) const { return *entries().at(i); }
-  const T& front() const { return *entries().front(); }
-  const T& back() const { return *entries().back(); }
+  const T& operator[](size_t i) const { return entries()[i]->value; }
+  const T& at(size_t i) const { return entries().at(i)->value; }
+  const T& front() const { return entries().front()->value; }
+  const T& back() const { return entries().back()->value; }
+  // The memo of entry i.
+  const Memo& memo(size_t i) const { return entries()[i]->memo; }
 
   // A copy of the values.
   std::vector<T> ToVector() const { return std::vector<T>(begin(), end()); }

@@ -202,11 +202,12 @@ Result<FileToRead> FileToReadForAdd(DeletionVectorLoader* dvs, const std::string
 }
 
 Result<std::vector<AddFile>> PlanScanFiles(const Snapshot& snapshot, const ScanFilter& filter) {
+  if (filter.conjuncts.empty()) return snapshot.files.ToVector();
+  const FilePruner pruner(filter, snapshot.schema.fields, snapshot.metadata.partition_columns);
   std::vector<AddFile> out;
-  for (const AddFile& f : snapshot.files) {
-    SLUICE_ASSIGN_OR_RETURN(bool keep, FileMayMatch(f, filter, snapshot.schema.fields,
-                                                    snapshot.metadata.partition_columns));
-    if (keep) out.push_back(f);
+  for (const Snapshot::FileList::Entry& e : snapshot.files.entries()) {
+    SLUICE_ASSIGN_OR_RETURN(bool keep, pruner.MayMatch(e->value, e->memo.Get(e->value)));
+    if (keep) out.push_back(e->value);
   }
   return out;
 }

@@ -59,7 +59,8 @@ Result<engine::Batch> ReadFiles(engine::Connection* conn, const ReadSpec& spec,
                                 const std::vector<FileToRead>& files);
 
 // The live files of `snapshot` that may hold rows matching `filter` (partition and stats
-// pruning), in path order.
+// pruning), in path order. Reads each file's parsed stats kept with the snapshot's entry
+// (parsed on the entry's first use, then shared by every statement and later snapshot).
 Result<std::vector<AddFile>> PlanScanFiles(const Snapshot& snapshot, const ScanFilter& filter);
 
 // The SQL (a SELECT) that reads the rows of `snapshot` matching `filter`: what SQL queries over

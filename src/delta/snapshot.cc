@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <type_traits>
 
-#include <nlohmann/json.hpp>
-
 #include "delta/protocol_check.h"
 #include "delta/values.h"
 
@@ -18,14 +16,10 @@ std::optional<int64_t> Snapshot::TxnVersion(const std::string& app_id) const {
 
 std::optional<int64_t> Snapshot::NumRecordsFromStats() const {
   int64_t total = 0;
-  for (const AddFile& f : files) {
-    if (!f.stats) return std::nullopt;
-    nlohmann::json j = nlohmann::json::parse(*f.stats, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("numRecords") ||
-        !j["numRecords"].is_number()) {
-      return std::nullopt;
-    }
-    total += j["numRecords"].get<int64_t>();
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::optional<int64_t> n = files.memo(i).Get(files[i]).num_records();
+    if (!n) return std::nullopt;
+    total += *n;
   }
   return total;
 }
@@ -54,19 +48,19 @@ bool KeyEquals(const T& f, const FileKey& key) {
 
 // The base's entries with every touched key's old state replaced by `pick(entry)` (none when
 // it gives null), in key order. Untouched runs are copied as shared entries.
-template <typename T, typename Changes, typename Pick>
-typename SharedFileList<T>::Entries Merge(const typename SharedFileList<T>::Entries& base,
-                                          const Changes& changes, Pick pick) {
-  typename SharedFileList<T>::Entries out;
+template <typename List, typename Changes, typename Pick>
+typename List::Entries Merge(const typename List::Entries& base, const Changes& changes,
+                             Pick pick) {
+  typename List::Entries out;
   out.reserve(base.size() + changes.size());
   auto it = base.begin();
   for (const auto& [key, entry] : changes) {
     auto pos = std::lower_bound(
         it, base.end(), key,
-        [](const std::shared_ptr<const T>& f, const FileKey& k) { return KeyLess(*f, k); });
+        [](const typename List::Entry& f, const FileKey& k) { return KeyLess(f->value, k); });
     out.insert(out.end(), it, pos);
     it = pos;
-    while (it != base.end() && KeyEquals(**it, key)) ++it;
+    while (it != base.end() && KeyEquals((*it)->value, key)) ++it;
     if (auto p = pick(entry)) out.push_back(std::move(p));
   }
   out.insert(out.end(), it, base.end());
@@ -88,13 +82,13 @@ void LogReplay::Apply(std::vector<Action> actions, Version /*version*/) {
           } else if constexpr (std::is_same_v<T, AddFile>) {
             FileEntry& e = files_[{a.path, DvId(a)}];
             e.live = true;
-            e.add = std::make_shared<const AddFile>(std::move(a));
+            e.add = Snapshot::FileList::MakeEntry(std::move(a));
             e.remove.reset();
           } else if constexpr (std::is_same_v<T, RemoveFile>) {
             FileEntry& e = files_[{a.path, DvId(a)}];
             e.live = false;
             e.add.reset();
-            e.remove = std::make_shared<const RemoveFile>(std::move(a));
+            e.remove = SharedFileList<RemoveFile>::MakeEntry(std::move(a));
           } else if constexpr (std::is_same_v<T, SetTransaction>) {
             txns_[a.app_id] = a;
           } else if constexpr (std::is_same_v<T, DomainMetadata>) {
@@ -150,11 +144,10 @@ Result<Snapshot> LogReplay::Finish(std::string table_root, LogSegment segment,
       return Status::Corruption("partition column '" + p + "' is not in the schema of " + where);
     }
   }
-  snap.files =
-      SharedFileList<AddFile>(Merge<AddFile>(base_files_.entries(), files_, [](const FileEntry& e) {
-        return e.live && e.add ? e.add : nullptr;
-      }));
-  snap.tombstones = SharedFileList<RemoveFile>(Merge<RemoveFile>(
+  snap.files = Snapshot::FileList(Merge<Snapshot::FileList>(
+      base_files_.entries(), files_,
+      [](const FileEntry& e) { return e.live && e.add ? e.add : nullptr; }));
+  snap.tombstones = SharedFileList<RemoveFile>(Merge<SharedFileList<RemoveFile>>(
       base_tombstones_.entries(), files_,
       [](const FileEntry& e) { return !(e.live && e.add) && e.remove ? e.remove : nullptr; }));
   files_.clear();

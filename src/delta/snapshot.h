@@ -13,6 +13,10 @@
 // those into the sorted lists, sharing every untouched entry (file_list.h). A commit's cost
 // then grows with the files it adds and removes, not with the table's files, and the result is
 // identical to a full replay of the same commits (replay_incremental_test.cc).
+//
+// Parsed stats: each live file's entry keeps its add.stats parsed on first use (FileStatsMemo,
+// stats_parsed.h), so data skipping parses a file's stats once for every statement on every
+// snapshot that shares the entry; a file that a newer commit adds again is a new entry.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,7 @@
 #include "delta/file_list.h"
 #include "delta/log_segment.h"
 #include "delta/schema.h"
+#include "delta/stats_parsed.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"
 
@@ -41,8 +46,10 @@ struct Snapshot {
   Protocol protocol;
   Metadata metadata;
   DeltaSchema schema;  // the table schema, in schemaString order (partition cols included)
-  // Live files and tombstones, each sorted by (path, deletionVector unique id).
-  SharedFileList<AddFile> files;
+  // Live files and tombstones, each sorted by (path, deletionVector unique id). Each live file
+  // keeps its parsed stats: files.memo(i).Get(files[i]).
+  using FileList = SharedFileList<AddFile, FileStatsMemo>;
+  FileList files;
   SharedFileList<RemoveFile> tombstones;
   std::map<std::string, SetTransaction> transactions;     // by appId
   std::map<std::string, DomainMetadata> domain_metadata;  // by domain (removed ones dropped)
@@ -81,15 +88,15 @@ class LogReplay {
   // The newest state of one key: live (add) or a tombstone (remove).
   struct FileEntry {
     bool live = false;
-    std::shared_ptr<const AddFile> add;
-    std::shared_ptr<const RemoveFile> remove;
+    Snapshot::FileList::Entry add;
+    SharedFileList<RemoveFile>::Entry remove;
   };
   std::optional<Protocol> protocol_;
   std::optional<Metadata> metadata_;
   // Keys touched by the applied actions (all keys in a replay without a base).
   std::map<FileKey, FileEntry> files_;
   // The base snapshot's lists and schema (FromSnapshot), empty otherwise.
-  SharedFileList<AddFile> base_files_;
+  Snapshot::FileList base_files_;
   SharedFileList<RemoveFile> base_tombstones_;
   std::optional<std::pair<std::string, DeltaSchema>> base_schema_;  // (schemaString, parsed)
   std::map<std::string, SetTransaction> txns_;
