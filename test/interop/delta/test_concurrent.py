@@ -81,8 +81,16 @@ def test_sluice_and_delta_rs_append_at_once(wh):
     dl = peers.deltalake()
     peers.sluice_sql(wh, "CREATE TABLE appends (id INT, who VARCHAR)")
     path = os.path.join(wh, "appends")
+    # A query between Sluice's commits spaces them out to about delta-rs's pace, and delta-rs
+    # starts once Sluice's first commit is in (a loaded machine can start the sluice process
+    # after delta-rs's 40 appends are done: the writers then do not overlap)
     proc = start_sluice_script(wh, "\n".join(
-        f"INSERT INTO appends VALUES ({i}, 'sluice');" for i in range(APPENDS)))
+        f"INSERT INTO appends VALUES ({i}, 'sluice'); SELECT count(*) FROM range(20000000);"
+        for i in range(APPENDS)))
+    first = os.path.join(path, "_delta_log", f"{1:020d}.json")
+    t0 = time.monotonic()
+    while not os.path.exists(first) and time.monotonic() - t0 < DEADLINE_S:
+        time.sleep(0.02)
     errors = []
     for i in range(APPENDS):
         try:
