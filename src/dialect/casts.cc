@@ -13,10 +13,12 @@
 //   (T: TINYINT, SMALLINT, INT,          'T') AS T),              integral type, DOUBLE, FLOAT,
 //   BIGINT and their Spark names,      spark_try_cast_input(...)  DATE or TIMESTAMP, chosen by
 //   DOUBLE, FLOAT, REAL, DATE,                                    x's type when the query is bound
-//   TIMESTAMP)                                                    (engine/spark_casts.h): DOUBLE
-//                                                                 -> INT truncates, '2024' is a
+//   TIMESTAMP, ARRAY<..>, MAP<..>,                                (engine/spark_casts.h): DOUBLE
+//   STRUCT<..>)                                                   -> INT truncates, '2024' is a
 //                                                                 DATE, '...+02:00' converts to
-//                                                                 UTC, a TIMESTAMP is seconds
+//                                                                 UTC, a TIMESTAMP is seconds, a
+//                                                                 STRING is no array, map or
+//                                                                 struct
 //
 //   spark_string is a function of the engine, not a replacement of DuckDB's BLOB -> VARCHAR
 //   cast: the SQL Sluice generates itself relies on that cast's escaping (the Delta writer's
@@ -66,8 +68,13 @@ std::string ConvertTypeRange(std::string_view sql, const std::vector<Token>& tok
   return *type;
 }
 
-// The targets whose input Spark reads otherwise than the engine's cast (spark_cast_input).
+// The targets whose input Spark reads otherwise than the engine's cast (spark_cast_input): the
+// types below, and arrays, maps and structs (Spark casts no STRING to them).
 bool ReadsInputAsSpark(const std::string& type) {
+  if (!type.empty() &&
+      (type.back() == ']' || type.rfind("MAP(", 0) == 0 || type.rfind("STRUCT(", 0) == 0)) {
+    return true;
+  }
   static const char* const kTypes[] = {"TINYINT", "SMALLINT", "INT",  "INTEGER", "BIGINT",
                                        "DOUBLE",  "FLOAT",    "REAL", "DATE",    "TIMESTAMP"};
   for (const char* t : kTypes) {

@@ -286,7 +286,9 @@ void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
       size_t left = XorLeftStart(tokens, i);
       size_t right_end = XorRightEnd(tokens, i);
       if (left == kNoToken || right_end == kNoToken) continue;
-      edits->push_back({tokens[left].begin, tokens[left].begin, "xor("});
+      Edit open{tokens[left].begin, tokens[left].begin, "xor("};
+      open.span_end = tokens[right_end - 1].end;
+      edits->push_back(std::move(open));
       edits->push_back({t.begin, t.end, ","});
       edits->push_back({tokens[right_end - 1].end, tokens[right_end - 1].end, ")"});
     } else if (t.IsKeyword("lateral") && next.IsKeyword("view")) {

@@ -12,16 +12,40 @@ namespace {
 
 constexpr std::string_view kCorruptRecord = "_corrupt_record";
 
-// DuckDB's json_transform structure for a type: "BIGINT", ["VARCHAR"], {"a": "INTEGER"}.
-nlohmann::ordered_json Structure(const engine::DataType& type) {
+// True for the types whose JSON value Spark reads only from a JSON number (or true / false),
+// where DuckDB's json_transform also casts a JSON string ("12" -> 12).
+bool IsStrictLeaf(engine::TypeId id) {
+  switch (id) {
+    case engine::TypeId::kBoolean:
+    case engine::TypeId::kTinyInt:
+    case engine::TypeId::kSmallInt:
+    case engine::TypeId::kInteger:
+    case engine::TypeId::kBigInt:
+    case engine::TypeId::kFloat:
+    case engine::TypeId::kDouble:
+    case engine::TypeId::kDecimal:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// DuckDB's json_transform structure for a type: "BIGINT", ["VARCHAR"], {"a": "INTEGER"}. The
+// strict leaves (outside maps) are read as "JSON" text, and *strict is set: the result then goes
+// through spark_json_numbers (engine/spark_json_numbers.h), which reads them as Spark does.
+nlohmann::ordered_json Structure(const engine::DataType& type, bool* strict) {
+  if (IsStrictLeaf(type.id)) {
+    *strict = true;
+    return "JSON";
+  }
   switch (type.id) {
     case engine::TypeId::kStruct: {
       nlohmann::ordered_json o = nlohmann::ordered_json::object();
-      for (const auto& f : type.children) o[f.name] = Structure(f.type);
+      for (const auto& f : type.children) o[f.name] = Structure(f.type, strict);
       return o;
     }
     case engine::TypeId::kList:
-      return nlohmann::ordered_json::array({Structure(type.children.at(0).type)});
+      return nlohmann::ordered_json::array({Structure(type.children.at(0).type, strict)});
     default:
       return type.ToSql();
   }
@@ -88,9 +112,9 @@ Result<std::string> RewriteFromJson(engine::Connection* conn, std::string_view s
                                      dialect::DescribePosition(sql, schema.begin) + ")");
     }
     nlohmann::ordered_json structure = nlohmann::ordered_json::object();
-    bool has_corrupt = false;
+    bool has_corrupt = false, strict = false;
     for (const auto& f : *fields) {
-      structure[f.name] = Structure(f.type);
+      structure[f.name] = Structure(f.type, &strict);
       if (f.name == kCorruptRecord) has_corrupt = true;
     }
     // A schema of one type: the JSON value read as that type. A STRUCT<...> is read as a DDL
@@ -98,7 +122,19 @@ Result<std::string> RewriteFromJson(engine::Connection* conn, std::string_view s
     // is NULL for text that is not JSON or not of the type.
     const bool struct_type =
         single && fields->size() == 1 && (*fields)[0].type.id == engine::TypeId::kStruct;
-    if (single && fields->size() == 1) structure = Structure((*fields)[0].type);
+    engine::DataType result_type;
+    result_type.id = engine::TypeId::kStruct;
+    result_type.children = *fields;
+    if (single && fields->size() == 1) {
+      strict = false;
+      structure = Structure((*fields)[0].type, &strict);
+      result_type = (*fields)[0].type;
+    }
+    // The engine's JSON reading of numbers and booleans made Spark's.
+    auto typed = [&](const std::string& e) {
+      return strict ? "spark_json_numbers(" + e + ", " + QuoteLiteral(result_type.ToSql()) + ")"
+                    : e;
+    };
     // As a SQL literal ('' for a quote a field name may hold). Bytes that are not UTF-8 become
     // U+FFFD, as Spark decodes its SQL text (dump() threw on them: `sluice sql` aborted; found by
     // pipeline_sql_fuzzer, test FuzzFindingsTest.FromJsonSchemaNotUtf8).
@@ -111,23 +147,23 @@ Result<std::string> RewriteFromJson(engine::Connection* conn, std::string_view s
     arg = arg.substr(1, arg.rfind(',') - 1);                   // expr
     std::string x = "(" + arg + ")";
     if (single && !struct_type) {
-      std::string replacement = "(CASE WHEN json_valid(" + x + ") THEN TRY(json_transform(" + x +
-                                ", " + quoted + ")) END)";
+      std::string replacement = "(CASE WHEN json_valid(" + x + ") THEN " +
+                                typed("TRY(json_transform(" + x + ", " + quoted + "))") + " END)";
       out.append(sql.substr(copied, t.begin - copied));
       out.append(replacement);
       copied = (*tokens)[close].end;
       i = close;
       continue;
     }
-    std::string invalid = has_corrupt
-                              ? "json_transform(json_object('" + std::string(kCorruptRecord) +
-                                    "', " + x + "), " + quoted + ")"
-                              : "json_transform('{}', " + quoted + ")";
+    std::string invalid =
+        typed(has_corrupt ? "json_transform(json_object('" + std::string(kCorruptRecord) + "', " +
+                                x + "), " + quoted + ")"
+                          : "json_transform('{}', " + quoted + ")");
     // Two parses per value (json_valid, then json_transform). One parse with
     // COALESCE(TRY(json_transform(..)), <validate the NULL results>) saves ~15 % on clean input
     // but DuckDB's TRY re-runs a whole vector row by row when one value in it fails: 7x slower
     // with 1 % malformed values (bench/RESULTS.md "Kafka-fed").
-    std::string valid = "json_transform(" + x + ", " + quoted + ")";
+    std::string valid = typed("json_transform(" + x + ", " + quoted + ")");
     std::string replacement = "(CASE WHEN " + x + " IS NULL THEN NULL WHEN json_valid(" + x +
                               ") THEN " + valid + " ELSE " + invalid + " END)";
     out.append(sql.substr(copied, t.begin - copied));

@@ -2,7 +2,9 @@
 //
 //   from_json(expr, 'id BIGINT, tags ARRAY<STRING>, ...')
 //     Spark's from_json (PERMISSIVE): the STRUCT of the schema's fields; a field whose JSON
-//     value does not fit its type is NULL; text that is not JSON gives a struct of NULL fields,
+//     value does not fit its type is NULL (a number field takes a JSON number only, a BOOLEAN
+//     true / false only: "12" is NULL, engine/spark_json_numbers.h); text that is not JSON
+//     gives a struct of NULL fields,
 //     and a field named `_corrupt_record` (STRING) in the schema receives the raw text then
 //     (Spark's columnNameOfCorruptRecord); NULL input gives NULL. DuckDB's own
 //     from_json(expr, '{"json": "structure"}') (second argument starting with '{' or '[') is

@@ -14,6 +14,9 @@
 //                                                        is a string in Spark (elsewhere
 //                                                        "name" stays a quoted name)
 //   s LIKE 'a\\_b'          s LIKE 'a\_b' ESCAPE '\'     Spark's LIKE escapes with a backslash
+//   -2147483648            CAST(-2147483648 AS INT)      the sign is part of Spark's literal:
+//   -9223372036854775808   CAST(... AS BIGINT)           the smallest INT / BIGINT (DuckDB
+//                                                        negates 2147483648, a BIGINT)
 #include <string>
 
 #include "common/strings.h"
@@ -103,6 +106,18 @@ bool IsLikePattern(const std::vector<Token>& tokens, size_t i, size_t last) {
          !tokens[last + 1].IsKeyword("escape");
 }
 
+// True when the '-' at `i` is a prefix sign (no operand ends before it).
+bool IsPrefixMinus(const std::vector<Token>& tokens, size_t i) {
+  if (!tokens[i].IsSymbol("-")) return false;
+  if (i == 0) return true;
+  const Token& p = tokens[i - 1];
+  if (p.kind == TokenKind::kNumber || p.kind == TokenKind::kString || p.IsSymbol(")") ||
+      p.IsSymbol("]")) {
+    return false;
+  }
+  return !IsName(p) || (p.kind == TokenKind::kWord && IsClauseWord(p));
+}
+
 }  // namespace
 
 void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
@@ -111,6 +126,14 @@ void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
   for (size_t i = 0; tokens[i].kind != TokenKind::kEnd; ++i) {
     const Token& t = tokens[i];
     const Token& next = tokens[i + 1];
+    if (t.kind == TokenKind::kNumber &&
+        (t.text == "2147483648" || t.text == "9223372036854775808") && i > 0 &&
+        IsPrefixMinus(tokens, i - 1) && !(next.kind == TokenKind::kWord && next.begin == t.end)) {
+      const char* type = t.text.size() == 10 ? "INT" : "BIGINT";
+      edits->push_back(
+          {tokens[i - 1].begin, t.end, std::string("CAST(-") + t.text + " AS " + type + ")"});
+      continue;
+    }
     if (t.kind == TokenKind::kNumber && next.kind == TokenKind::kWord && next.begin == t.end &&
         t.text.find_first_of("eE") == std::string::npos) {
       if (next.IsKeyword("bd")) {

@@ -15,6 +15,17 @@
 
 namespace sluice::dialect {
 
+// arithmetic.cc: a / b and a % b as spark_divide / spark_remainder (Spark's result types and
+// ANSI errors). First of the rules: its closing parenthesis goes before the insertions of the
+// others at the same offset (ORDER BY a / b NULLS FIRST).
+void RewriteArithmetic(std::string_view sql, const std::vector<Token>& tokens,
+                       std::vector<Edit>* edits);
+
+// windows.cc: window(ts, size) of a batch statement as spark_window, the group GROUP BY
+// window(...) names `window` (nothing for a streaming statement: the planner plans windows).
+void RewriteBatchWindows(std::string_view sql, const std::vector<Token>& tokens,
+                         std::vector<Edit>* edits);
+
 // literals.cc: 5L 5S 5Y 1.5D 1.5F 1.50BD, X'7B22', backslash escapes and r'raw' strings,
 // adjacent string literals 'a' 'b'.
 void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,

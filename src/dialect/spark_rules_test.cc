@@ -79,5 +79,69 @@ TEST_F(SparkRulesTest, DatetimeUnits) {
             "spark_add_months_interval(d , - INTERVAL '2' YEAR), ts + INTERVAL 1 HOUR");
 }
 
+TEST_F(SparkRulesTest, DivisionAndRemainderTakeSparksOperands) {
+  EXPECT_EQ(Rewrite("SELECT 1 / 0, 7 % 0"), "SELECT spark_divide(1 , 0), spark_remainder(7 , 0)");
+  // Left to right: the left operand takes the * / % before it, prefix signs and postfixes.
+  EXPECT_EQ(Rewrite("SELECT a / b / c, a * b / c, a / b * c, -7 % 3 FROM t"),
+            "SELECT spark_divide(spark_divide(a , b) , c), spark_divide(a * b , c), spark_divide(a "
+            ", b) * c, spark_remainder(-7 , 3) FROM t");
+  EXPECT_EQ(Rewrite("SELECT a % b / c, a + b / -c, a - b % c FROM t"),
+            "SELECT spark_divide(spark_remainder(a , b) , c), a + spark_divide(b , -c), a - "
+            "spark_remainder(b , c) FROM t");
+  EXPECT_EQ(Rewrite("SELECT t.x[1].y / f(a, b)::DOUBLE, (a + b) / 2, sum(v) / count(*) FROM t"),
+            "SELECT spark_divide(spark_element(t.x, 1).y , spark_cast_input(f(a, b), "
+            "'DOUBLE')::DOUBLE), "
+            "spark_divide((a + b) , 2), "
+            "spark_divide(sum(v) , count(*)) FROM t");
+  EXPECT_EQ(Rewrite("SELECT CASE WHEN a THEN 1 ELSE 2 END / 2, v / CASE WHEN a THEN 1 END FROM t"),
+            "SELECT spark_divide(CASE WHEN a THEN 1 ELSE 2 END , 2), spark_divide(v , CASE WHEN a "
+            "THEN 1 END) FROM t");
+  EXPECT_EQ(Rewrite("SELECT v / sum(v) OVER (PARTITION BY g), sum(v) OVER w / 2 FROM t"),
+            "SELECT spark_divide(v , sum(v) OVER (PARTITION BY g)), spark_divide(sum(v) OVER w , "
+            "2) FROM t");
+  EXPECT_EQ(Rewrite("SELECT 10L / 4, 1.0D % 2, 1.50BD / 3"),
+            "SELECT spark_divide(CAST(10 AS BIGINT) , 4), spark_remainder(CAST(1.0 AS DOUBLE) , "
+            "2), spark_divide(CAST('1.50' AS DECIMAL(3, 2)) , 3)");
+  // Nested with the other rules: casts, xor (looser than /), NULLS FIRST after the operand.
+  EXPECT_EQ(Rewrite("SELECT s::INT / 2, a / b ^ c, a ^ b / c FROM t ORDER BY a / b"),
+            "SELECT spark_divide(spark_cast_input(s, 'INT')::INT , 2), xor(spark_divide(a , b) , "
+            "c), xor(a , spark_divide(b , c)) FROM t ORDER BY spark_divide(a , b) NULLS FIRST");
+  // Not an operator of two operands: left to the engine.
+  EXPECT_EQ(Rewrite("SELECT a // b, count(*) FROM t USING SAMPLE 10%"),
+            "SELECT a // b, count(*) FROM t USING SAMPLE 10%");
+  EXPECT_EQ(Rewrite("SELECT 'a/b', x FROM read_parquet('/d/*.parquet') WHERE s LIKE '%a'"),
+            "SELECT 'a/b', x FROM read_parquet('/d/*.parquet') WHERE s LIKE '%a'");
+}
+
+TEST_F(SparkRulesTest, BatchWindowsAreTheEnginesFunction) {
+  EXPECT_EQ(Rewrite("SELECT window(ts, '10 minutes').start AS s FROM t"),
+            "SELECT spark_window(ts, '10 minutes').start AS s FROM t");
+  // GROUP BY window(...) names the group `window`; rows without a time are in no window.
+  EXPECT_EQ(Rewrite("SELECT window.start AS s, count(*) FROM t GROUP BY window(ts, '1 hour') "
+                    "ORDER BY s"),
+            "SELECT spark_window(ts, '1 hour').start AS s, count(*) FROM t GROUP BY "
+            "spark_window(ts, '1 hour') HAVING spark_window(ts, '1 hour') IS NOT NULL ORDER BY s "
+            "NULLS FIRST");
+  EXPECT_EQ(Rewrite("SELECT g, window FROM t GROUP BY g, window(`ts`, '1 day') HAVING count(*) > 1 "
+                    "OR g = 'a'"),
+            "SELECT g, spark_window(\"ts\", '1 day') AS \"window\" FROM t GROUP BY g, "
+            "spark_window(\"ts\", "
+            "'1 day') HAVING spark_window(\"ts\", '1 day') IS NOT NULL AND ( count(*) > 1 OR g = "
+            "'a')");
+  // A column named window, and WINDOW w AS (...), stay.
+  EXPECT_EQ(Rewrite("SELECT window FROM kw"), "SELECT \"window\" FROM kw");
+  EXPECT_EQ(Rewrite("SELECT sum(v) OVER w FROM t WINDOW w AS (PARTITION BY g)"),
+            "SELECT sum(v) OVER w FROM t WINDOW w AS (PARTITION BY g)");
+  // A streaming statement keeps window(...) for the streaming planner (names.cc quotes the
+  // column window as before); so does an expression.
+  EXPECT_EQ(Rewrite("CREATE STREAMING TABLE c AS SELECT window.start, count(*) FROM STREAM src "
+                    "GROUP BY window(ts, '1 hour')"),
+            "CREATE STREAMING TABLE c AS SELECT \"window\".start, count(*) FROM STREAM src GROUP "
+            "BY window(ts, '1 hour')");
+  auto e = RewriteSparkExpression(conn_.get(), "window(ts, '1 hour')");
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(*e, "window(ts, '1 hour')");
+}
+
 }  // namespace
 }  // namespace sluice::dialect

@@ -17,11 +17,15 @@ bool IsLambdaParameter(const std::vector<Token>& tokens, size_t k) {
   return IsName(tokens[j]) && tokens[j + 1].IsSymbol(")") && tokens[j + 2].IsSymbol("->");
 }
 
-// Every rule's edits of `sql`; InvalidArgument from a rule that refuses.
-Result<std::string> ApplyRules(std::string_view sql, const std::vector<Substitution>* subs) {
+// Every rule's edits of `sql`; InvalidArgument from a rule that refuses. `statement`: `sql` is
+// a whole statement (the batch window rule reads its GROUP BY), not an expression or a fragment.
+Result<std::string> ApplyRules(std::string_view sql, const std::vector<Substitution>* subs,
+                               bool statement) {
   auto tokens = Tokenize(sql, Lexing::kSpark);
   if (!tokens.ok()) return std::string(sql);  // the engine reports the error
   std::vector<Edit> edits;
+  RewriteArithmetic(sql, *tokens, &edits);
+  if (statement) RewriteBatchWindows(sql, *tokens, &edits);
   RewriteLiterals(sql, *tokens, &edits);
   RewriteCasts(sql, *tokens, &edits);
   RewriteNames(sql, *tokens, &edits);
@@ -54,18 +58,19 @@ Result<std::string> ApplyRules(std::string_view sql, const std::vector<Substitut
 
 Result<std::string> RewriteFragment(std::string_view text,
                                     const std::vector<Substitution>& substitutions) {
-  return ApplyRules(text, &substitutions);
+  return ApplyRules(text, &substitutions, false);
 }
 
 Result<std::string> RewriteSparkSql(engine::Connection* conn, std::string_view sql) {
-  SLUICE_ASSIGN_OR_RETURN(std::string text, ApplyRules(sql, nullptr));
+  SLUICE_ASSIGN_OR_RETURN(std::string text, ApplyRules(sql, nullptr, true));
   return RewriteFromJson(conn, text);
 }
 
 Result<std::string> RewriteSparkExpression(engine::Connection* conn, std::string_view expr) {
   constexpr std::string_view kPrefix = "SELECT ";
-  SLUICE_ASSIGN_OR_RETURN(std::string sql,
-                          RewriteSparkSql(conn, std::string(kPrefix) + std::string(expr)));
+  SLUICE_ASSIGN_OR_RETURN(std::string text,
+                          ApplyRules(std::string(kPrefix) + std::string(expr), nullptr, false));
+  SLUICE_ASSIGN_OR_RETURN(std::string sql, RewriteFromJson(conn, text));
   if (sql.compare(0, kPrefix.size(), kPrefix) != 0) {
     return Status::Internal("the Spark dialect rewrote the SELECT before an expression");
   }

@@ -4,6 +4,8 @@
 // docs/sql-frontend.md, docs/sql-reference.md "Spark functions").
 //
 // The rules, each a file with its table of spellings (rules.h):
+//   arithmetic.cc a / b, a % b with Spark's result types and ANSI errors (division by zero)
+//   windows.cc    window(ts, size) in a batch statement, the group GROUP BY window(...) names
 //   literals.cc   5L 5S 5Y 1.5D 1.5F 1.50BD, X'..', backslash escapes, r'raw', 'a' 'b'
 //   casts.cc      CAST / TRY_CAST / :: to STRING and BINARY (UTF-8), Spark's type names (types.h)
 //   names.cc      offset / window as column names
@@ -33,7 +35,8 @@ namespace sluice::dialect {
 // options, a schema that is not a literal), naming the position.
 Result<std::string> RewriteSparkSql(engine::Connection* conn, std::string_view sql);
 
-// An expression (a SELECT item, a condition) in Spark's dialect -> the engine's.
+// An expression (a SELECT item, a condition) in Spark's dialect -> the engine's. window(...) is
+// left as written (the C++ API's streaming planner plans it; windows.cc is for statements).
 Result<std::string> RewriteSparkExpression(engine::Connection* conn, std::string_view expr);
 
 }  // namespace sluice::dialect

@@ -72,14 +72,15 @@ TEST_F(SparkSqlTest, OffsetAndWindowAreQuotedWhereAColumnNameStands) {
             "SELECT o AS \"offset\" FROM t AS \"window\"");
   EXPECT_EQ(Rewrite("CREATE TABLE t (offset BIGINT, window STRING)"),
             "CREATE TABLE t (\"offset\" BIGINT, \"window\" STRING)");
-  // The clauses stay keywords; window(...) stays the function; t.offset needs nothing.
+  // The clauses stay keywords; window(...) is the function (a batch statement's is the
+  // engine's spark_window, windows.cc); t.offset needs nothing.
   EXPECT_EQ(Rewrite("SELECT a FROM t ORDER BY a LIMIT 2 OFFSET 1"),
             "SELECT a FROM t ORDER BY a NULLS FIRST LIMIT 2 OFFSET 1");
   EXPECT_EQ(Rewrite("SELECT a FROM t OFFSET 3"), "SELECT a FROM t OFFSET 3");
   EXPECT_EQ(Rewrite("SELECT sum(a) OVER w FROM t WINDOW w AS (PARTITION BY b)"),
             "SELECT sum(a) OVER w FROM t WINDOW w AS (PARTITION BY b)");
   EXPECT_EQ(Rewrite("SELECT window(ts, '1 minute'), t.offset FROM t"),
-            "SELECT window(ts, '1 minute'), t.offset FROM t");
+            "SELECT spark_window(ts, '1 minute'), t.offset FROM t");
 }
 
 TEST_F(SparkSqlTest, LiteralsCommentsAndQuotedNamesAreLeftAlone) {
@@ -109,10 +110,12 @@ TEST_F(SparkSqlTest, StringLiteralsReadAsSparkDoes) {
 TEST_F(SparkSqlTest, TypeNamesAndCastChains) {
   EXPECT_EQ(
       Rewrite("SELECT CAST(x AS LONG), CAST(y AS ARRAY<STRING>), z::BYTE, '7'::INT::STRING"),
-      "SELECT CAST(spark_cast_input(x, 'BIGINT') AS BIGINT), CAST(y AS VARCHAR[]), "
+      "SELECT CAST(spark_cast_input(x, 'BIGINT') AS BIGINT), CAST(spark_cast_input(y, "
+      "'VARCHAR[]') AS VARCHAR[]), "
       "spark_cast_input(z, 'TINYINT')::TINYINT, spark_string(spark_cast_input('7', 'INT')::INT)");
   EXPECT_EQ(Rewrite("SELECT CAST(m AS MAP<STRING, ARRAY<INT>>), TIMESTAMP_NTZ'2024-01-15 10:00'"),
-            "SELECT CAST(m AS MAP(VARCHAR, INT[])), TIMESTAMP'2024-01-15 10:00'");
+            "SELECT CAST(spark_cast_input(m, 'MAP(VARCHAR, INT[])') AS MAP(VARCHAR, INT[])), "
+            "TIMESTAMP'2024-01-15 10:00'");
 }
 
 TEST_F(SparkSqlTest, CollectionConstructors) {
@@ -123,7 +126,8 @@ TEST_F(SparkSqlTest, CollectionConstructors) {
             "struct_pack(\"a\" := a, \"col2\" := 1), struct_pack(\"k\" := v)");
   // Types stay types.
   EXPECT_EQ(Rewrite("SELECT CAST(x AS MAP(VARCHAR, INT)), CAST(y AS STRUCT(a INT))"),
-            "SELECT CAST(x AS MAP(VARCHAR, INT)), CAST(y AS STRUCT(a INT))");
+            "SELECT CAST(spark_cast_input(x, 'MAP(VARCHAR, INT)') AS MAP(VARCHAR, INT)), "
+            "CAST(spark_cast_input(y, 'STRUCT(a INT)') AS STRUCT(a INT))");
   EXPECT_EQ(Rewrite("SELECT concat(a, NULL, 'c'), concat()"),
             "SELECT ((a) || ( NULL) || ( 'c')), ''");
   auto named = RewriteSparkSql(conn_.get(), "SELECT named_struct(k, 1)");

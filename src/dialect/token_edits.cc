@@ -7,7 +7,9 @@ namespace sluice::dialect {
 std::string ApplyEdits(std::string_view sql, std::vector<Edit> edits) {
   std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
     if (a.begin != b.begin) return a.begin < b.begin;
-    return (a.begin == a.end) > (b.begin == b.end);
+    const bool a_insert = a.begin == a.end, b_insert = b.begin == b.end;
+    if (a_insert != b_insert) return a_insert;
+    return a_insert && a.span_end > b.span_end;
   });
   std::string out;
   size_t copied = 0;

@@ -20,10 +20,15 @@ struct Edit {
   size_t begin;
   size_t end;
   std::string text;
+  // For an insertion that opens a construct (`f(` before an operand): the offset where the
+  // construct ends, so that at one offset the outer opening goes first. 0: unknown.
+  size_t span_end = 0;
 };
 
 // `sql` with `edits` applied. At one offset insertions go before the replacement starting
-// there; an edit inside an already replaced range is dropped (a rule conflict, never a crash).
+// there, openings with a span_end first, the one ending last first (a ^ b / c and a / b ^ c
+// nest right whatever the order of the rules), then the others in the order they were added;
+// an edit inside an already replaced range is dropped (a rule conflict, never a crash).
 std::string ApplyEdits(std::string_view sql, std::vector<Edit> edits);
 
 // The index of the token closing the bracket ('(' or '[') opened at `open`, and the indexes

@@ -426,7 +426,7 @@ bool IsTimestamp(LogicalTypeId id) {
          id == LogicalTypeId::TIMESTAMP_SEC;
 }
 
-enum class Target { kIntegral, kFloating, kDate, kTimestamp, kOther };
+enum class Target { kIntegral, kFloating, kDate, kTimestamp, kNested, kOther };
 
 Target TargetOf(const std::string& name) {
   std::string t;
@@ -440,6 +440,9 @@ Target TargetOf(const std::string& name) {
   }
   if (t == "DATE") return Target::kDate;
   if (t == "TIMESTAMP") return Target::kTimestamp;
+  if (!t.empty() && (t.back() == ']' || t.rfind("MAP(", 0) == 0 || t.rfind("STRUCT(", 0) == 0)) {
+    return Target::kNested;
+  }
   return Target::kOther;
 }
 
@@ -514,6 +517,14 @@ unique_ptr<Expression> CastInput(duckdb::FunctionBindExpressionInput& input, boo
                      LogicalType::TIMESTAMP_TZ,
                      DoubleSecondsToTimestamp},
                     Cast(context, std::move(x), LogicalType::DOUBLE));
+      }
+      break;
+    case Target::kNested:
+      if (src == LogicalTypeId::VARCHAR) {
+        throw duckdb::BinderException(
+            "[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] cannot cast STRING to %s: Spark casts no "
+            "string to an array, a map or a struct (from_json(s, '<schema>') reads JSON text)",
+            target_name);
       }
       break;
     case Target::kOther:

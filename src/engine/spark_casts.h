@@ -5,7 +5,8 @@
 //
 //   spark_cast_input(x, 'T'), spark_try_cast_input(x, 'T')   the dialect (dialect/casts.cc)
 //       writes CAST(x AS T) as CAST(spark_cast_input(x, 'T') AS T) for T an integral type,
-//       DOUBLE / FLOAT, DATE or TIMESTAMP; what Spark reads differently from DuckDB's cast:
+//       DOUBLE / FLOAT, DATE, TIMESTAMP, an array, a map or a struct; what Spark reads
+//       differently from DuckDB's cast:
 //         source               target            Spark's rule
 //         DOUBLE/FLOAT/DECIMAL integral          truncates toward zero (DuckDB rounds)
 //         STRING               integral          [+-]digits only, blanks trimmed (ANSI): '1.5',
@@ -17,6 +18,7 @@
 //                                                (Z, +hh[:mm], UTC, GMT+hh:mm) converted to UTC
 //         TIMESTAMP            integral / DOUBLE seconds since the epoch (floor / with fraction)
 //         numbers              TIMESTAMP         seconds since the epoch
+//         STRING               array, map, struct refused (DATATYPE_MISMATCH), also by try_
 //       anything else: x unchanged (DuckDB's cast decides). A zone in the text needs the session
 //       time zone UTC (the result is a TIMESTAMP without zone): else an error says so. The try_
 //       variant gives NULL where the other fails.

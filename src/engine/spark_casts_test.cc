@@ -87,6 +87,21 @@ TEST_F(SparkCastsTest, TextToDateAndTimestamp) {
             std::string::npos);
 }
 
+TEST_F(SparkCastsTest, NoStringBecomesAnArrayMapOrStruct) {
+  for (const char* type : {"INT[]", "MAP(VARCHAR, INT)", "STRUCT(a INT)"}) {
+    EXPECT_NE(
+        Error(std::string("SELECT CAST(spark_cast_input('[1,2]', '") + type + "') AS " + type + ")")
+            .find("DATATYPE_MISMATCH"),
+        std::string::npos)
+        << type;
+  }
+  EXPECT_NE(Error("SELECT TRY_CAST(spark_try_cast_input('[1]', 'INT[]') AS INT[])")
+                .find("DATATYPE_MISMATCH"),
+            std::string::npos);
+  EXPECT_EQ(Cast("[1, 2]", "BIGINT[]"), "[1, 2]");
+  EXPECT_EQ(Cast("NULL", "INT[]"), "NULL");
+}
+
 TEST_F(SparkCastsTest, TimestampsAndSeconds) {
   EXPECT_EQ(Cast("TIMESTAMP '2024-01-15 10:30:45'", "BIGINT"), "1705314645");
   EXPECT_EQ(Cast("TIMESTAMP '1969-12-31 23:59:59.5'", "BIGINT"), "-1");

@@ -281,6 +281,42 @@ void StrptimeFormat(duckdb::DataChunk& args, duckdb::ExpressionState&, duckdb::V
 // TIMESTAMP WITH TIME ZONE where DuckDB's own functions give one, and text is read in the session
 // time zone. Helpers (spark_as_date, spark_trunc_unit, ...) are used by the others.
 const duckdb::DefaultMacro kMacros[] = {
+    // window(ts, size[, slide[, start]]) of a batch query (the dialect writes spark_window): the
+    // tumbling window holding ts, {start, end}, its start at start + k * size. Months are
+    // refused as Spark refuses them; a slide other than the size is refused (each row would
+    // fall in several windows, which Spark's batch queries expand and a scalar cannot).
+    {DEFAULT_SCHEMA,
+     "spark_interval_micros",
+     {"i", nullptr},
+     {{nullptr, nullptr}},
+     "CAST(epoch(CAST(i AS INTERVAL)) * 1000000 AS BIGINT)"},
+    {DEFAULT_SCHEMA,
+     "spark_window",
+     {"ts", "size", nullptr},
+     {{nullptr, nullptr}},
+     "spark_window(ts, size, size, '0 seconds')"},
+    {DEFAULT_SCHEMA,
+     "spark_window",
+     {"ts", "size", "slide", nullptr},
+     {{nullptr, nullptr}},
+     "spark_window(ts, size, slide, '0 seconds')"},
+    {DEFAULT_SCHEMA,
+     "spark_window",
+     {"ts", "size", "slide", "st", nullptr},
+     {{nullptr, nullptr}},
+     "CASE WHEN datepart('year', CAST(size AS INTERVAL)) * 12 + datepart('month', CAST(size AS "
+     "INTERVAL)) <> 0 THEN error('Intervals greater than a month is not supported (' || "
+     "CAST(size AS VARCHAR) || '): the duration of window() is fixed, write it in days or weeks, "
+     "e.g. ''30 days''') WHEN spark_interval_micros(size) <= 0 THEN error('The window duration (' "
+     "|| CAST(size AS VARCHAR) || ') must be greater than 0') WHEN spark_interval_micros(slide) <> "
+     "spark_interval_micros(size) THEN error('window(ts, ''' || CAST(size AS VARCHAR) || ''', '''"
+     " || CAST(slide AS VARCHAR) || '''): a sliding window (a slide other than the duration) is "
+     "not supported in a batch query, where a row falls in several windows; a streaming table "
+     "takes it') WHEN ts IS NULL THEN NULL ELSE {'start': ts - to_microseconds((((epoch_us(ts) - "
+     "spark_interval_micros(st)) % spark_interval_micros(size)) + spark_interval_micros(size)) % "
+     "spark_interval_micros(size)), 'end': ts - to_microseconds((((epoch_us(ts) - "
+     "spark_interval_micros(st)) % spark_interval_micros(size)) + spark_interval_micros(size)) % "
+     "spark_interval_micros(size)) + to_microseconds(spark_interval_micros(size))} END"},
     {DEFAULT_SCHEMA,
      "date_format",
      {"x", "p", nullptr},

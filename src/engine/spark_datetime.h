@@ -8,6 +8,8 @@
 //       session time zone is UTC (the TIMESTAMP has no zone of its own).
 //   spark_strptime_format(pattern)  the strptime format of a Spark parsing pattern ('dd/MM/yyyy'
 //       -> '%d/%m/%Y'), for to_timestamp / to_date / unix_timestamp with a pattern.
+//   spark_window(ts, size[, slide[, start]])  window() of a batch query: the tumbling window
+//       {start, end} holding ts; month durations and sliding windows are refused (by name).
 //   Macros under Spark's names (date_format, to_date, unix_timestamp, from_unixtime, ...) and
 //   under spark_<name> where DuckDB has the name with other semantics (to_timestamp, datediff,
 //   date_sub, trunc, date_trunc, dayofweek, weekday): the dialect's rename table maps those.

@@ -122,6 +122,34 @@ TEST_F(SparkFunctionsEngineTest, JavaRegexAndReplacement) {
   EXPECT_EQ(Scalar("SELECT regexp_count('a1b22c333', '\\d')"), "6");
   EXPECT_NE(Error("SELECT spark_regexp_replace('a', 'a', '$x')").find("must name a group"),
             std::string::npos);
+  // A group the regex does not have is Spark's error (DuckDB gives ''); named groups count,
+  // (?:...), escaped and bracketed parentheses do not.
+  EXPECT_EQ(Scalar("SELECT spark_regexp_extract('abc', '(a)(?:b)[(]?\\(?(c)', 2)"), "c");
+  EXPECT_EQ(Scalar("SELECT spark_regexp_extract('k=v', '(?<key>\\w+)=(\\w+)', 2)"), "v");
+  EXPECT_EQ(Scalar("SELECT spark_regexp_extract(s, '(a)', 1) FROM (VALUES ('xa')) t(s)"), "a");
+  for (const char* q :
+       {"SELECT spark_regexp_extract('abc', '(a)', 3)",
+        "SELECT spark_regexp_extract('abc', 'a', 1)", "SELECT spark_regexp_extract('abc', 'a')",
+        "SELECT spark_regexp_extract_all('abc', '(a)', -1)"}) {
+    EXPECT_NE(Error(q).find("REGEX_GROUP_INDEX"), std::string::npos) << q;
+  }
+}
+
+TEST_F(SparkFunctionsEngineTest, BatchWindows) {
+  EXPECT_EQ(Scalar("SELECT spark_window(TIMESTAMP '2024-01-01 10:12:00', '10 minutes')"),
+            "{'start': '2024-01-01 10:10:00', 'end': '2024-01-01 10:20:00'}");
+  EXPECT_EQ(Scalar("SELECT spark_window(TIMESTAMP '2024-01-01 10:12:00', '1 hour', '1 hour', "
+                   "'15 minutes').start"),
+            "2024-01-01 09:15:00");
+  EXPECT_EQ(Scalar("SELECT spark_window(TIMESTAMP '1969-12-31 23:59:30', '1 minute').start"),
+            "1969-12-31 23:59:00");
+  EXPECT_EQ(Scalar("SELECT spark_window(NULL::TIMESTAMP, '1 day')"), "NULL");
+  EXPECT_NE(Error("SELECT spark_window(TIMESTAMP '2024-01-01', '1 month')")
+                .find("Intervals greater than a month"),
+            std::string::npos);
+  EXPECT_NE(Error("SELECT spark_window(TIMESTAMP '2024-01-01', '10 minutes', '5 minutes')")
+                .find("sliding window"),
+            std::string::npos);
 }
 
 TEST_F(SparkFunctionsEngineTest, ArraysMapsAndAggregates) {
@@ -150,6 +178,38 @@ TEST_F(SparkFunctionsEngineTest, Json) {
   EXPECT_EQ(Scalar("SELECT get_json_object('{\"c\":[]}', '$.c[*].x')"), "NULL");
   EXPECT_EQ(Scalar("SELECT json_object_keys('{\"a\":1,\"b\":2}')"), "[a, b]");
   EXPECT_EQ(Scalar("SELECT spark_json_array_length('not json')"), "NULL");
+}
+
+TEST_F(SparkFunctionsEngineTest, JsonNumbersAsSparkReadsThem) {
+  // The fields read as JSON text (as from_json's rewrite reads them), then typed as Spark.
+  const std::string t = "'STRUCT(a INTEGER, b DOUBLE, c BOOLEAN, d DECIMAL(5,2), s VARCHAR)'";
+  auto row = [&](const std::string& json) {
+    return Scalar("SELECT CAST(spark_json_numbers(json_transform('" + json +
+                  "', '{\"a\":\"JSON\",\"b\":\"JSON\",\"c\":\"JSON\",\"d\":\"JSON\","
+                  "\"s\":\"VARCHAR\"}'), " +
+                  t + ") AS VARCHAR)");
+  };
+  EXPECT_EQ(row("{\"a\":12,\"b\":1.5,\"c\":true,\"d\":1.005,\"s\":\"x\"}"),
+            "{'a': 12, 'b': 1.5, 'c': true, 'd': 1.01, 's': x}");
+  EXPECT_EQ(row("{\"a\":\"12\",\"b\":\"1.5\",\"c\":\"true\",\"d\":\"1\",\"s\":12}"),
+            "{'a': NULL, 'b': NULL, 'c': NULL, 'd': NULL, 's': 12}");
+  EXPECT_EQ(row("{\"a\":1.0,\"b\":\"NaN\",\"c\":1,\"d\":1234.5,\"s\":null}"),
+            "{'a': NULL, 'b': nan, 'c': NULL, 'd': NULL, 's': NULL}");
+  EXPECT_EQ(row("{\"a\":3000000000,\"b\":-2e3}"),
+            "{'a': NULL, 'b': -2000.0, 'c': NULL, 'd': NULL, 's': NULL}");
+  // Inside arrays and nested structs; a NULL struct stays NULL.
+  EXPECT_EQ(Scalar("SELECT CAST(spark_json_numbers(json_transform('{\"xs\":[1,\"2\",3],\"n\":"
+                   "{\"k\":\"4\"}}', '{\"xs\":[\"JSON\"],\"n\":{\"k\":\"JSON\"}}'), "
+                   "'STRUCT(xs BIGINT[], n STRUCT(k INTEGER))') AS VARCHAR)"),
+            "{'xs': NULL, 'n': {'k': NULL}}");
+  EXPECT_EQ(Scalar("SELECT CAST(spark_json_numbers(json_transform('[{\"k\":\"1\"},{\"k\":2}]', "
+                   "'[{\"k\":\"JSON\"}]'), 'STRUCT(k INTEGER)[]') AS VARCHAR)"),
+            "[{'k': NULL}, {'k': 2}]");
+  EXPECT_EQ(Scalar("SELECT CAST(spark_json_numbers(json_transform('{\"m\":{\"a\":1},\"x\":\"2\"}', "
+                   "'{\"m\":\"MAP(VARCHAR, INTEGER)\",\"x\":\"JSON\"}'), 'STRUCT(m MAP(VARCHAR, "
+                   "INTEGER), x INTEGER)') AS VARCHAR)"),
+            "{'m': {a=1}, 'x': NULL}");
+  EXPECT_EQ(Scalar("SELECT spark_json_numbers(NULL::STRUCT(a JSON), 'STRUCT(a INTEGER)')"), "NULL");
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 
 #include <cstring>
 
+#include "engine/spark_arithmetic.h"
 #include "engine/spark_casts.h"
 #include "engine/spark_collections.h"
 #include "engine/spark_datetime.h"
 #include "engine/spark_json.h"
+#include "engine/spark_json_numbers.h"
 #include "engine/spark_scalars.h"
 #include "engine/spark_string_functions.h"
 
@@ -31,6 +33,8 @@ void RegisterSparkFunctions(duckdb::DatabaseInstance& db) {
   RegisterSparkScalars(loader);
   RegisterSparkStringFunctions(loader);
   RegisterSparkCasts(loader);
+  RegisterSparkArithmetic(db, loader);
+  RegisterSparkJsonNumbers(loader);
 }
 
 }  // namespace sluice::engine::internal

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "duckdb/common/vector_operations/binary_executor.hpp"
 #include "duckdb/common/vector_operations/unary_executor.hpp"
 #include "duckdb/planner/expression.hpp"
 #include "engine/spark_macros.h"
@@ -229,6 +230,45 @@ void Soundex(duckdb::DataChunk& args, duckdb::ExpressionState&, duckdb::Vector& 
       });
 }
 
+// The capturing groups of a regex: '(' outside a [...] class and not escaped, except (?...)
+// other than the named groups (?<name>...) and (?P<name>...).
+int32_t CountGroups(std::string_view p) {
+  int32_t n = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = p[i] != ']';
+    } else if (p[i] == '[') {
+      in_class = true;
+      if (i + 1 < p.size() && p[i + 1] == ']') ++i;  // []] holds a ]
+    } else if (p[i] == '(') {
+      const bool named =
+          p.compare(i + 1, 2, "?<") == 0 && i + 3 < p.size() && p[i + 3] != '=' && p[i + 3] != '!';
+      if (i + 1 >= p.size() || p[i + 1] != '?' || named || p.compare(i + 1, 3, "?P<") == 0) ++n;
+    }
+  }
+  return n;
+}
+
+// spark_regex_with_group(p, g): the regex p when it has a group g (0 is the whole match), else
+// Spark's INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX error (DuckDB's regexp_extract gives '').
+// It wraps the pattern, not the group index, which DuckDB's regexp_extract needs as a constant.
+void RegexWithGroup(duckdb::DataChunk& args, duckdb::ExpressionState&, duckdb::Vector& result) {
+  duckdb::BinaryExecutor::Execute<duckdb::string_t, int32_t, duckdb::string_t>(
+      args.data[0], args.data[1], result, args.size(), [](duckdb::string_t p, int32_t g) {
+        const int32_t groups = CountGroups(std::string_view(p.GetData(), p.GetSize()));
+        if (g < 0 || g > groups) {
+          throw duckdb::InvalidInputException(
+              "[INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX] regexp_extract: the regex '%s' has %d "
+              "group(s), so the group index must be between 0 and %d, got %d",
+              p.GetString(), groups, groups, g);
+        }
+        return p;
+      });
+}
+
 const duckdb::DefaultMacro kMacros[] = {
     {DEFAULT_SCHEMA,
      "spark_split_limit",
@@ -244,22 +284,22 @@ const duckdb::DefaultMacro kMacros[] = {
      "spark_regexp_extract",
      {"s", "p", nullptr},
      {{nullptr, nullptr}},
-     "regexp_extract(s, spark_java_regex(p), 1)"},
+     "regexp_extract(s, spark_regex_with_group(spark_java_regex(p), 1), 1)"},
     {DEFAULT_SCHEMA,
      "spark_regexp_extract",
      {"s", "p", "g", nullptr},
      {{nullptr, nullptr}},
-     "regexp_extract(s, spark_java_regex(p), g)"},
+     "regexp_extract(s, spark_regex_with_group(spark_java_regex(p), g), g)"},
     {DEFAULT_SCHEMA,
      "spark_regexp_extract_all",
      {"s", "p", nullptr},
      {{nullptr, nullptr}},
-     "regexp_extract_all(s, spark_java_regex(p), 1)"},
+     "regexp_extract_all(s, spark_regex_with_group(spark_java_regex(p), 1), 1)"},
     {DEFAULT_SCHEMA,
      "spark_regexp_extract_all",
      {"s", "p", "g", nullptr},
      {{nullptr, nullptr}},
-     "regexp_extract_all(s, spark_java_regex(p), g)"},
+     "regexp_extract_all(s, spark_regex_with_group(spark_java_regex(p), g), g)"},
     {DEFAULT_SCHEMA,
      "spark_decode",
      {"b", "cs", nullptr},
@@ -339,6 +379,9 @@ void RegisterSparkStringFunctions(duckdb::ExtensionLoader& loader) {
                                                  duckdb::LogicalType::BIGINT, Crc32));
   loader.RegisterFunction(duckdb::ScalarFunction("soundex", {duckdb::LogicalType::VARCHAR},
                                                  duckdb::LogicalType::VARCHAR, Soundex));
+  loader.RegisterFunction(duckdb::ScalarFunction(
+      "spark_regex_with_group", {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::INTEGER},
+      duckdb::LogicalType::VARCHAR, RegexWithGroup));
   RegisterMacros(loader, kMacros);
 }
 

@@ -9,6 +9,9 @@
 //   xxhash64(x, ...)      Spark's xxhash64 (XXH64, seed 42), BIGINT; the same types.
 //   crc32(s)              CRC-32 of a STRING's UTF-8 bytes or a BINARY, BIGINT.
 //   soundex(s)            Spark's soundex (the text unchanged when it does not start with A-Z).
+//   spark_regex_with_group(p, g)  the regex p when it has a capturing group g (0: the whole
+//                         match), else Spark's INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX error;
+//                         spark_regexp_extract(_all) check their group with it.
 //   Macros: spark_decode / spark_encode (UTF-8; other charsets are an error naming them),
 //   spark_octet_length (UTF-8 bytes), spark_replace (two arguments), spark_substring (position 0
 //   counts as 1, a negative length gives ''), overlay, mask (one argument), regexp_instr.
