@@ -1,0 +1,182 @@
+#include "connect/plan_translator.h"
+
+#include <gtest/gtest.h>
+
+#include "spark/connect/relations.pb.h"
+
+namespace sluice::connect {
+namespace {
+
+namespace sc = spark::connect;
+
+sc::Expression Col(const std::string& name) {
+  sc::Expression e;
+  e.mutable_unresolved_attribute()->set_unparsed_identifier(name);
+  return e;
+}
+
+sc::Expression Int(int32_t v) {
+  sc::Expression e;
+  e.mutable_literal()->set_integer(v);
+  return e;
+}
+
+sc::Expression Call(const std::string& name, std::vector<sc::Expression> args) {
+  sc::Expression e;
+  e.mutable_unresolved_function()->set_function_name(name);
+  for (auto& a : args) *e.mutable_unresolved_function()->add_arguments() = a;
+  return e;
+}
+
+sc::Relation Range(int64_t start, int64_t end, int64_t step) {
+  sc::Relation r;
+  r.mutable_range()->set_start(start);
+  r.mutable_range()->set_end(end);
+  r.mutable_range()->set_step(step);
+  return r;
+}
+
+std::string Query(const sc::Relation& r) {
+  PlanTranslator t;
+  Result<std::string> q = t.Query(r);
+  EXPECT_TRUE(q.ok()) << q.status().ToString();
+  return q.ok() ? *q : "";
+}
+
+TEST(PlanTranslatorTest, RangeHasSparksIdColumn) {
+  EXPECT_EQ(Query(Range(0, 5, 1)), "SELECT * FROM range(0, 5, 1) AS _range(id)");
+}
+
+TEST(PlanTranslatorTest, SqlRelationIsItsQuery) {
+  sc::Relation r;
+  r.mutable_sql()->set_query("SELECT 1 AS a;  ");
+  EXPECT_EQ(Query(r), "SELECT 1 AS a");
+}
+
+TEST(PlanTranslatorTest, ProjectFilterLimitNest) {
+  sc::Relation filter;
+  *filter.mutable_filter()->mutable_input() = Range(0, 10, 1);
+  *filter.mutable_filter()->mutable_condition() = Call(">", {Col("id"), Int(3)});
+  sc::Relation project;
+  *project.mutable_project()->mutable_input() = filter;
+  sc::Expression alias;
+  *alias.mutable_alias()->mutable_expr() = Call("+", {Col("id"), Int(1)});
+  alias.mutable_alias()->add_name("next id");
+  *project.mutable_project()->add_expressions() = alias;
+  sc::Relation limit;
+  *limit.mutable_limit()->mutable_input() = project;
+  limit.mutable_limit()->set_limit(2);
+  EXPECT_EQ(Query(limit),
+            "SELECT * FROM (SELECT (id + 1) AS `next id` FROM (SELECT * FROM (SELECT * FROM "
+            "range(0, 10, 1) AS _range(id)) AS _s0 WHERE (id > 3)) AS _s1) AS _s2 LIMIT 2");
+}
+
+TEST(PlanTranslatorTest, LimitRightAboveSortKeepsTheOrder) {
+  sc::Relation sort;
+  *sort.mutable_sort()->mutable_input() = Range(0, 10, 1);
+  auto* order = sort.mutable_sort()->add_order();
+  *order->mutable_child() = Col("id");
+  order->set_direction(sc::Expression::SortOrder::SORT_DIRECTION_DESCENDING);
+  order->set_null_ordering(sc::Expression::SortOrder::SORT_NULLS_LAST);
+  sc::Relation limit;
+  *limit.mutable_limit()->mutable_input() = sort;
+  limit.mutable_limit()->set_limit(3);
+  std::string q = Query(limit);
+  EXPECT_NE(q.find("ORDER BY id DESC NULLS LAST LIMIT 3"), std::string::npos) << q;
+}
+
+TEST(PlanTranslatorTest, SubqueryAliasNamesTheDerivedTable) {
+  sc::Relation alias;
+  *alias.mutable_subquery_alias()->mutable_input() = Range(0, 3, 1);
+  alias.mutable_subquery_alias()->set_alias("t");
+  sc::Relation project;
+  *project.mutable_project()->mutable_input() = alias;
+  *project.mutable_project()->add_expressions() = Col("t.id");
+  std::string q = Query(project);
+  EXPECT_NE(q.find(") AS t"), std::string::npos) << q;
+  EXPECT_EQ(q.rfind("SELECT t.id FROM", 0), 0u) << q;
+}
+
+TEST(PlanTranslatorTest, SelectExprTextAndAliasedGroupingKeys) {
+  sc::Relation project;
+  *project.mutable_project()->mutable_input() = Range(0, 3, 1);
+  project.mutable_project()->add_expressions()->mutable_expression_string()->set_expression(
+      "id + 1 AS next");
+  EXPECT_EQ(Query(project).rfind("SELECT id + 1 AS next FROM", 0), 0u) << Query(project);
+  sc::Relation agg;
+  agg.mutable_aggregate()->set_group_type(sc::Aggregate::GROUP_TYPE_GROUPBY);
+  *agg.mutable_aggregate()->mutable_input() = Range(0, 3, 1);
+  sc::Expression key;
+  *key.mutable_alias()->mutable_expr() = Call("%", {Col("id"), Int(2)});
+  key.mutable_alias()->add_name("k");
+  *agg.mutable_aggregate()->add_grouping_expressions() = key;
+  *agg.mutable_aggregate()->add_aggregate_expressions() = Call("count", {Col("id")});
+  std::string q = Query(agg);
+  EXPECT_EQ(q.rfind("SELECT (id % 2) AS k, count(id) FROM", 0), 0u) << q;
+  EXPECT_NE(q.find("GROUP BY (id % 2)"), std::string::npos) << q;
+}
+
+TEST(PlanTranslatorTest, OperatorsAndWhen) {
+  PlanTranslator t;
+  EXPECT_EQ(*t.Expr(Call("==", {Col("a"), Int(1)})), "(a = 1)");
+  EXPECT_EQ(*t.Expr(Call("and", {Col("a"), Col("b")})), "(a AND b)");
+  EXPECT_EQ(*t.Expr(Call("not", {Col("a")})), "(NOT a)");
+  EXPECT_EQ(*t.Expr(Call("isNull", {Col("a")})), "(a IS NULL)");
+  EXPECT_EQ(*t.Expr(Call("in", {Col("a"), Int(1), Int(2)})), "(a IN (1, 2))");
+  EXPECT_EQ(*t.Expr(Call("when", {Col("c"), Int(1), Int(2)})), "CASE WHEN c THEN 1 ELSE 2 END");
+  EXPECT_EQ(*t.Expr(Call("upper", {Col("s")})), "upper(s)");
+  sc::Expression distinct = Call("count", {Col("a")});
+  distinct.mutable_unresolved_function()->set_is_distinct(true);
+  EXPECT_EQ(*t.Expr(distinct), "count(DISTINCT a)");
+}
+
+TEST(PlanTranslatorTest, IdentifiersAreQuotedWhereNeeded) {
+  EXPECT_EQ(QuoteIdentifier("a"), "a");
+  EXPECT_EQ(QuoteIdentifier("t.a"), "t.a");
+  EXPECT_EQ(QuoteIdentifier("count(1)"), "`count(1)`");
+  EXPECT_EQ(QuoteIdentifier("`my col`.x"), "`my col`.x");
+  EXPECT_EQ(QuoteName("we`ird"), "`we``ird`");
+}
+
+TEST(PlanTranslatorTest, Literals) {
+  auto lit = [](auto set) {
+    sc::Expression e;
+    set(e.mutable_literal());
+    return *LiteralToSql(e);
+  };
+  EXPECT_EQ(lit([](auto* l) { l->set_long_(5); }), "CAST(5 AS BIGINT)");
+  EXPECT_EQ(lit([](auto* l) { l->set_string("it's \\"); }), "'it\\'s \\\\'");
+  EXPECT_EQ(lit([](auto* l) { l->set_boolean(true); }), "TRUE");
+  EXPECT_EQ(lit([](auto* l) { l->set_date(19723); }), "DATE '2024-01-01'");
+  EXPECT_EQ(lit([](auto* l) { l->set_timestamp(1500000); }),
+            "TIMESTAMP '1970-01-01 00:00:01.500000'");
+  EXPECT_EQ(lit([](auto* l) { l->set_timestamp(-1); }), "TIMESTAMP '1969-12-31 23:59:59.999999'");
+  EXPECT_EQ(lit([](auto* l) { l->set_binary(std::string("\x01\xAB", 2)); }), "X'01AB'");
+  EXPECT_EQ(lit([](auto* l) { l->mutable_null()->mutable_long_(); }), "CAST(NULL AS BIGINT)");
+  EXPECT_EQ(lit([](auto* l) {
+              l->mutable_decimal()->set_value("1.50");
+              l->mutable_decimal()->set_precision(5);
+              l->mutable_decimal()->set_scale(2);
+            }),
+            "CAST('1.50' AS DECIMAL(5,2))");
+}
+
+TEST(PlanTranslatorTest, UnsupportedRelationsAreRefusedByName) {
+  sc::Relation join;
+  *join.mutable_join()->mutable_left() = Range(0, 1, 1);
+  *join.mutable_join()->mutable_right() = Range(0, 1, 1);
+  PlanTranslator t;
+  Result<std::string> q = t.Query(join);
+  ASSERT_TRUE(q.status().IsNotSupported());
+  EXPECT_NE(q.status().message().find("the relation join"), std::string::npos)
+      << q.status().message();
+  sc::Relation streaming;
+  streaming.mutable_read()->set_is_streaming(true);
+  EXPECT_NE(t.Query(streaming).status().message().find("readStream"), std::string::npos);
+  sc::Expression window;
+  window.mutable_window();
+  EXPECT_NE(t.Expr(window).status().message().find("the expression window"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::connect

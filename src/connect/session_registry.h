@@ -1,0 +1,60 @@
+// SessionRegistry: the Spark Connect sessions of one server, by the client's session_id.
+//
+// Each session owns a sql::Session over the server's warehouse (its own engine: temporary state
+// and settings of one client never reach another) and the session's Spark confs (Config RPC).
+// A session is created by the first request that names it and lives until ReleaseSession or the
+// server's end. The server-side session id is a fresh UUID per session, sent in every response
+// (Spark Connect clients check that it does not change).
+//
+// Confs: every key may be set; reading a key never set gives Spark's default for the confs the
+// PySpark client reads (the table in session_registry.cc), and SQL_CONF_NOT_FOUND otherwise.
+// spark.sql.session.timeZone accepts only UTC spellings: the engine computes in UTC, and another
+// zone would silently shift every timestamp the client shows.
+//
+// Thread safety: the registry is thread-safe. A ConnectSession's `mu` serializes the requests
+// of one session (sql::Session is used by one thread at a time); hold it for every use of `sql`
+// and `confs`.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "sql/session.h"
+
+namespace sluice::connect {
+
+struct ConnectSession {
+  std::string session_id;
+  std::string server_side_session_id;
+  std::mutex mu;
+  std::unique_ptr<sql::Session> sql;
+  std::map<std::string, std::string> confs;  // set by the client
+
+  // The conf's value: set, else Spark's default; nullopt when neither.
+  std::optional<std::string> GetConf(const std::string& key) const;
+  // Sets a conf; InvalidArgument / NotSupported for values Sluice cannot honour.
+  Status SetConf(const std::string& key, const std::string& value);
+};
+
+class SessionRegistry {
+ public:
+  explicit SessionRegistry(std::string warehouse);
+
+  // The session `session_id` (a UUID, as Spark requires: InvalidArgument otherwise), created on
+  // first use.
+  Result<std::shared_ptr<ConnectSession>> GetOrCreate(const std::string& session_id);
+  // Forgets the session (its engine closes when the last request using it ends).
+  void Release(const std::string& session_id);
+  size_t size() const;
+
+ private:
+  std::string warehouse_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<ConnectSession>> sessions_;
+};
+
+}  // namespace sluice::connect

@@ -1,0 +1,58 @@
+"""Runs connect_cases.CASES (or the cases named on the command line) against a Spark Connect
+server with the unmodified PySpark client, and prints one JSON object: case name -> result, or
+{"error": [exception class, message]}. Run in its own process by test_pyspark_connect.py, so that
+the classic SparkSession of the comparison never shares a process with the Connect client.
+
+Usage: connect_client.py PORT TABLE_PREFIX [CASE...]
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import connect_cases  # noqa: E402
+
+
+def main():
+    port, prefix, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+    from pyspark.sql import SparkSession
+    spark = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+    results = {}
+    for case in connect_cases.CASES:
+        if names and case.__name__ not in names:
+            continue
+        try:
+            results[case.__name__] = case(spark, {"table": f"{prefix}_{case.__name__}"})
+        except Exception as e:  # reported to the test, which decides
+            results[case.__name__] = {"error": [type(e).__name__, str(e)]}
+    extra = {}
+    if not names:
+        extra = errors(spark)
+    print(json.dumps({"cases": results, "errors": extra}))
+    spark.stop()
+
+
+def errors(spark):
+    """What the client raises for what Sluice refuses: class name, error class, message."""
+    from pyspark.sql import functions as F
+    out = {}
+    probes = {
+        "unsupported_relation": lambda: spark.range(3).join(spark.range(2), "id").collect(),
+        "missing_table": lambda: spark.sql("SELECT * FROM no_such_table_here").collect(),
+        "unsupported_expression": lambda: spark.range(3).select(
+            F.transform(F.array(F.col("id")), lambda x: x + 1)).collect(),
+    }
+    for name, probe in probes.items():
+        try:
+            probe()
+            out[name] = None
+        except Exception as e:
+            cls = getattr(e, "getCondition", None)
+            out[name] = [type(e).__name__, cls() if cls else None, str(e)]
+    return out
+
+
+if __name__ == "__main__":
+    main()
