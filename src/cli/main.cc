@@ -21,6 +21,7 @@
 #include "cli/status_line.h"
 #include "cli/table_commands.h"
 #include "common/logging.h"
+#include "connect/connect_server.h"
 
 namespace {
 
@@ -137,6 +138,17 @@ int main(int argc, char** argv) {
   sql->add_option("--file,-f", sql_options.file, "Run the statements of this file");
   sql->add_option("statements", sql_options.sql, "SQL to run (several separated by ';')");
   sql->footer(kSqlFooter);
+
+  // sluice connect (docs/pyspark.md)
+  sluice::connect::ConnectServerOptions connect_options;
+  CLI::App* connect = app.add_subcommand(
+      "connect", "Serve Spark Connect: PySpark's SparkSession.builder.remote() runs on Sluice");
+  connect->add_option("--port,-p", connect_options.port,
+                      "Port (default 15002; 0 picks a free one)");
+  connect->add_option("--host", connect_options.host,
+                      "Address to bind (default 127.0.0.1: this machine only)");
+  connect->add_option("--warehouse,-w", connect_options.warehouse,
+                      "Directory where table names resolve (default ./warehouse)");
 
   // sluice test
   std::vector<std::string> test_paths;
@@ -285,6 +297,7 @@ int main(int argc, char** argv) {
     sql_options.format = *sluice::cli::ParseOutputFormat(format_text);
     return sluice::cli::RunSqlCommand(sql_options);
   }
+  if (connect->parsed()) return sluice::connect::RunConnectCommand(connect_options);
   if (inspect->parsed()) {
     return sluice::cli::RunCheckpointInspect(inspect_options, std::cout, std::cerr);
   }
