@@ -4,11 +4,12 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <utility>
+
+#include "common/mutex.h"
 
 namespace sluice::kafka {
 
@@ -24,13 +25,15 @@ struct ClientState {
   bool reached = false;  // an operation got an answer from the cluster
 };
 
+// Lock discipline: mu guards the clients; it is taken by the log callback (librdkafka's threads)
+// and the readers below, and held only to read or change an entry.
 struct Registry {
-  std::mutex mu;
+  Mutex mu;
   // rd_kafka_name -> state, oldest client first.
-  std::deque<std::pair<std::string, ClientState>> clients;
+  std::deque<std::pair<std::string, ClientState>> clients SLUICE_GUARDED_BY(mu);
 
-  // The client's entry, made when missing (the oldest dropped past kMaxClients). Requires mu.
-  ClientState& Get(const std::string& name) {
+  // The client's entry, made when missing (the oldest dropped past kMaxClients).
+  ClientState& Get(const std::string& name) SLUICE_REQUIRES(mu) {
     for (auto& [n, c] : clients) {
       if (n == name) return c;
     }
@@ -38,8 +41,8 @@ struct Registry {
     clients.emplace_back(name, ClientState{});
     return clients.back().second;
   }
-  // A copy of the client's entry, empty when there is none. Requires mu.
-  ClientState Find(const std::string& name) const {
+  // A copy of the client's entry, empty when there is none.
+  ClientState Find(const std::string& name) const SLUICE_REQUIRES(mu) {
     for (const auto& [n, c] : clients) {
       if (n == name) return c;
     }
@@ -75,7 +78,7 @@ void OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
   std::string broker = security ? "" : BootstrapBrokerOf(buf);
   if (!security && (broker.empty() || std::strcmp(fac, "FAIL") != 0)) return;
   Registry& r = Failures();
-  std::lock_guard<std::mutex> lock(r.mu);
+  MutexLock lock(&r.mu);
   ClientState& c = r.Get(rd_kafka_name(rk));
   if (security) {
     ++c.security.count;
@@ -89,7 +92,7 @@ void OnLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
 
 void MarkReached(rd_kafka_t* rk) {
   Registry& r = Failures();
-  std::lock_guard<std::mutex> lock(r.mu);
+  MutexLock lock(&r.mu);
   r.Get(rd_kafka_name(rk)).reached = true;
 }
 
@@ -119,7 +122,7 @@ void InstallKafkaLog(rd_kafka_conf_t* conf) { rd_kafka_conf_set_log_cb(conf, &On
 
 KafkaSecurityFailure KafkaSecurityFailures(rd_kafka_t* rk) {
   Registry& r = Failures();
-  std::lock_guard<std::mutex> lock(r.mu);
+  MutexLock lock(&r.mu);
   return r.Find(rd_kafka_name(rk)).security;
 }
 
@@ -128,7 +131,7 @@ std::string KafkaBootstrapServers(rd_kafka_t* rk) { return ConfValue(rk, "bootst
 bool KafkaClusterUnreachable(rd_kafka_t* rk, std::string* why) {
   const size_t bootstrap = BootstrapCount(rk);
   Registry& r = Failures();
-  std::lock_guard<std::mutex> lock(r.mu);
+  MutexLock lock(&r.mu);
   ClientState c = r.Find(rd_kafka_name(rk));
   if (c.reached || c.failed_bootstrap.size() < bootstrap) return false;
   if (why) *why = c.last_connect_failure;

@@ -2,16 +2,17 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include <mutex>
-
+#include "common/mutex.h"
 #include "kafka/kafka_handle.h"
 
 namespace sluice::sinks {
 
+// Lock discipline: mu guards first_error, written by the delivery callback and Write, read by
+// Close; held only for that.
 struct KafkaRecordWriter::Handle {
   rd_kafka_t* rk = nullptr;
-  std::mutex mu;
-  std::string first_error;  // guarded by mu
+  Mutex mu;
+  std::string first_error SLUICE_GUARDED_BY(mu);
   ~Handle() {
     if (rk) rd_kafka_destroy(rk);
   }
@@ -30,7 +31,7 @@ void KafkaRecordWriter::OnDelivery(const void* message, void* opaque) {
     return;
   }
   self->failed_.fetch_add(1);
-  std::lock_guard<std::mutex> lock(self->handle_->mu);
+  MutexLock lock(&self->handle_->mu);
   if (self->handle_->first_error.empty()) self->handle_->first_error = rd_kafka_err2str(m->err);
 }
 
@@ -67,7 +68,7 @@ void KafkaRecordWriter::Write(std::string_view key, std::string_view value) {
       RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()), RD_KAFKA_V_END);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     failed_.fetch_add(1);
-    std::lock_guard<std::mutex> lock(handle_->mu);
+    MutexLock lock(&handle_->mu);
     if (handle_->first_error.empty()) handle_->first_error = rd_kafka_err2str(err);
   }
 }
@@ -75,7 +76,7 @@ void KafkaRecordWriter::Write(std::string_view key, std::string_view value) {
 Status KafkaRecordWriter::Close(int timeout_ms) {
   rd_kafka_resp_err_t flushed = rd_kafka_flush(handle_->rk, timeout_ms);
   int64_t pending = rd_kafka_outq_len(handle_->rk);
-  std::lock_guard<std::mutex> lock(handle_->mu);
+  MutexLock lock(&handle_->mu);
   if (failed_.load() > 0 || flushed != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return Status::IOError(
         "Kafka topic " + topic_ + ": " + std::to_string(failed_.load()) + " records not delivered" +

@@ -7,10 +7,10 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
-#include <mutex>
 #include <set>
 #include <thread>
 
+#include "common/mutex.h"
 #include "common/strings.h"
 #include "kafka/kafka_handle.h"
 #include "kafka/kafka_log.h"
@@ -139,11 +139,13 @@ Result<rd_kafka_headers_t*> DecodeHeaders(const std::string& ctx, std::string_vi
 
 }  // namespace
 
+// Lock discipline: mu guards the delivery failures, counted by the delivery callback (inside
+// librdkafka's poll and flush) and reset and read by AddBatch; held only for that.
 struct KafkaSink::Producer {
   rd_kafka_t* rk = nullptr;
-  std::mutex mu;
-  int64_t failed = 0;
-  std::string first_error;
+  Mutex mu;
+  int64_t failed SLUICE_GUARDED_BY(mu) = 0;
+  std::string first_error SLUICE_GUARDED_BY(mu);
   ~Producer() {
     if (rk) {
       rd_kafka_flush(rk, 5000);
@@ -153,7 +155,7 @@ struct KafkaSink::Producer {
   static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
     if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
     auto* self = static_cast<Producer*>(opaque);
-    std::lock_guard<std::mutex> lock(self->mu);
+    MutexLock lock(&self->mu);
     if (self->failed++ == 0) {
       self->first_error = std::string(rd_kafka_err2str(m->err)) + " (topic " +
                           (m->rkt ? rd_kafka_topic_name(m->rkt) : "?") + ")";
@@ -461,7 +463,7 @@ Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::
     }
   }
   {
-    std::lock_guard<std::mutex> lock(producer_->mu);
+    MutexLock lock(&producer_->mu);
     producer_->failed = 0;
     producer_->first_error.clear();
   }
@@ -521,7 +523,7 @@ Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::
   // send fails; librdkafka alone would retry until the delivery timeout.
   SLUICE_RETURN_NOT_OK(
       kafka::FlushUnlessRefused(producer_->rk, options_.delivery_timeout_ms + 5000, ctx));
-  std::lock_guard<std::mutex> lock(producer_->mu);
+  MutexLock lock(&producer_->mu);
   if (producer_->failed > 0) {
     return Status::IOError(ctx + ": " + std::to_string(producer_->failed) + " of " +
                            std::to_string(produced) +
