@@ -132,8 +132,12 @@ Result<std::string> RewriteFromJson(engine::Connection* conn, std::string_view s
     }
     // The engine's JSON reading of numbers and booleans made Spark's.
     auto typed = [&](const std::string& e) {
-      return strict ? "spark_json_numbers(" + e + ", " + QuoteLiteral(result_type.ToSql()) + ")"
-                    : e;
+      // The type's text with bytes that are not UTF-8 as U+FFFD (a JSON round trip), as above.
+      const std::string type_sql =
+          nlohmann::json::parse(nlohmann::json(result_type.ToSql())
+                                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+              .get<std::string>();
+      return strict ? "spark_json_numbers(" + e + ", " + QuoteLiteral(type_sql) + ")" : e;
     };
     // As a SQL literal ('' for a quote a field name may hold). Bytes that are not UTF-8 become
     // U+FFFD, as Spark decodes its SQL text (dump() threw on them: `sluice sql` aborted; found by
