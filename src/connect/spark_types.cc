@@ -1,5 +1,6 @@
 #include "connect/spark_types.h"
 
+#include "delta/schema.h"
 #include "spark/connect/types.pb.h"
 
 namespace sluice::connect {
@@ -176,40 +177,12 @@ Result<std::string> SparkTypeName(const engine::DataType& type, const std::strin
 }
 
 Result<std::string> SparkTypeDisplayName(const engine::DataType& type, const std::string& column) {
-  switch (type.id) {
-    case TypeId::kNull:
-      return std::string("void");
-    case TypeId::kBoolean:
-      return std::string("boolean");
-    case TypeId::kTinyInt:
-      return std::string("byte");
-    case TypeId::kSmallInt:
-      return std::string("short");
-    case TypeId::kInteger:
-      return std::string("integer");
-    case TypeId::kBigInt:
-      return std::string("long");
-    case TypeId::kFloat:
-      return std::string("float");
-    case TypeId::kDouble:
-      return std::string("double");
-    case TypeId::kHugeInt:
-      return std::string("decimal(38,0)");
-    case TypeId::kDecimal:
-      return "decimal(" + std::to_string(type.precision) + "," + std::to_string(type.scale) + ")";
-    case TypeId::kVarchar:
-      return std::string("string");
-    case TypeId::kBlob:
-      return std::string("binary");
-    case TypeId::kDate:
-      return std::string("date");
-    case TypeId::kTimestampTz:
-      return std::string("timestamp");
-    case TypeId::kTimestamp:
-      return std::string("timestamp_ntz");
-    default:
-      return Unsupported(type, column);
-  }
+  // Spark's typeName is the name Delta's schemaString gives a primitive type; the engine's
+  // HUGEINT (a sum of BIGINTs) reaches clients as decimal(38,0).
+  if (type.id == TypeId::kHugeInt) return std::string("decimal(38,0)");
+  Result<std::string> name = delta::DeltaPrimitiveName(type);
+  if (!name.ok()) return Unsupported(type, column);
+  return name;
 }
 
 Result<std::string> ProtoTypeToSql(const spark::connect::DataType& type) {
