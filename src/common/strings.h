@@ -10,6 +10,9 @@ namespace sluice {
 // ASCII lower case (non-ASCII bytes unchanged).
 std::string AsciiLower(std::string_view s);
 
+// Whether `a` and `b` are equal ignoring ASCII case (non-ASCII bytes compared as they are).
+bool AsciiEqualsIgnoreCase(std::string_view a, std::string_view b);
+
 // `name` as a double-quoted SQL identifier, embedded quotes doubled: a"b -> "a""b".
 std::string QuoteIdentifier(std::string_view name);
 

@@ -34,16 +34,6 @@ const char* OpSql(CompareOp op) {
   return "=";
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
-
 std::optional<Comparable> StatValue(const std::string* text, const engine::DataType& type) {
   if (text == nullptr) return std::nullopt;
   auto c = ParseComparable(*text, type);
@@ -178,9 +168,9 @@ FilePruner::FilePruner(const ScanFilter& filter, const engine::Schema& schema,
         }
       }
     }
-    c.is_partition =
-        std::any_of(partition_columns.begin(), partition_columns.end(),
-                    [&](const std::string& col) { return EqualsIgnoreCase(col, c.field->name); });
+    c.is_partition = std::any_of(
+        partition_columns.begin(), partition_columns.end(),
+        [&](const std::string& col) { return AsciiEqualsIgnoreCase(col, c.field->name); });
     conjuncts_.push_back(std::move(c));
   }
 }
@@ -211,7 +201,7 @@ Result<bool> FilePruner::MayMatch(const AddFile& file, const ParsedFileStats& st
       std::optional<Comparable> value;
       std::optional<int> cmp;  // the literal compared with the value
       for (const auto& [k, v] : file.partition_values) {
-        if (EqualsIgnoreCase(k, f->name) && v.has_value() && !v->empty()) {
+        if (AsciiEqualsIgnoreCase(k, f->name) && v.has_value() && !v->empty()) {
           auto parsed = ParseComparable(*v, f->type);
           if (!parsed.ok()) return parsed.status().WithContext("partition value of " + file.path);
           value = *parsed;

@@ -1,4 +1,5 @@
 #include "delta/stats_parsed.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,23 +12,13 @@ using nlohmann::json;
 
 namespace {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
-
 // Finds `name` in a JSON object: the exact key, else the first key equal ignoring case.
 const json* Field(const json& obj, const std::string& name) {
   if (!obj.is_object()) return nullptr;
   auto it = obj.find(name);
   if (it != obj.end()) return &*it;
   for (auto i = obj.begin(); i != obj.end(); ++i) {
-    if (EqualsIgnoreCase(i.key(), name)) return &i.value();
+    if (AsciiEqualsIgnoreCase(i.key(), name)) return &i.value();
   }
   return nullptr;
 }
@@ -50,7 +41,7 @@ const V* ParsedFileStats::Find(const Fields<V>& fields, std::string_view column)
                              [](const auto& f, std::string_view c) { return f.first < c; });
   if (it != fields.end() && it->first == column) return &it->second;
   for (const auto& [key, value] : fields) {
-    if (EqualsIgnoreCase(key, column)) return &value;
+    if (AsciiEqualsIgnoreCase(key, column)) return &value;
   }
   return nullptr;
 }
