@@ -408,6 +408,7 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
       SLUICE_ASSIGN_OR_RETURN(Sub in, Translate(rel.filter().input()));
       SLUICE_ASSIGN_OR_RETURN(std::string cond, Expr(rel.filter().condition()));
       out.sql = "SELECT * FROM " + From(in) + " WHERE " + cond;
+      out.alias = in.alias;  // a filter keeps its input's qualifier: t.id still names the column
       return out;
     }
     case K::kLimit:
@@ -423,6 +424,7 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
       } else {
         out.sql = "SELECT * FROM " + From(in) + clause;
       }
+      out.alias = in.sort_input ? in.sort_input->alias : in.alias;  // kept, as by Filter
       return out;
     }
     case K::kSort: {
@@ -435,6 +437,7 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
         keys.push_back(std::move(s));
       }
       out.order_by = Join(keys, ", ");
+      out.alias = in.alias;  // kept, as by Filter
       out.sql = "SELECT * FROM " + From(in) + " ORDER BY " + out.order_by;
       out.sort_input = std::make_shared<Sub>(std::move(in));
       return out;

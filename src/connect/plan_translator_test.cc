@@ -97,6 +97,32 @@ TEST(PlanTranslatorTest, SubqueryAliasNamesTheDerivedTable) {
   EXPECT_EQ(q.rfind("SELECT t.id FROM", 0), 0u) << q;
 }
 
+// spark.range(6).alias("t").where(...).selectExpr("t.id"): Spark keeps the qualifier t through
+// Filter, Sort and Limit, so the derived table above them is named t again (the CI failure of
+// where_string_and_alias: "Referenced table t not found").
+TEST(PlanTranslatorTest, AliasSurvivesFilterSortAndLimit) {
+  sc::Relation alias;
+  *alias.mutable_subquery_alias()->mutable_input() = Range(0, 6, 1);
+  alias.mutable_subquery_alias()->set_alias("t");
+  sc::Relation filter;
+  *filter.mutable_filter()->mutable_input() = alias;
+  *filter.mutable_filter()->mutable_condition() = Call(">", {Col("id"), Int(1)});
+  sc::Relation sort;
+  *sort.mutable_sort()->mutable_input() = filter;
+  *sort.mutable_sort()->add_order()->mutable_child() = Col("id");
+  sc::Relation limit;
+  *limit.mutable_limit()->mutable_input() = sort;
+  limit.mutable_limit()->set_limit(2);
+  for (const sc::Relation* below : {&filter, &sort, &limit}) {
+    sc::Relation project;
+    *project.mutable_project()->mutable_input() = *below;
+    *project.mutable_project()->add_expressions() = Col("t.id");
+    std::string q = Query(project);
+    EXPECT_EQ(q.rfind("SELECT t.id FROM (", 0), 0u) << q;
+    EXPECT_EQ(q.substr(q.size() - 6), ") AS t") << q;
+  }
+}
+
 TEST(PlanTranslatorTest, SelectExprTextAndAliasedGroupingKeys) {
   sc::Relation project;
   *project.mutable_project()->mutable_input() = Range(0, 3, 1);

@@ -56,7 +56,8 @@ std::string ShowString(const engine::Batch& data, int64_t num_rows, bool truncat
   }
   out += sep;
   if (data.num_rows() > shown) {
-    out += "only showing top " + std::to_string(shown) + (shown == 1 ? " row\n" : " rows\n");
+    // Spark 4's showString ends this line without a newline (println adds one).
+    out += "only showing top " + std::to_string(shown) + (shown == 1 ? " row" : " rows");
   }
   return out;
 }

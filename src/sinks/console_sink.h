@@ -9,9 +9,11 @@
 //   +---+-----+
 //   |  1|    a|
 //   +---+-----+
-//   only showing top 20 rows      (only when there are more)
-//   <empty line>
+//   only showing top 20 rows      (only when there are more; then no empty line follows)
+//   <empty line>                  (only when all rows were shown)
 //
+// ShowString is Spark 4's Dataset.showString: the table text, ending in "\n" after the last
+// border, or in "only showing top N rows" with no newline (Spark 4.2, asked directly).
 // Cells as Dataset.show: NULL as "NULL"; with truncate, cells longer than 20 characters are cut
 // to 17 + "..." and right-aligned; without, left-aligned and whole. Column width >= 3.
 //

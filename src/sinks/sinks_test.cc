@@ -136,8 +136,7 @@ TEST_F(SinksTest, ConsoleTruncatesAndLimitsRows) {
             "|xxxxxxxxxxxxxxxxx...|\n"
             "|xxxxxxxxxxxxxxxxx...|\n"
             "+--------------------+\n"
-            "only showing top 2 rows\n"
-            "\n");
+            "only showing top 2 rows\n");
   EXPECT_EQ(ShowString(Q("SELECT 'ab' AS c"), 20, false), "+---+\n|c  |\n+---+\n|ab |\n+---+\n");
 }
 
