@@ -1,0 +1,16 @@
+-- Nexmark q15, the batch reference: the reference's query run by DuckDB as one batch over all the
+-- events (tables bid, person, auction), with count(DISTINCT ...) FILTER as written; days are UTC.
+SELECT strftime(dateTime AT TIME ZONE 'UTC', '%Y-%m-%d') AS day,
+       count(*) AS total_bids,
+       count(*) FILTER (WHERE price < 10000) AS rank1_bids,
+       count(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+       count(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
+       count(DISTINCT bidder) AS total_bidders,
+       count(DISTINCT bidder) FILTER (WHERE price < 10000) AS rank1_bidders,
+       count(DISTINCT bidder) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bidders,
+       count(DISTINCT bidder) FILTER (WHERE price >= 1000000) AS rank3_bidders,
+       count(DISTINCT auction) AS total_auctions,
+       count(DISTINCT auction) FILTER (WHERE price < 10000) AS rank1_auctions,
+       count(DISTINCT auction) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_auctions,
+       count(DISTINCT auction) FILTER (WHERE price >= 1000000) AS rank3_auctions
+FROM bid GROUP BY 1
