@@ -13,6 +13,8 @@
 #   make fuzz         build the fuzz targets and run each for FUZZ_SECONDS (60) over its corpus
 #                     (test/fuzz/: libFuzzer with CXX=clang++ CMAKE_FLAGS=-DSLUICE_FUZZ=ON,
 #                     else a standalone driver); `make test` replays the corpora
+#   make faults       the fault campaign: ROUNDS (1) rounds of test/crash/campaign.sh (SEED, KILLS)
+#                     and each fuzz target for FAULT_FUZZ_SECONDS (30); docs/reliability.md
 #   make bench        build (optimized, $(BUILD_DIR)) and run the Nexmark suite; writes its table
 #                     in bench/RESULTS.md (scripts/bench_nexmark.sh)
 #   make bench-all    also every micro-benchmark program under bench/ (scripts/bench.sh)
@@ -35,7 +37,7 @@ export CCACHE_NOHASHDIR ?= 1
 SOURCES := $(shell git ls-files '*.cc' '*.h' 2>/dev/null)
 
 .PHONY: all setup configure build run test test-all acceptance peers interop fixtures debug bench \
-        bench-all fuzz format format-check clean
+        bench-all fuzz faults format format-check clean
 
 all: build
 
@@ -99,6 +101,24 @@ fuzz: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target fuzzers
 	SLUICE_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir $(BUILD_DIR) -L fuzz --output-on-failure \
 	  -j 1 --timeout $$(( $(FUZZ_SECONDS) + 600 ))
+
+# The fault campaign (docs/reliability.md): ROUNDS rounds of every crash script of test/crash/
+# (campaign.sh: SIGKILLs, crash points and torn files, each script its own oracle; SEED makes a
+# run reproducible and is printed), then every fuzz target for FAULT_FUZZ_SECONDS. Bounded:
+# about 80 s per round plus 7 x FAULT_FUZZ_SECONDS on 2 cores. Fails when either part failed.
+ROUNDS ?= 1
+KILLS ?= 5
+SEED ?=
+FAULT_FUZZ_SECONDS ?= 30
+MOCK_KAFKA := $(BUILD_DIR)/src/sources/kafka/sluice_mock_kafka
+faults: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target sluice sluice_mock_kafka fuzzers
+	@seed="$(SEED)"; seed="$${seed:-$$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}"; rc=0; \
+	  test/crash/campaign.sh $(SLUICE) $(MOCK_KAFKA) $(ROUNDS) "$$seed" $(KILLS) || rc=1; \
+	  SLUICE_FUZZ_SECONDS=$(FAULT_FUZZ_SECONDS) ctest --test-dir $(BUILD_DIR) -L fuzz \
+	    --output-on-failure -j 1 --timeout $$(( $(FAULT_FUZZ_SECONDS) + 600 )) || rc=1; \
+	  echo "faults: rounds=$(ROUNDS) seed=$$seed kills=$(KILLS) fuzz=$(FAULT_FUZZ_SECONDS)s/target" \
+	    "$$( [ $$rc = 0 ] && echo passed || echo FAILED)"; exit $$rc
 
 bench-all: build
 	@scripts/bench.sh $(BUILD_DIR)
