@@ -6,12 +6,12 @@
 -- so the query is a pipeline of two streaming tables (README.md "q15, q16"):
 --
 -- nexmark_q15_firsts: each bid becomes four (what, id, r) rows, its bidder and its auction, each
--- once with r = 0 (any price) and once with r = its price range (1, 2, 3); DISTINCT keeps the
--- first row of each (day, what, id, r), so the table holds one row per distinct bidder (and
--- auction) per day, per range and overall. Nothing in a row is event time, so the keys stay
--- in the state for good, as the reference's per-day distinct sets do.
+-- once with r = 0 (any price) and once with r = its price range (1, 2, 3); DISTINCT ON (Spark's
+-- dropDuplicates) keeps the first row of each (day, what, id, r), so the table holds one row
+-- per distinct bidder (and auction) per day, per range and overall. Nothing in a row is event
+-- time, so the keys stay in the state for good, as the reference's per-day distinct sets do.
 CREATE STREAMING TABLE nexmark_q15_firsts AS
-SELECT DISTINCT day, e.what AS what, e.id AS id, e.r AS r
+SELECT DISTINCT ON (day, what, id, r) day, e.what AS what, e.id AS id, e.r AS r
 FROM (SELECT date_format(dateTime, 'yyyy-MM-dd') AS day,
              explode(array(named_struct('what', 'bidder', 'id', bidder, 'r', 0),
                            named_struct('what', 'bidder', 'id', bidder, 'r', r),

@@ -23,6 +23,7 @@
 #include "engine/engine.h"
 #include "sinks/blackhole_sink.h"
 #include "sources/nexmark/nexmark_config.h"
+#include "sources/nexmark/nexmark_generator.h"
 #include "sources/nexmark/nexmark_json.h"
 #include "sql/literal_rows.h"
 #include "sql/session.h"
@@ -37,7 +38,7 @@ namespace stdfs = std::filesystem;
 struct Kind {
   const char* placeholder;  // "@BID@"
   const char* name;         // "bid": the kind, the table, the JSON object
-  int event_type;           // the JSON's event_type
+  int event_type;           // the JSON's event_type (= nexmark::EventKind)
   const char* columns;      // SELECT list over the JSON object `name`
 };
 
@@ -89,6 +90,32 @@ std::string CompareQuery(const std::string& batch_text) {
   q.erase(0, q.find_first_not_of(" \t"));
   q.erase(q.find_last_not_of(" \t\r") + 1);
   return q;
+}
+
+// The "-- sink: <name>" line of a query file (a query whose sink is what it measures, q10's
+// file sink), or "" when it has none.
+std::string SinkDirective(const std::string& query_text) {
+  const std::string marker = "-- sink:";
+  size_t at = query_text.find(marker);
+  if (at == std::string::npos) return "";
+  size_t end = query_text.find('\n', at);
+  std::string s = query_text.substr(at + marker.size(), end - at - marker.size());
+  s.erase(0, s.find_first_not_of(" \t"));
+  s.erase(s.find_last_not_of(" \t\r") + 1);
+  return s;
+}
+
+// The events among the generator's first `events` that are of the kinds the query reads: what
+// its sources generate (a bid-only query's source produces no person or auction).
+Result<int64_t> SourceEvents(int64_t rate, int64_t events, const std::vector<const Kind*>& kinds) {
+  nexmark::NexmarkConfig config;
+  config.events_per_second = rate;
+  SLUICE_ASSIGN_OR_RETURN(auto generator, nexmark::NexmarkGenerator::Open(config));
+  bool read[3] = {false, false, false};
+  for (const Kind* k : kinds) read[k->event_type] = true;
+  int64_t n = 0;
+  for (int64_t i = 0; i < events; ++i) n += read[static_cast<int>(generator->KindOf(i))] ? 1 : 0;
+  return n;
 }
 
 std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
@@ -355,6 +382,15 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
       run.kinds.push_back(&k);
     }
   }
+  // A query whose sink is part of what it measures (q10's file sink) names it in its file.
+  if (const std::string sink = SinkDirective(*text); !sink.empty()) {
+    if (sink != "delta") {
+      return Fail(err, query_file + ": '-- sink: " + sink + "' is not a sink (only delta)");
+    }
+    run.o.sink = sink;
+  }
+  Result<int64_t> source_events = SourceEvents(run.o.rate, run.o.events, run.kinds);
+  if (!source_events.ok()) return Fail(err, source_events.status().ToString());
 
   // Work directory.
   bool remove_work = false;
@@ -586,8 +622,9 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     }
   }
 
-  // Report.
-  const double n = static_cast<double>(run.o.events);
+  // Report. Throughput counts the events of the kinds the query reads (its sources' events), not
+  // all N of the generator's stream.
+  const double n = static_cast<double>(*source_events);
   const double eps = n / f.wall_s;
   const double per_core = f.cpu_s > 0 ? n / f.cpu_s : 0;
   const int64_t p50 = Percentile(f.durations, 50), p99 = Percentile(f.durations, 99);
@@ -604,6 +641,7 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     nlohmann::ordered_json j;
     j["query"] = run.o.query;
     j["events"] = run.o.events;
+    j["sourceEvents"] = *source_events;
     j["rate"] = run.o.rate;
     j["batchEvents"] = run.o.batch_events;
     j["source"] = run.o.source;
@@ -649,6 +687,8 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     out << "nexmark " << run.o.query << ": " << run.o.events << " events (event-time rate "
         << run.o.rate << "/s, " << run.o.batch_events << " per batch), source " << run.o.source
         << (run.o.rate_limited ? " (rate-limited)" : "") << ", sink " << run.o.sink << "\n";
+    out << "  source events      " << *source_events << " (the kinds the query reads; events/s "
+        << "counts these)\n";
     if (feed != nullptr) {
       out << std::setprecision(3) << "  kafka              mock cluster, " << feed->partitions()
           << " partitions per topic, " << f.kafka_rounds << " rounds; producing took "

@@ -16,11 +16,15 @@
 //       the command starts the cluster and produces the events (nexmark_kafka_feed.h) in
 //       rounds that fit the mock's retention (~5 MiB per partition): produce a round (not
 //       timed), run the query with TRIGGER AVAILABLE NOW to the round's end (timed), repeat.
+//     A query file's "-- sink: delta" line makes its sink the Delta table whatever --sink says
+//     (q10, whose file sink is what it measures).
 //  2. The streaming table runs with TRIGGER AVAILABLE NOW to the end of the events (every batch,
 //     then the no-data batch that closes what the final watermark closes). Its output goes to
 //     the sink: "blackhole" (counted and discarded) or "delta" (the streaming table).
-//  3. Reported: wall time, events/s (N / wall), events/s per core (N / process CPU seconds, from
-//     getrusage over the run), cores used, batch duration p50/p99 (progress batchDuration),
+//  3. Reported: wall time, events/s (S / wall), events/s per core (S / process CPU seconds, from
+//     getrusage over the run), where S counts only the events of the kinds the query reads (what
+//     its sources generate: a bid-only query gets no credit for the N - S people and auctions of
+//     the stream it never produced), cores used, batch duration p50/p99 (progress batchDuration),
 //     end-to-end latency (n/a: the sources release all events at once, see below), peak RSS
 //     (the process's at the end of the streaming run; with source "table" it includes the
 //     events loaded for the batch reference), output rows.
@@ -48,7 +52,7 @@
 namespace sluice::cli {
 
 struct BenchNexmarkOptions {
-  std::string query;                 // "q0" .. "q12" (bench/nexmark/<query>.sql)
+  std::string query;                 // "q0" .. "q22" (bench/nexmark/<query>.sql)
   int64_t events = 1000000;          // N: events of the generator (all kinds)
   int64_t rate = 100000;             // event-time rate R (events per second of event time)
   int64_t batch_events = 0;          // M: events per micro-batch; 0 = max(N / 10, 1)
