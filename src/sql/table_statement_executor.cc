@@ -3,6 +3,7 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "delta/table.h"
 #include "delta/table_writer.h"
 #include "delta/vacuum.h"
+#include "engine/temporary_views.h"
 #include "sql/literal_rows.h"
 
 namespace sluice::sql {
@@ -579,6 +581,80 @@ Result<engine::Batch> TableStatementExecutor::Run(const RestoreStatement& s) {
   return MetricsRow(
       conn_, result,
       {{"num_restored_files", "numRestoredFiles"}, {"num_removed_files", "numRemovedFiles"}});
+}
+
+}  // namespace sluice::sql
+
+namespace sluice::sql {
+
+namespace {
+
+// Spark's SHOW TABLES pattern (StringUtils.filterPattern): alternatives split at '|', each
+// trimmed, '*' standing for any text, the rest read as a regular expression, matched whole and
+// without case.
+Result<std::vector<std::regex>> ShowTablesPattern(const std::string& pattern) {
+  std::vector<std::regex> out;
+  size_t start = 0;
+  while (start <= pattern.size()) {
+    size_t bar = pattern.find('|', start);
+    if (bar == std::string::npos) bar = pattern.size();
+    std::string part = pattern.substr(start, bar - start);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    std::string regex;
+    for (char c : part) regex += c == '*' ? std::string(".*") : std::string(1, c);
+    try {
+      out.emplace_back(regex, std::regex::ECMAScript | std::regex::icase);
+    } catch (const std::regex_error& e) {
+      return Status::InvalidArgument("SHOW TABLES LIKE '" + pattern + "': not a valid pattern (" +
+                                     e.what() + ")");
+    }
+    start = bar + 1;
+  }
+  return out;
+}
+
+bool MatchesAny(const std::vector<std::regex>& patterns, const std::string& name) {
+  if (patterns.empty()) return true;
+  for (const std::regex& p : patterns) {
+    if (std::regex_match(name, p)) return true;
+  }
+  return false;
+}
+
+// View names Sluice gives its own registrations ("__agg_in", "delta:t", "read_state:s:0", ...):
+// never the user's.
+bool IsInternalViewName(const std::string& name) {
+  return name.starts_with("__") || name.find(':') != std::string::npos;
+}
+
+}  // namespace
+
+// Spark's answer: namespace, tableName, isTemporary; the warehouse's tables in `default`, then
+// the session's temporary views with an empty namespace, names lower-cased (Spark's catalog
+// keeps them so).
+Result<engine::Batch> TableStatementExecutor::Run(const ShowTablesStatement& s) {
+  if (s.schema && !AsciiEqualsIgnoreCase(*s.schema, "default")) {
+    return Status::NotFound("[SCHEMA_NOT_FOUND] The schema `" + *s.schema +
+                            "` cannot be found: a Sluice warehouse has the one schema `default`");
+  }
+  std::vector<std::regex> patterns;
+  if (s.pattern) {
+    SLUICE_ASSIGN_OR_RETURN(patterns, ShowTablesPattern(*s.pattern));
+  }
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> tables, catalog_->ListTables());
+  for (const std::string& t : tables) {
+    if (MatchesAny(patterns, t)) rows.push_back({"default", t, "false"});
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> views, engine::TemporaryViewNames(conn_));
+  std::set<std::string> seen;
+  for (const std::string& v : views) {
+    const std::string lower = AsciiLower(v);
+    if (IsInternalViewName(v) || !seen.insert(lower).second) continue;
+    if (MatchesAny(patterns, lower)) rows.push_back({"", lower, "true"});
+  }
+  return LiteralRows(conn_, {{"namespace"}, {"tableName"}, {"isTemporary", "BOOLEAN"}}, rows);
 }
 
 }  // namespace sluice::sql

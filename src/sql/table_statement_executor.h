@@ -41,6 +41,7 @@ class TableStatementExecutor {
   Result<engine::Batch> Run(const VacuumStatement& s);
   Result<engine::Batch> Run(const OptimizeStatement& s);
   Result<engine::Batch> Run(const RestoreStatement& s);
+  Result<engine::Batch> Run(const ShowTablesStatement& s);
 
   // The table's path, NotFound ("table t does not exist in warehouse W") when it has no log.
   Result<std::string> ExistingTablePath(const TableName& table);

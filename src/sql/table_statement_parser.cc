@@ -33,6 +33,7 @@ class Parser : private plan::TokenCursor {
     if (Peek().IsKeyword("optimize")) return Wrap(ParseOptimize());
     if (Peek().IsKeyword("restore")) return Wrap(ParseRestore());
     if (Peek().IsKeyword("drop") && Peek(1).IsKeyword("table")) return Wrap(ParseDrop());
+    if (Peek().IsKeyword("show") && Peek(1).IsKeyword("tables")) return Wrap(ParseShowTables());
     return std::optional<TableStatement>();
   }
 
@@ -519,6 +520,22 @@ class Parser : private plan::TokenCursor {
     DropTableStatement s;
     if (Keywords({"if", "exists"})) s.if_exists = true;
     SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<ShowTablesStatement> ParseShowTables() {
+    Next();  // SHOW
+    Next();  // TABLES
+    ShowTablesStatement s;
+    if (Keyword("from") || Keyword("in")) {
+      SLUICE_ASSIGN_OR_RETURN(std::string schema, Identifier());
+      s.schema = std::move(schema);
+    }
+    if (Keyword("like") || Peek().kind == TokenKind::kString) {
+      SLUICE_ASSIGN_OR_RETURN(std::string pattern, StringLiteral("a pattern string after LIKE"));
+      s.pattern = std::move(pattern);
+    }
     SLUICE_RETURN_NOT_OK(ExpectEnd());
     return s;
   }

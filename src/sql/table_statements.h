@@ -127,10 +127,16 @@ struct DropTableStatement {
   bool if_exists = false;
 };
 
+// SHOW TABLES [{FROM | IN} schema] [[LIKE] 'pattern'].
+struct ShowTablesStatement {
+  std::optional<std::string> schema;   // as written; only Spark's `default` exists
+  std::optional<std::string> pattern;  // Spark's: '*' any text, '|' alternatives, no case
+};
+
 using TableStatement =
     std::variant<CreateTableStatement, InsertStatement, UpdateStatement, DeleteStatement,
                  MergeStatement, AlterTableAddColumnsStatement, AlterTableSetPropertiesStatement,
                  DescribeStatement, VacuumStatement, OptimizeStatement, RestoreStatement,
-                 DropTableStatement>;
+                 DropTableStatement, ShowTablesStatement>;
 
 }  // namespace sluice::sql
