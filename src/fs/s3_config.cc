@@ -82,7 +82,9 @@ std::string Value(const std::map<std::string, std::string>* section, const std::
   return it == section->end() ? std::string() : it->second;
 }
 
-Status CheckEndpoint(const std::string& endpoint, const std::string& from) {
+}  // namespace
+
+Status CheckS3Endpoint(const std::string& endpoint, const std::string& from) {
   std::string_view e = endpoint;
   size_t scheme_end = e.find("://");
   std::string_view scheme = scheme_end == std::string_view::npos ? "" : e.substr(0, scheme_end);
@@ -94,8 +96,6 @@ Status CheckEndpoint(const std::string& endpoint, const std::string& from) {
   }
   return Status::OK();
 }
-
-}  // namespace
 
 std::string S3Config::ToString() const {
   return "region=" + region + ", endpoint=" + (endpoint.empty() ? "AWS" : endpoint) +
@@ -179,7 +179,7 @@ Result<S3Config> S3Config::FromEnvironment(const Getenv& getenv) {
     endpoint = Value(conf_section, "endpoint_url");
   }
   while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
-  if (!endpoint.empty()) SLUICE_RETURN_NOT_OK(CheckEndpoint(endpoint, from));
+  if (!endpoint.empty()) SLUICE_RETURN_NOT_OK(CheckS3Endpoint(endpoint, from));
   config.endpoint = endpoint;
   config.path_style = !endpoint.empty();
   if (Value(conf_section, "s3.addressing_style") == "path") config.path_style = true;

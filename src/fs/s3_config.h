@@ -49,4 +49,8 @@ struct S3Config {
   static Result<S3Config> FromEnvironment(const Getenv& getenv = ProcessEnvironment());
 };
 
+// OK when `endpoint` is "http(s)://host[:port]" (no path); otherwise InvalidArgument naming it and
+// `from`, where it was found ("AWS_ENDPOINT_URL_S3", "sluice.s3.endpoint").
+Status CheckS3Endpoint(const std::string& endpoint, const std::string& from);
+
 }  // namespace sluice::fs

@@ -242,20 +242,59 @@ Status S3FileSystem::SetModificationTime(const std::string& path, int64_t /*mtim
                               ": S3 sets Last-Modified itself");
 }
 
-Result<std::shared_ptr<FileSystem>> DefaultS3FileSystem() {
-  static std::once_flag once;
-  static Result<std::shared_ptr<FileSystem>>* fs = nullptr;
-  std::call_once(once, [] {
-    Result<S3Config> config = S3Config::FromEnvironment();
-    if (!config.ok()) {
-      fs = new Result<std::shared_ptr<FileSystem>>(
-          config.status().WithContext("configuring S3 from the environment"));
-    } else {
-      fs = new Result<std::shared_ptr<FileSystem>>(
-          std::shared_ptr<FileSystem>(std::make_shared<S3FileSystem>(std::move(*config))));
+namespace {
+
+struct DefaultS3 {
+  std::mutex mu;
+  bool configured = false;
+  Result<std::shared_ptr<FileSystem>> fs = Status::Internal("S3 is not configured");
+};
+
+DefaultS3& Default() {
+  static DefaultS3* d = new DefaultS3();  // never destroyed: used until the process ends
+  return *d;
+}
+
+Result<std::shared_ptr<FileSystem>> MakeS3(const S3Overrides& overrides) {
+  S3Config::Getenv env = S3Config::ProcessEnvironment();
+  if (!overrides.endpoint.empty()) {
+    SLUICE_RETURN_NOT_OK(CheckS3Endpoint(overrides.endpoint, "sluice.s3.endpoint"));
+  }
+  // The settings take the place of the variables they override, so that every rule that follows
+  // from them (path style for a custom endpoint) holds as for the variables.
+  S3Config::Getenv getenv = [&](const std::string& name) -> std::optional<std::string> {
+    if (name == "AWS_ENDPOINT_URL_S3" && !overrides.endpoint.empty()) return overrides.endpoint;
+    if (name == "AWS_REGION" && !overrides.region.empty()) return overrides.region;
+    if (name == "SLUICE_S3_PATH_STYLE" && overrides.path_style) {
+      return *overrides.path_style ? "true" : "false";
     }
-  });
-  return *fs;
+    return env(name);
+  };
+  Result<S3Config> config = S3Config::FromEnvironment(getenv);
+  if (!config.ok()) return config.status().WithContext("configuring S3 from the environment");
+  return std::shared_ptr<FileSystem>(std::make_shared<S3FileSystem>(std::move(*config)));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<FileSystem>> DefaultS3FileSystem() {
+  DefaultS3& d = Default();
+  std::lock_guard<std::mutex> lock(d.mu);
+  if (!d.configured) {
+    d.fs = MakeS3(S3Overrides{});
+    d.configured = true;
+  }
+  return d.fs;
+}
+
+Status ConfigureDefaultS3FileSystem(const S3Overrides& overrides) {
+  Result<std::shared_ptr<FileSystem>> fs = MakeS3(overrides);
+  if (!fs.ok()) return fs.status();
+  DefaultS3& d = Default();
+  std::lock_guard<std::mutex> lock(d.mu);
+  d.fs = std::move(fs);
+  d.configured = true;
+  return Status::OK();
 }
 
 }  // namespace sluice::fs

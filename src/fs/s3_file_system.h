@@ -18,6 +18,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,7 +71,20 @@ class S3FileSystem final : public FileSystem {
 };
 
 // The process-wide S3FileSystem, configured by S3Config::FromEnvironment() on first use (an
-// error then is returned by this and every later call). Thread-safe.
+// error then is returned by this and every later call until ConfigureDefaultS3FileSystem).
+// Thread-safe.
 Result<std::shared_ptr<FileSystem>> DefaultS3FileSystem();
+
+// The engine settings sluice.s3.endpoint, sluice.s3.region and sluice.s3.pathStyle: each, when
+// set, takes the place of AWS_ENDPOINT_URL_S3, AWS_REGION and SLUICE_S3_PATH_STYLE (docs/s3.md).
+struct S3Overrides {
+  std::string endpoint;            // "" : from the environment
+  std::string region;              // "" : from the environment
+  std::optional<bool> path_style;  // nullopt: from the environment (on for a custom endpoint)
+};
+// Replaces the process-wide S3FileSystem by one configured from the environment with `overrides`
+// applied; file systems handed out before keep their configuration. On error (a bad endpoint,
+// named with the setting) the current one stays. Thread-safe.
+Status ConfigureDefaultS3FileSystem(const S3Overrides& overrides);
 
 }  // namespace sluice::fs
