@@ -19,6 +19,8 @@
 #                     in bench/RESULTS.md (scripts/bench_nexmark.sh)
 #   make bench-all    also every micro-benchmark program under bench/ (scripts/bench.sh)
 #   make format       clang-format the sources; make format-check fails on a diff
+#   make thread-safety-check  clang's -Wthread-safety over the sources that lock (the lock
+#                     annotations of common/mutex.h checked; scripts/thread-safety-check.sh)
 #   make clean        remove build/
 
 BUILD_DIR   ?= build/release
@@ -37,7 +39,7 @@ export CCACHE_NOHASHDIR ?= 1
 SOURCES := $(shell git ls-files '*.cc' '*.h' 2>/dev/null)
 
 .PHONY: all setup configure build run test test-all acceptance peers interop fixtures debug bench \
-        bench-all fuzz faults format format-check clean
+        bench-all fuzz faults format format-check thread-safety-check clean
 
 all: build
 
@@ -128,6 +130,9 @@ format:
 
 format-check:
 	clang-format --dry-run --Werror $(SOURCES)
+
+thread-safety-check: configure
+	scripts/thread-safety-check.sh $(BUILD_DIR)
 
 clean:
 	rm -rf build
