@@ -3,6 +3,7 @@
 #include "common/strings.h"
 #include "duckdb/main/extension_helper.hpp"
 #include "engine/duckdb_convert.h"
+#include "engine/object_store_file_system.h"
 #include "engine/spark_macros.h"
 #include "engine/spark_string.h"
 
@@ -47,6 +48,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     SLUICE_RETURN_NOT_OK(EnsureBuiltinExtensions(*state->db));
     internal::RegisterSparkString(*state->db->instance);
     internal::RegisterSparkFunctions(*state->db->instance);
+    internal::RegisterObjectStoreFileSystem(*state->db->instance);
     if (!options.time_zone.empty()) {
       duckdb::Connection conn(*state->db);
       auto r = conn.Query("SET GLOBAL TimeZone = " + QuoteLiteral(options.time_zone));
