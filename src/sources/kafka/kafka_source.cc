@@ -539,6 +539,102 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
   return DecodeHeaders(rows);
 }
 
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+bool NotContinuation(unsigned char b) { return (b & 0xC0) != 0x80; }
+
+// The JDK's String(byte[], UTF_8) rules (java.lang.String.decodeUTF8_UTF16), checked against
+// Java 17 through the Spark peer's JVM: how many bytes a malformed 3- or 4-byte sequence
+// replaces, and where a truncated one ends the input.
+bool Malformed3(unsigned char b1, unsigned char b2) {
+  return (b1 == 0xE0 && (b2 & 0xE0) == 0x80) || NotContinuation(b2);
+}
+bool Malformed4Second(unsigned char b1, unsigned char b2) {
+  return (b1 == 0xF0 && (b2 < 0x90 || b2 > 0xBF)) || (b1 == 0xF4 && (b2 & 0xF0) != 0x80) ||
+         NotContinuation(b2);
+}
+
+}  // namespace
+
+std::string KafkaSource::HeaderKeyText(std::string_view bytes) {
+  const auto* s = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t n = bytes.size();
+  std::string out;
+  out.reserve(n);
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char b1 = s[i];
+    if (b1 < 0x80) {
+      out.push_back(static_cast<char>(b1));
+      i += 1;
+    } else if ((b1 & 0xE0) == 0xC0 && b1 >= 0xC2) {  // 2 bytes (C0, C1: overlong, below)
+      if (i + 1 >= n) {
+        out += kReplacement;
+        break;
+      }
+      if (NotContinuation(s[i + 1])) {
+        out += kReplacement;
+        i += 1;
+      } else {
+        out.append(bytes.substr(i, 2));
+        i += 2;
+      }
+    } else if ((b1 & 0xF0) == 0xE0) {  // 3 bytes
+      if (i + 2 >= n) {                // truncated
+        if (i + 1 < n && Malformed3(b1, s[i + 1])) {
+          out += kReplacement;
+          i += 1;
+          continue;
+        }
+        out += kReplacement;
+        break;
+      }
+      const unsigned char b2 = s[i + 1], b3 = s[i + 2];
+      if (Malformed3(b1, b2) || NotContinuation(b3)) {
+        out += kReplacement;
+        i += Malformed3(b1, b2) ? 1 : 2;
+        continue;
+      }
+      const uint32_t c = ((b1 & 0x0Fu) << 12) | ((b2 & 0x3Fu) << 6) | (b3 & 0x3Fu);
+      if (c >= 0xD800 && c <= 0xDFFF) {
+        out += kReplacement;  // an encoded surrogate: one U+FFFD for its three bytes
+      } else {
+        out.append(bytes.substr(i, 3));
+      }
+      i += 3;
+    } else if ((b1 & 0xF8) == 0xF0) {  // 4 bytes
+      if (i + 3 >= n) {                // truncated
+        if (b1 > 0xF4 || (i + 1 < n && Malformed4Second(b1, s[i + 1]))) {
+          out += kReplacement;
+          i += 1;
+          continue;
+        }
+        out += kReplacement;
+        i += 2;
+        if (i < n && NotContinuation(s[i])) continue;
+        break;
+      }
+      const unsigned char b2 = s[i + 1], b3 = s[i + 2], b4 = s[i + 3];
+      const uint32_t c =
+          ((b1 & 0x07u) << 18) | ((b2 & 0x3Fu) << 12) | ((b3 & 0x3Fu) << 6) | (b4 & 0x3Fu);
+      if (NotContinuation(b2) || NotContinuation(b3) || NotContinuation(b4) || c < 0x10000 ||
+          c > 0x10FFFF) {
+        out += kReplacement;
+        i += (b1 > 0xF4 || Malformed4Second(b1, b2)) ? 1 : NotContinuation(b3) ? 2 : 3;
+        continue;
+      }
+      out.append(bytes.substr(i, 4));
+      i += 4;
+    } else {  // a continuation byte, C0, C1, F8..FF
+      out += kReplacement;
+      i += 1;
+    }
+  }
+  return out;
+}
+
 void KafkaSource::EncodeHeaders(const std::vector<KafkaHeader>& headers, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   auto hex = [&](const void* data, size_t len) {
@@ -551,7 +647,9 @@ void KafkaSource::EncodeHeaders(const std::vector<KafkaHeader>& headers, std::st
   out->clear();
   for (size_t i = 0; i < headers.size(); ++i) {
     if (i) out->push_back(',');
-    hex(headers[i].key.data(), headers[i].key.size());
+    // As Spark's Kafka source: the key is text (a bad byte once failed every batch's decode).
+    const std::string key = HeaderKeyText(headers[i].key);
+    hex(key.data(), key.size());
     out->push_back(':');
     if (headers[i].value) {
       hex(headers[i].value, headers[i].value_len);

@@ -82,6 +82,12 @@ class KafkaSource final : public Source {
   // ignored: nothing is persisted.
   static Result<engine::Batch> ReadBatch(const SourceContext& ctx);
 
+  // A header key's text as Spark's Kafka source shows it: Kafka's Java clients decode the key
+  // with new String(bytes, UTF_8), so bytes that are not UTF-8 become U+FFFD by the JDK's rule
+  // (a truncated or malformed sequence is one U+FFFD, or one per byte where the JDK says so;
+  // an encoded surrogate is one). Valid UTF-8 is returned unchanged.
+  static std::string HeaderKeyText(std::string_view bytes);
+
  private:
   KafkaSource(const SourceContext& ctx, KafkaSourceOptions options,
               std::unique_ptr<KafkaClient> client);

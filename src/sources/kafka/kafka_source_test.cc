@@ -387,5 +387,72 @@ TEST_F(KafkaSourceTest, OptionErrorsNameTheOptionAndNeverShowSecrets) {
   EXPECT_FALSE(IsSecretOption("kafka.bootstrap.servers"));
 }
 
+// A header key is a string in Spark's rows: Kafka's Java clients decode it with new String(bytes,
+// UTF_8). The expected texts are Java 17's (String(byte[], UTF_8) through the Spark peer's JVM;
+// 20,000 random byte strings of 1-7 bytes gave the same as HeaderKeyText, 2026-12-02).
+TEST(KafkaHeaderKeyTest, BytesThatAreNotUtf8BecomeReplacementCharactersAsJava) {
+  const std::string r = "\xEF\xBF\xBD";  // U+FFFD
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"trace", "trace"},
+      {"\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80"},  // a valid 4-byte sequence is kept
+      {"\xFF", r},
+      {"a\xC3", "a" + r},  // truncated at the end: one
+      {"\xE2\x82", r},     // truncated 3-byte: one
+      {"\xE2\x82"
+       "A",
+       r + "A"},                    // cut short by an ASCII byte: one, then the byte
+      {"\xC0\xAF", r + r},          // overlong 2-byte: one per byte
+      {"\xE0\x80\x80", r + r + r},  // overlong 3-byte: one per byte
+      {"\xED\xA0\x80", r},          // an encoded surrogate: one for three bytes
+      {"\xED\xA0"
+       "A",
+       r + "A"},                            // the JDK counts ED A0 as one sequence
+      {"\xF4\x90\x80\x80", r + r + r + r},  // above U+10FFFF: one per byte
+      {"\xF0\x9F\x98", r},                  // truncated 4-byte: one
+      {"k\xF0\x9F\x98x", "k" + r + "x"},
+      {"\xE2(\xA1", r + "(" + r},
+      {"\x80\x80", r + r},
+      {"\xF5\x80", r + r},
+      {"\xF8\x88\x80\x80\x80", r + r + r + r + r},
+      {"\xE1\x80\xC0", r + r},
+      {"\xEF\xBF\xBD", r},
+  };
+  for (const auto& [bytes, want] : cases) {
+    EXPECT_EQ(KafkaSource::HeaderKeyText(bytes), want) << ::testing::PrintToString(bytes);
+  }
+}
+
+// A record whose header key is not UTF-8 failed every batch that read it with includeHeaders
+// ("decoding record headers: Conversion Error: ... could not convert blob to UTF8 string"), so
+// the query could never get past it (found by kafka_record_fuzzer). Now its key reads as Java's
+// clients decode it, the value keeps its bytes, and the records around it read as before.
+TEST_F(KafkaSourceTest, HeaderKeyThatIsNotUtf8ReadsAsSparkDecodesIt) {
+  cluster_.CreateTopic("h", 1);
+  cluster_.ProduceWithHeaders("h", 0, "a", {{"ok", "1"}});
+  cluster_.ProduceWithHeaders(
+      "h", 0, "b", {{"bad\xFF\xC3", std::string("\xFF\x00v", 3)}, {"\xED\xA0\x80", std::nullopt}});
+  cluster_.ProduceWithHeaders("h", 0, "c", {{"ok", "3"}});
+  cluster_.Flush();
+  auto src =
+      Make({{"subscribe", "h"}, {"startingOffsets", "earliest"}, {"includeHeaders", "true"}});
+  ASSERT_TRUE(src);
+  auto end = src->LatestOffset(std::nullopt, ReadLimit{});
+  ASSERT_TRUE(end.ok() && end->has_value()) << end.status().ToString();
+  auto batch = src->GetBatch(std::nullopt, **end);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  auto conn = engine_->Connect();
+  ASSERT_TRUE(conn.ok());
+  ASSERT_TRUE((*conn)->RegisterBatch("rows", *batch).ok());
+  auto rows = (*conn)->Query(
+      "SELECT decode(value) || '|' || array_to_string(list_transform(headers, h -> hex(h.key) || "
+      "'=' || coalesce(hex(h.value), 'NULL')), ',') FROM rows ORDER BY \"offset\"");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  std::vector<std::string> got;
+  for (int64_t i = 0; i < rows->num_rows(); ++i) got.push_back(rows->GetString(i, 0).value_or(""));
+  // "bad" + U+FFFD U+FFFD; a surrogate's three bytes are one U+FFFD.
+  EXPECT_EQ(got, (std::vector<std::string>{"a|6F6B=31", "b|626164EFBFBDEFBFBD=FF0076,EFBFBD=NULL",
+                                           "c|6F6B=33"}));
+}
+
 }  // namespace
 }  // namespace sluice::sources::kafka
