@@ -3,12 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
-#include <type_traits>
+#include <utility>
 
-#include "duckdb/catalog/catalog.hpp"
-#include "duckdb/catalog/catalog_entry/aggregate_function_catalog_entry.hpp"
 #include "duckdb/common/vector_operations/binary_executor.hpp"
 #include "duckdb/execution/expression_executor.hpp"
 #include "duckdb/function/function_binder.hpp"
@@ -16,6 +13,7 @@
 #include "duckdb/planner/expression/bound_cast_expression.hpp"
 #include "duckdb/planner/expression/bound_constant_expression.hpp"
 #include "duckdb/planner/expression/bound_function_expression.hpp"
+#include "engine/spark_int128.h"
 
 namespace sluice::engine::internal {
 namespace {
@@ -24,67 +22,6 @@ using duckdb::Expression;
 using duckdb::LogicalType;
 using duckdb::LogicalTypeId;
 using duckdb::unique_ptr;
-using u128 = unsigned __int128;
-using i128 = __int128;
-
-constexpr int kMaxPrecision = 38;
-
-// ---------------------------------------------------------------------------------------------
-// Exact decimal quotients on 128-bit magnitudes.
-
-u128 Pow10(int n) {
-  u128 v = 1;
-  for (int i = 0; i < n; ++i) v *= 10;
-  return v;
-}
-
-i128 ToI128(duckdb::hugeint_t h) {
-  return static_cast<i128>((static_cast<u128>(static_cast<uint64_t>(h.upper)) << 64) | h.lower);
-}
-
-duckdb::hugeint_t FromI128(i128 v) {
-  duckdb::hugeint_t h;
-  h.lower = static_cast<uint64_t>(static_cast<u128>(v));
-  h.upper = static_cast<int64_t>(static_cast<u128>(v) >> 64);
-  return h;
-}
-
-u128 Magnitude(i128 v) { return v < 0 ? static_cast<u128>(0) - static_cast<u128>(v) : v; }
-
-// x * 10^k / y rounded half up (k may be negative), for y > 0. False when the result needs more
-// than 38 digits.
-bool ScaledQuotient(u128 x, u128 y, int k, u128* out) {
-  const u128 limit = Pow10(kMaxPrecision);  // results stay below 10^38
-  u128 q = x / y;
-  u128 r = x % y;
-  if (k < 0) {
-    const u128 unit = Pow10(std::min(-k, kMaxPrecision));
-    const u128 dropped = q % unit;
-    q /= unit;
-    if (dropped >= unit / 2) ++q;  // the dropped part (with r) is at least half a unit
-    *out = q;
-    return q < limit;
-  }
-  if (q >= limit) return false;
-  for (int i = 0; i < k; ++i) {
-    // 10 * r / y and 10 * r % y without overflow: r < y < 2^127, so r + r never wraps.
-    u128 digit = 0, acc = 0;
-    for (int j = 0; j < 10; ++j) {
-      acc += r;
-      if (acc >= y) {
-        acc -= y;
-        ++digit;
-      }
-    }
-    r = acc;
-    if (q > (limit - 1 - digit) / 10) return false;
-    q = q * 10 + digit;
-  }
-  if (r >= y - r) ++q;  // 2r >= y: half up
-  *out = q;
-  return q < limit;
-}
-
 [[noreturn]] void ThrowDivideByZero() {
   throw duckdb::OutOfRangeException(
       "[DIVIDE_BY_ZERO] Division by zero (Spark's ANSI mode): use try_divide(a, b) to get NULL "
@@ -365,196 +302,9 @@ void NeverRuns(duckdb::DataChunk&, duckdb::ExpressionState&, duckdb::Vector&) {
   throw duckdb::InternalException("a Spark operator that is replaced when bound was executed");
 }
 
-// ---------------------------------------------------------------------------------------------
-// avg(DECIMAL(p, s)): DECIMAL(min(38, p + 4), min(38, s + 4)).
-
-struct AvgState {
-  duckdb::hugeint_t sum;
-  int64_t count;
-};
-
-struct AvgData : duckdb::FunctionData {
-  AvgData(int shift_p, int precision_p) : shift(shift_p), precision(precision_p) {}
-  unique_ptr<duckdb::FunctionData> Copy() const override {
-    return duckdb::make_uniq<AvgData>(shift, precision);
-  }
-  bool Equals(const duckdb::FunctionData& other) const override {
-    const auto& o = other.Cast<AvgData>();
-    return o.shift == shift && o.precision == precision;
-  }
-  int shift;  // the result's scale minus the input's
-  int precision;
-};
-
-struct DecimalAvg {
-  template <class STATE>
-  static void Initialize(STATE& state) {
-    state.sum = duckdb::hugeint_t(0);
-    state.count = 0;
-  }
-  template <class INPUT, class STATE, class OP>
-  static void Operation(STATE& state, const INPUT& input, duckdb::AggregateUnaryInput&) {
-    state.sum = FromI128(Add(ToI128(state.sum), ToI128(input)));
-    ++state.count;
-  }
-  template <class INPUT, class STATE, class OP>
-  static void ConstantOperation(STATE& state, const INPUT& input, duckdb::AggregateUnaryInput&,
-                                duckdb::idx_t count) {
-    for (duckdb::idx_t i = 0; i < count; ++i) {
-      state.sum = FromI128(Add(ToI128(state.sum), ToI128(input)));
-    }
-    state.count += static_cast<int64_t>(count);
-  }
-  template <class STATE, class OP>
-  static void Combine(const STATE& source, STATE& target, duckdb::AggregateInputData&) {
-    target.sum = FromI128(Add(ToI128(target.sum), ToI128(source.sum)));
-    target.count += source.count;
-  }
-  template <class T, class STATE>
-  static void Finalize(STATE& state, T& target, duckdb::AggregateFinalizeData& finalize_data) {
-    if (state.count == 0) {
-      finalize_data.ReturnNull();
-      return;
-    }
-    const auto& data = finalize_data.input.bind_data->template Cast<AvgData>();
-    const i128 sum = ToI128(state.sum);
-    u128 q = 0;
-    if (!ScaledQuotient(Magnitude(sum), static_cast<u128>(state.count), data.shift, &q) ||
-        q >= Pow10(data.precision)) {
-      throw duckdb::OutOfRangeException(
-          "[NUMERIC_VALUE_OUT_OF_RANGE] avg: the mean does not fit a DECIMAL of %d digits",
-          data.precision);
-    }
-    const i128 v = sum < 0 ? -static_cast<i128>(q) : static_cast<i128>(q);
-    target = Narrow<T>(v);
-  }
-  static bool IgnoreNull() { return true; }
-
-  static i128 Add(i128 a, i128 b) {
-    i128 r;
-    if (__builtin_add_overflow(a, b, &r)) {
-      throw duckdb::OutOfRangeException(
-          "[ARITHMETIC_OVERFLOW] avg: the sum of a DECIMAL overflows");
-    }
-    return r;
-  }
-  template <class T>
-  static T Narrow(i128 v) {
-    if constexpr (std::is_same_v<T, duckdb::hugeint_t>) {
-      return FromI128(v);
-    } else {
-      return static_cast<T>(v);
-    }
-  }
-};
-
-template <class RESULT>
-duckdb::AggregateFunction DecimalAvgFunction(const LogicalType& input, const LogicalType& output) {
-  return duckdb::AggregateFunction::UnaryAggregate<AvgState, duckdb::hugeint_t, RESULT, DecimalAvg>(
-      input, output);
-}
-
-unique_ptr<duckdb::FunctionData> BindDecimalAvg(duckdb::ClientContext&,
-                                                duckdb::AggregateFunction& function,
-                                                duckdb::vector<unique_ptr<Expression>>& arguments) {
-  const LogicalType& t = arguments[0]->return_type;
-  const int p = duckdb::DecimalType::GetWidth(t), s = duckdb::DecimalType::GetScale(t);
-  const int precision = std::min(kMaxPrecision, p + 4), scale = std::min(kMaxPrecision, s + 4);
-  const LogicalType input = LogicalType::DECIMAL(kMaxPrecision, s);
-  const LogicalType output = LogicalType::DECIMAL(precision, scale);
-  const std::string name = function.name;
-  switch (output.InternalType()) {
-    case duckdb::PhysicalType::INT32:
-      function = DecimalAvgFunction<int32_t>(input, output);
-      break;
-    case duckdb::PhysicalType::INT64:
-      function = DecimalAvgFunction<int64_t>(input, output);
-      break;
-    default:
-      function = DecimalAvgFunction<duckdb::hugeint_t>(input, output);
-      break;
-  }
-  function.name = name;
-  return duckdb::make_uniq<AvgData>(scale - s, precision);
-}
-
-// ---------------------------------------------------------------------------------------------
-// sum of integers: the engine's exact HUGEINT sum, but past the range of a BIGINT an error, as
-// Spark's BIGINT sum under ANSI (ARITHMETIC_OVERFLOW).
-
-constexpr int kIntegralSums = 4;  // TINYINT, SMALLINT, INTEGER, BIGINT
-duckdb::aggregate_finalize_t original_sum_finalize[kIntegralSums] = {};
-
-template <int I>
-void CheckedSumFinalize(duckdb::Vector& states, duckdb::AggregateInputData& input,
-                        duckdb::Vector& result, duckdb::idx_t count, duckdb::idx_t offset) {
-  original_sum_finalize[I](states, input, result, count, offset);
-  duckdb::UnifiedVectorFormat data;
-  result.ToUnifiedFormat(offset + count, data);
-  const auto* sums = duckdb::UnifiedVectorFormat::GetData<duckdb::hugeint_t>(data);
-  for (duckdb::idx_t i = offset; i < offset + count; ++i) {
-    const duckdb::idx_t k = data.sel->get_index(i);
-    if (!data.validity.RowIsValid(k)) continue;
-    const i128 v = ToI128(sums[k]);
-    if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) {
-      throw duckdb::OutOfRangeException(
-          "[ARITHMETIC_OVERFLOW] sum: the sum of the integers overflows a BIGINT (Spark's ANSI "
-          "mode): sum(CAST(x AS DECIMAL(38, 0))) sums past it");
-    }
-  }
-}
-
-constexpr duckdb::aggregate_finalize_t kCheckedSumFinalize[kIntegralSums] = {
-    CheckedSumFinalize<0>, CheckedSumFinalize<1>, CheckedSumFinalize<2>, CheckedSumFinalize<3>};
-
-int IntegralSumIndex(LogicalTypeId id) {
-  switch (id) {
-    case LogicalTypeId::TINYINT:
-      return 0;
-    case LogicalTypeId::SMALLINT:
-      return 1;
-    case LogicalTypeId::INTEGER:
-      return 2;
-    case LogicalTypeId::BIGINT:
-      return 3;
-    default:
-      return -1;
-  }
-}
-
-void ReplaceDecimalAvg(duckdb::DatabaseInstance& db) {
-  duckdb::Connection conn(db);
-  conn.context->RunFunctionInTransaction([&]() {
-    auto& catalog = duckdb::Catalog::GetSystemCatalog(*conn.context);
-    for (const char* name : {"avg", "mean"}) {
-      auto& entry = catalog.GetEntry<duckdb::AggregateFunctionCatalogEntry>(*conn.context,
-                                                                            DEFAULT_SCHEMA, name);
-      bool replaced = false;
-      for (auto& f : entry.functions.functions) {
-        if (f.arguments.size() == 1 && f.arguments[0].id() == LogicalTypeId::DECIMAL) {
-          f.bind = BindDecimalAvg;
-          replaced = true;
-        }
-      }
-      if (!replaced) {
-        throw duckdb::InternalException("the engine's %s has no DECIMAL overload to replace", name);
-      }
-    }
-    auto& sum = catalog.GetEntry<duckdb::AggregateFunctionCatalogEntry>(*conn.context,
-                                                                        DEFAULT_SCHEMA, "sum");
-    for (auto& f : sum.functions.functions) {
-      if (f.arguments.size() != 1 || f.return_type.id() != LogicalTypeId::HUGEINT) continue;
-      const int i = IntegralSumIndex(f.arguments[0].id());
-      if (i < 0 || f.finalize == kCheckedSumFinalize[i]) continue;
-      original_sum_finalize[i] = f.finalize;
-      f.finalize = kCheckedSumFinalize[i];
-    }
-  });
-}
-
 }  // namespace
 
-void RegisterSparkArithmetic(duckdb::DatabaseInstance& db, duckdb::ExtensionLoader& loader) {
+void RegisterSparkArithmetic(duckdb::ExtensionLoader& loader) {
   const LogicalType any = LogicalType::ANY;
   duckdb::ScalarFunction divide("spark_divide", {any, any}, any, NeverRuns, KeepTypes);
   divide.bind_expression = DivideExpression;
@@ -562,7 +312,6 @@ void RegisterSparkArithmetic(duckdb::DatabaseInstance& db, duckdb::ExtensionLoad
   remainder.bind_expression = RemainderExpression;
   loader.RegisterFunction(divide);
   loader.RegisterFunction(remainder);
-  ReplaceDecimalAvg(db);
 }
 
 }  // namespace sluice::engine::internal

@@ -18,11 +18,6 @@
 // as Spark's ANSI mode; a DECIMAL quotient with more digits than its precision fails with
 // [NUMERIC_VALUE_OUT_OF_RANGE]. NULL in, NULL out.
 //
-//   avg(DECIMAL(p, s)) is DECIMAL(min(38, p + 4), min(38, s + 4)), the exact mean rounded half up
-//   (Spark's Average); DuckDB's avg of a DECIMAL is a DOUBLE. RegisterSparkArithmetic replaces
-//   the DECIMAL overload of the engine's avg, so that the name stays avg (the streaming planner
-//   reads aggregates by name); the other overloads are DuckDB's.
-//
 // Include only from src/engine/*.cc.
 #pragma once
 
@@ -31,7 +26,7 @@
 
 namespace sluice::engine::internal {
 
-// Throws DuckDB exceptions. `db` is the database whose avg is replaced.
-void RegisterSparkArithmetic(duckdb::DatabaseInstance& db, duckdb::ExtensionLoader& loader);
+// Throws DuckDB exceptions.
+void RegisterSparkArithmetic(duckdb::ExtensionLoader& loader);
 
 }  // namespace sluice::engine::internal

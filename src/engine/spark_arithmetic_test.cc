@@ -1,4 +1,4 @@
-// Spark's division, remainder and decimal avg of the engine (spark_arithmetic.h), run as the SQL
+// Spark's division and remainder of the engine (spark_arithmetic.h), run as the SQL
 // the dialect writes (dialect/arithmetic.cc). The expected values and types are Spark 4's (ANSI),
 // as the SQL differential (test/differential/sql) saw them.
 #include "engine/spark_arithmetic.h"
@@ -84,45 +84,6 @@ TEST_F(SparkArithmeticTest, Remainder) {
 
 TEST_F(SparkArithmeticTest, OtherTypesKeepTheEnginesOperator) {
   EXPECT_EQ(Scalar("SELECT spark_divide(INTERVAL 10 DAY, 2)"), "5 days");
-}
-
-TEST_F(SparkArithmeticTest, AvgOfDecimalIsDecimal) {
-  Q("CREATE TABLE prices AS SELECT * FROM (VALUES ('a', 1.50::DECIMAL(10,2)), ('a', 2.90), "
-    "('b', 0.50), ('c', NULL::DECIMAL(10,2))) t(g, p)");
-  auto b =
-      Q("SELECT g, CAST(avg(p) AS VARCHAR), spark_typeof(avg(p)) FROM prices GROUP BY g "
-        "ORDER BY g");
-  ASSERT_EQ(b.num_rows(), 3u);
-  EXPECT_EQ(b.GetString(0, 1).value_or("NULL"), "2.200000");  // (row, column)
-  EXPECT_EQ(b.GetString(0, 2).value_or("NULL"), "decimal(14,6)");
-  EXPECT_EQ(b.GetString(1, 1).value_or("NULL"), "0.500000");
-  EXPECT_EQ(b.GetString(2, 1).value_or("NULL"), "NULL");
-  // Half up on the exact mean; mean is avg.
-  EXPECT_EQ(Scalar("SELECT CAST(mean(x) AS VARCHAR) FROM (VALUES (0.00001), (0.00002)) t(x)"),
-            "0.000015000");
-  EXPECT_EQ(Scalar("SELECT CAST(avg(x) AS VARCHAR) FROM (VALUES (1.0), (1.0), (2.0)) t(x)"),
-            "1.33333");
-  EXPECT_EQ(Scalar("SELECT CAST(avg(x) AS VARCHAR) FROM (VALUES (-1.0), (-1.0), (-2.0)) t(x)"),
-            "-1.33333");
-  // A window over it, and the other types keep DuckDB's avg.
-  EXPECT_EQ(Scalar("SELECT CAST(max(a) AS VARCHAR) FROM (SELECT avg(p) OVER (PARTITION BY g) AS a "
-                   "FROM prices)"),
-            "2.200000");
-  EXPECT_EQ(Scalar("SELECT spark_typeof(avg(x)) FROM range(3) t(x)"), "double");
-}
-
-TEST_F(SparkArithmeticTest, SumOfIntegersPastABigintFails) {
-  EXPECT_NE(Error("SELECT sum(x) FROM (VALUES (9223372036854775807), (10)) t(x)")
-                .find("[ARITHMETIC_OVERFLOW]"),
-            std::string::npos);
-  EXPECT_NE(Error("SELECT sum(x) OVER () FROM (VALUES (-9223372036854775807), (-10)) t(x)")
-                .find("[ARITHMETIC_OVERFLOW]"),
-            std::string::npos);
-  // Within the range: the exact sum, as before (a large sum of INTs too).
-  EXPECT_EQ(Scalar("SELECT sum(x) FROM (VALUES (9223372036854775807), (-10)) t(x)"),
-            "9223372036854775797");
-  EXPECT_EQ(Scalar("SELECT sum(CAST(x AS INT)) FROM range(3) t(x)"), "3");
-  EXPECT_EQ(Scalar("SELECT sum(CAST(2147483647 AS INT)) FROM range(4)"), "8589934588");
 }
 
 }  // namespace

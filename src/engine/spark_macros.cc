@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "engine/spark_aggregates.h"
 #include "engine/spark_arithmetic.h"
 #include "engine/spark_casts.h"
 #include "engine/spark_collections.h"
@@ -33,7 +34,8 @@ void RegisterSparkFunctions(duckdb::DatabaseInstance& db) {
   RegisterSparkScalars(loader);
   RegisterSparkStringFunctions(loader);
   RegisterSparkCasts(loader);
-  RegisterSparkArithmetic(db, loader);
+  RegisterSparkArithmetic(loader);
+  ReplaceSparkAggregates(db);
   RegisterSparkJsonNumbers(loader);
 }
 
