@@ -22,6 +22,7 @@
 #include "delta/table_writer.h"
 #include "delta/vacuum.h"
 #include "delta/write_util.h"
+#include "fs/routing_file_system.h"
 #include "sluice/session.h"
 
 namespace sluice {
@@ -110,7 +111,7 @@ Result<std::unique_ptr<DeltaTable>> DeltaTable::ForPath(const std::string& path,
   eo.threads = options.engine_threads;
   SLUICE_ASSIGN_OR_RETURN(state->own_engine, engine::Engine::Open(eo));
   state->engine = state->own_engine.get();
-  state->fs = fs::LocalFileSystem();
+  state->fs = fs::PathFileSystem();
   state->path = path;
   SLUICE_ASSIGN_OR_RETURN(state, OpenState(std::move(state), options.sync));
   return std::unique_ptr<DeltaTable>(new DeltaTable(std::move(state)));

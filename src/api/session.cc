@@ -4,6 +4,7 @@
 #include "api/query_state.h"
 #include "delta/warehouse_tables.h"
 #include "dialect/tokenizer.h"
+#include "fs/routing_file_system.h"
 #include "sources/schema_text.h"
 
 namespace sluice {
@@ -83,7 +84,7 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   auto state = std::make_shared<api::SessionState>();
   state->warehouse = options.warehouse;
   state->no_data_batches = options.no_data_batches;
-  state->fs = fs::LocalFileSystem();
+  state->fs = fs::PathFileSystem();
   SLUICE_RETURN_NOT_OK_CTX(state->fs->CreateDirectories(options.warehouse),
                            "creating the warehouse " + options.warehouse);
   engine::EngineOptions eo;

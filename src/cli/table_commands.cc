@@ -14,6 +14,7 @@
 #include "delta/vacuum.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"
+#include "fs/routing_file_system.h"
 
 namespace sluice::cli {
 namespace {
@@ -30,7 +31,7 @@ struct TableEnv {
 // Checks that `path` is a Delta table (clear errors for the usual mistakes) and opens an engine.
 Result<TableEnv> Open(const std::string& path) {
   TableEnv env;
-  env.fs = fs::LocalFileSystem();
+  env.fs = fs::PathFileSystem();
   SLUICE_ASSIGN_OR_RETURN(bool exists, env.fs->Exists(path));
   if (!exists) return Status::NotFound(path + " does not exist");
   SLUICE_ASSIGN_OR_RETURN(bool has_log, env.fs->Exists(fs::JoinPath(path, "_delta_log")));

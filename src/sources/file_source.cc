@@ -111,7 +111,12 @@ Result<std::unique_ptr<FileSource>> FileSource::Open(const SourceContext& ctx,
   }
   std::unique_ptr<FileSource> src(new FileSource(ctx, std::move(options)));
   std::error_code ec;
-  std::string dir = std::filesystem::absolute(src->options_.path, ec).lexically_normal().string();
+  // A path with a scheme ("s3://b/landing") is used as written; its file system (or the refusal
+  // of its scheme by name) comes from ctx.fs.
+  std::string dir =
+      !fs::PathScheme(src->options_.path).empty()
+          ? src->options_.path
+          : std::filesystem::absolute(src->options_.path, ec).lexically_normal().string();
   if (ec)
     return Status::InvalidArgument("read_files: cannot resolve path '" + src->options_.path + "'");
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();

@@ -6,6 +6,8 @@
 #include "common/strings.h"
 #include "dialect/spark_sql.h"
 #include "fs/file_system.h"
+#include "fs/routing_file_system.h"
+#include "fs/s3_file_system.h"
 #include "sources/kafka/kafka_source.h"
 #include "sql/delta_references.h"
 #include "sql/kafka_batch_read.h"
@@ -129,6 +131,33 @@ Result<int64_t> TimestampToMillis(engine::Connection* conn, const std::string& t
   return *ms;
 }
 
+// The warehouse is local: its catalog and checkpoints need a local disk (file locks). Tables on
+// S3 are created with LOCATION. Other schemes are refused by name.
+Status CheckWarehousePath(const std::string& path) {
+  if (fs::PathScheme(path).empty()) return Status::OK();
+  SLUICE_RETURN_NOT_OK(fs::FileSystemForPath(path).status());
+  return Status::NotSupported(
+      "warehouse '" + path +
+      "': a warehouse on s3:// is not supported yet; use a local "
+      "warehouse and put tables on S3 with LOCATION 's3://...' (docs/s3.md)");
+}
+
+// Reconfigures the process-wide S3 file system from the sluice.s3.* settings of `settings`.
+Status ApplyS3Settings(const Settings& settings) {
+  fs::S3Overrides o;
+  o.endpoint = settings.GetString("s3.endpoint");
+  while (!o.endpoint.empty() && o.endpoint.back() == '/') o.endpoint.pop_back();
+  o.region = settings.GetString("s3.region");
+  const std::string style = AsciiLower(settings.GetString("s3.pathStyle"));
+  if (style == "true" || style == "false") {
+    o.path_style = style == "true";
+  } else if (!style.empty()) {
+    return Status::InvalidArgument("setting 'sluice.s3.pathStyle' takes true or false, not '" +
+                                   settings.GetString("s3.pathStyle") + "'");
+  }
+  return fs::ConfigureDefaultS3FileSystem(o);
+}
+
 }  // namespace
 
 Session::Session(std::string warehouse, std::unique_ptr<engine::Engine> engine,
@@ -136,15 +165,15 @@ Session::Session(std::string warehouse, std::unique_ptr<engine::Engine> engine,
     : warehouse_(std::move(warehouse)),
       engine_(std::move(engine)),
       connection_(std::move(connection)),
-      catalog_(std::make_unique<TableCatalog>(fs::LocalFileSystem(), warehouse_)),
+      catalog_(std::make_unique<TableCatalog>(fs::PathFileSystem(), warehouse_)),
       executor_(std::make_unique<TableStatementExecutor>(
-          fs::LocalFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_)) {
+          fs::PathFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_)) {
   ResetStreaming();
 }
 
 void Session::ResetStreaming() {
   StreamingTableManagerOptions o;
-  o.fs = fs::LocalFileSystem();
+  o.fs = fs::PathFileSystem();
   o.engine = engine_.get();
   o.tables = catalog_.get();
   o.settings = &settings_;
@@ -163,9 +192,9 @@ Session::~Session() {
 
 void Session::ResetCatalog() {
   tables_.clear();
-  catalog_ = std::make_unique<TableCatalog>(fs::LocalFileSystem(), warehouse_);
+  catalog_ = std::make_unique<TableCatalog>(fs::PathFileSystem(), warehouse_);
   executor_ = std::make_unique<TableStatementExecutor>(
-      fs::LocalFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_);
+      fs::PathFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_);
   ResetStreaming();
 }
 
@@ -173,7 +202,7 @@ Result<delta::DeltaTable*> Session::TableAt(const std::string& path) {
   auto it = tables_.find(path);
   if (it != tables_.end()) return it->second.get();
   SLUICE_ASSIGN_OR_RETURN(auto table,
-                          delta::DeltaTable::Open(fs::LocalFileSystem(), engine_.get(), path));
+                          delta::DeltaTable::Open(fs::PathFileSystem(), engine_.get(), path));
   delta::DeltaTable* raw = table.get();
   tables_[path] = std::move(table);
   return raw;
@@ -198,7 +227,7 @@ Result<std::string> Session::PrepareDeltaViews(std::string_view statement) {
         ref.table.is_path ? "delta.`" + ref.table.name + "`" : ref.table.name;
     SLUICE_ASSIGN_OR_RETURN(std::string path, catalog_->Resolve(ref.table));
     SLUICE_ASSIGN_OR_RETURN(bool exists,
-                            fs::LocalFileSystem()->Exists(fs::JoinPath(path, "_delta_log")));
+                            fs::PathFileSystem()->Exists(fs::JoinPath(path, "_delta_log")));
     if (!exists) {
       return Status::NotFound(ref.table.is_path ? display + " is not a Delta table"
                                                 : "table " + display +
@@ -256,7 +285,8 @@ Result<std::string> Session::PrepareDeltaViews(std::string_view statement) {
 
 Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   if (options.warehouse.empty()) return Status::InvalidArgument("the warehouse path is empty");
-  SLUICE_RETURN_NOT_OK_CTX(fs::LocalFileSystem()->CreateDirectories(options.warehouse),
+  SLUICE_RETURN_NOT_OK(CheckWarehousePath(options.warehouse));
+  SLUICE_RETURN_NOT_OK_CTX(fs::PathFileSystem()->CreateDirectories(options.warehouse),
                            "creating the warehouse directory");
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<engine::Engine> engine,
                           engine::Engine::Open(options.engine));
@@ -278,20 +308,28 @@ Status Session::MaybeHandleSetting(std::string_view statement, bool* handled) {
   for (char& c : lower_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower_name.rfind("sluice.", 0) != 0) return Status::OK();  // a DuckDB setting
   *handled = true;
+  const bool is_s3 = lower_name.rfind("sluice.s3.", 0) == 0;
   if (is_reset) {
     if (!cursor.Rest().empty()) {
       return Status::InvalidArgument("RESET takes only a setting name: " + std::string(statement));
     }
-    return settings_.Reset(name);
+    SLUICE_RETURN_NOT_OK(settings_.Reset(name));
+    return is_s3 ? ApplyS3Settings(settings_) : Status::OK();
   }
   if (!cursor.Char('=') && !cursor.Keyword("to")) {
     return Status::InvalidArgument("expected '=' after SET " + std::string(name));
   }
   SLUICE_ASSIGN_OR_RETURN(std::string value, ParseLiteral(cursor.Rest()));
+  if (is_s3) {  // applied first: a value S3 refuses is not kept
+    Settings with = settings_;
+    SLUICE_RETURN_NOT_OK(with.Set(name, value));
+    SLUICE_RETURN_NOT_OK(ApplyS3Settings(with));
+  }
   SLUICE_RETURN_NOT_OK(settings_.Set(name, value));
   if (lower_name == "sluice.warehouse") {
     if (value.empty()) return Status::InvalidArgument("sluice.warehouse cannot be empty");
-    SLUICE_RETURN_NOT_OK_CTX(fs::LocalFileSystem()->CreateDirectories(value),
+    SLUICE_RETURN_NOT_OK(CheckWarehousePath(value));
+    SLUICE_RETURN_NOT_OK_CTX(fs::PathFileSystem()->CreateDirectories(value),
                              "creating the warehouse directory");
     warehouse_ = value;
     ResetCatalog();
@@ -332,7 +370,7 @@ Result<std::string> Session::PrepareReadStateViews(std::string_view statement) {
     if (!def) return Status::NotFound(what + ": " + ref.name + " is not a streaming table or flow");
     SLUICE_ASSIGN_OR_RETURN(
         std::vector<OperatorState> ops,
-        ReadCommittedState(fs::LocalFileSystem(), streaming_->catalog().CheckpointOf(*def),
+        ReadCommittedState(fs::PathFileSystem(), streaming_->catalog().CheckpointOf(*def),
                            ref.operator_index, what));
     // One operator: its rows. Several: their rows by column name (NULL where one lacks a column).
     std::string union_sql;
@@ -359,7 +397,7 @@ Result<std::string> Session::PrepareKafkaBatchViews(std::string_view statement) 
   SLUICE_ASSIGN_OR_RETURN(KafkaBatchRewrite rewrite, RewriteKafkaBatchReads(statement));
   for (const KafkaBatchReference& ref : rewrite.references) {
     sources::SourceContext ctx;
-    ctx.fs = fs::LocalFileSystem();
+    ctx.fs = fs::PathFileSystem();
     ctx.engine = engine_.get();
     ctx.options = ref.options;
     SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, sources::kafka::KafkaSource::ReadBatch(ctx),

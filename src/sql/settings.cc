@@ -58,6 +58,15 @@ const std::vector<SettingDefinition>& AllSettings() {
          "run a batch without new data when the watermark would evict state or emit rows"},
         {"delta.retentionDurationCheck", SettingKind::kBoolean, "true",
          "VACUUM refuses a retention shorter than delta.deletedFileRetentionDuration"},
+        {"s3.endpoint", SettingKind::kString, "",
+         "S3 endpoint http(s)://host[:port] for s3:// paths, process-wide; empty: "
+         "AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL / the AWS config file, else AWS"},
+        {"s3.region", SettingKind::kString, "",
+         "S3 region for s3:// paths, process-wide; empty: AWS_REGION / AWS_DEFAULT_REGION / the "
+         "AWS config file, else us-east-1"},
+        {"s3.pathStyle", SettingKind::kString, "",
+         "true | false: path-style S3 URLs (host/bucket/key), process-wide; empty: on for a "
+         "custom endpoint, off for AWS"},
         {"test.crashAt", SettingKind::kString, "",
          "tests only: the next micro-batch stops dead at this point (after_offsets_write, "
          "after_state_commit, after_sink_write, after_commit_write)"},

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "fs/file_system.h"
 
 namespace sluice::sql {
 namespace {
@@ -32,6 +33,8 @@ Result<std::string> TablePath(const std::string& written, const TableCatalog& ta
 }
 
 std::string Absolute(const std::string& path) {
+  // "s3://b/k" stays as is; another scheme too, so that the file system refuses it by name.
+  if (!fs::PathScheme(path).empty()) return path;
   std::error_code ec;
   std::filesystem::path p = std::filesystem::absolute(path, ec);
   if (ec) return path;

@@ -62,6 +62,13 @@ Status WriteHolderLine(int fd, const std::string& path, const LockHolder& holder
 }
 
 Result<int> OpenLockFile(const std::string& checkpoint_root, const std::string& path) {
+  if (!fs::PathScheme(checkpoint_root).empty()) {
+    // Another scheme than s3:// is refused by name; s3:// is not a place for checkpoints yet.
+    SLUICE_RETURN_NOT_OK(fs::FileSystemForPath(checkpoint_root).status());
+    return Status::NotSupported("checkpoint location '" + checkpoint_root +
+                                "': checkpoints on s3:// are not supported yet (the checkpoint's "
+                                "lock is a local file lock; docs/s3.md)");
+  }
   SLUICE_RETURN_NOT_OK_CTX(fs::LocalFileSystem()->CreateDirectories(checkpoint_root),
                            "creating checkpoint directory for its lock");
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
