@@ -1,6 +1,8 @@
 #include "delta/cdc_writer.h"
 
 #include "delta/changes.h"
+#include "delta/column_mapping.h"
+#include "delta/column_mapping_write.h"
 #include "delta/file_writer.h"
 
 namespace sluice::delta {
@@ -25,9 +27,18 @@ Result<std::vector<AddCdcFile>> WriteCdcFiles(engine::Connection* conn, fs::File
   options.num_indexed_cols = 0;
   options.sync = sync;
   const std::string root = snapshot.table_root + "/" + kChangeDataDir;
-  SLUICE_ASSIGN_OR_RETURN(std::vector<AddFile> files,
-                          WriteDataFiles(conn, fs, root, changes, schema,
-                                         snapshot.metadata.partition_columns, options));
+  // Column mapping: cdc files hold the physical names too (_change_type stays).
+  SLUICE_ASSIGN_OR_RETURN(ColumnMappingMode mode, ColumnMappingModeOf(snapshot.metadata));
+  std::vector<AddFile> files;
+  if (mode == ColumnMappingMode::kNone) {
+    SLUICE_ASSIGN_OR_RETURN(files, WriteDataFiles(conn, fs, root, changes, schema,
+                                                  snapshot.metadata.partition_columns, options));
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(PhysicalRows physical,
+                            ToPhysicalRows(conn, changes, snapshot.schema, snapshot.metadata));
+    SLUICE_ASSIGN_OR_RETURN(files, WriteDataFiles(conn, fs, root, physical.rows, physical.schema,
+                                                  physical.partition_columns, options));
+  }
   for (const AddFile& f : files) {
     AddCdcFile cdc;
     cdc.path = std::string(kChangeDataDir) + "/" + f.path;

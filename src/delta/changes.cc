@@ -192,9 +192,8 @@ Result<engine::Batch> ReadChanges(fs::FileSystem* fs, engine::Connection* conn,
     SLUICE_ASSIGN_OR_RETURN_CTX(LogSegment latest_seg, BuildLogSegment(listing, *latest), ctx);
     SLUICE_ASSIGN_OR_RETURN_CTX(schema_snap, LoadSnapshot(fs, conn, listing, latest_seg), ctx);
   }
-  ReadSpec spec;
-  spec.schema = schema_snap->schema.fields;
-  spec.partition_columns = schema_snap->metadata.partition_columns;
+  SLUICE_ASSIGN_OR_RETURN_CTX(ReadSpec spec,
+                              ReadSpecForTable(schema_snap->schema, schema_snap->metadata), ctx);
   spec.extra_columns = {MakeField(kChangeTypeColumn, engine::TypeId::kVarchar),
                         MakeField(kCommitVersionColumn, engine::TypeId::kBigInt),
                         MakeField(kCommitTimestampColumn, engine::TypeId::kTimestampTz)};

@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "delta/checkpoint_writer.h"
+#include "delta/column_mapping.h"
 #include "delta/paths.h"
 #include "delta/values.h"
 #include "delta/write_util.h"
@@ -263,9 +264,7 @@ std::optional<std::vector<std::string>> SplitTopLevelAnd(std::string_view condit
 
 Result<std::string> CandidateReadSql(engine::Connection* conn, const Snapshot& snapshot,
                                      const std::vector<AddFile>& files) {
-  ReadSpec spec;
-  spec.schema = snapshot.schema.fields;
-  spec.partition_columns = snapshot.metadata.partition_columns;
+  SLUICE_ASSIGN_OR_RETURN(ReadSpec spec, ReadSpecForTable(snapshot.schema, snapshot.metadata));
   engine::Field file_col;
   file_col.name = kFileColumn;
   file_col.type.id = engine::TypeId::kVarchar;
@@ -330,6 +329,11 @@ Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(
     if (!f) return Status::Corruption("partition column '" + p + "' is not in the schema");
     fields.push_back(f);
   }
+  // Column mapping: partitionValues are keyed by physical names.
+  SLUICE_ASSIGN_OR_RETURN(engine::Schema physical,
+                          PhysicalSchemaOf(snapshot.schema, snapshot.metadata));
+  const std::vector<std::string> keys =
+      PhysicalPartitionColumns(snapshot.schema.fields, physical, parts);
   // One row per file: (index, partition values...); an extra empty-file row keeps the types
   // bound when there are no files.
   std::string values;
@@ -338,10 +342,10 @@ Result<std::optional<std::vector<bool>>> EvaluateOnPartitions(
     for (size_t i = 0; i < parts.size(); ++i) {
       std::optional<std::string> v;
       if (pv) {
-        auto it = pv->find(parts[i]);
+        auto it = pv->find(keys[i]);
         if (it == pv->end()) {
           for (const auto& [k, val] : *pv) {
-            if (Lower(k) == Lower(parts[i])) v = val;
+            if (Lower(k) == Lower(keys[i])) v = val;
           }
         } else {
           v = it->second;

@@ -197,7 +197,10 @@ TEST_F(FixtureTest, EveryFixtureIsCovered) {
                                          "spark/cdf-dml",
                                          "spark/cdf-optimize",
                                          "spark/checkpoint",
+                                         "spark/column-mapping-id-rename-drop",
                                          "spark/column-mapping-name",
+                                         "spark/column-mapping-name-rename-drop",
+                                         "spark/column-mapping-upgraded",
                                          "spark/deletion-vectors",
                                          "spark/deletion-vectors-checkpoint",
                                          "spark/deletion-vectors-dml",
@@ -1022,11 +1025,12 @@ TEST_F(FixtureTest, CorruptDeletionVectorFailsTheScan) {
   EXPECT_TRUE(missing.status().IsNotFound()) << missing.status().ToString();
 }
 
-TEST_F(FixtureTest, RefusesColumnMappingName) {
-  Status st = OpenError("spark/column-mapping-name");
-  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
-  EXPECT_THAT(st.message(), HasSubstr("columnMapping"));
-  EXPECT_THAT(st.message(), HasSubstr("name"));
+// Column mapping tables (spark/column-mapping-*) are read: column_mapping_test.cc compares
+// their rows, nested columns and pruned queries with Spark's.
+TEST_F(FixtureTest, ReadsColumnMappingName) {
+  auto t = OpenFixture("spark/column-mapping-name");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(LatestRows(t.get()), (std::vector<std::string>{"1|a", "2|b", "3|c"}));
 }
 
 TEST_F(FixtureTest, RefusesV2Checkpoint) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "delta/column_mapping.h"
+
 namespace sluice::delta {
 
 namespace {
@@ -10,7 +12,6 @@ namespace {
 constexpr int kMaxReaderVersion = 3;
 
 std::string WhyRefused(const std::string& feature) {
-  if (feature == "columnMapping") return "column mapping (mode id/name) is not implemented";
   if (feature == "v2Checkpoint") return "V2 (UUID/sidecar) checkpoints are not implemented";
   if (feature == "typeWidening" || feature == "typeWidening-preview")
     return "type widening is not implemented";
@@ -24,10 +25,6 @@ std::string WhyRefused(const std::string& feature) {
   }
   if (feature == "vacuumProtocolCheck") return "";
   return "unknown feature";
-}
-
-std::string ColumnMappingMode(const Metadata& metadata) {
-  return metadata.Config("delta.columnMapping.mode").value_or("none");
 }
 
 }  // namespace
@@ -50,24 +47,18 @@ Status CheckReadSupported(const Protocol& protocol, const Metadata& metadata) {
         " (Sluice reads reader versions 1, 2 and 3 with supported table features)" +
         (features.empty() ? "" : "; the table declares reader features [" + features + "]"));
   }
-  std::string mode = ColumnMappingMode(metadata);
+  // Column mapping modes none, name and id are read (scan.cc reads physical names); any other
+  // mode is refused here, whatever the protocol says.
+  SLUICE_RETURN_NOT_OK(ColumnMappingModeOf(metadata).status());
   if (rv == 3) {
     for (const std::string& f : protocol.reader_features.value_or(std::vector<std::string>{})) {
       const auto& supported = SupportedReaderFeatures();
       bool ok = std::find(supported.begin(), supported.end(), f) != supported.end();
-      if (f == "columnMapping" && mode != "none") ok = false;
       if (!ok) {
         std::string why = WhyRefused(f);
-        if (f == "columnMapping") why += " (delta.columnMapping.mode=" + mode + ")";
         return Status::NotSupported("Unsupported Delta reader feature '" + f + "': " + why);
       }
     }
-  }
-  if (mode != "none") {
-    return Status::NotSupported(
-        "Unsupported Delta reader feature 'columnMapping': column mapping mode '" + mode +
-        "' is not implemented (reading by display name would return "
-        "all-null columns)");
   }
   return Status::OK();
 }

@@ -1,11 +1,12 @@
 // Which Delta tables Sluice can read (PROTOCOL.md "Protocol Evolution", "Table Features").
 //
-// Accepted: reader version 1; reader version 2 with column mapping mode none (or absent);
-// reader version 3 whose readerFeatures are all implemented by Sluice (today:
-// vacuumProtocolCheck, deletionVectors (applied by scan.h), and columnMapping while the mode is
-// none). Everything else is refused with NotSupported naming the feature (columnMapping with mode
-// id/name, v2Checkpoint, typeWidening, timestampNtz, variantType, catalogManaged, unknown names) or
-// the reader version ("Unsupported Delta protocol reader version 99 ...").
+// Accepted: reader versions 1 and 2; reader version 3 whose readerFeatures are all implemented
+// by Sluice (today: vacuumProtocolCheck, deletionVectors (applied by scan.h) and columnMapping
+// (column_mapping.h, physical names read by scan.h)), with delta.columnMapping.mode none, name or
+// id at any reader version. Everything else is refused with NotSupported naming the feature
+// (v2Checkpoint, typeWidening, timestampNtz, variantType, catalogManaged, unknown names, an
+// unknown column mapping mode) or the reader version ("Unsupported Delta protocol reader version
+// 99 ...").
 #pragma once
 
 #include <string>

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/strings.h"
+#include "delta/column_mapping.h"
 #include "delta/paths.h"
 #include "delta/schema.h"
 #include "delta/values.h"
@@ -85,15 +86,46 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
 
   // Which columns do the files have (by lower-case name -> actual name)?
   SLUICE_ASSIGN_OR_RETURN(engine::Batch probe, conn->Query("SELECT * FROM " + source + " LIMIT 0"));
+  if (!spec.field_ids.empty()) {
+    // Column mapping id: Sluice matches columns by physical name, which is right when each
+    // file's field ids sit on the names the schema gives them (Delta writes both). Any field id
+    // of the schema on another name in a file would be read wrongly: refused.
+    std::string ids;
+    for (const auto& [id, name] : spec.field_ids) {
+      ids += (ids.empty() ? "" : ", ") + std::string("(") + std::to_string(id) + ", " +
+             QuoteLiteral(name) + ")";
+    }
+    SLUICE_ASSIGN_OR_RETURN(
+        engine::Batch bad,
+        conn->Query("SELECT s.file_name, s.name, s.field_id, e.n FROM parquet_schema(" + list +
+                    ") s JOIN (VALUES " + ids +
+                    ") AS e(id, n) ON s.field_id = e.id WHERE s.name <> e.n LIMIT 1"));
+    if (bad.num_rows() > 0) {
+      return Status::NotSupported(
+          "column mapping id: data file " + bad.GetString(0, 0).value_or("?") + " has field id " +
+          bad.GetString(0, 2).value_or("?") + " on column '" + bad.GetString(0, 1).value_or("?") +
+          "', the schema's physical name for it is '" + bad.GetString(0, 3).value_or("?") +
+          "' (Sluice reads id-mode files by physical name)");
+    }
+  }
   std::map<std::string, std::string> file_cols;
   for (const engine::Field& f : probe.schema()) file_cols[Lower(f.name)] = f.name;
 
+  // Column mapping: the name of each schema column in the files and in partitionValues.
+  const engine::Schema& physical =
+      spec.physical_schema.empty() ? spec.schema : spec.physical_schema;
+  if (physical.size() != spec.schema.size()) {
+    return Status::Internal("ReadSpec has " + std::to_string(spec.schema.size()) + " columns but " +
+                            std::to_string(physical.size()) + " physical ones");
+  }
+
   // Per-file constants: partition values and extras.
-  std::vector<std::string> part_cols;  // partition columns in schema order
+  std::vector<std::string> part_cols;  // partition columns in schema order (physical names)
   std::vector<const engine::Field*> part_fields;
-  for (const engine::Field& f : spec.schema) {
+  for (size_t i = 0; i < spec.schema.size(); ++i) {
+    const engine::Field& f = spec.schema[i];
     if (partition_lower.count(Lower(f.name))) {
-      part_cols.push_back(f.name);
+      part_cols.push_back(physical[i].name);
       part_fields.push_back(&f);
     }
   }
@@ -131,16 +163,23 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
   for (size_t i = 0; i < spec.extra_columns.size(); ++i) aliases += ", __e" + std::to_string(i);
 
   size_t part_index = 0;
-  for (const engine::Field& f : spec.schema) {
+  for (size_t i = 0; i < spec.schema.size(); ++i) {
+    const engine::Field& f = spec.schema[i];
     if (partition_lower.count(Lower(f.name))) {
       add_col("__f.__p" + std::to_string(part_index++), f.name);
       continue;
     }
-    auto it = file_cols.find(Lower(f.name));
+    auto it = file_cols.find(Lower(physical[i].name));
     if (it == file_cols.end() || f.type.id == engine::TypeId::kNull) {
       add_col(CastNull(f.type), f.name);
     } else {
-      add_col("CAST(d." + QuoteIdentifier(it->second) + " AS " + f.type.ToSql() + ")", f.name);
+      // Read under the physical shape (nested physical names), then rename into the logical one.
+      std::string read =
+          "CAST(d." + QuoteIdentifier(it->second) + " AS " + physical[i].type.ToSql() + ")";
+      SLUICE_ASSIGN_OR_RETURN_CTX(std::string expr,
+                                  PhysicalToLogicalSql(read, physical[i].type, f.type),
+                                  "column '" + f.name + "'");
+      add_col(expr, f.name);
     }
   }
   for (size_t i = 0; i < spec.extra_columns.size(); ++i) {
@@ -201,9 +240,32 @@ Result<FileToRead> FileToReadForAdd(DeletionVectorLoader* dvs, const std::string
   return read;
 }
 
+Result<ReadSpec> ReadSpecForTable(const DeltaSchema& schema, const Metadata& metadata) {
+  ReadSpec spec;
+  spec.schema = schema.fields;
+  spec.partition_columns = metadata.partition_columns;
+  SLUICE_ASSIGN_OR_RETURN(ColumnMappingMode mode, ColumnMappingModeOf(metadata));
+  if (mode != ColumnMappingMode::kNone) {
+    SLUICE_ASSIGN_OR_RETURN(spec.physical_schema, PhysicalSchema(schema, mode));
+  }
+  if (mode == ColumnMappingMode::kId) spec.field_ids = PhysicalNamesById(schema);
+  return spec;
+}
+
 Result<std::vector<AddFile>> PlanScanFiles(const Snapshot& snapshot, const ScanFilter& filter) {
   if (filter.conjuncts.empty()) return snapshot.files.ToVector();
-  const FilePruner pruner(filter, snapshot.schema.fields, snapshot.metadata.partition_columns);
+  // Stats and partition values are keyed by physical names under column mapping: prune with
+  // the physical schema and the filter's columns renamed to their physical names (a column the
+  // schema lacks keeps its name: the pruner reports it unknown).
+  SLUICE_ASSIGN_OR_RETURN(engine::Schema physical,
+                          PhysicalSchemaOf(snapshot.schema, snapshot.metadata));
+  ScanFilter physical_filter = filter;
+  for (ColumnPredicate& c : physical_filter.conjuncts) {
+    c.column = PhysicalColumnName(snapshot.schema.fields, physical, c.column).value_or(c.column);
+  }
+  const std::vector<std::string> partition_columns = PhysicalPartitionColumns(
+      snapshot.schema.fields, physical, snapshot.metadata.partition_columns);
+  const FilePruner pruner(physical_filter, physical, partition_columns);
   std::vector<AddFile> out;
   for (const Snapshot::FileList::Entry& e : snapshot.files.entries()) {
     SLUICE_ASSIGN_OR_RETURN(bool keep, pruner.MayMatch(e->value, e->memo.Get(e->value)));
@@ -221,9 +283,8 @@ Result<std::pair<ReadSpec, std::vector<FileToRead>>> PlanRead(fs::FileSystem* fs
   std::string ctx =
       "scanning " + snapshot.table_root + " at version " + snapshot.version.ToString();
   SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> files, PlanScanFiles(snapshot, filter), ctx);
-  ReadSpec spec;
-  spec.schema = snapshot.schema.fields;
-  spec.partition_columns = snapshot.metadata.partition_columns;
+  SLUICE_ASSIGN_OR_RETURN_CTX(ReadSpec spec, ReadSpecForTable(snapshot.schema, snapshot.metadata),
+                              ctx);
   SLUICE_ASSIGN_OR_RETURN_CTX(spec.where_sql, FilterToSql(filter, spec.schema), ctx);
   std::vector<FileToRead> reads;
   DeletionVectorLoader dvs(fs, snapshot.table_root);

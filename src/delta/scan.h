@@ -2,15 +2,17 @@
 // files, producing the table's columns in schema order.
 //
 // Per file: partition columns become typed constants decoded from the log's partitionValues
-// (never from the path); columns missing from a file (schema evolution) are NULL; extra
-// columns in files (e.g. _change_type) are dropped; every column is cast to its table type
-// (INT96 and other timestamps become TIMESTAMPTZ in UTC). Hive partition detection is off.
+// (never from the path; under column mapping keyed by physical names, as the files' columns);
+// columns missing from a file (schema evolution) are NULL; extra columns in files (e.g.
+// _change_type) are dropped; every column is cast to its table type (INT96 and other timestamps
+// become TIMESTAMPTZ in UTC). Hive partition detection is off.
 //
 // Deletion vectors: a file's `row_filter` (row indexes from its deletion vector, see
 // deletion_vector.h) drops those rows (anti join on read_parquet's file_row_number), or with
 // `keep_only_filtered` keeps only them (the change data feed's rows deleted by a new DV).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,7 +43,14 @@ Result<FileToRead> FileToReadForAdd(DeletionVectorLoader* dvs, const std::string
 
 struct ReadSpec {
   engine::Schema schema;  // output columns (table schema order)
-  std::vector<std::string> partition_columns;
+  // Column mapping: `schema` under physical names (column_mapping.h), the same fields in the
+  // same order; the files' columns and partition values are found by these names. Empty: the
+  // names of `schema`. Fill both with ReadSpecForTable.
+  engine::Schema physical_schema;
+  // Column mapping mode id: field id -> physical name. The files' Parquet field ids are checked
+  // against it (a file whose field id names another column is refused: Sluice reads by name).
+  std::map<int64_t, std::string> field_ids;
+  std::vector<std::string> partition_columns;  // logical names (metaData.partitionColumns)
   // Columns appended after the schema columns, valued per file by FileToRead::extra_values.
   std::vector<engine::Field> extra_columns;
   // Extra columns that, when their per-file value is NULL, take the file's own column of the
@@ -49,6 +58,11 @@ struct ReadSpec {
   std::vector<std::string> extra_from_file;
   std::string where_sql = "TRUE";  // applied to the output columns
 };
+
+// The ReadSpec of a table's own columns: its logical schema, partition columns and, under
+// column mapping (name or id), its physical schema. Corruption when a mapped field lacks its
+// physical name; NotSupported for an unknown mapping mode.
+Result<ReadSpec> ReadSpecForTable(const DeltaSchema& schema, const Metadata& metadata);
 
 // The SQL that reads `files` per `spec`. Probes the files' columns with the engine.
 Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,

@@ -12,6 +12,8 @@
 #include "common/logging.h"
 #include "common/strings.h"
 #include "common/uuid.h"
+#include "delta/column_mapping.h"
+#include "delta/column_mapping_write.h"
 #include "delta/log_segment.h"
 #include "delta/paths.h"
 #include "delta/schema.h"
@@ -56,9 +58,10 @@ Status CheckNewTableConfiguration(const std::map<std::string, std::string>& conf
   for (const auto& [k, v] : configuration) {
     std::string lv = v;
     for (char& c : lv) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (k == "delta.columnMapping.mode" && lv != "none") {
+    if (k == "delta.columnMapping.mode" && lv != "none" && lv != "name") {
       return Status::NotSupported(
-          "Sluice cannot write tables with column mapping (delta.columnMapping.mode=" + v + ")");
+          "Sluice cannot write tables with column mapping mode '" + v +
+          "' (it writes delta.columnMapping.mode=name; mode id needs Parquet field ids)");
     }
     if (k == "delta.enableDeletionVectors" && lv == "true") {
       return Status::NotSupported(
@@ -69,6 +72,34 @@ Status CheckNewTableConfiguration(const std::map<std::string, std::string>& conf
     }
   }
   return Status::OK();
+}
+
+// Column mapping mode name: gives every field of `schema` without a physical name one (and an
+// id), and rewrites md->schema_string with the field metadata. Other modes: nothing.
+Status MapNewFields(const engine::Schema& schema, Metadata* md, FieldMetadata* field_metadata,
+                    bool keep_names = false) {
+  SLUICE_ASSIGN_OR_RETURN(ColumnMappingMode mode, ColumnMappingModeOf(*md));
+  if (mode != ColumnMappingMode::kName) return Status::OK();
+  SLUICE_RETURN_NOT_OK(AssignColumnMapping(schema, keep_names, field_metadata, &md->configuration));
+  SLUICE_ASSIGN_OR_RETURN(md->schema_string, SchemaToJson(schema, *field_metadata));
+  return Status::OK();
+}
+
+// WriteDataFiles for the table's rows (logical columns): under column mapping the files, their
+// stats and partition values get the physical names (column_mapping_write.h).
+Result<std::vector<AddFile>> WriteTableFiles(engine::Connection* conn, fs::FileSystem* fs,
+                                             const std::string& path, const engine::Batch& rows,
+                                             const engine::Schema& schema,
+                                             const FieldMetadata& field_metadata,
+                                             const Metadata& md, const DataFileOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(ColumnMappingMode mode, ColumnMappingModeOf(md));
+  if (mode == ColumnMappingMode::kNone) {
+    return WriteDataFiles(conn, fs, path, rows, schema, md.partition_columns, options);
+  }
+  SLUICE_ASSIGN_OR_RETURN(PhysicalRows physical,
+                          ToPhysicalRows(conn, rows, DeltaSchema{schema, field_metadata}, md));
+  return WriteDataFiles(conn, fs, path, physical.rows, physical.schema, physical.partition_columns,
+                        options);
 }
 
 RemoveFile RemoveFor(const AddFile& a, int64_t now_ms) {
@@ -96,6 +127,12 @@ Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configura
     for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (v == "true") p.min_writer_version = 4;
   }
+  // Column mapping: reader 2 / writer 5, as Delta's legacy protocol for it.
+  it = configuration.find("delta.columnMapping.mode");
+  if (it != configuration.end() && AsciiEqualsIgnoreCase(it->second, "name")) {
+    p.min_reader_version = 2;
+    p.min_writer_version = 5;
+  }
   return p;
 }
 
@@ -108,33 +145,60 @@ std::optional<Protocol> ProtocolUpgradeFor(const Protocol& current, const Metada
   Protocol needed = ProtocolForNewTable(md.configuration);
   Protocol upgraded = current;
   if (current.min_writer_version < 7) {
-    if (needed.min_writer_version <= current.min_writer_version) return std::nullopt;
-    upgraded.min_writer_version = needed.min_writer_version;
+    if (needed.min_writer_version <= current.min_writer_version &&
+        needed.min_reader_version <= current.min_reader_version) {
+      return std::nullopt;
+    }
+    upgraded.min_writer_version = std::max(current.min_writer_version, needed.min_writer_version);
+    upgraded.min_reader_version = std::max(current.min_reader_version, needed.min_reader_version);
     return upgraded;
   }
-  if (current.min_writer_version > 7 || !md.ConfigIsTrue("delta.enableChangeDataFeed")) {
-    return std::nullopt;
+  if (current.min_writer_version > 7) return std::nullopt;
+  bool changed = false;
+  auto add_feature = [&changed](std::optional<std::vector<std::string>>* list,
+                                const std::string& f) {
+    auto features = list->value_or(std::vector<std::string>{});
+    if (std::find(features.begin(), features.end(), f) != features.end()) return;
+    features.push_back(f);
+    *list = features;
+    changed = true;
+  };
+  if (md.ConfigIsTrue("delta.enableChangeDataFeed")) {
+    add_feature(&upgraded.writer_features, "changeDataFeed");
   }
-  auto features = upgraded.writer_features.value_or(std::vector<std::string>{});
-  if (std::find(features.begin(), features.end(), "changeDataFeed") != features.end()) {
-    return std::nullopt;
+  if (needed.min_reader_version >= 2) {  // column mapping
+    add_feature(&upgraded.writer_features, "columnMapping");
+    if (upgraded.min_reader_version == 3) {
+      add_feature(&upgraded.reader_features, "columnMapping");
+    } else if (upgraded.min_reader_version < 2) {
+      upgraded.min_reader_version = 2;
+      changed = true;
+    }
   }
-  features.push_back("changeDataFeed");
-  upgraded.writer_features = features;
+  if (!changed) return std::nullopt;
   return upgraded;
 }
 
 }  // namespace
 
 Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata) {
-  if (protocol.min_writer_version > 7 || protocol.min_writer_version == 5 ||
-      protocol.min_writer_version == 6) {
+  // Column mapping: mode name is written under physical names (column_mapping_write.h); mode
+  // id needs Parquet field ids in the data files, which the file writer does not write.
+  if (auto mode = metadata.Config("delta.columnMapping.mode");
+      mode && !AsciiEqualsIgnoreCase(*mode, "none") && !AsciiEqualsIgnoreCase(*mode, "name")) {
+    return Status::NotSupported(
+        "Unsupported Delta writer feature 'columnMapping': writes to tables with "
+        "delta.columnMapping.mode=" +
+        *mode + " are not supported (Sluice writes mode name; mode id needs Parquet field ids)");
+  }
+  if (protocol.min_writer_version > 7 || protocol.min_writer_version == 6) {
     return Status::NotSupported("Unsupported Delta protocol writer version " +
                                 std::to_string(protocol.min_writer_version) +
-                                " (Sluice writes versions 1-4 and 7)");
+                                " (Sluice writes versions 1-5 and 7)");
   }
   if (protocol.min_writer_version == 7) {
-    static const std::set<std::string> kSupported = {"appendOnly", "invariants", "changeDataFeed"};
+    static const std::set<std::string> kSupported = {"appendOnly", "invariants", "changeDataFeed",
+                                                     "columnMapping"};
     for (const std::string& f : protocol.writer_features.value_or(std::vector<std::string>{})) {
       if (f == "deletionVectors") {  // read (scan.h), not written
         return Status::NotSupported(
@@ -267,6 +331,8 @@ Result<Version> DeltaTableWriter::CreateTable(const engine::Schema& schema,
   md.partition_columns = parts;
   md.configuration = options.configuration;
   md.created_time = Now();
+  FieldMetadata field_metadata;
+  SLUICE_RETURN_NOT_OK_CTX(MapNewFields(schema, &md, &field_metadata), ctx);
   Transaction txn(fs_, path_, nullptr, options_.commit);
   txn.Add(ProtocolForNewTable(options.configuration));
   txn.Add(md);
@@ -302,6 +368,8 @@ Result<WriteResult> DeltaTableWriter::ReplaceTable(const engine::Schema& schema,
   if (md.configuration.count("delta.checkpointInterval")) {
     SLUICE_RETURN_NOT_OK_CTX(CheckpointInterval(md).status(), ctx);
   }
+  FieldMetadata field_metadata;
+  SLUICE_RETURN_NOT_OK_CTX(MapNewFields(schema, &md, &field_metadata), ctx);
 
   WriteResult result;
   std::vector<AddFile> adds;
@@ -314,8 +382,8 @@ Result<WriteResult> DeltaTableWriter::ReplaceTable(const engine::Schema& schema,
     file_options.sync = options_.commit.sync;
     if (auto n = md.Config("delta.dataSkippingNumIndexedCols"))
       file_options.num_indexed_cols = std::atoi(n->c_str());
-    SLUICE_ASSIGN_OR_RETURN(
-        adds, WriteDataFiles(conn_.get(), fs_.get(), path_, rows, schema, parts, file_options));
+    SLUICE_ASSIGN_OR_RETURN(adds, WriteTableFiles(conn_.get(), fs_.get(), path_, rows, schema,
+                                                  field_metadata, md, file_options));
     result.num_rows = rows.num_rows();
   }
 
@@ -421,6 +489,10 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
   FieldMetadata field_metadata = snap ? snap->schema.metadata : FieldMetadata{};
   SLUICE_ASSIGN_OR_RETURN_CTX(metadata.schema_string,
                               SchemaToJson(plan.table_schema, field_metadata), ctx);
+  // Column mapping: new fields (a new table, schema evolution) get physical names and ids.
+  if (new_table || plan.schema_changed) {
+    SLUICE_RETURN_NOT_OK_CTX(MapNewFields(plan.table_schema, &metadata, &field_metadata), ctx);
+  }
 
   // NOT NULL checks and the projection to the table schema, before any file is written.
   SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows, ConformLocked(data, plan), ctx);
@@ -436,8 +508,8 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
   if (auto n = metadata.Config("delta.dataSkippingNumIndexedCols"))
     file_options.num_indexed_cols = std::atoi(n->c_str());
   SLUICE_ASSIGN_OR_RETURN(std::vector<AddFile> adds,
-                          WriteDataFiles(conn_.get(), fs_.get(), path_, rows, plan.table_schema,
-                                         partition_columns, file_options));
+                          WriteTableFiles(conn_.get(), fs_.get(), path_, rows, plan.table_schema,
+                                          field_metadata, metadata, file_options));
 
   Transaction txn(fs_, path_, snap, options_.commit);
   txn.SetBeforePublish([&data_sync] { return data_sync.Wait(); });
@@ -529,7 +601,9 @@ Result<Version> DeltaTableWriter::AddColumns(const std::vector<engine::Field>& c
                               delta::AddColumns(snap->schema.fields, columns), ctx);
   SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema), ctx);
   Metadata md = snap->metadata;
-  SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema, snap->schema.metadata), ctx);
+  FieldMetadata field_metadata = snap->schema.metadata;
+  SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema, field_metadata), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(MapNewFields(schema, &md, &field_metadata), ctx);
   Transaction txn(fs_, path_, snap, options_.commit);
   txn.Add(md);
   nlohmann::json cols = nlohmann::json::array();
@@ -555,11 +629,185 @@ Result<Version> DeltaTableWriter::SetProperties(
   if (md.configuration.count("delta.checkpointInterval")) {
     SLUICE_RETURN_NOT_OK_CTX(CheckpointInterval(md).status(), ctx);
   }
+  // Column mapping: none -> name gives every field its display name as physical name (the
+  // files hold those names) and an id, as Delta's upgrade does; no other change of mode.
+  SLUICE_ASSIGN_OR_RETURN_CTX(ColumnMappingMode old_mode, ColumnMappingModeOf(snap->metadata), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(ColumnMappingMode new_mode, ColumnMappingModeOf(md), ctx);
+  if (old_mode != new_mode) {
+    if (old_mode != ColumnMappingMode::kNone) {
+      return Status::NotSupported(ctx + ": changing delta.columnMapping.mode from '" +
+                                  std::string(ColumnMappingModeName(old_mode)) + "' to '" +
+                                  std::string(ColumnMappingModeName(new_mode)) +
+                                  "' is not supported");
+    }
+    FieldMetadata field_metadata = snap->schema.metadata;
+    SLUICE_RETURN_NOT_OK_CTX(
+        MapNewFields(snap->schema.fields, &md, &field_metadata, /*keep_names=*/true), ctx);
+  }
   Transaction txn(fs_, path_, snap, options_.commit);
   if (auto upgraded = ProtocolUpgradeFor(snap->protocol, md)) txn.Add(*upgraded);
   txn.Add(md);
   txn.SetOperation("SET TBLPROPERTIES",
                    {{"properties", JsonText(nlohmann::json(properties).dump())}});
+  SLUICE_ASSIGN_OR_RETURN(CommitResult r, CommitLocked(&txn));
+  return r.version;
+}
+
+namespace {
+
+std::string PathText(const std::vector<std::string>& path) {
+  std::string out;
+  for (const std::string& p : path) out += (out.empty() ? "" : ".") + p;
+  return out;
+}
+
+// The fields list holding the field at `path` (its struct, or the schema) and its index there;
+// `resolved` gets the path with the schema's spelling. InvalidArgument naming the path when absent.
+Result<std::pair<std::vector<engine::Field>*, size_t>> LocateField(
+    engine::Schema* schema, const std::vector<std::string>& path,
+    std::vector<std::string>* resolved) {
+  std::vector<engine::Field>* fields = schema;
+  for (size_t depth = 0; depth < path.size(); ++depth) {
+    size_t index = fields->size();
+    for (size_t i = 0; i < fields->size(); ++i) {
+      if (AsciiEqualsIgnoreCase((*fields)[i].name, path[depth])) index = i;
+    }
+    if (index == fields->size()) {
+      return Status::InvalidArgument("no column or field '" + PathText(path) + "' in the schema");
+    }
+    resolved->push_back((*fields)[index].name);
+    if (depth + 1 == path.size()) return std::make_pair(fields, index);
+    engine::DataType* t = &(*fields)[index].type;
+    // element / key / value steps through lists and maps, then a struct's fields.
+    while ((t->id == engine::TypeId::kList || t->id == engine::TypeId::kMap) &&
+           depth + 1 < path.size()) {
+      const std::string& step = path[depth + 1];
+      size_t child = t->id == engine::TypeId::kList       ? 0
+                     : AsciiEqualsIgnoreCase(step, "key") ? 0
+                                                          : 1;
+      const char* want = t->id == engine::TypeId::kList ? "element" : child == 0 ? "key" : "value";
+      if (!AsciiEqualsIgnoreCase(step, want)) {
+        return Status::InvalidArgument("'" + PathText(path) + "': a step into " +
+                                       (t->id == engine::TypeId::kList ? "a list" : "a map") +
+                                       " must be element, key or value");
+      }
+      resolved->push_back(want);
+      ++depth;
+      t = &t->children[child].type;
+    }
+    if (t->id != engine::TypeId::kStruct || depth + 1 >= path.size()) {
+      return Status::InvalidArgument("'" + PathText(path) + "' does not name a struct field");
+    }
+    fields = &t->children;
+  }
+  return Status::InvalidArgument("an empty column path");
+}
+
+// The field metadata with every key at or under `from` moved under `to` (nullopt `to`: dropped).
+FieldMetadata RekeyMetadata(const FieldMetadata& md, const std::string& from,
+                            const std::optional<std::string>& to) {
+  FieldMetadata out;
+  for (const auto& [k, v] : md) {
+    bool under = k == from || k.rfind(from + ".", 0) == 0;
+    if (!under) {
+      out[k] = v;
+    } else if (to) {
+      out[*to + k.substr(from.size())] = v;
+    }
+  }
+  return out;
+}
+
+Status NeedsNameMapping(const Metadata& md, const std::string& what) {
+  SLUICE_ASSIGN_OR_RETURN(ColumnMappingMode mode, ColumnMappingModeOf(md));
+  if (mode == ColumnMappingMode::kName) return Status::OK();
+  return Status::NotSupported(
+      what +
+      " needs column mapping (the data files keep the old names): run ALTER TABLE ... "
+      "SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name') first" +
+      (mode == ColumnMappingMode::kId ? " (mode id is not written by Sluice)" : ""));
+}
+
+}  // namespace
+
+Result<Version> DeltaTableWriter::RenameColumn(const std::vector<std::string>& path,
+                                               const std::string& new_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string ctx = "ALTER TABLE RENAME COLUMN on Delta table " + path_;
+  SLUICE_ASSIGN_OR_RETURN(auto snap, RefreshLocked());
+  if (!snap) return Status::NotFound(ctx + ": no Delta table at " + path_);
+  SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(NeedsNameMapping(snap->metadata, "RENAME COLUMN"), ctx);
+  if (new_name.empty() || new_name.find('.') != std::string::npos) {
+    return Status::InvalidArgument(ctx + ": the new name '" + new_name + "' is not a column name");
+  }
+  engine::Schema schema = snap->schema.fields;
+  std::vector<std::string> resolved;
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto where, LocateField(&schema, path, &resolved), ctx);
+  auto& [fields, index] = where;
+  for (size_t i = 0; i < fields->size(); ++i) {
+    if (i != index && AsciiEqualsIgnoreCase((*fields)[i].name, new_name)) {
+      return Status::InvalidArgument(ctx + ": a column or field named '" + (*fields)[i].name +
+                                     "' already exists there");
+    }
+  }
+  (*fields)[index].name = new_name;
+  const std::string from = PathText(resolved);
+  std::vector<std::string> renamed = resolved;
+  renamed.back() = new_name;
+  const std::string to = PathText(renamed);
+  Metadata md = snap->metadata;
+  if (resolved.size() == 1) {
+    for (std::string& p : md.partition_columns) {
+      if (AsciiEqualsIgnoreCase(p, from)) p = new_name;
+    }
+  }
+  FieldMetadata field_metadata = RekeyMetadata(snap->schema.metadata, from, to);
+  SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema, field_metadata), ctx);
+  Transaction txn(fs_, path_, snap, options_.commit);
+  txn.Add(md);
+  txn.SetOperation("RENAME COLUMN",
+                   {{"oldColumnPath", JsonText(from)}, {"newColumnPath", JsonText(to)}});
+  SLUICE_ASSIGN_OR_RETURN(CommitResult r, CommitLocked(&txn));
+  return r.version;
+}
+
+Result<Version> DeltaTableWriter::DropColumns(const std::vector<std::vector<std::string>>& paths) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string ctx = "ALTER TABLE DROP COLUMNS on Delta table " + path_;
+  SLUICE_ASSIGN_OR_RETURN(auto snap, RefreshLocked());
+  if (!snap) return Status::NotFound(ctx + ": no Delta table at " + path_);
+  SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(NeedsNameMapping(snap->metadata, "DROP COLUMN"), ctx);
+  engine::Schema schema = snap->schema.fields;
+  FieldMetadata field_metadata = snap->schema.metadata;
+  std::vector<std::string> dropped;
+  for (const std::vector<std::string>& path : paths) {
+    std::vector<std::string> resolved;
+    SLUICE_ASSIGN_OR_RETURN_CTX(auto where, LocateField(&schema, path, &resolved), ctx);
+    auto& [fields, index] = where;
+    const std::string name = PathText(resolved);
+    if (resolved.size() == 1) {
+      for (const std::string& p : snap->metadata.partition_columns) {
+        if (AsciiEqualsIgnoreCase(p, name)) {
+          return Status::InvalidArgument(ctx + ": cannot drop partition column '" + p + "'");
+        }
+      }
+    }
+    if (fields->size() == 1) {
+      return Status::InvalidArgument(ctx + ": cannot drop '" + name + "', the last field of its " +
+                                     (resolved.size() == 1 ? "table" : "struct"));
+    }
+    fields->erase(fields->begin() + static_cast<std::ptrdiff_t>(index));
+    field_metadata = RekeyMetadata(field_metadata, name, std::nullopt);
+    dropped.push_back(name);
+  }
+  Metadata md = snap->metadata;
+  SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema, field_metadata), ctx);
+  Transaction txn(fs_, path_, snap, options_.commit);
+  txn.Add(md);
+  txn.SetOperation("DROP COLUMNS", {{"columns", JsonText(JsonArrayText(dropped))}});
   SLUICE_ASSIGN_OR_RETURN(CommitResult r, CommitLocked(&txn));
   return r.version;
 }
@@ -589,8 +837,8 @@ Result<std::vector<AddFile>> DeltaTableWriter::WriteFiles(Transaction* txn,
     file_options.num_indexed_cols = std::atoi(n->c_str());
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<AddFile> adds,
-                          WriteDataFiles(conn_.get(), fs_.get(), path_, rows, snap->schema.fields,
-                                         snap->metadata.partition_columns, file_options));
+                          WriteTableFiles(conn_.get(), fs_.get(), path_, rows, snap->schema.fields,
+                                          snap->schema.metadata, snap->metadata, file_options));
   for (const AddFile& a : adds) {
     auto storage = ResolveLogPath(path_, a.path);
     if (storage.ok()) txn->RecordWrittenFile(*storage);

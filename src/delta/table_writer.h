@@ -157,6 +157,13 @@ class DeltaTableWriter {
   // ALTER TABLE SET TBLPROPERTIES: a metadata-only commit (operation "SET TBLPROPERTIES");
   // enabling the change data feed upgrades the protocol to writer version 4 in the same commit.
   Result<Version> SetProperties(const std::map<std::string, std::string>& properties);
+  // ALTER TABLE RENAME COLUMN / DROP COLUMN(S): metadata-only commits, which need column mapping
+  // mode name (the files keep their physical names; NotSupported naming the property
+  // otherwise). `path` names a column ("a") or a nested struct field ("s.x", with element /
+  // key / value steps through lists and maps), case-insensitively. A partition column can be
+  // renamed (metaData.partitionColumns follows), not dropped; at least one column must remain.
+  Result<Version> RenameColumn(const std::vector<std::string>& path, const std::string& new_name);
+  Result<Version> DropColumns(const std::vector<std::vector<std::string>>& paths);
 
   // For DML (UPDATE/DELETE/MERGE) built on top: a transaction reading the latest snapshot.
   // NotFound when the table does not exist.
@@ -203,10 +210,12 @@ class DeltaTableWriter {
 // The protocol a new table with `configuration` needs: (1,2), or (1,4) with the change data feed.
 Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configuration);
 
-// OK when Sluice can write a table with this protocol and metadata: writer version <= 4 without
+// OK when Sluice can write a table with this protocol and metadata: writer version <= 5 without
 // CHECK constraints, generated or identity columns, or column invariants (which Sluice does not
-// enforce), or writer 7 whose features are all in {appendOnly, invariants, changeDataFeed}
-// under the same conditions. NotSupported naming the version or feature otherwise.
+// enforce), or writer 7 whose features are all in {appendOnly, invariants, changeDataFeed,
+// columnMapping} under the same conditions; column mapping in mode none or name (mode id is
+// refused: the data files would need Parquet field ids). NotSupported naming the version or
+// feature otherwise.
 Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata);
 
 }  // namespace sluice::delta

@@ -194,10 +194,20 @@ Result<engine::Batch> DeltaCdfSource::SnapshotRows(int64_t version, int64_t firs
     to_read.push_back(std::move(read));
   }
   if (to_read.empty()) return EmptyBatch(conn_.get(), schema_);
-  delta::ReadSpec spec;
-  spec.schema.assign(schema_.begin(), schema_.end() - 3);
+  SLUICE_ASSIGN_OR_RETURN_CTX(delta::ReadSpec spec,
+                              delta::ReadSpecForTable(snap->schema, snap->metadata), Description());
+  engine::Schema src_cols(schema_.begin(), schema_.end() - 3);
+  if (!spec.physical_schema.empty() && !SameSchema(spec.schema, src_cols)) {
+    // Column mapping: the files' physical names are the snapshot's; another logical schema
+    // (a rename or drop since) cannot be matched to them here.
+    return Status::InvalidArgument(
+        Description() + ": the schema of the starting snapshot (version " +
+        std::to_string(version) + "): " + SchemaToText(snap->schema.fields) +
+        " differs from the stream's schema " + SchemaToText(src_cols) +
+        " on a table with column mapping; a new checkpoint is needed");
+  }
+  spec.schema = std::move(src_cols);
   spec.extra_columns.assign(schema_.end() - 3, schema_.end());
-  spec.partition_columns = snap->metadata.partition_columns;
   return delta::ReadFiles(conn_.get(), spec, to_read).WithContext(Description());
 }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "delta/column_mapping.h"
 #include "delta/log_segment.h"
 #include "delta/paths.h"
 #include "delta/scan.h"
@@ -47,6 +48,10 @@ Result<std::unique_ptr<DeltaSource>> DeltaSource::Open(const SourceContext& ctx,
   src->schema_ = snap->schema.fields;
   src->schema_version_ = snap->version.value();
   src->partition_columns_ = snap->metadata.partition_columns;
+  src->table_schema_ = snap->schema;
+  SLUICE_ASSIGN_OR_RETURN_CTX(auto spec, delta::ReadSpecForTable(snap->schema, snap->metadata),
+                              ctx_text);
+  src->physical_schema_ = std::move(spec.physical_schema);
   if (src->options_.starting_version && src->options_.starting_version != "latest") {
     const std::string& s = *src->options_.starting_version;
     bool digits =
@@ -160,6 +165,19 @@ Result<DeltaSourceOffset> DeltaSource::ParseChecked(const OffsetJson& json) cons
   return o;
 }
 
+Status DeltaSource::IncompatibleSchemaChange(const engine::Schema& data_schema, int64_t version,
+                                             const std::string& change) const {
+  return Status::InvalidArgument(
+      Description() +
+      ": [DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG] Streaming read is not "
+      "supported on tables with read-incompatible schema changes (e.g. rename or drop or "
+      "datatype changes). Please provide a 'schemaTrackingLocation' to enable non-additive "
+      "schema evolution for Delta stream processing (Sluice does not implement "
+      "schemaTrackingLocation yet: start a new checkpoint instead). Read schema: (" +
+      SchemaToText(schema_) + "). Incompatible data schema: (" + SchemaToText(data_schema) +
+      ") at version " + std::to_string(version) + ": " + change + ".");
+}
+
 Result<std::shared_ptr<const std::vector<delta::AddFile>>> DeltaSource::SnapshotFiles(
     int64_t version) {
   auto it = snapshot_cache_.find(version);
@@ -169,6 +187,9 @@ Result<std::shared_ptr<const std::vector<delta::AddFile>>> DeltaSource::Snapshot
     return Status::InvalidArgument(Description() + ": the table id changed at version " +
                                    std::to_string(version) +
                                    ": the source table changed; a new checkpoint is needed");
+  }
+  if (auto incompatible = delta::RenameOrDrop(snap->schema, table_schema_)) {
+    return IncompatibleSchemaChange(snap->schema.fields, version, *incompatible);
   }
   if (!ReadCompatible(snap->schema.fields, schema_)) {
     return Status::InvalidArgument(
@@ -223,6 +244,15 @@ Result<std::shared_ptr<const DeltaSource::VersionChanges>> DeltaSource::Changes(
       if (!parsed.ok()) {
         ch->error =
             parsed.status().WithContext(Description() + ": version " + std::to_string(version));
+        continue;
+      }
+      // Column mapping: a rename or drop between the commit's schema and the stream's (either
+      // way round) is Delta's read-incompatible change.
+      std::optional<std::string> incompatible = version > schema_version_
+                                                    ? delta::RenameOrDrop(table_schema_, *parsed)
+                                                    : delta::RenameOrDrop(*parsed, table_schema_);
+      if (incompatible && ch->error.ok()) {
+        ch->error = IncompatibleSchemaChange(parsed->fields, version, *incompatible);
         continue;
       }
       bool ok = version > schema_version_ ? SameSchema(parsed->fields, schema_)
@@ -396,6 +426,7 @@ Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& sta
   if (to_read.empty()) return EmptyBatch(conn_.get(), schema_);
   delta::ReadSpec spec;
   spec.schema = schema_;
+  spec.physical_schema = physical_schema_;
   spec.partition_columns = partition_columns_;
   return delta::ReadFiles(conn_.get(), spec, to_read).WithContext(Description());
 }

@@ -21,7 +21,10 @@
 // takes the then-latest schema; commits before that version are accepted when their schema is
 // read-compatible (every column present with the same type), so an additive change continues
 // after a restart (older files read the new columns as NULL). Other changes keep failing:
-// a new checkpoint is needed.
+// a new checkpoint is needed. Column mapping (name/id): files are read by physical names; a
+// RENAME or DROP COLUMN between the stream's schema and a commit's stops the stream with
+// Delta's DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG error (Sluice has no
+// schemaTrackingLocation: the option is refused as unknown).
 //
 // Rate limits: ReadLimit fields when set, else the options maxFilesPerTrigger (default 1000
 // when maxBytesPerTrigger is not set either) and maxBytesPerTrigger (soft: at least one file).
@@ -35,6 +38,7 @@
 #include <vector>
 
 #include "delta/actions.h"
+#include "delta/schema.h"
 #include "delta/table.h"
 #include "sources/delta_source_offset.h"
 #include "sources/source.h"
@@ -111,6 +115,10 @@ class DeltaSource final : public Source {
   Result<std::shared_ptr<const VersionChanges>> Changes(int64_t version);
   Result<std::shared_ptr<const std::vector<delta::AddFile>>> SnapshotFiles(int64_t version);
   Result<int64_t> LatestVersion();
+  // Delta's error for a rename or drop (column mapping) between the stream's schema and the
+  // schema at `version`.
+  Status IncompatibleSchemaChange(const engine::Schema& data_schema, int64_t version,
+                                  const std::string& change) const;
   Limits EffectiveLimits(const ReadLimit& limit) const;
 
   SourceContext ctx_;
@@ -119,7 +127,9 @@ class DeltaSource final : public Source {
   std::unique_ptr<delta::DeltaTable> table_;
   std::string reservoir_id_;
   engine::Schema schema_;
-  int64_t schema_version_ = 0;  // the version schema_ was taken at
+  int64_t schema_version_ = 0;       // the version schema_ was taken at
+  delta::DeltaSchema table_schema_;  // schema_ with its field metadata (column mapping)
+  engine::Schema physical_schema_;   // column mapping: schema_ under physical names, else empty
   std::vector<std::string> partition_columns_;
   std::optional<DeltaStart> start_;
   std::optional<int64_t> available_now_version_;

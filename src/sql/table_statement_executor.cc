@@ -409,6 +409,36 @@ Result<engine::Batch> TableStatementExecutor::Run(const AlterTableAddColumnsStat
   return engine::Batch();
 }
 
+Result<engine::Batch> TableStatementExecutor::Run(const AlterTableRenameColumnStatement& s) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
+  SLUICE_ASSIGN_OR_RETURN(auto writer, delta::DeltaTableWriter::Open(fs_, engine_, path));
+  SLUICE_RETURN_NOT_OK(writer->RenameColumn(s.column, s.new_name)
+                           .status()
+                           .WithContext("ALTER TABLE " + DisplayName(s.table)));
+  return engine::Batch();
+}
+
+Result<engine::Batch> TableStatementExecutor::Run(const AlterTableDropColumnsStatement& s) {
+  SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
+  SLUICE_ASSIGN_OR_RETURN(auto writer, delta::DeltaTableWriter::Open(fs_, engine_, path));
+  std::vector<std::vector<std::string>> columns = s.columns;
+  if (s.if_exists) {
+    // IF EXISTS: top-level columns the table does not have are skipped.
+    SLUICE_ASSIGN_OR_RETURN(auto snap, writer->Latest());
+    std::vector<std::vector<std::string>> present;
+    for (auto& c : columns) {
+      if (c.size() > 1 || (snap && delta::FindField(snap->schema.fields, c[0]))) {
+        present.push_back(std::move(c));
+      }
+    }
+    if (present.empty()) return engine::Batch();
+    columns = std::move(present);
+  }
+  SLUICE_RETURN_NOT_OK(
+      writer->DropColumns(columns).status().WithContext("ALTER TABLE " + DisplayName(s.table)));
+  return engine::Batch();
+}
+
 Result<engine::Batch> TableStatementExecutor::Run(const AlterTableSetPropertiesStatement& s) {
   SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
   SLUICE_ASSIGN_OR_RETURN(auto writer, delta::DeltaTableWriter::Open(fs_, engine_, path));

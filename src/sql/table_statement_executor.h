@@ -35,6 +35,8 @@ class TableStatementExecutor {
   Result<engine::Batch> Run(const DescribeStatement& s);
   Result<engine::Batch> Run(const AlterTableAddColumnsStatement& s);
   Result<engine::Batch> Run(const AlterTableSetPropertiesStatement& s);
+  Result<engine::Batch> Run(const AlterTableRenameColumnStatement& s);
+  Result<engine::Batch> Run(const AlterTableDropColumnsStatement& s);
   Result<engine::Batch> Run(const UpdateStatement& s);
   Result<engine::Batch> Run(const DeleteStatement& s);
   Result<engine::Batch> Run(const MergeStatement& s);

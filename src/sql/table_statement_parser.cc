@@ -432,10 +432,44 @@ class Parser : private plan::TokenCursor {
       SLUICE_RETURN_NOT_OK(ExpectEnd());
       return std::optional<TableStatement>(std::move(s));
     }
+    if (Keywords({"rename", "column"})) {
+      AlterTableRenameColumnStatement s;
+      s.table = std::move(table);
+      SLUICE_ASSIGN_OR_RETURN(s.column, ColumnPath());
+      SLUICE_RETURN_NOT_OK(ExpectKeyword("to"));
+      SLUICE_ASSIGN_OR_RETURN(s.new_name, Identifier());
+      SLUICE_RETURN_NOT_OK(ExpectEnd());
+      return std::optional<TableStatement>(std::move(s));
+    }
+    if (Keywords({"drop", "columns"}) || Keywords({"drop", "column"})) {
+      AlterTableDropColumnsStatement s;
+      s.table = std::move(table);
+      s.if_exists = Keywords({"if", "exists"});
+      const bool parens = Symbol("(");
+      do {
+        SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> path, ColumnPath());
+        s.columns.push_back(std::move(path));
+      } while (Symbol(","));
+      if (parens) SLUICE_RETURN_NOT_OK(ExpectSymbol(")"));
+      SLUICE_RETURN_NOT_OK(ExpectEnd());
+      return std::optional<TableStatement>(std::move(s));
+    }
     return Status::NotSupported(
-        "ALTER TABLE supports ADD COLUMNS (...) and SET TBLPROPERTIES (...); other schema "
-        "changes are not supported at " +
+        "ALTER TABLE supports ADD COLUMNS (...), SET TBLPROPERTIES (...), RENAME COLUMN and "
+        "DROP COLUMN; other schema changes are not supported at " +
         DescribePosition(sql_, Peek().begin));
+  }
+
+  // a or a.b.c (a nested field's path).
+  Result<std::vector<std::string>> ColumnPath() {
+    std::vector<std::string> path;
+    SLUICE_ASSIGN_OR_RETURN(std::string first, Identifier());
+    path.push_back(std::move(first));
+    while (Symbol(".")) {
+      SLUICE_ASSIGN_OR_RETURN(std::string part, Identifier());
+      path.push_back(std::move(part));
+    }
+    return path;
   }
 
   Result<std::optional<TableStatement>> ParseDescribe() {

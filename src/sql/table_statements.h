@@ -98,6 +98,20 @@ struct AlterTableSetPropertiesStatement {
   Properties properties;
 };
 
+// ALTER TABLE t RENAME COLUMN a[.b...] TO c (column mapping, docs/delta.md).
+struct AlterTableRenameColumnStatement {
+  TableName table;
+  std::vector<std::string> column;  // the path as written: "s", "x" for s.x
+  std::string new_name;
+};
+
+// ALTER TABLE t DROP COLUMN[S] [IF EXISTS] a[, b...] or (a, b) (column mapping).
+struct AlterTableDropColumnsStatement {
+  TableName table;
+  std::vector<std::vector<std::string>> columns;
+  bool if_exists = false;
+};
+
 struct DescribeStatement {
   enum class Kind { kTable, kHistory, kDetail };
   Kind kind = Kind::kTable;
@@ -136,7 +150,8 @@ struct ShowTablesStatement {
 using TableStatement =
     std::variant<CreateTableStatement, InsertStatement, UpdateStatement, DeleteStatement,
                  MergeStatement, AlterTableAddColumnsStatement, AlterTableSetPropertiesStatement,
-                 DescribeStatement, VacuumStatement, OptimizeStatement, RestoreStatement,
-                 DropTableStatement, ShowTablesStatement>;
+                 AlterTableRenameColumnStatement, AlterTableDropColumnsStatement, DescribeStatement,
+                 VacuumStatement, OptimizeStatement, RestoreStatement, DropTableStatement,
+                 ShowTablesStatement>;
 
 }  // namespace sluice::sql

@@ -10,12 +10,6 @@ the list shrinks visibly. docs/interop.md ("What Sluice refuses") mirrors this l
 
 # feature -> (Spark SQL making a table at {p} that needs it, why Sluice refuses it today)
 EXPECTED_REFUSALS = {
-    "columnMapping": (
-        """CREATE TABLE delta.`{p}` (id INT, s STRING) USING delta
-             TBLPROPERTIES ('delta.columnMapping.mode' = 'name');
-           INSERT INTO delta.`{p}` VALUES (1, 'a');
-           ALTER TABLE delta.`{p}` RENAME COLUMN s TO renamed""",
-        "the Parquet files hold physical column names; reading by display name gives nulls"),
     "v2Checkpoint": (
         """CREATE TABLE delta.`{p}` (id INT) USING delta
              TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', 'delta.checkpointInterval' = '2');

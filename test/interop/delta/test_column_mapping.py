@@ -1,0 +1,289 @@
+"""Column mapping (issue 19): Spark writes tables with delta.columnMapping.mode name and id,
+renames and drops columns (top-level, nested, a partition column), re-adds a dropped or renamed
+name; Sluice must read the same rows as Spark at every version, the same rows for filtered
+queries (data skipping reads stats under physical names), and stream them with Delta's rule:
+a RENAME or DROP COLUMN stops the stream with the error Spark gives, naming
+schemaTrackingLocation. Sluice writes mode name (CREATE, INSERT, UPDATE, DELETE, MERGE, ADD
+COLUMNS, the upgrade by SET TBLPROPERTIES, into Spark's renamed tables) and Spark reads the same
+rows; writes into mode id tables are refused, naming the feature, and change nothing.
+"""
+
+import os
+import tempfile
+
+import pytest
+
+import delta_peers as d
+import peers
+
+
+@pytest.fixture(scope="module")
+def wh():
+    with tempfile.TemporaryDirectory(prefix="column-mapping-") as w:
+        yield w
+
+
+def spark_sql(script):
+    s = peers.spark()
+    for statement in [x.strip() for x in script.split(";") if x.strip()]:
+        s.sql(statement)
+
+
+HISTORY = """
+CREATE TABLE delta.`{p}` (id BIGINT, part STRING, s STRUCT<x: INT, y: STRING>,
+  arr ARRAY<STRUCT<a: INT, b: STRING>>, m MAP<STRING, STRUCT<c: INT>>, drop_me STRING, v INT)
+  USING delta PARTITIONED BY (part)
+  TBLPROPERTIES ('delta.columnMapping.mode' = '{mode}', 'delta.checkpointInterval' = '4');
+INSERT INTO delta.`{p}` VALUES
+  (1, 'p1', named_struct('x', 10, 'y', 'y1'), array(named_struct('a', 1, 'b', 'b1')),
+   map('k1', named_struct('c', 100)), 'd1', 1),
+  (2, 'p1', named_struct('x', 20, 'y', 'y2'), array(), map(), 'd2', 2),
+  (3, 'p2', NULL, NULL, NULL, NULL, 3);
+ALTER TABLE delta.`{p}` RENAME COLUMN v TO w;
+ALTER TABLE delta.`{p}` RENAME COLUMN s.x TO xx;
+ALTER TABLE delta.`{p}` RENAME COLUMN part TO region;
+ALTER TABLE delta.`{p}` DROP COLUMN drop_me;
+ALTER TABLE delta.`{p}` ADD COLUMNS (v INT, drop_me STRING);
+INSERT INTO delta.`{p}` VALUES
+  (4, 'p2', named_struct('xx', 40, 'y', 'y4'),
+   array(named_struct('a', 4, 'b', 'b4'), named_struct('a', 5, 'b', NULL)),
+   map('k4', named_struct('c', 400)), 4, 1000, 'new d4'),
+  (5, 'p3', named_struct('xx', 50, 'y', 'y5'), NULL, NULL, 5, 2000, NULL),
+  (6, 'p1', NULL, array(NULL), map('k6', NULL), NULL, NULL, 'new d6');
+DELETE FROM delta.`{p}` WHERE id = 2;
+UPDATE delta.`{p}` SET v = 3000, s = named_struct('xx', 55, 'y', 'u') WHERE id = 5;
+ALTER TABLE delta.`{p}` RENAME COLUMN region TO area;
+INSERT INTO delta.`{p}` VALUES (7, 'p4', named_struct('xx', 70, 'y', 'y7'), NULL, NULL, 7, 7000, 'd7')
+"""
+
+QUERIES = ["v = 1", "v = 1000", "v IS NULL", "w = 1", "w >= 4", "w < 3", "area = 'p2'",
+           "area = 'p1'", "id > 3", "s.xx = 40", "drop_me = 'new d4'", "drop_me IS NULL",
+           "id = 2"]
+
+
+@pytest.mark.parametrize("mode", ["name", "id"])
+def test_spark_renames_and_drops_sluice_reads(wh, mode):
+    name = f"cm_{mode}"
+    p = os.path.join(wh, name)
+    spark_sql(HISTORY.format(p=p, mode=mode))
+    detail = peers.spark().sql(f"DESCRIBE DETAIL delta.`{p}`").collect()[0]
+    assert "columnMapping" in detail.tableFeatures, detail.tableFeatures
+    assert detail.properties["delta.columnMapping.mode"] == mode
+    latest = d.latest_version(p)
+    assert os.path.exists(os.path.join(p, "_delta_log", "_last_checkpoint"))
+    # Every version, Sluice and Spark (versions before a rename have the old names).
+    versions = list(range(0, latest + 1))
+    sluice = d.sluice_rows_at(wh, name, versions + [None])
+    for v in versions:
+        d.assert_same({"spark": d.spark_rows(p, v), "sluice": sluice[v]},
+                      f"{name} rows at version {v}")
+    assert sluice[None] == d.spark_rows(p) and len(sluice[None]) == 6
+    d.assert_same({"spark": d.spark_schema(p), "sluice": d.sluice_schema(wh, name)},
+                  f"{name} schema")
+    # Filtered queries: pruned by stats and partition values under physical names.
+    got = d.sluice_arrow(wh, {q: f"SELECT * FROM {name} WHERE {q}" for q in QUERIES})
+    for q in QUERIES:
+        want = d.canonical_rows(d.spark_df(p).where(q).toArrow())
+        d.assert_same({"spark": want, "sluice": d.canonical_rows(got[q])}, f"{name} WHERE {q}")
+
+
+def test_upgraded_table(wh):
+    """A table made without column mapping, then upgraded (SET TBLPROPERTIES): its old files
+    keep the display names as physical names; a renamed column and a re-added name."""
+    name = "cm_upgraded"
+    p = os.path.join(wh, name)
+    spark_sql(f"""
+CREATE TABLE delta.`{p}` (a BIGINT, b STRING, part INT) USING delta PARTITIONED BY (part);
+INSERT INTO delta.`{p}` VALUES (1, 'x', 1), (2, 'y', 2);
+ALTER TABLE delta.`{p}` SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name');
+ALTER TABLE delta.`{p}` RENAME COLUMN a TO c;
+ALTER TABLE delta.`{p}` RENAME COLUMN part TO q;
+ALTER TABLE delta.`{p}` ADD COLUMNS (a STRING);
+INSERT INTO delta.`{p}` VALUES (3, 'z', 3, 'new')""")
+    versions = list(range(0, d.latest_version(p) + 1))
+    sluice = d.sluice_rows_at(wh, name, versions)
+    for v in versions:
+        d.assert_same({"spark": d.spark_rows(p, v), "sluice": sluice[v]},
+                      f"{name} rows at version {v}")
+    queries = ["a IS NULL", "a = 'new'", "c = 1", "c >= 3", "q = 2"]
+    got = d.sluice_arrow(wh, {q: f"SELECT * FROM {name} WHERE {q}" for q in queries})
+    for q in queries:
+        want = d.canonical_rows(d.spark_df(p).where(q).toArrow())
+        d.assert_same({"spark": want, "sluice": d.canonical_rows(got[q])}, f"{name} WHERE {q}")
+
+
+def _spark_stream_error(p, checkpoint):
+    """Spark's answer to a stream over `p` from version 0 (availableNow): its error text."""
+    s = peers.spark()
+    q = (s.readStream.format("delta").option("startingVersion", 0).load(p)
+         .writeStream.format("noop").option("checkpointLocation", checkpoint)
+         .trigger(availableNow=True).start())
+    try:
+        q.awaitTermination(600)
+        return ""
+    except Exception as e:  # noqa: BLE001 (Spark's StreamingQueryException)
+        return str(e)
+
+
+def test_stream_across_rename_and_drop(wh):
+    """Sluice streams a column-mapped table; a RENAME COLUMN, then a DROP COLUMN, stops the
+    stream with Delta's DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG (Spark gives
+    the same error for the same table); Sluice has no schemaTrackingLocation and refuses the
+    option instead of ignoring it."""
+    name = "cm_stream"
+    p = os.path.join(wh, name)
+    spark_sql(f"""
+CREATE TABLE delta.`{p}` (id BIGINT, s STRING, t STRING) USING delta
+  TBLPROPERTIES ('delta.columnMapping.mode' = 'name');
+INSERT INTO delta.`{p}` VALUES (1, 'a', 'x'), (2, 'b', 'y')""")
+    peers.sluice_sql(wh, f"""
+CREATE STREAMING TABLE {name}_rows AS SELECT * FROM STREAM {name};
+REFRESH STREAMING TABLE {name}_rows;""")
+    got = d.canonical_rows(d.sluice_arrow(wh, {0: f"SELECT * FROM {name}_rows"})[0])
+    d.assert_same({"spark": d.spark_rows(p), "sluice stream": got}, "FROM STREAM before rename")
+    # An append streams on (additive: no schema change).
+    spark_sql(f"INSERT INTO delta.`{p}` VALUES (3, 'c', 'z')")
+    peers.sluice_sql(wh, f"REFRESH STREAMING TABLE {name}_rows")
+    got = d.canonical_rows(d.sluice_arrow(wh, {0: f"SELECT * FROM {name}_rows"})[0])
+    d.assert_same({"spark": d.spark_rows(p), "sluice stream": got}, "FROM STREAM of an append")
+    for kind, change in [("rename", f"ALTER TABLE delta.`{p}` RENAME COLUMN s TO s2; "
+                                    f"INSERT INTO delta.`{p}` VALUES (4, 'after', 'w')"),
+                         ("drop", f"ALTER TABLE delta.`{p}` DROP COLUMN t; "
+                                  f"INSERT INTO delta.`{p}` VALUES (5, 'after drop')")]:
+        spark_sql(change)
+        with tempfile.TemporaryDirectory(prefix="spark-ckpt-") as ck:
+            spark_error = _spark_stream_error(p, ck)
+        assert "DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG" in spark_error, \
+            spark_error[:2000]
+        assert "schemaTrackingLocation" in spark_error, spark_error[:2000]
+        stopped = peers.sluice_sql(wh, f"REFRESH STREAMING TABLE {name}_rows", check=False)
+        assert stopped.returncode != 0, stopped.stdout
+        assert "DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG" in stopped.stderr, \
+            stopped.stderr
+        assert "schemaTrackingLocation" in stopped.stderr, stopped.stderr
+        # A new stream (new checkpoint) from the latest snapshot reads the new schema.
+        fresh = f"{name}_{kind}"
+        peers.sluice_sql(wh, f"CREATE STREAMING TABLE {fresh} AS SELECT * FROM STREAM {name}; "
+                             f"REFRESH STREAMING TABLE {fresh};")
+        got = d.canonical_rows(d.sluice_arrow(wh, {0: f"SELECT * FROM {fresh}"})[0])
+        d.assert_same({"spark": d.spark_rows(p), "sluice stream": got},
+                      f"a new stream after the {kind}")
+    refused = peers.sluice_sql(
+        wh, f"CREATE STREAMING TABLE {name}_tracked AS SELECT * FROM STREAM {name} "
+            f"WITH (schemaTrackingLocation = '{wh}/tracking'); REFRESH STREAMING TABLE "
+            f"{name}_tracked;", check=False)
+    assert refused.returncode != 0 and "schemaTrackingLocation" in refused.stderr, refused.stderr
+
+
+def _sluice_and_spark_agree(wh, name, versions=None):
+    p = os.path.join(wh, name)
+    latest = d.latest_version(p)
+    versions = list(range(0, latest + 1)) if versions is None else versions
+    sluice = d.sluice_rows_at(wh, name, versions + [None])
+    for v in versions:
+        d.assert_same({"spark": d.spark_rows(p, v), "sluice": sluice[v]},
+                      f"{name} rows at version {v}")
+    d.assert_same({"spark": d.spark_rows(p), "sluice": sluice[None]}, f"{name} latest rows")
+    return sluice[None]
+
+
+def test_sluice_writes_spark_reads(wh):
+    """Sluice creates a table with mode name and runs every kind of write on it; Spark reads
+    the same rows at every version, then renames and drops columns and writes, and Sluice reads
+    and writes on. Sluice's data files, stats and partition values use physical names."""
+    name = "cm_sluice"
+    p = os.path.join(wh, name)
+    peers.sluice_sql(wh, f"""
+CREATE TABLE {name} (id BIGINT, p VARCHAR, s STRUCT(x INT, y VARCHAR), tags VARCHAR[])
+  PARTITIONED BY (p) TBLPROPERTIES ('delta.columnMapping.mode' = 'name');
+INSERT INTO {name} VALUES (1, 'a', {{'x': 1, 'y': 'one'}}, ['t1']), (2, 'b', NULL, []),
+  (3, 'b', {{'x': 3, 'y': NULL}}, NULL), (4, 'c', {{'x': 4, 'y': 'four'}}, ['t4', NULL]);
+UPDATE {name} SET s = {{'x': 20, 'y': 'upd'}} WHERE id = 2;
+DELETE FROM {name} WHERE p = 'c';
+DELETE FROM {name} WHERE id = 1;
+MERGE INTO {name} t USING (SELECT * FROM (VALUES (3, 'merged'), (5, 'new')) v(id, y)) src
+  ON t.id = src.id
+  WHEN MATCHED THEN UPDATE SET s = {{'x': 33, 'y': src.y}}
+  WHEN NOT MATCHED THEN INSERT (id, p, s) VALUES (src.id, 'd', {{'x': 5, 'y': src.y}});
+ALTER TABLE {name} ADD COLUMNS (extra VARCHAR);
+INSERT INTO {name} (id, p, extra) VALUES (6, 'a', 'six');""")
+    detail = peers.spark().sql(f"DESCRIBE DETAIL delta.`{p}`").collect()[0]
+    assert "columnMapping" in detail.tableFeatures, detail.tableFeatures
+    for actions in d.log_commits(p).values():
+        for a in actions:
+            if "add" in a:
+                stats = a["add"].get("stats") or ""
+                assert '"id"' not in stats and all(k.startswith("col-")
+                                                   for k in a["add"]["partitionValues"]), a
+    _sluice_and_spark_agree(wh, name)
+    got = d.sluice_arrow(wh, {q: f"SELECT * FROM {name} WHERE {q}"
+                              for q in ["id >= 3", "p = 'b'", "extra IS NULL"]})
+    for q, t in got.items():
+        d.assert_same({"spark": d.canonical_rows(d.spark_df(p).where(q).toArrow()),
+                       "sluice": d.canonical_rows(t)}, f"{name} WHERE {q}")
+    # Spark renames and drops; both go on writing.
+    spark_sql(f"""
+ALTER TABLE delta.`{p}` RENAME COLUMN extra TO note;
+ALTER TABLE delta.`{p}` RENAME COLUMN p TO part;
+ALTER TABLE delta.`{p}` DROP COLUMN tags;
+INSERT INTO delta.`{p}` VALUES (7, 'e', named_struct('x', 7, 'y', 'spark'), 'seven')""")
+    peers.sluice_sql(wh, f"""
+INSERT INTO {name} (id, part, note) VALUES (8, 'e', 'eight');
+UPDATE {name} SET note = 'updated' WHERE part = 'e';
+DELETE FROM {name} WHERE id = 2;""")
+    rows = _sluice_and_spark_agree(wh, name)
+    assert len(rows) == 5, rows
+
+
+def test_sluice_upgrades_and_writes_into_spark_tables(wh):
+    """SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name') by Sluice upgrades the protocol
+    as Delta does (the display names become the physical names); Spark renames a column of it;
+    Sluice writes into Spark's renamed table too. Spark reads the same rows as Sluice."""
+    name = "cm_upgrade_by_sluice"
+    p = os.path.join(wh, name)
+    peers.sluice_sql(wh, f"""
+CREATE TABLE {name} (a BIGINT, b VARCHAR) PARTITIONED BY (b);
+INSERT INTO {name} VALUES (1, 'x'), (2, 'y');
+ALTER TABLE {name} SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name');
+INSERT INTO {name} VALUES (3, 'z');""")
+    detail = peers.spark().sql(f"DESCRIBE DETAIL delta.`{p}`").collect()[0]
+    assert detail.minReaderVersion == 2 and detail.minWriterVersion == 5, detail
+    spark_sql(f"ALTER TABLE delta.`{p}` RENAME COLUMN a TO c; "
+              f"ALTER TABLE delta.`{p}` RENAME COLUMN b TO q; "
+              f"INSERT INTO delta.`{p}` VALUES (4, 'x')")
+    peers.sluice_sql(wh, f"INSERT INTO {name} VALUES (5, 'y'); DELETE FROM {name} WHERE q = 'x'")
+    assert _sluice_and_spark_agree(wh, name) == [(2, "y"), (3, "z"), (5, "y")]
+    # Spark's table with renames, drops and nested renames (the read test's history).
+    name = "cm_spark_written"
+    p = os.path.join(wh, name)
+    spark_sql(HISTORY.format(p=p, mode="name"))
+    peers.sluice_sql(wh, f"""
+INSERT INTO {name} (id, area, s, drop_me, v) VALUES (10, 'p1', {{'xx': 100, 'y': 'sluice'}}, '10', 10);
+UPDATE {name} SET w = w + 100 WHERE area = 'p2';
+DELETE FROM {name} WHERE id = 4;
+MERGE INTO {name} t USING (SELECT * FROM (VALUES (1, 'm'), (11, 'n')) v(id, tag)) src
+  ON t.id = src.id
+  WHEN MATCHED THEN UPDATE SET drop_me = src.tag
+  WHEN NOT MATCHED THEN INSERT (id, area, drop_me) VALUES (src.id, 'p9', src.tag);""")
+    _sluice_and_spark_agree(wh, name)
+
+
+def test_id_mode_writes_are_refused(wh):
+    """Mode id needs Parquet field ids in the data files, which Sluice does not write: every
+    write into an id-mode table is refused naming the feature, and Spark's table is unchanged;
+    creating one is refused."""
+    name = "cm_id"
+    p = os.path.join(wh, name)
+    if not os.path.exists(p):
+        spark_sql(HISTORY.format(p=p, mode="id"))
+    before = d.spark_rows(p)
+    for statement in [f"INSERT INTO {name} (id) VALUES (99)",
+                      f"DELETE FROM {name} WHERE id = 1",
+                      f"UPDATE {name} SET v = 1 WHERE id = 1"]:
+        w = peers.sluice_sql(wh, statement, check=False)
+        assert w.returncode != 0 and "columnMapping" in w.stderr, (statement, w.stderr)
+    assert d.spark_rows(p) == before, "a refused write changed the table"
+    create = peers.sluice_sql(
+        wh, "CREATE TABLE cm_new (id BIGINT) TBLPROPERTIES ('delta.columnMapping.mode' = 'id')",
+        check=False)
+    assert create.returncode != 0 and "field ids" in create.stderr, create.stderr
