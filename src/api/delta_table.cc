@@ -137,9 +137,8 @@ Result<Rows> DeltaTable::Scan(const std::string& condition, std::optional<int64_
   delta::ScanFilter filter;
   if (cond) filter = delta::ExtractPruningFilter(*cond, snap->schema.fields, "");
   SLUICE_ASSIGN_OR_RETURN(std::vector<delta::AddFile> files, delta::PlanScanFiles(*snap, filter));
-  delta::ReadSpec spec;
-  spec.schema = snap->schema.fields;
-  spec.partition_columns = snap->metadata.partition_columns;
+  SLUICE_ASSIGN_OR_RETURN(delta::ReadSpec spec,
+                          delta::ReadSpecForTable(snap->schema, snap->metadata));
   if (cond) spec.where_sql = "(" + *cond + ")";
   std::vector<delta::FileToRead> reads;
   delta::DeletionVectorLoader dvs(state_->fs.get(), snap->table_root);
