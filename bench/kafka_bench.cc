@@ -70,9 +70,9 @@ int main(int argc, char** argv) {
     return std::move(*r);
   };
   run("CREATE STREAMING TABLE orders AS SELECT o.order_id, o.customer, o.amount, o.ts, "
-      "\"partition\", \"offset\" FROM (SELECT json_transform(decode(value), "
+      "`partition`, `offset` FROM (SELECT json_transform(decode(value), "
       "'{\"order_id\":\"BIGINT\",\"customer\":\"VARCHAR\",\"amount\":\"DOUBLE\",\"ts\":"
-      "\"TIMESTAMPTZ\"}') AS o, \"partition\", \"offset\" FROM STREAM read_kafka(bootstrapServers "
+      "\"TIMESTAMPTZ\"}') AS o, `partition`, `offset` FROM STREAM read_kafka(bootstrapServers "
       "=> '" +
       cluster.bootstrap() + "', subscribe => 'orders', startingOffsets => 'earliest'" +
       (batch > 0 ? ", maxOffsetsPerTrigger => " + std::to_string(batch) : std::string()) + "))");

@@ -19,8 +19,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "sluice/sluice.h"
 #include "sources/kafka/test_cluster.h"
@@ -67,7 +70,7 @@ int main(int argc, char** argv) {
                    .Option("subscribe", "events")
                    .Option("startingOffsets", "earliest")
                    .Load()
-                   .SelectExpr({"\"timestamp\" AS produced", "decode(value) AS v"})
+                   .SelectExpr({"`timestamp` AS produced", "decode(value) AS v"})
                    .WriteStream()
                    .QueryName("kafka_latency")
                    .ToTable("events");
@@ -123,5 +126,19 @@ int main(int argc, char** argv) {
       r->GetString(0, 0).value_or("?").c_str(), static_cast<long long>(warmup), progresses.size(),
       r->GetString(0, 1).value_or("?").c_str(), r->GetString(0, 2).value_or("?").c_str(),
       r->GetString(0, 3).value_or("?").c_str());
+  // Where a batch's time goes: the mean of each progress durationMs entry over the batches.
+  std::map<std::string, double> sums;
+  for (const std::string& p : progresses) {
+    nlohmann::json j = nlohmann::json::parse(p, nullptr, false);
+    if (j.is_discarded() || !j.contains("durationMs")) continue;
+    for (const auto& [k, v] : j["durationMs"].items()) {
+      if (v.is_number()) sums[k] += v.get<double>();
+    }
+  }
+  std::printf("mean durationMs per batch:");
+  for (const auto& [k, v] : sums) {
+    std::printf(" %s=%.1f", k.c_str(), progresses.empty() ? 0.0 : v / progresses.size());
+  }
+  std::printf("\n");
   return r->GetString(0, 4).value_or("") == std::to_string(total) ? 0 : 1;
 }

@@ -71,12 +71,12 @@ Status RunBronze(sluice::Session* session, const Options& o) {
           .Option("startingOffsets", "earliest")
           .Option("maxOffsetsPerTrigger", 5000)
           .Load()
-          .SelectExpr({"decode(value) AS payload", "topic", "\"partition\"", "\"offset\""})
+          .SelectExpr({"decode(value) AS payload", "topic", "`partition`", "`offset`"})
           .SelectExpr({Field("order_id", "BIGINT"), Field("customer", "VARCHAR"),
                        Field("status", "VARCHAR"), Field("amount", "DOUBLE"),
                        Field("ts", "TIMESTAMPTZ"),
                        "CASE WHEN json_valid(payload) THEN NULL ELSE payload END AS bad_payload",
-                       "topic", "\"partition\"", "\"offset\""});
+                       "topic", "`partition`", "`offset`"});
   return RunToEnd(bronze.WriteStream()
                       .QueryName("orders_bronze")
                       .Trigger(sluice::Trigger::AvailableNow())
@@ -89,7 +89,7 @@ Status RunDeadLetters(sluice::Session* session) {
   DataFrame dlq = session->ReadStream()
                       .Table("orders_bronze")
                       .Where("bad_payload IS NOT NULL OR order_id IS NULL OR ts IS NULL")
-                      .SelectExpr({"topic", "\"partition\"", "\"offset\"", "bad_payload",
+                      .SelectExpr({"topic", "`partition`", "`offset`", "bad_payload",
                                    "CASE WHEN bad_payload IS NOT NULL THEN 'malformed JSON' "
                                    "WHEN order_id IS NULL THEN 'missing order_id' "
                                    "ELSE 'missing ts' END AS error"});

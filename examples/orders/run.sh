@@ -31,7 +31,7 @@ done
 sed "s|@KAFKA_BOOTSTRAP@|${BOOTSTRAP}|" "${HERE}/pipeline.sql" > pipeline.sql
 "${SLUICE}" run pipeline.sql --warehouse wh
 for q in "SELECT * FROM orders_silver ORDER BY order_id LIMIT 10" \
-         "SELECT \"partition\", \"offset\", error, bad_payload FROM orders_dlq ORDER BY 1, 2" \
+         "SELECT \`partition\`, \`offset\`, error, bad_payload FROM orders_dlq ORDER BY 1, 2" \
          "SELECT * FROM revenue_by_customer ORDER BY customer"; do
   echo "> ${q}"
   "${SLUICE}" sql --warehouse wh "${q}"
