@@ -17,8 +17,14 @@ std::string DumpJson(const Json& j) {
   return j.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
 }
 
-// Parses `text` as one JSON value without throwing; a discarded value means invalid JSON.
+// Parses `text` as one JSON value without throwing; a discarded value means invalid JSON. Text
+// holding a NUL byte is invalid: JSON never holds a raw one, and nlohmann's lexer takes it for
+// the end of its input, so "{...}\0<anything>" would parse as "{...}" (issue 24: found by the
+// checkpoint_log fuzz target in offsets/<N>; the other formats read here had the same gap).
 inline nlohmann::ordered_json ParseJsonNoThrow(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos) {
+    return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
+  }
   return nlohmann::ordered_json::parse(text.begin(), text.end(), nullptr,
                                        /*allow_exceptions=*/false);
 }

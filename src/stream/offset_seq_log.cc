@@ -152,11 +152,11 @@ Result<std::string> SerializeOffsetSeq(const OffsetSeq& seq) {
     if (seq.version == 1) {
       out += '\n';
       out += offset.has_value() ? std::string_view(*offset) : kVoidOffset;
-    } else if (offset.has_value()) {  // v2: a source without an offset has no line
+    } else {  // v2: every source has a line, "<id>:-" without an offset (as Spark 4 writes)
       out += '\n';
       out += std::to_string(i);
       out += ':';
-      out += *offset;
+      out += offset.has_value() ? std::string_view(*offset) : kVoidOffset;
     }
   }
   out += '\n';  // the end of the entry: a cut of its last line is detected (CheckNotCut)
@@ -227,6 +227,27 @@ Result<OffsetSeq> ParseOffsetSeq(std::string_view bytes) {
     SLUICE_RETURN_NOT_OK(CheckNotCut(bytes, seq, lines.size(), last.substr(last.find(':') + 1)));
   }
   return seq;
+}
+
+Status CheckNoSourceLineLost(const OffsetSeq& seq, size_t num_sources) {
+  const size_t named = seq.offsets.size();
+  if (seq.version < 2 || named >= num_sources || !WrittenBySluice(seq)) return Status::OK();
+  std::string missing;
+  for (size_t i = named; i < num_sources && i < named + 8; ++i) {
+    missing += (missing.empty() ? "" : ", ") + std::to_string(i) + ":-";
+  }
+  if (num_sources > named + 8) missing += ", ...";
+  return Status::Corruption(
+      "lost source lines: the entry names " + std::to_string(named) + " of the query's " +
+      std::to_string(num_sources) +
+      " sources, but Sluice writes a line for every source of a v2 entry ('<id>:-' for one "
+      "without an offset), so the file was cut at a line's end after it was written and "
+      "source " +
+      std::to_string(named) +
+      " would start again from its beginning; restore the file from a copy (an entry written "
+      "by a Sluice from before 2026-12-02 has no lines for trailing sources without an offset: "
+      "only if this one is known to be whole, append the lines " +
+      missing + ")");
 }
 
 OffsetSeqLog::OffsetSeqLog(std::shared_ptr<fs::FileSystem> fs, const std::string& checkpoint_root)

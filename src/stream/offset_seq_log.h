@@ -13,7 +13,9 @@
 // both are read); "-" = that source has no offset yet; line 2 may be empty (no metadata). Version 2
 // (read, and written when OffsetSeq::version == 2): metadata may hold more fields
 // (sourceMetadataInfo, controlBatchInfo, kept verbatim in `extra`) and each offset line is
-// "<sourceId>:<offsetJson>".
+// "<sourceId>:<offsetJson>" or "<sourceId>:-"; a v2 entry may name fewer sources than the query
+// has (Spark reads the others as without an offset), but Sluice writes a line for every source,
+// so one it wrote that names fewer was cut (CheckNoSourceLineLost).
 //
 // Thread safety: OffsetSeqLog is immutable after construction and safe for concurrent use (see
 // BatchLog). The value types are plain data.
@@ -82,6 +84,12 @@ Result<std::string> SerializeOffsetSeq(const OffsetSeq& seq);
 // or "-" (which a cut can leave valid: "12" -> "1") and that lacks the final "\n" Sluice writes.
 // NotSupported for a version above kOffsetSeqLogMaxVersion. Messages name no file.
 Result<OffsetSeq> ParseOffsetSeq(std::string_view bytes);
+
+// For a restart with `num_sources` sources: Corruption ("lost source lines: ...", naming no file)
+// when `seq` is a v2 entry Sluice wrote (sluice.* conf keys) that names fewer sources, which only
+// a cut at a line's end leaves (v1 entries naming fewer are refused by the restart's own check);
+// OK otherwise, Spark's v2 entries naming fewer sources included.
+Status CheckNoSourceLineLost(const OffsetSeq& seq, size_t num_sources);
 
 class OffsetSeqLog {
  public:

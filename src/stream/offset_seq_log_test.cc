@@ -10,8 +10,11 @@
 
 #include "fs/fault_injection_file_system.h"
 #include "fs/test_util.h"
+#include "stream/checkpoint_lock.h"
 #include "stream/commit_log.h"
+#include "stream/json_util.h"
 #include "stream/log_purge.h"
+#include "stream/restart_plan.h"
 
 namespace sluice::stream {
 namespace {
@@ -98,7 +101,11 @@ TEST(OffsetSeqTest, VersionTwoReadAndWritten) {
   EXPECT_EQ(seq->metadata->extra.size(), 2u);
   EXPECT_EQ(seq->offsets,
             (std::vector<std::optional<std::string>>{"5", std::nullopt, R"({"logOffset":3})"}));
-  EXPECT_EQ(*SerializeOffsetSeq(*seq), bytes + "\n");  // extra fields kept verbatim, in order
+  // Extra fields kept verbatim, in order; source 1 gets its "1:-" line (Sluice writes every
+  // source's line, as Spark 4.2 writes a source without an offset).
+  std::string want = bytes + "\n";
+  want.insert(want.find("2:{"), "1:-\n");
+  EXPECT_EQ(*SerializeOffsetSeq(*seq), want);
 
   EXPECT_TRUE(ParseOffsetSeq("v2\n{}\n0:5\n0:6").status().IsCorruption());  // duplicate id
   EXPECT_TRUE(ParseOffsetSeq("v2\n{}\n5").status().IsCorruption());         // no id
@@ -299,6 +306,109 @@ TEST(OffsetSeqLogTest, TornLastNumberIsAnErrorNamingTheFileAndTheLine) {
       << latest.status().ToString();
   EXPECT_NE(latest.status().message().find("(line 3, '12')"), std::string::npos)
       << latest.status().ToString();
+}
+
+// A v2 entry names its sources by id and may name fewer than the query has (Spark reads the
+// others as without an offset), so a cut at a line's end used to leave a valid entry with a
+// source lost: that source would start again from its beginning. Sluice now writes a line for
+// every source ("<id>:-" without an offset, as Spark 4.2's serializer writes a None), so an entry
+// it wrote that names fewer is refused by the restart, naming the file.
+TEST(OffsetSeqTest, VersionTwoWritesALineForEverySource) {
+  OffsetSeq seq = Example();
+  seq.version = 2;
+  seq.offsets = {"5", std::nullopt, R"({"logOffset":3})", std::nullopt};
+  auto text = SerializeOffsetSeq(seq);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_TRUE(text->ends_with("\n0:5\n1:-\n2:{\"logOffset\":3}\n3:-\n")) << *text;
+  auto again = ParseOffsetSeq(*text);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, seq);
+}
+
+TEST(OffsetSeqTest, VersionTwoEntryCutAtALineEndLosesNoSourceSilently) {
+  OffsetSeq seq = Example();
+  seq.version = 2;
+  seq.offsets = {"5", R"({"logOffset":3})", std::nullopt};
+  const std::string text = *SerializeOffsetSeq(seq);
+  int cut_at_line_end = 0;
+  for (size_t cut = 0; cut < text.size(); ++cut) {
+    auto got = ParseOffsetSeq(text.substr(0, cut));
+    if (!got.ok()) continue;
+    // Whatever a cut leaves readable names fewer sources, and the restart refuses it.
+    ASSERT_LT(got->offsets.size(), seq.offsets.size()) << cut;
+    Status st = CheckNoSourceLineLost(*got, seq.offsets.size());
+    ASSERT_TRUE(st.IsCorruption()) << cut << ": " << st.ToString();
+    EXPECT_NE(st.message().find("lost source lines: the entry names " +
+                                std::to_string(got->offsets.size()) + " of the query's 3 sources"),
+              std::string::npos)
+        << st.ToString();
+    ++cut_at_line_end;
+  }
+  EXPECT_GE(cut_at_line_end, 3);  // before and after each line break past the metadata
+  EXPECT_TRUE(CheckNoSourceLineLost(seq, 3).ok());
+  // Spark's v2 entries (no sluice.* conf key) may name fewer sources: read as before.
+  OffsetSeq spark = seq;
+  spark.metadata->conf = {{"spark.sql.shuffle.partitions", "200"}};
+  spark.offsets = {"5"};
+  EXPECT_TRUE(CheckNoSourceLineLost(spark, 3).ok());
+  // v1 entries naming fewer sources are refused by the restart's count check, not here.
+  OffsetSeq v1 = seq;
+  v1.version = 1;
+  v1.offsets = {"5"};
+  EXPECT_TRUE(CheckNoSourceLineLost(v1, 3).ok());
+}
+
+TEST(OffsetSeqLogTest, VersionTwoEntryWithALostSourceLineIsRefusedOnRestartNamingTheFile) {
+  ScopedTempDir dir;
+  const std::string root = dir.Join("ckpt");
+  OffsetSeqLog offsets(LocalFileSystem(), root);
+  CommitLog commits(LocalFileSystem(), root);
+  OffsetSeq seq = Example();
+  seq.version = 2;
+  seq.offsets = {"5", R"({"logOffset":3})"};
+  ASSERT_TRUE(offsets.Add(BatchId(0), seq).ok());
+  ASSERT_TRUE(commits.Add(BatchId(0), CommitMetadata{}).ok());
+  const std::string whole = *SerializeOffsetSeq(seq);
+  const std::string cut = whole.substr(0, whole.find("1:{"));  // ends with "0:5\n"
+  ASSERT_TRUE(LocalFileSystem()->CreateIfAbsent(root + "/offsets/1", cut).ok());
+  RestartOptions options;
+  options.num_sources = 2;
+  options.checkpoint_root = root;
+  auto plan = PlanRestart(offsets, commits, options);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(plan.status().IsCorruption()) << plan.status().ToString();
+  EXPECT_NE(plan.status().message().find("offset log file " + root +
+                                         "/offsets/1: lost source lines: the entry names 1 of "
+                                         "the query's 2 sources"),
+            std::string::npos)
+      << plan.status().ToString();
+  EXPECT_NE(plan.status().message().find("append the lines 1:-"), std::string::npos)
+      << plan.status().ToString();
+  // The whole entry restarts.
+  ASSERT_TRUE(LocalFileSystem()->DeleteFile(root + "/offsets/1").ok());
+  ASSERT_TRUE(LocalFileSystem()->CreateIfAbsent(root + "/offsets/1", whole).ok());
+  auto ok = PlanRestart(offsets, commits, options);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+}
+
+// ParseJsonNoThrow (json_util.h) refuses text holding a NUL byte: nlohmann's lexer took one for
+// the end of its input, so '{..}\0<anything>' parsed as '{..}' in every stream format read
+// through it (offsets and commits checked NUL themselves; progress files and lock holders did not).
+TEST(JsonUtilTest, NulByteIsNeverTheEndOfTheInput) {
+  const std::string nul("{\"a\":1}\0{\"b\":2}", 15);
+  ASSERT_EQ(nul.size(), 15u);
+  EXPECT_TRUE(ParseJsonNoThrow(nul).is_discarded());
+  EXPECT_TRUE(ParseJsonNoThrow(std::string("5\0", 2)).is_discarded());
+  EXPECT_FALSE(ParseJsonNoThrow("{\"a\":1}").is_discarded());
+  EXPECT_FALSE(ParseJsonNoThrow("\"\\u0000\"").is_discarded());  // an escaped NUL is JSON
+  LockHolder holder;
+  holder.pid = 7;
+  holder.host = "h";
+  holder.query_id = "q";
+  holder.run_id = "r";
+  const std::string lock = SerializeLockHolder(holder);
+  ASSERT_TRUE(ParseLockHolder(lock).ok());
+  EXPECT_TRUE(ParseLockHolder(lock + std::string("\0junk", 5)).status().IsCorruption());
 }
 
 TEST(OffsetSeqLogTest, TornPublishedWriteIsDetectedOnRead) {

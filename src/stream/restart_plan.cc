@@ -28,9 +28,16 @@ Status DeletedOffsets(BatchId commit, std::optional<BatchId> latest,
 }
 
 // The offsets of `seq` for `num_sources` sources, or an error when the counts differ. A v2 entry
-// omits trailing sources without offsets, so it may list fewer.
+// Spark wrote may omit trailing sources without offsets, so it may list fewer.
 Result<std::vector<std::optional<std::string>>> OffsetsForSources(const OffsetSeq& seq, BatchId id,
                                                                   const RestartOptions& options) {
+  // A v2 entry Sluice wrote names every source: fewer is a cut (issue 24, offset_seq_log.h).
+  SLUICE_RETURN_NOT_OK(CheckNoSourceLineLost(seq, options.num_sources)
+                           .WithContext("cannot restart the query from " + Where(options) +
+                                        ": offset log file " +
+                                        (options.checkpoint_root.empty()
+                                             ? OffsetsName(id)
+                                             : options.checkpoint_root + "/" + OffsetsName(id))));
   const size_t recorded = seq.offsets.size();
   const bool fits =
       recorded == options.num_sources || (seq.version >= 2 && recorded < options.num_sources);

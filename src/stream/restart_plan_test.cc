@@ -285,14 +285,28 @@ TEST(RestartPlanTest, MissingConfKeysGetLegacyDefaults) {
 
 TEST(RestartPlanTest, VersionTwoLogStaysVersionTwo) {
   OffsetSeq v2 = Seq({"1", std::nullopt}, 0, 5);
-  v2.version = 2;
-  v2.offsets = {"1"};  // trailing sources without offsets are not listed in v2
-  const auto latest = std::make_optional(std::pair(BatchId(0), v2));
+  v2.version = 2;  // Sluice writes a line for every source ("1:-")
+  auto latest = std::make_optional(std::pair(BatchId(0), v2));
   auto plan = ComputeRestartPlan(latest, std::nullopt,
                                  std::make_optional(std::pair(BatchId(0), Commit(0))), Options(2));
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(plan->offset_log_version, 2);
   EXPECT_EQ(plan->start_offsets, (Offsets{"1", std::nullopt}));
+  // Spark's v2 entries may leave out trailing sources without offsets.
+  latest->second.metadata->conf = {{"spark.sql.shuffle.partitions", "200"}};
+  latest->second.offsets = {"1"};
+  plan = ComputeRestartPlan(latest, std::nullopt,
+                            std::make_optional(std::pair(BatchId(0), Commit(0))), Options(2));
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->start_offsets, (Offsets{"1", std::nullopt}));
+  // One Sluice wrote that names fewer was cut (offset_seq_log.h, CheckNoSourceLineLost).
+  latest->second.metadata->conf = DefaultPersistedConf();
+  plan = ComputeRestartPlan(latest, std::nullopt,
+                            std::make_optional(std::pair(BatchId(0), Commit(0))), Options(2));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(plan.status().IsCorruption()) << plan.status().ToString();
+  EXPECT_NE(plan.status().message().find("offsets/0: lost source lines"), std::string::npos)
+      << plan.status().ToString();
 }
 
 TEST(PersistedConfTest, KeysDefaultsAndSparkNames) {
