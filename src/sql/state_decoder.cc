@@ -8,6 +8,7 @@
 
 #include "engine/row_codec.h"
 #include "ops/custom_state_codec.h"
+#include "ops/global_limit.h"
 #include "ops/state_rows.h"
 
 namespace sluice::sql {
@@ -88,6 +89,8 @@ class Decoder {
       layout = JoinColumns();
     } else if (op == "transformWithStateExec") {
       layout = CustomStateColumns();
+    } else if (op == ops::kGlobalLimitOperatorName) {
+      layout = LimitColumns();
     } else {
       columns_.push_back({"key", "BLOB"});
       columns_.push_back({"value", "BLOB"});
@@ -111,6 +114,8 @@ class Decoder {
         SLUICE_RETURN_NOT_OK(JoinRow(e, what, &row));
       } else if (op == "transformWithStateExec") {
         SLUICE_RETURN_NOT_OK(CustomStateRow(e, what, &row));
+      } else if (op == ops::kGlobalLimitOperatorName) {
+        SLUICE_RETURN_NOT_OK(LimitRow(e, what, &row));
       } else {
         PutBytes(&row, e.key);
         PutBytes(&row, e.value);
@@ -219,6 +224,27 @@ class Decoder {
     if (!left) row->append(left_columns_, kNull);
     row->append(side_row);
     if (left) row->append(right_columns_, kNull);
+    return Status::OK();
+  }
+
+  // globalLimit (docs/formats/operator-state.md "Global limit"): one entry, key = the row of zero
+  // columns, value = the row of `count` BIGINT. Columns: the value fields (count).
+  Status LimitColumns() {
+    if (!schema_.key.empty() || schema_.value.size() != 1 || schema_.value[0].type != "BIGINT") {
+      return Status::Corruption("the state schema of " + Describe() +
+                                " is not a globalLimit's (no key fields; value: count BIGINT)");
+    }
+    AddFields(schema_.value);
+    return Status::OK();
+  }
+  Status LimitRow(const StateEntry& e, const std::string& what, std::string* row) {
+    if (e.key != std::string(1, kRowVersion)) {
+      return Status::Corruption(
+          what + ": a globalLimit state key must be the row of zero columns " +
+          "(the one byte 01), got " + std::to_string(e.key.size()) + " bytes");
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::string_view value, ValuesOf(e.value, what + ", value"));
+    row->append(value);
     return Status::OK();
   }
 

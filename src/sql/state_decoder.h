@@ -22,6 +22,9 @@
 //     timer index entries (0xFF 'T' ...) are left out. Columns: the grouping key fields, entry
 //     ('value' | 'list' | 'map' | 'timer'), variable, mapKey, value (as text), expiresAtMicros
 //     (the TTL expiry, NULL without TTL), timerMs.
+//   globalLimit (ops/global_limit.h)
+//     key = row codec of zero columns (the byte 0x01), value = row codec of `count` BIGINT (the
+//     rows the limit has let through). Columns: count.
 //   any other operator: key BLOB, value BLOB (the raw bytes).
 //
 // Every batch starts with operator_id BIGINT, operator_name VARCHAR, partition_id INTEGER. A
