@@ -1,7 +1,9 @@
 #include "delta/log_segment.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -17,9 +19,15 @@ bool AllDigits(std::string_view s) {
   return true;
 }
 
-int64_t ToInt(std::string_view s) {
+// The value of a string of digits, or nullopt above `max` (a 20-digit version can exceed int64:
+// "80000000000000000013.json" names no version a Delta writer can reach).
+std::optional<int64_t> ToInt(std::string_view digits, int64_t max) {
   int64_t v = 0;
-  for (char c : s) v = v * 10 + (c - '0');
+  for (char c : digits) {
+    const int d = c - '0';
+    if (v > (max - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
   return v;
 }
 
@@ -47,8 +55,12 @@ std::string VersionList(const std::vector<Version>& versions) {
 
 std::optional<LogFileName> ParseLogFileName(std::string_view name) {
   if (name.size() < 21 || !AllDigits(name.substr(0, 20)) || name[20] != '.') return std::nullopt;
+  // A version above int64's range is no log file of any table (Delta's versions are longs): the
+  // name is ignored like any other file that is not a commit or checkpoint.
+  std::optional<int64_t> version = ToInt(name.substr(0, 20), INT64_MAX);
+  if (!version) return std::nullopt;
   LogFileName out;
-  out.version = Version(ToInt(name.substr(0, 20)));
+  out.version = Version(*version);
   std::string_view rest = name.substr(21);
   if (rest == "json") {
     out.kind = LogFileKind::kCommit;
@@ -67,9 +79,12 @@ std::optional<LogFileName> ParseLogFileName(std::string_view name) {
     std::string_view part = rest.substr(kPrefix.size(), 10);
     std::string_view parts = rest.substr(kPrefix.size() + 11, 10);
     if (rest[kPrefix.size() + 10] == '.' && AllDigits(part) && AllDigits(parts)) {
+      std::optional<int64_t> p = ToInt(part, INT32_MAX);
+      std::optional<int64_t> n = ToInt(parts, INT32_MAX);
+      if (!p || !n) return std::nullopt;  // 10 digits may exceed the int32 Delta's writers use
       out.kind = LogFileKind::kCheckpointPart;
-      out.part = static_cast<int32_t>(ToInt(part));
-      out.num_parts = static_cast<int32_t>(ToInt(parts));
+      out.part = static_cast<int32_t>(*p);
+      out.num_parts = static_cast<int32_t>(*n);
       if (out.part >= 1 && out.part <= out.num_parts) return out;
     }
   }
