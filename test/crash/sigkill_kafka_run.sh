@@ -43,7 +43,7 @@ produce_round() {  # RECORDS_PER_ROUND records with unique ids, spread over the 
 
 cat > pipeline.sql <<EOF
 CREATE OR REFRESH STREAMING TABLE events TRIGGER AVAILABLE NOW AS
-SELECT decode(value)::JSON->>'id' AS id, decode(key) AS k, "partition", "offset"
+SELECT decode(value)::JSON->>'id' AS id, decode(key) AS k, partition, offset
 FROM STREAM read_kafka(bootstrapServers => '${BOOTSTRAP}', subscribe => 'orders',
                        startingOffsets => 'earliest', maxOffsetsPerTrigger => 12);
 EOF
@@ -82,7 +82,7 @@ if ! "${SLUICE}" run pipeline.sql --warehouse wh > run.log 2>&1; then
 fi
 got="$("${SLUICE}" sql --warehouse wh --format csv \
   "SELECT count(*) || ',' || count(DISTINCT id) || ',' || min(id::INT) || ',' || max(id::INT) || ',' ||
-          count(DISTINCT (\"partition\", \"offset\")) || ',' || count(*) FILTER (WHERE k <> 'k' || id) AS r
+          count(DISTINCT (partition, offset)) || ',' || count(*) FILTER (WHERE k <> 'k' || id) AS r
    FROM events" | tail -n 1 | tr -d '\r"')"
 want="${records},${records},0,$((records - 1)),${records},0"
 echo "records=${records} sigkills=${killed} crash_points=${crashed_at_points} table=${got}"
