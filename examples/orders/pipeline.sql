@@ -12,17 +12,17 @@
 -- text in bad_payload; the Kafka coordinates come along.
 CREATE OR REFRESH STREAMING TABLE orders_bronze TRIGGER AVAILABLE NOW AS
 SELECT o.order_id, o.customer, o.status, o.amount, o.ts, o._corrupt_record AS bad_payload,
-       topic, "partition", "offset"
+       topic, `partition`, `offset`
 FROM (SELECT from_json(decode(value),
                        'order_id BIGINT, customer STRING, status STRING, amount DOUBLE, ts TIMESTAMP, _corrupt_record STRING') AS o,
-             topic, "partition", "offset"
+             topic, `partition`, `offset`
       FROM STREAM read_kafka(bootstrapServers => '@KAFKA_BOOTSTRAP@', subscribe => 'orders',
                              startingOffsets => 'earliest', maxOffsetsPerTrigger => 5000));
 
 -- Dead letters: records that did not parse or lack the key or event time, with where they came
 -- from and why.
 CREATE OR REFRESH STREAMING TABLE orders_dlq TRIGGER AVAILABLE NOW AS
-SELECT topic, "partition", "offset", bad_payload,
+SELECT topic, `partition`, `offset`, bad_payload,
        CASE WHEN bad_payload IS NOT NULL THEN 'malformed JSON'
             WHEN order_id IS NULL THEN 'missing order_id'
             ELSE 'missing ts' END AS error

@@ -87,7 +87,7 @@ TEST_F(ApiTest, BatchFramesRunSqlTransformations) {
 // the SQL front end's statements are: typed literals, Spark's casts and type names, array(),
 // struct(x AS a), offset as a column name, div.
 TEST_F(ApiTest, ExpressionStringsAreSparkSql) {
-  DataFrame df = session_->Sql("SELECT * FROM (VALUES (7, 100), (8, 0)) AS t(id, \"offset\")");
+  DataFrame df = session_->Sql("SELECT * FROM (VALUES (7, 100), (8, 0)) AS t(id, `offset`)");
   ASSERT_OK(df.status());
   EXPECT_EQ(Sorted(df.Where("offset > 0")
                        .WithColumn("half", "id div 2")

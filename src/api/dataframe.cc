@@ -651,7 +651,8 @@ FrameNode NodeOf(FrameNode::Kind kind) {
 
 DataFrame DataFrame::Select(const std::vector<std::string>& columns) const {
   FrameNode n = NodeOf(FrameNode::Kind::kSelect);
-  for (const std::string& c : columns) n.list.push_back(c == "*" ? c : api::Quote(c));
+  // Spark's quotes: the list is Spark SQL ("c" would be a string literal).
+  for (const std::string& c : columns) n.list.push_back(c == "*" ? c : dialect::QuoteSparkName(c));
   return Derive(*this, std::move(n), {this});
 }
 

@@ -3,6 +3,7 @@
 #include "api/api_internal.h"
 #include "api/query_state.h"
 #include "delta/warehouse_tables.h"
+#include "dialect/spark_sql.h"
 #include "dialect/tokenizer.h"
 #include "fs/routing_file_system.h"
 #include "sources/schema_text.h"
@@ -104,7 +105,8 @@ DataFrame Session::Sql(const std::string& query) {
   if (!tokens.ok()) return FrameAccess::Error(state_, tokens.status());
   std::set<std::string> words;
   for (const dialect::Token& t : *tokens) {
-    if (t.kind == dialect::TokenKind::kWord || t.kind == dialect::TokenKind::kQuotedIdent) {
+    if (t.kind == dialect::TokenKind::kWord || t.kind == dialect::TokenKind::kQuotedIdent ||
+        t.kind == dialect::TokenKind::kBacktick) {
       words.insert(api::Lower(t.text));
     }
   }
@@ -253,8 +255,8 @@ Result<int64_t> MemoryStream::AddData(const DataFrame& rows) {
   }
   std::vector<std::string> exprs;
   for (size_t i = 0; i < schema.size(); ++i) {
-    exprs.push_back("CAST(" + api::Quote(in[i].name) + " AS " + schema[i].type.ToSql() + ") AS " +
-                    api::Quote(schema[i].name));
+    exprs.push_back("CAST(" + dialect::QuoteSparkName(in[i].name) + " AS " +
+                    schema[i].type.ToSql() + ") AS " + dialect::QuoteSparkName(schema[i].name));
   }
   DataFrame cast = rows.SelectExpr(exprs);
   SLUICE_ASSIGN_OR_RETURN(engine::Batch batch, api::RunBatch(cast));

@@ -273,7 +273,7 @@ TEST_F(StatefulApiTest, DropDuplicatesKeepsTheFirstRowOfEachKey) {
       input->ToDF().DropDuplicates().WriteStream().Format("memory").QueryName("rows").Start();
   ASSERT_OK(all);
   ASSERT_OK((*all)->ProcessAllAvailable());
-  EXPECT_EQ(Sorted("SELECT * FROM \"rows\""),
+  EXPECT_EQ(Sorted("SELECT * FROM `rows`"),
             (std::vector<std::string>{"1,a", "1,z", "2,b", "2,y", "3,c"}));
 }
 

@@ -10,9 +10,9 @@
 //   'a' 'b'                'ab'                          adjacent literals are one (not in
 //                                                        OPTIONS / TBLPROPERTIES ('k' 'v')
 //                                                        lists, where they are a key and a value)
-//   f(x, "text")           f(x, 'text')                  a double-quoted argument of a call
-//                                                        is a string in Spark (elsewhere
-//                                                        "name" stays a quoted name)
+//   "text", DATE"2024-01-01"  'text', DATE'2024-01-01'  a double-quoted literal is a string
+//                                                        in Spark (as by default: a name is
+//                                                        quoted `name`); DuckDB reads a name
 //   s LIKE 'a\\_b'          s LIKE 'a\_b' ESCAPE '\'     Spark's LIKE escapes with a backslash
 //   -2147483648            CAST(-2147483648 AS INT)      the sign is part of Spark's literal:
 //   -9223372036854775808   CAST(... AS BIGINT)           the smallest INT / BIGINT (DuckDB
@@ -71,35 +71,6 @@ bool InPropertyList(const std::vector<Token>& tokens, size_t i) {
   return false;
 }
 
-// True when token `i` is a whole argument of a function call f(..., x, ...): the '(' that encloses
-// it follows a function's name (not IN, VALUES, OVER, a type's parameters, a column list).
-bool IsCallArgument(const std::vector<Token>& tokens, size_t i) {
-  size_t open = kNoToken;
-  int depth = 0;
-  for (size_t k = i; k-- > 0 && open == kNoToken;) {
-    if (tokens[k].IsSymbol(")") || tokens[k].IsSymbol("]")) ++depth;
-    if (tokens[k].IsSymbol("(") || tokens[k].IsSymbol("[")) {
-      if (depth == 0) open = k;
-      --depth;
-    }
-  }
-  if (open == kNoToken || open == 0 || !tokens[open].IsSymbol("(")) return false;
-  static const char* const kNotCalls[] = {"decimal", "varchar", "struct", "map",  "columns",
-                                          "table",   "key",     "using",  "into", "exclude"};
-  const Token& f = tokens[open - 1];
-  if (f.kind != TokenKind::kWord || IsClauseWord(f)) return false;
-  for (const char* w : kNotCalls) {
-    if (f.IsKeyword(w)) return false;
-  }
-  // CREATE TABLE t (...), INSERT INTO t (...), AS x(a, b), CREATE VIEW v (...): column lists.
-  static const char* const kBeforeNames[] = {"table", "into", "as",  "exists",
-                                             "view",  "join", "from"};
-  for (const char* w : kBeforeNames) {
-    if (open >= 2 && tokens[open - 2].IsKeyword(w)) return false;
-  }
-  return true;
-}
-
 // True when the string literal at `i` is the pattern of a LIKE / ILIKE without ESCAPE.
 bool IsLikePattern(const std::vector<Token>& tokens, size_t i, size_t last) {
   return i > 0 && (tokens[i - 1].IsKeyword("like") || tokens[i - 1].IsKeyword("ilike")) &&
@@ -118,11 +89,37 @@ bool IsPrefixMinus(const std::vector<Token>& tokens, size_t i) {
   return !IsName(p) || (p.kind == TokenKind::kWord && IsClauseWord(p));
 }
 
+// True when token `i` stands in the arguments of a function call (the innermost open '('
+// follows a word and opens no subquery): EXTRACT(YEAR FROM x), trim('x' FROM s).
+bool InCallArguments(const std::vector<Token>& tokens, size_t i) {
+  int depth = 0;
+  for (size_t k = i; k-- > 0;) {
+    if (tokens[k].IsSymbol(")")) ++depth;
+    if (tokens[k].IsSymbol("(") && depth-- == 0) {
+      return k > 0 && tokens[k - 1].kind == TokenKind::kWord &&
+             !(tokens[k + 1].IsKeyword("select") || tokens[k + 1].IsKeyword("with"));
+    }
+  }
+  return false;
+}
+
+// True when the double-quoted string at `i` stands where Spark's grammar takes a name only (a
+// table after FROM / JOIN / INTO / UPDATE / TABLE, an alias after AS, a qualifier before '.'):
+// Spark refuses it there, and such text meant a name when Sluice read "..." as one.
+bool StandsForAName(const std::vector<Token>& tokens, size_t i) {
+  static const char* const kBeforeNames[] = {"from", "join", "into", "update", "table", "as"};
+  if (tokens[i + 1].IsSymbol(".")) return true;
+  if (i == 0 || InCallArguments(tokens, i)) return false;
+  for (const char* w : kBeforeNames) {
+    if (tokens[i - 1].IsKeyword(w)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
-                     std::vector<Edit>* edits) {
-  (void)sql;
+Status RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
+                       std::vector<Edit>* edits) {
   for (size_t i = 0; tokens[i].kind != TokenKind::kEnd; ++i) {
     const Token& t = tokens[i];
     const Token& next = tokens[i + 1];
@@ -157,15 +154,21 @@ void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
       ++i;
       continue;
     }
-    if (t.kind == TokenKind::kQuotedIdent && i > 0 &&
-        (tokens[i - 1].IsSymbol("(") || tokens[i - 1].IsSymbol(",")) &&
-        (next.IsSymbol(",") || next.IsSymbol(")")) && IsCallArgument(tokens, i)) {
-      edits->push_back({t.begin, t.end, QuoteLiteral(t.text)});
+    if (t.kind != TokenKind::kString) continue;
+    if (sql[t.begin] == '"' && StandsForAName(tokens, i)) {
+      return Status::InvalidArgument(
+          std::string(sql.substr(t.begin, t.end - t.begin)) + " at " +
+          DescribePosition(sql, t.begin) +
+          " is a string literal in Spark SQL, where a name stands: quote a name with backquotes, "
+          "`" +
+          t.text + "`");
+    }
+    // Prefixed literals (DATE'..', TIMESTAMP'..') keep their prefix; only a string spelled
+    // otherwise than the engine's (DATE"..", an escape) is quoted again.
+    if (i > 0 && tokens[i - 1].kind == TokenKind::kWord && tokens[i - 1].end == t.begin) {
+      if (t.spark_escaped) edits->push_back({t.begin, t.end, QuoteLiteral(t.text)});
       continue;
     }
-    if (t.kind != TokenKind::kString) continue;
-    // Prefixed literals (DATE'..', TIMESTAMP'..', E'..') are left as written.
-    if (i > 0 && tokens[i - 1].kind == TokenKind::kWord && tokens[i - 1].end == t.begin) continue;
     size_t last = i;
     std::string value = t.text;
     bool changed = t.spark_escaped;
@@ -184,6 +187,7 @@ void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
     }
     i = last;
   }
+  return Status::OK();
 }
 
 }  // namespace sluice::dialect

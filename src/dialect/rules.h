@@ -27,9 +27,10 @@ void RewriteBatchWindows(std::string_view sql, const std::vector<Token>& tokens,
                          std::vector<Edit>* edits);
 
 // literals.cc: 5L 5S 5Y 1.5D 1.5F 1.50BD, X'7B22', backslash escapes and r'raw' strings,
-// adjacent string literals 'a' 'b'.
-void RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
-                     std::vector<Edit>* edits);
+// "double-quoted" strings, adjacent string literals 'a' 'b'. InvalidArgument for a
+// double-quoted string where a name stands (FROM "t", AS "x"), naming it and its position.
+Status RewriteLiterals(std::string_view sql, const std::vector<Token>& tokens,
+                       std::vector<Edit>* edits);
 
 // casts.cc: CAST / TRY_CAST / :: to STRING and BINARY (Spark's UTF-8 semantics), Spark's type
 // names and ARRAY<T> / MAP<K, V> / STRUCT<a: T> where a type stands.

@@ -26,7 +26,7 @@ Result<std::string> ApplyRules(std::string_view sql, const std::vector<Substitut
   std::vector<Edit> edits;
   RewriteArithmetic(sql, *tokens, &edits);
   if (statement) RewriteBatchWindows(sql, *tokens, &edits);
-  RewriteLiterals(sql, *tokens, &edits);
+  SLUICE_RETURN_NOT_OK(RewriteLiterals(sql, *tokens, &edits));
   RewriteCasts(sql, *tokens, &edits);
   RewriteNames(sql, *tokens, &edits);
   SLUICE_RETURN_NOT_OK(RewriteFunctions(sql, *tokens, &edits, subs));
@@ -64,6 +64,15 @@ Result<std::string> RewriteFragment(std::string_view text,
 Result<std::string> RewriteSparkSql(engine::Connection* conn, std::string_view sql) {
   SLUICE_ASSIGN_OR_RETURN(std::string text, ApplyRules(sql, nullptr, true));
   return RewriteFromJson(conn, text);
+}
+
+std::string QuoteSparkName(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`') out += '`';
+    out += c;
+  }
+  return out + "`";
 }
 
 Result<std::string> RewriteSparkExpression(engine::Connection* conn, std::string_view expr) {

@@ -6,7 +6,7 @@
 // The rules, each a file with its table of spellings (rules.h):
 //   arithmetic.cc a / b, a % b with Spark's result types and ANSI errors (division by zero)
 //   windows.cc    window(ts, size) in a batch statement, the group GROUP BY window(...) names
-//   literals.cc   5L 5S 5Y 1.5D 1.5F 1.50BD, X'..', backslash escapes, r'raw', 'a' 'b'
+//   literals.cc   5L 5S 5Y 1.5D 1.5F 1.50BD, X'..', backslash escapes, r'raw', 'a' 'b', "text"
 //   casts.cc      CAST / TRY_CAST / :: to STRING and BINARY (UTF-8), Spark's type names (types.h)
 //   names.cc      offset / window as column names
 //   functions.cc  array(...), map(k, v, ...), struct(x AS a, ...), filter, transform
@@ -34,6 +34,10 @@ namespace sluice::dialect {
 // InvalidArgument for what Spark accepts and Sluice cannot give Spark's answer to (from_json's
 // options, a schema that is not a literal), naming the position.
 Result<std::string> RewriteSparkSql(engine::Connection* conn, std::string_view sql);
+
+// `name` as Spark quotes a name: `a``b` (in Spark's dialect "a" is a string literal). For the
+// Spark text Sluice writes itself (the C++ API's Select(columns)).
+std::string QuoteSparkName(std::string_view name);
 
 // An expression (a SELECT item, a condition) in Spark's dialect -> the engine's. window(...) is
 // left as written (the C++ API's streaming planner plans it; windows.cc is for statements).

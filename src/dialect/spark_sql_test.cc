@@ -85,11 +85,51 @@ TEST_F(SparkSqlTest, OffsetAndWindowAreQuotedWhereAColumnNameStands) {
 
 TEST_F(SparkSqlTest, LiteralsCommentsAndQuotedNamesAreLeftAlone) {
   const std::string sql =
-      "SELECT 'CAST(v AS STRING) offset', \"offset\", \"window\" -- CAST(v AS STRING), "
+      "SELECT 'CAST(v AS STRING) offset', `offset`, `window` -- CAST(v AS STRING), "
       "offset\nFROM "
       "t";
-  EXPECT_EQ(Rewrite(sql), sql);
+  EXPECT_EQ(Rewrite(sql),
+            "SELECT 'CAST(v AS STRING) offset', \"offset\", \"window\" -- CAST(v AS STRING), "
+            "offset\nFROM t");
   EXPECT_EQ(Rewrite("SELECT 1 AS n"), "SELECT 1 AS n");
+}
+
+TEST_F(SparkSqlTest, DoubleQuotedTextIsAStringLiteral) {
+  // Spark's default (spark.sql.ansi.doubleQuotedIdentifiers false): "g" is the string 'g'
+  // wherever it stands; a name is quoted `g`.
+  EXPECT_EQ(Rewrite("SELECT \"g\" AS v, `g` FROM t WHERE g = \"c\""),
+            "SELECT 'g' AS v, \"g\" FROM t WHERE g = 'c'");
+  EXPECT_EQ(Rewrite("SELECT upper(\"a\"), \"a\" || 'b', \"a\" 'b' \"c\""),
+            "SELECT upper('a'), 'a' || 'b', 'abc'");
+  // Backslash escapes as in '...'; a single quote inside is the engine's ''.
+  EXPECT_EQ(Rewrite("SELECT \"it's\", \"a\\\"b\", \"x\\ty\""), "SELECT 'it''s', 'a\"b', 'x\ty'");
+  // Typed literals, LIKE patterns, r"raw" strings.
+  EXPECT_EQ(Rewrite("SELECT DATE\"2024-01-31\", TIMESTAMP\"2024-01-31 10:00:00\""),
+            "SELECT DATE'2024-01-31', TIMESTAMP'2024-01-31 10:00:00'");
+  EXPECT_EQ(Rewrite("SELECT s LIKE \"a%\" FROM t"), "SELECT s LIKE 'a%' FROM t");
+  EXPECT_EQ(Rewrite("SELECT r\"\\d+\""), "SELECT '\\d+'");
+}
+
+TEST_F(SparkSqlTest, DoubleQuotedTextWhereANameStandsIsRefused) {
+  // Spark refuses these; Sluice says why (such text meant a name when Sluice read "..." so).
+  for (const char* sql :
+       {"SELECT * FROM \"t\"", "SELECT 1 AS \"x\"", "SELECT a FROM t JOIN \"u\" ON true",
+        "SELECT \"t\".a FROM t", "INSERT INTO \"t\" VALUES (1)", "CREATE TABLE \"t\" (a INT)"}) {
+    auto r = RewriteSparkSql(conn_.get(), sql);
+    ASSERT_FALSE(r.ok()) << sql;
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << sql;
+    EXPECT_NE(r.status().message().find("is a string literal in Spark SQL, where a name stands"),
+              std::string::npos)
+        << r.status().message();
+  }
+  auto r = RewriteSparkSql(conn_.get(), "SELECT a\nFROM \"sales\"");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "\"sales\" at line 2, column 6 is a string literal in Spark SQL, where a name stands: "
+            "quote a name with backquotes, `sales`");
+  // In a call's arguments FROM is no table's: trim("x" FROM s), EXTRACT(YEAR FROM "...").
+  EXPECT_EQ(Rewrite("SELECT trim(BOTH \"x\" FROM \"xax\"), EXTRACT(YEAR FROM \"2024-01-31\")"),
+            "SELECT trim(BOTH 'x' FROM 'xax'), EXTRACT(YEAR FROM '2024-01-31')");
 }
 
 TEST_F(SparkSqlTest, TypedLiterals) {

@@ -134,9 +134,12 @@ Result<std::vector<Token>> Tokenize(std::string_view s, Lexing lexing) {
     Token t;
     t.begin = i;
     if (c == '\'' || c == '"' || c == '`') {
-      t.kind = c == '\''  ? TokenKind::kString
-               : c == '"' ? TokenKind::kQuotedIdent
-                          : TokenKind::kBacktick;
+      // Spark's "text" is a string literal (spark.sql.ansi.doubleQuotedIdentifiers false).
+      t.kind = c == '\'' || (spark && c == '"') ? TokenKind::kString
+               : c == '"'                       ? TokenKind::kQuotedIdent
+                                                : TokenKind::kBacktick;
+      // Its spelling is not the engine's, whose "..." is a name.
+      if (spark && c == '"') t.spark_escaped = true;
       // Spark's r'raw' string: the r glued before the quote is part of the literal.
       const bool raw = spark && c != '`' && !tokens.empty() && tokens.back().end == i &&
                        (tokens.back().text == "r" || tokens.back().text == "R") &&
@@ -146,7 +149,7 @@ Result<std::vector<Token>> Tokenize(std::string_view s, Lexing lexing) {
         tokens.pop_back();
         t.spark_escaped = true;
       }
-      const bool escapes = spark && c == '\'' && !raw;
+      const bool escapes = spark && c != '`' && !raw;
       size_t j = i + 1;
       bool closed = false;
       while (j < s.size()) {
@@ -168,9 +171,9 @@ Result<std::vector<Token>> Tokenize(std::string_view s, Lexing lexing) {
         ++j;
       }
       if (!closed) {
-        return unterminated(i, c == '\''  ? "string"
-                               : c == '"' ? "quoted identifier"
-                                          : "backquoted name");
+        return unterminated(i, c == '\'' || (spark && c == '"') ? "string"
+                               : c == '"'                       ? "quoted identifier"
+                                                                : "backquoted name");
       }
       i = j + 1;
     } else if (c == '$' && i + 1 < s.size() && !IsDigit(s[i + 1])) {

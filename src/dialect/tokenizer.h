@@ -15,9 +15,9 @@ namespace sluice::dialect {
 
 enum class TokenKind {
   kWord,         // identifier or keyword: [A-Za-z_][A-Za-z0-9_$]*
-  kQuotedIdent,  // "name" ("" escapes); text holds the unquoted name
+  kQuotedIdent,  // "name" ("" escapes), the unquoted name; Lexing::kSpark reads a kString
   kBacktick,     // `path or name` (Spark's form); text holds the content
-  kString,       // 'text' ('' escapes) or $tag$text$tag$; text holds the unquoted value
+  kString,       // 'text' ('' escapes), $tag$text$tag$, Spark's "text"; the unquoted value
   kNumber,       // 12, 1.5, 1e3, .5
   kSymbol,       // punctuation and operators: ( ) , . ; = < > <= >= <> != + - * / % || :: => etc.
   kEnd,          // after the last token
@@ -28,8 +28,8 @@ struct Token {
   std::string text;  // see TokenKind
   size_t begin = 0;  // byte offset of the token's first character in the source
   size_t end = 0;    // one past its last character
-  // kString read with Lexing::kSpark: the source held a backslash escape or was r'raw', so
-  // `text` differs from the source's characters between the quotes.
+  // kString read with Lexing::kSpark: the source held a backslash escape, was r'raw' or
+  // "double-quoted", so it is not spelled as the engine's string of `text` is.
   bool spark_escaped = false;
 
   // True for a kWord equal to `keyword` ignoring case.
@@ -41,8 +41,8 @@ struct Token {
 
 // How string literals are read. kDuckDb: '' is a quote, a backslash is a character. kSpark
 // (Spark SQL's lexer): a backslash escapes the next character (\n \t \r \b \0 \Z \uXXXX, octal
-// \ooo; \% and \_ stay two characters for LIKE; any other \c is c), and r'...' / R"..." are raw
-// (no escapes; the token begins at the r).
+// \ooo; \% and \_ stay two characters for LIKE; any other \c is c), "..." is a string as '...'
+// (Spark's default), and r'...' / R"..." are raw (no escapes; the token begins at the r).
 enum class Lexing { kDuckDb, kSpark };
 
 // Tokenizes `sql`; comments and whitespace are skipped. The last token is kEnd. InvalidArgument

@@ -36,6 +36,21 @@ TEST(TokenizerTest, QuotesAndComments) {
   EXPECT_EQ(tokens[6].kind, TokenKind::kEnd);
 }
 
+TEST(TokenizerTest, SparkReadsDoubleQuotesAsAString) {
+  auto tokens = *Tokenize("\"a\\tb\" \"x\" `n`", Lexing::kSpark);
+  ASSERT_EQ(tokens.size(), 4u);
+  EXPECT_EQ(tokens[0].kind, TokenKind::kString);
+  EXPECT_EQ(tokens[0].text, "a\tb");
+  EXPECT_TRUE(tokens[0].spark_escaped);
+  EXPECT_EQ(tokens[1].kind, TokenKind::kString);
+  EXPECT_EQ(tokens[1].text, "x");
+  EXPECT_TRUE(tokens[1].spark_escaped);  // the engine's "x" is a name
+  EXPECT_EQ(tokens[2].kind, TokenKind::kBacktick);
+  auto r = Tokenize("SELECT \"x", Lexing::kSpark);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "unterminated string starting at line 1, column 8");
+}
+
 TEST(TokenizerTest, OffsetsPointIntoTheSource) {
   std::string sql = "UPDATE  t SET v = v + 1";
   auto tokens = *Tokenize(sql);

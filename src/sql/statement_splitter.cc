@@ -63,8 +63,9 @@ Scan Run(std::string_view s, int first_line) {
       ++line;
       ++i;
     } else if (c == '\'' || c == '"') {
-      // Spark's lexing (dialect/tokenizer.h): a backslash escapes in '...' unless r'raw'.
-      const bool escapes = c == '\'' && !(i > 0 && (s[i - 1] == 'r' || s[i - 1] == 'R'));
+      // Spark's lexing (dialect/tokenizer.h): a backslash escapes in '...' and "..." (both
+      // string literals) unless r'raw'.
+      const bool escapes = !(i > 0 && (s[i - 1] == 'r' || s[i - 1] == 'R'));
       size_t j = i + 1;
       bool closed = false;
       while (j < s.size()) {

@@ -90,7 +90,7 @@ check "silver = the latest valid state of every order" \
   "SELECT count(*) FROM ((SELECT * FROM orders_silver EXCEPT ALL (${EXPECTED}))
                          UNION ALL ((${EXPECTED}) EXCEPT ALL SELECT * FROM orders_silver))" "0"
 check "dead letters, each once" \
-  "SELECT count(*) || ',' || count(DISTINCT (\"partition\", \"offset\")) || ',' ||
+  "SELECT count(*) || ',' || count(DISTINCT (partition, offset)) || ',' ||
           count(*) FILTER (WHERE error = 'malformed JSON') FROM orders_dlq" \
   "$((rounds * 4)),$((rounds * 4)),$((rounds * 3))"
 check "gold = aggregate of silver" \

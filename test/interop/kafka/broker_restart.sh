@@ -61,7 +61,7 @@ await_count() {  # await_count N: until the table holds N rows (up to 120 s)
 
 cat > pipeline.sql <<EOF
 CREATE OR REFRESH STREAMING TABLE events AS
-SELECT decode(value)::JSON->>'id' AS id, decode(key) AS k, "partition", "offset"
+SELECT decode(value)::JSON->>'id' AS id, decode(key) AS k, partition, offset
 FROM STREAM read_kafka(bootstrapServers => '${BOOTSTRAP}', subscribe => 'orders',
                        startingOffsets => 'earliest', maxOffsetsPerTrigger => 50);
 EOF
@@ -103,7 +103,7 @@ if grep -qE "query [^ ]+ failed|Error:" run.log; then
 fi
 got="$("${SLUICE}" sql --warehouse wh --format csv \
   "SELECT count(*) || ',' || count(DISTINCT id) || ',' || min(id::INT) || ',' || max(id::INT) || ',' ||
-          count(DISTINCT (\"partition\", \"offset\")) || ',' || count(*) FILTER (WHERE k <> 'k' || id) AS r
+          count(DISTINCT (partition, offset)) || ',' || count(*) FILTER (WHERE k <> 'k' || id) AS r
    FROM events" | tail -n 1 | tr -d '\r"')"
 want="${records},${records},0,$((records - 1)),${records},0"
 [[ "${got}" == "${want}" ]] ||

@@ -134,7 +134,7 @@ check_table() {  # every record once: count, distinct ids, min, max, distinct co
   local got want
   got="$("${SLUICE}" sql --warehouse wh --format csv \
     "SELECT count(*) || ',' || count(DISTINCT id) || ',' || min(id::INT) || ',' || max(id::INT) || ',' ||
-            count(DISTINCT (\"partition\", \"offset\")) AS r FROM events" | tail -n 1 | tr -d '\r"')"
+            count(DISTINCT (partition, offset)) AS r FROM events" | tail -n 1 | tr -d '\r"')"
   want="${records},${records},0,$((records - 1)),${records}"
   [[ "${got}" == "${want}" ]] ||
     fail "$1: table holds (count, distinct ids, min, max, distinct offsets) = ${got}, want ${want}"
@@ -143,7 +143,7 @@ check_table() {  # every record once: count, distinct ids, min, max, distinct co
 
 cat > pipeline.sql << EOF
 CREATE OR REFRESH STREAMING TABLE events AS
-SELECT decode(value)::JSON->>'id' AS id, "partition", "offset"
+SELECT decode(value)::JSON->>'id' AS id, partition, offset
 FROM STREAM read_kafka(bootstrapServers => '${BOOTSTRAP}', subscribe => 'events',
                        startingOffsets => 'earliest', maxOffsetsPerTrigger => 15);
 EOF

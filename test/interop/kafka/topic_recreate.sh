@@ -49,7 +49,7 @@ table() {
 pipeline() {  # pipeline FILE [extra read_kafka arguments]
   cat > "$1" <<EOF
 CREATE OR REFRESH STREAMING TABLE copy TRIGGER AVAILABLE NOW AS
-SELECT decode(value)::JSON->>'id' AS id, "partition", "offset"
+SELECT decode(value)::JSON->>'id' AS id, partition, offset
 FROM STREAM read_kafka(bootstrapServers => '${KAFKA_BOOTSTRAP}', subscribe => 'events',
                        startingOffsets => 'earliest'${2:+, $2});
 EOF
