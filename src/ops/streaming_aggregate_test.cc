@@ -100,7 +100,11 @@ TEST_F(StreamingAggregateTest, UpdateEmitsOnlyChangedGroups) {
   auto out = Run(*op, 1, Rows("('b', 3)"));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Strings(*out), (std::vector<std::string>{"b,2,5,2.5"}));
-  EXPECT_FALSE(op->WantsNoDataBatch(0, 10));  // no watermark: never
+  // Spark's shouldRunAnotherBatch: a no-data batch whenever the query's watermark moved, also
+  // without an event-time key (without a watermark in the query it never moves).
+  EXPECT_TRUE(op->WantsNoDataBatch(0, 10));
+  EXPECT_FALSE(op->WantsNoDataBatch(10, 10));
+  EXPECT_FALSE(Make(sinks::OutputMode::kComplete)->WantsNoDataBatch(0, 10));
 }
 
 // The in-memory state mirror (on by default, off with 0, given up past a tiny limit) must not

@@ -1,6 +1,9 @@
 // The deduplication shape planner (dedup_planner.h, docs/streaming-plan.md §2):
 //
 //   SELECT DISTINCT ...                                  ops::Deduplicate on every output column
+//       (reached from the planner only as `SELECT DISTINCT *` in UPDATE mode, which is refused:
+//       SQL's SELECT DISTINCT with its columns listed is Spark's Distinct, an aggregation,
+//       planner.cc IsDistinctAggregate; dropDuplicates is DISTINCT ON (...))
 //   SELECT DISTINCT ON (k, ...) ... [ORDER BY o]         ops::Deduplicate on k, ...; o picks the
 //                                                        first row within a batch
 //   ... QUALIFY row_number() OVER (PARTITION BY k, ... ORDER BY c) = 1

@@ -78,21 +78,57 @@ bool IsPlainDistinct(const Json& node) {
   return false;
 }
 
-// SQL's SELECT DISTINCT in UPDATE or COMPLETE mode, as Spark plans it: Spark's Distinct is an
-// aggregate with every selected expression as a grouping key and no aggregate function
-// (stateStoreSave; in update mode a distinct row is emitted again by every batch that holds it,
-// in complete mode the whole distinct set every batch). APPEND mode keeps the deduplication, and
-// `SELECT DISTINCT *` (whose keys are the input's columns, unknown here) goes to the dedup planner,
-// which refuses it in these modes (docs/differences.md, "Streaming differential").
+// SQL's SELECT DISTINCT, as Spark plans it in every output mode: Spark's Distinct is an aggregate
+// with every selected expression as a grouping key and no aggregate function (stateStoreSave). In
+// APPEND mode it needs a watermarked event-time column among the selected ones (else Spark's
+// "without watermark" refusal) and writes a distinct row once the watermark passes it; in UPDATE
+// mode a distinct row is emitted again by every batch that holds it; in COMPLETE mode the whole
+// distinct set every batch. dropDuplicates is `DISTINCT ON (...)` (the dedup planner). `SELECT
+// DISTINCT *` (whose keys are the input's columns, unknown here) is not this shape:
+// RefuseDistinctStar refuses it in APPEND mode, the dedup planner in the others
+// (docs/differences.md, "Streaming differential").
+bool HasStar(const Json& node) {
+  for (const auto& item : node["select_list"]) {
+    if (item.value("class", "") == "STAR") return true;
+  }
+  return false;
+}
+
 bool IsDistinctAggregate(const QueryAnalysis& a) {
-  if (a.output_mode == sinks::OutputMode::kAppend || a.has_aggregation || a.has_qualify ||
-      !IsPlainDistinct(a.top)) {
-    return false;
+  return !a.has_aggregation && !a.has_qualify && IsPlainDistinct(a.top) && !HasStar(a.top);
+}
+
+bool HasWatermark(const QueryAnalysis& a) {
+  for (const auto& s : a.query->streams) {
+    if (s.watermark.has_value()) return true;
   }
-  for (const auto& item : a.top["select_list"]) {
-    if (item.value("class", "") == "STAR") return false;
+  return false;
+}
+
+// Spark's refusal of an aggregation in APPEND mode without a watermark, for a SELECT DISTINCT.
+Status DistinctWithoutWatermark() {
+  return Status::InvalidArgument(
+      "Append output mode not supported when there are streaming aggregations on streaming "
+      "DataFrames/DataSets without watermark (SQL's SELECT DISTINCT is an aggregation by every "
+      "selected column; DISTINCT ON (...) is the deduplication, dropDuplicates)");
+}
+
+// `SELECT DISTINCT *` in APPEND mode: Spark's Distinct aggregates by every input column, so it
+// refuses the query without a watermark and otherwise writes each distinct row once the watermark
+// passes it. Sluice cannot name the columns here, and the deduplication would write the rows
+// at once: refused, with what to write instead.
+Status RefuseDistinctStar(const QueryAnalysis& a) {
+  if (a.output_mode != sinks::OutputMode::kAppend || a.has_aggregation || a.has_qualify ||
+      !IsPlainDistinct(a.top) || !HasStar(a.top)) {
+    return Status::OK();
   }
-  return true;
+  if (!HasWatermark(a)) return DistinctWithoutWatermark();
+  return Status::InvalidArgument(
+      "SELECT DISTINCT * in Append output mode is an aggregation by every input column (Spark's "
+      "Distinct), which Sluice plans only with the columns listed: write SELECT DISTINCT c1, c2, "
+      "... with the watermarked event-time column among them (each distinct row is written once "
+      "the watermark passes it), or DISTINCT ON (c1, c2, ...) * for a deduplication "
+      "(dropDuplicates: each row at once)");
 }
 
 // `SELECT DISTINCT e1 [AS a1], ...` as `SELECT e1 [AS a1], ... GROUP BY e1, ...`.
@@ -145,7 +181,11 @@ Result<std::optional<StatefulPlanSpec>> PlanSingle(const QueryAnalysis& analysis
     SLUICE_ASSIGN_OR_RETURN(auto agg, PlanAggregation(analysis));
     stateful.emplace(std::move(agg));
   }
+  if (!stateful) SLUICE_RETURN_NOT_OK(RefuseDistinctStar(analysis));
   if (!stateful && IsDistinctAggregate(analysis)) {
+    if (analysis.output_mode == sinks::OutputMode::kAppend && !HasWatermark(analysis)) {
+      return DistinctWithoutWatermark();
+    }
     SLUICE_ASSIGN_OR_RETURN(QueryAnalysis grouped, DistinctAsGroupBy(analysis));
     SLUICE_ASSIGN_OR_RETURN(auto agg, PlanAggregation(grouped));
     stateful.emplace(std::move(agg));
@@ -313,6 +353,12 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
             "a streaming aggregation followed by another stateful operator (" + upper_kind +
             " over its result) is not supported yet");
       }
+      // SQL's SELECT DISTINCT is an aggregation (Spark's Distinct) in append mode too.
+      if (!HasWatermark(lower)) return DistinctWithoutWatermark();
+      return Status::InvalidArgument(
+          "a streaming aggregation followed by another stateful operator (" + upper_kind +
+          " over the result of a SELECT DISTINCT, which is an aggregation) is not supported yet; "
+          "DISTINCT ON (...) is the deduplication that an aggregation may read");
     }
     if (!analysis.has_aggregation) {
       return Status::InvalidArgument(

@@ -154,9 +154,9 @@ TEST_F(PlannerTest, AggregationShapes) {
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_TRUE(p->update_keys.empty());
   EXPECT_TRUE(p->update_single_row);
-  // SQL SELECT DISTINCT in UPDATE / COMPLETE mode is Spark's Distinct, an aggregation whose keys
-  // are the selected expressions; in APPEND mode the deduplication (DISTINCT * in UPDATE mode
-  // stays refused: its columns are not known when the query is planned).
+  // SQL SELECT DISTINCT is Spark's Distinct in every mode, an aggregation whose keys are the
+  // selected expressions (DISTINCT * stays refused in UPDATE and APPEND mode: its columns are not
+  // known when the query is planned).
   p = Plan("SELECT DISTINCT k, v + 1 AS w FROM STREAM t", kUpdate);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->operators, std::vector<std::string>{"stateStoreSave"});
@@ -165,7 +165,26 @@ TEST_F(PlannerTest, AggregationShapes) {
   p = Plan("SELECT DISTINCT k, v FROM STREAM t", kComplete);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->operators, std::vector<std::string>{"stateStoreSave"});
-  p = Plan("SELECT DISTINCT k, v FROM STREAM t", kAppend);
+  // APPEND mode: a watermarked event-time column among the selected ones, else Spark's refusal.
+  EXPECT_NE(Refusal("SELECT DISTINCT k, v FROM STREAM t", kAppend)
+                .find("Append output mode not supported when there are streaming aggregations on "
+                      "streaming DataFrames/DataSets without watermark"),
+            std::string::npos);
+  EXPECT_NE(
+      Refusal("SELECT DISTINCT k, v FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 SECOND", kAppend)
+          .find("without watermark"),
+      std::string::npos);
+  p = Plan("SELECT DISTINCT k, ts FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 SECOND", kAppend);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->operators, std::vector<std::string>{"stateStoreSave"});
+  EXPECT_NE(Refusal("SELECT DISTINCT * FROM STREAM t", kAppend).find("without watermark"),
+            std::string::npos);
+  EXPECT_NE(
+      Refusal("SELECT DISTINCT * FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 SECOND", kAppend)
+          .find("DISTINCT ON (c1, c2, ...) *"),
+      std::string::npos);
+  // DISTINCT ON is the deduplication (dropDuplicates) in APPEND mode.
+  p = Plan("SELECT DISTINCT ON (k, v) k, v FROM STREAM t", kAppend);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->operators, std::vector<std::string>{"dedupe"});
   EXPECT_NE(Refusal("SELECT DISTINCT * FROM STREAM t", kUpdate).find("no *"), std::string::npos);
@@ -264,6 +283,19 @@ TEST_F(PlannerTest, ChainRefusals) {
                     "GROUP BY k",
                     kUpdate)
                 .find("Detected pattern of possible 'correctness' issue"),
+            std::string::npos);
+  // In APPEND mode SELECT DISTINCT is an aggregation too: Spark's refusal without a watermark,
+  // and an aggregation of an aggregation (not done yet) with one.
+  EXPECT_NE(Refusal("SELECT k, count(*) AS c FROM (SELECT DISTINCT k, v FROM STREAM t) AS a "
+                    "GROUP BY k",
+                    kAppend)
+                .find("without watermark"),
+            std::string::npos);
+  EXPECT_NE(Refusal("SELECT window.start AS s, count(*) AS c FROM (SELECT DISTINCT k, ts FROM "
+                    "STREAM t WATERMARK ts DELAY OF INTERVAL 1 SECOND) AS a GROUP BY "
+                    "window(ts, '10 seconds')",
+                    kAppend)
+                .find("over the result of a SELECT DISTINCT, which is an aggregation"),
             std::string::npos);
   EXPECT_NE(Refusal("SELECT l.k, count(*) AS c FROM STREAM a AS l JOIN STREAM b AS r ON l.k = "
                     "r.k GROUP BY l.k",

@@ -149,7 +149,7 @@ class PropertyRun {
         "GROUP BY window(ts, '10 seconds'), k");
     Exec(
         "CREATE STREAMING TABLE uniq AS "
-        "SELECT DISTINCT k, t, ts FROM STREAM events WITH (maxFilesPerTrigger = 1) "
+        "SELECT DISTINCT ON (k, t, ts) k, t, ts FROM STREAM events WITH (maxFilesPerTrigger = 1) "
         "WATERMARK timestamp_seconds(t) AS ts DELAY OF INTERVAL 5 SECONDS AS e");
     const int64_t chunks = std::uniform_int_distribution<int64_t>(8, 16)(rng_);
     for (int64_t c = 0; c < chunks; ++c) {
