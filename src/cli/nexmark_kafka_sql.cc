@@ -31,7 +31,8 @@ const KafkaKind kKafkaKinds[] = {
      "reserve: BIGINT, expires: TIMESTAMP, seller: BIGINT, category: BIGINT, extra: STRING>",
      "__e.auction.id AS id, __e.auction.itemName AS itemName, "
      "__e.auction.description AS description, __e.auction.initialBid AS initialBid, "
-     "__e.auction.reserve AS reserve, dateTime, __e.auction.expires AS expires, "
+     "__e.auction.reserve AS reserve, dateTime, "
+     "CAST(__e.auction.expires AS TIMESTAMPTZ) AS expires, "
      "__e.auction.seller AS seller, __e.auction.category AS category, "
      "__e.auction.extra AS extra"},
     {"BID", "bid", 46,
@@ -74,7 +75,10 @@ Result<std::string> NexmarkKafkaQueryText(const std::string& text,
     const std::string w = m[2].str();
     std::string watermark_expr = "timestamp", watermark_col = "dateTime", inner_extra, outer_extra;
     std::string columns = kind->columns;
-    const std::string own_column = "__e." + std::string(kind->name) + "." + w + " AS " + w;
+    // A time column other than dateTime is parsed as TIMESTAMP and cast to the generator's
+    // TIMESTAMPTZ (kKafkaKinds), so its select item is the cast.
+    const std::string own_column =
+        "CAST(__e." + std::string(kind->name) + "." + w + " AS TIMESTAMPTZ) AS " + w;
     if (w != "dateTime" && columns.find(own_column) != std::string::npos) {
       // Another time column of the kind (q4's auction `expires`): the watermark needs it at the
       // Kafka relation, so it is parsed there (a second, partial parse of the value).
