@@ -181,7 +181,18 @@ TEST(TableStatementParserTest, AlterDescribeMaintenance) {
   auto props = Parse<AlterTableSetPropertiesStatement>(
       "ALTER TABLE t SET TBLPROPERTIES ('delta.logRetentionDuration' = 'interval 1 days')");
   EXPECT_EQ(props.properties.at("delta.logRetentionDuration"), "interval 1 days");
-  EXPECT_NE(ErrorOf("ALTER TABLE t DROP COLUMN c").find("not supported"), std::string::npos);
+  // RENAME COLUMN / DROP COLUMN (column mapping, docs/delta.md); other changes are refused.
+  auto rename = Parse<AlterTableRenameColumnStatement>("ALTER TABLE t RENAME COLUMN s.x TO y");
+  EXPECT_EQ(rename.column, (std::vector<std::string>{"s", "x"}));
+  EXPECT_EQ(rename.new_name, "y");
+  auto drop =
+      Parse<AlterTableDropColumnsStatement>("ALTER TABLE t DROP COLUMNS IF EXISTS (a, s.b)");
+  EXPECT_TRUE(drop.if_exists);
+  EXPECT_EQ(drop.columns, (std::vector<std::vector<std::string>>{{"a"}, {"s", "b"}}));
+  EXPECT_EQ(Parse<AlterTableDropColumnsStatement>("ALTER TABLE t DROP COLUMN c").columns.size(),
+            1u);
+  EXPECT_NE(ErrorOf("ALTER TABLE t ALTER COLUMN c TYPE BIGINT").find("not supported"),
+            std::string::npos);
 
   auto h = Parse<DescribeStatement>("DESCRIBE HISTORY t LIMIT 5");
   EXPECT_EQ(h.kind, DescribeStatement::Kind::kHistory);
