@@ -1,6 +1,7 @@
 #include "connect/connect_service.h"
 
 #include <cctype>
+#include <map>
 #include <string_view>
 
 #include "common/uuid.h"
@@ -8,6 +9,8 @@
 #include "connect/plan_translator.h"
 #include "connect/rpc_errors.h"
 #include "connect/spark_types.h"
+#include "connect/stream_commands.h"
+#include "engine/column_values.h"
 #include "sinks/console_sink.h"
 
 namespace sluice::connect {
@@ -18,31 +21,6 @@ namespace {
 
 // The version of Spark's protocol this server speaks (the pinned pyspark-client's).
 constexpr const char* kSparkVersion = "4.2.0";
-
-// Skips blanks, comments and opening parentheses; true when the statement's first word is one a
-// query starts with.
-bool IsQueryStatement(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    char c = text[i];
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '(') {
-      ++i;
-    } else if (text.substr(i, 2) == "--") {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else if (text.substr(i, 2) == "/*") {
-      size_t end = text.find("*/", i + 2);
-      i = end == std::string_view::npos ? text.size() : end + 2;
-    } else {
-      break;
-    }
-  }
-  std::string word;
-  while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) {
-    word.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++]))));
-  }
-  return word == "SELECT" || word == "WITH" || word == "VALUES" || word == "FROM" ||
-         word == "TABLE";
-}
 
 std::string StripTrailingSemicolons(std::string text) {
   while (!text.empty() &&
@@ -74,15 +52,20 @@ Result<sc::Relation> ResultRelation(const engine::Batch& batch) {
     SLUICE_ASSIGN_OR_RETURN(std::string t, SparkTypeName(f.type, f.name));
     types.push_back(std::move(t));
   }
+  // A BLOB's bytes as they are (its text escapes bytes): read typed.
+  std::map<size_t, engine::ColumnValues> blobs;
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    if (batch.schema()[c].type.id != engine::TypeId::kBlob) continue;
+    SLUICE_ASSIGN_OR_RETURN(blobs[c], engine::ReadColumnValues(batch, c, 0, batch.num_rows()));
+  }
   auto row_sql = [&](int64_t r) -> Result<std::string> {
     std::string sql = "SELECT ";
     for (size_t c = 0; c < batch.num_columns(); ++c) {
       if (c) sql += ", ";
       std::string value = "NULL";
       if (r >= 0 && !batch.IsNull(r, c)) {
-        std::string text = *batch.GetString(r, c);
         if (batch.schema()[c].type.id == engine::TypeId::kBlob) {
-          SLUICE_ASSIGN_OR_RETURN(std::string bytes, ParseBlobText(text));
+          const std::string& bytes = blobs[c].bytes[static_cast<size_t>(r)];
           static const char* kHex = "0123456789ABCDEF";
           value = "X'";
           for (unsigned char b : bytes) {
@@ -91,7 +74,7 @@ Result<sc::Relation> ResultRelation(const engine::Batch& batch) {
           }
           value += "'";
         } else {
-          value = Quoted(text);
+          value = Quoted(*batch.GetString(r, c));  // the engine's text, cast back: exact
         }
       }
       sql += "CAST(" + value + " AS " + types[c] + ") AS " + QuoteName(batch.schema()[c].name);
@@ -111,6 +94,19 @@ Result<sc::Relation> ResultRelation(const engine::Batch& batch) {
   return rel;
 }
 
+// A translator over the session's temporary views and engine.
+PlanTranslator TranslatorFor(ConnectSession& session) {
+  TranslationContext ctx;
+  ctx.temp_views = &session.temp_views;
+  sql::Session* engine = session.sql.get();
+  ctx.schema_of = [engine](const std::string& sql) -> Result<engine::Schema> {
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch b,
+                            engine->Execute("SELECT * FROM (" + sql + ") AS _schema LIMIT 0"));
+    return b.schema();
+  };
+  return PlanTranslator(std::move(ctx));
+}
+
 // df.show(): the input's first rows as Spark's table text, one row of one column show_string.
 // Cells are CAST(x AS STRING) in the Spark dialect (Spark's text of each value).
 Result<engine::Batch> RunShowString(ConnectSession& session, const sc::ShowString& show) {
@@ -122,7 +118,7 @@ Result<engine::Batch> RunShowString(ConnectSession& session, const sc::ShowStrin
     return Status::NotSupported("Spark Connect: show(truncate=" + std::to_string(show.truncate()) +
                                 ") is not supported by Sluice yet (True/20 and False are)");
   }
-  PlanTranslator translator;
+  PlanTranslator translator = TranslatorFor(session);
   SLUICE_ASSIGN_OR_RETURN(std::string sql, translator.Query(show.input()));
   SLUICE_ASSIGN_OR_RETURN(engine::Batch empty,
                           session.sql->Execute("SELECT * FROM (" + sql + ") AS _show LIMIT 0"));
@@ -149,22 +145,19 @@ Result<engine::Batch> RunRelation(ConnectSession& session, const sc::Relation& r
     if (!local.has_data() && (!local.has_schema() || local.schema().empty())) {
       return engine::Batch();  // no columns, no rows (the result of a DDL statement)
     }
-    return Status::NotSupported(
-        "Spark Connect: the relation local_relation with data "
-        "(createDataFrame of local rows) is not supported by Sluice yet");
   }
-  PlanTranslator translator;
+  PlanTranslator translator = TranslatorFor(session);
   SLUICE_ASSIGN_OR_RETURN(std::string sql, translator.Query(rel));
   if (sql_out) *sql_out = sql;
   return session.sql->Execute(sql);
 }
 
 Result<engine::Schema> RelationSchema(ConnectSession& session, const sc::Relation& rel) {
-  if (rel.has_local_relation()) {
-    SLUICE_ASSIGN_OR_RETURN(engine::Batch b, RunRelation(session, rel));
-    return b.schema();
+  if (rel.has_local_relation() && !rel.local_relation().has_data() &&
+      (!rel.local_relation().has_schema() || rel.local_relation().schema().empty())) {
+    return engine::Schema();
   }
-  PlanTranslator translator;
+  PlanTranslator translator = TranslatorFor(session);
   SLUICE_ASSIGN_OR_RETURN(std::string sql, translator.Query(rel));
   SLUICE_ASSIGN_OR_RETURN(engine::Batch b,
                           session.sql->Execute("SELECT * FROM (" + sql + ") AS _schema LIMIT 0"));
@@ -196,18 +189,49 @@ Result<sc::ExecutePlanResponse> SqlCommandResponse(ConnectSession& session,
     text = cmd.GetReflection()->GetString(cmd, cmd.GetDescriptor()->FindFieldByName("sql"));
   }
   text = StripTrailingSemicolons(text);
+  PlanTranslator translator = TranslatorFor(session);
+  SLUICE_ASSIGN_OR_RETURN(std::string expanded, translator.WithTempViews(text));
   sc::ExecutePlanResponse response;
   sc::Relation* out = response.mutable_sql_command_result()->mutable_relation();
-  if (IsQueryStatement(text)) {
+  if (IsQueryText(text)) {
     // Spark analyzes the query at spark.sql() time: errors come now, the rows when collected.
     SLUICE_RETURN_NOT_OK(
-        session.sql->Execute("SELECT * FROM (" + text + ") AS _check LIMIT 0").status());
+        session.sql->Execute("SELECT * FROM (" + expanded + ") AS _check LIMIT 0").status());
     out->mutable_sql()->set_query(text);
     return response;
   }
-  SLUICE_ASSIGN_OR_RETURN(engine::Batch batch, session.sql->Execute(text));
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch batch, session.sql->Execute(expanded));
   SLUICE_ASSIGN_OR_RETURN(*out, ResultRelation(batch));
   return response;
+}
+
+// createOrReplaceTempView / createTempView: the input's query, checked now (as Spark analyzes
+// it), kept under the view's name for the session's later plans and SQL.
+Status CreateTempView(ConnectSession& session, const sc::CreateDataFrameViewCommand& cmd) {
+  if (cmd.is_global()) {
+    return Status::NotSupported(
+        "Spark Connect: global temporary views (createGlobalTempView) are "
+        "not supported by Sluice yet");
+  }
+  if (cmd.name().empty() || cmd.name().find('.') != std::string::npos) {
+    return Status::InvalidArgument("Spark Connect: '" + cmd.name() +
+                                   "' is not a name for a temporary view (one part, not empty)");
+  }
+  std::string key;
+  for (char c : cmd.name())
+    key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  if (!cmd.replace() && session.temp_views.count(key)) {
+    // An AnalysisException, as Spark's TEMP_TABLE_OR_VIEW_ALREADY_EXISTS (rpc_errors.h).
+    return Status::AlreadyExists(
+        "[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the temporary view `" + cmd.name() +
+        "` because it already exists.");
+  }
+  PlanTranslator translator = TranslatorFor(session);
+  SLUICE_ASSIGN_OR_RETURN(std::string sql, translator.Query(cmd.input()));
+  SLUICE_RETURN_NOT_OK(
+      session.sql->Execute("SELECT * FROM (" + sql + ") AS _view LIMIT 0").status());
+  session.temp_views[key] = TempView{cmd.name(), sql};
+  return Status::OK();
 }
 
 std::string TreeString(const engine::Schema& schema, Status* status) {
@@ -250,6 +274,29 @@ grpc::Status ConnectService::ExecutePlan(grpc::ServerContext*, const sc::Execute
   const sc::Plan& plan = req->plan();
   if (plan.has_command()) {
     const sc::Command& cmd = plan.command();
+    if (cmd.has_write_stream_operation_start() || cmd.has_streaming_query_command()) {
+      if (!session.streams) {
+        session.streams = std::make_unique<SessionStreams>(session.sql->warehouse());
+      }
+      sc::ExecutePlanResponse r;
+      Status st;
+      if (cmd.has_write_stream_operation_start()) {
+        PlanTranslator translator = TranslatorFor(session);
+        st = session.streams->Start(cmd.write_stream_operation_start(), translator,
+                                    r.mutable_write_stream_operation_start_result());
+      } else {
+        st = session.streams->Command(cmd.streaming_query_command(),
+                                      r.mutable_streaming_query_command_result());
+      }
+      if (!st.ok()) return ToGrpcStatus(st);
+      send(std::move(r));
+      return complete();
+    }
+    if (cmd.has_create_dataframe_view()) {
+      Status st = CreateTempView(session, cmd.create_dataframe_view());
+      if (!st.ok()) return ToGrpcStatus(st);
+      return complete();
+    }
     if (!cmd.has_sql_command()) {
       const auto* field = cmd.GetDescriptor()->FindFieldByNumber(cmd.command_type_case());
       return ToGrpcStatus(Status::NotSupported("Spark Connect: the command " +
@@ -328,8 +375,12 @@ grpc::Status ConnectService::AnalyzePlan(grpc::ServerContext*, const sc::Analyze
     case K::kIsStreaming: {
       Result<const sc::Relation*> rel = root(req->is_streaming().plan());
       if (!rel.ok()) return ToGrpcStatus(rel.status());
+      if (SessionStreams::IsStreaming(**rel)) {
+        resp->mutable_is_streaming()->set_is_streaming(true);
+        return grpc::Status::OK;
+      }
       // Streaming reads are refused by the translator, so a translated plan is a batch plan.
-      PlanTranslator translator;
+      PlanTranslator translator = TranslatorFor(session);
       Result<std::string> sql = translator.Query(**rel);
       if (!sql.ok()) return ToGrpcStatus(sql.status());
       resp->mutable_is_streaming()->set_is_streaming(false);
@@ -338,7 +389,7 @@ grpc::Status ConnectService::AnalyzePlan(grpc::ServerContext*, const sc::Analyze
     case K::kExplain: {
       Result<const sc::Relation*> rel = root(req->explain().plan());
       if (!rel.ok()) return ToGrpcStatus(rel.status());
-      PlanTranslator translator;
+      PlanTranslator translator = TranslatorFor(session);
       Result<std::string> sql = translator.Query(**rel);
       if (!sql.ok()) return ToGrpcStatus(sql.status());
       resp->mutable_explain()->set_explain_string("== Sluice SQL ==\n" + *sql + "\n");

@@ -7,7 +7,10 @@
 #include <memory>
 #include <optional>
 
+#include "common/strings.h"
+#include "connect/local_relation.h"
 #include "connect/spark_types.h"
+#include "dialect/tokenizer.h"
 #include "spark/connect/relations.pb.h"
 
 namespace sluice::connect {
@@ -19,6 +22,13 @@ struct PlanTranslator::Sub {
   std::optional<std::string> alias;  // from SubqueryAlias: the name it is read by
   std::string order_by;              // from Sort: its ORDER BY, for a Limit right above it
   std::shared_ptr<Sub> sort_input;   // from Sort: its input, for a Limit right above it
+  // The plan ids whose columns this relation's output keeps (its own, and its input's for the
+  // relations that keep the input's columns).
+  std::vector<int64_t> plan_ids;
+  // A join on a condition: its FROM item (the relation right above reads it directly) and the
+  // qualifier of each plan id of its sides.
+  std::string from_item;
+  std::map<int64_t, std::string> qualifiers;
 };
 
 namespace {
@@ -269,7 +279,13 @@ Result<std::string> PlanTranslator::Expr(const sc::Expression& e) {
         return NotYet("the metadata column '" + e.unresolved_attribute().unparsed_identifier() +
                       "'");
       }
-      return QuoteIdentifier(e.unresolved_attribute().unparsed_identifier());
+      const auto& a = e.unresolved_attribute();
+      std::string name = QuoteIdentifier(a.unparsed_identifier());
+      if (a.has_plan_id() && qualifiers_ != nullptr) {
+        auto q = qualifiers_->find(a.plan_id());
+        if (q != qualifiers_->end()) return q->second + "." + name;
+      }
+      return name;
     }
     case K::kUnresolvedFunction: {
       const auto& f = e.unresolved_function();
@@ -323,6 +339,7 @@ Result<std::string> PlanTranslator::Expr(const sc::Expression& e) {
 }
 
 std::string PlanTranslator::From(const Sub& sub) {
+  if (!sub.from_item.empty()) return sub.from_item;
   std::string name = sub.alias ? QuoteName(*sub.alias) : "_s" + std::to_string(next_alias_++);
   return "(" + sub.sql + ") AS " + name;
 }
@@ -332,7 +349,145 @@ Result<std::string> PlanTranslator::Query(const sc::Relation& relation) {
   return sub.sql;
 }
 
+namespace {
+
+// Sets the translator's qualifiers for the expressions of one relation over `in`.
+class ScopedQualifiers {
+ public:
+  ScopedQualifiers(const std::map<int64_t, std::string>** slot,
+                   const std::map<int64_t, std::string>& qualifiers)
+      : slot_(slot), saved_(*slot) {
+    *slot = qualifiers.empty() ? nullptr : &qualifiers;
+  }
+  ~ScopedQualifiers() { *slot_ = saved_; }
+  ScopedQualifiers(const ScopedQualifiers&) = delete;
+  ScopedQualifiers& operator=(const ScopedQualifiers&) = delete;
+
+ private:
+  const std::map<int64_t, std::string>** slot_;
+  const std::map<int64_t, std::string>* saved_;
+};
+
+// The relations whose output keeps their input's columns (and so its plan ids).
+bool KeepsInputColumns(sc::Relation::RelTypeCase k) {
+  using K = sc::Relation::RelTypeCase;
+  return k == K::kFilter || k == K::kSort || k == K::kLimit || k == K::kOffset ||
+         k == K::kSubqueryAlias || k == K::kDeduplicate || k == K::kWithColumns ||
+         k == K::kWithColumnsRenamed || k == K::kDrop || k == K::kProject;
+}
+
+const sc::Relation* SingleInput(const sc::Relation& rel) {
+  using K = sc::Relation::RelTypeCase;
+  switch (rel.rel_type_case()) {
+    case K::kFilter:
+      return &rel.filter().input();
+    case K::kSort:
+      return &rel.sort().input();
+    case K::kLimit:
+      return &rel.limit().input();
+    case K::kOffset:
+      return &rel.offset().input();
+    case K::kSubqueryAlias:
+      return &rel.subquery_alias().input();
+    case K::kDeduplicate:
+      return &rel.deduplicate().input();
+    case K::kWithColumns:
+      return &rel.with_columns().input();
+    case K::kWithColumnsRenamed:
+      return &rel.with_columns_renamed().input();
+    case K::kDrop:
+      return &rel.drop().input();
+    case K::kProject:
+      return rel.project().has_input() ? &rel.project().input() : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+void CollectPlanIds(const sc::Relation& rel, std::vector<int64_t>* out) {
+  if (rel.has_common() && rel.common().has_plan_id()) out->push_back(rel.common().plan_id());
+  if (!KeepsInputColumns(rel.rel_type_case())) return;
+  if (const sc::Relation* in = SingleInput(rel)) CollectPlanIds(*in, out);
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+bool IsQueryText(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    char c = text[i];
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '(') {
+      ++i;
+    } else if (text.substr(i, 2) == "--") {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (text.substr(i, 2) == "/*") {
+      size_t end = text.find("*/", i + 2);
+      i = end == std::string_view::npos ? text.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  std::string word;
+  while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) {
+    word.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++]))));
+  }
+  return word == "SELECT" || word == "WITH" || word == "VALUES" || word == "FROM" ||
+         word == "TABLE";
+}
+
+Result<std::string> PlanTranslator::WithTempViews(const std::string& text) {
+  if (ctx_.temp_views == nullptr || ctx_.temp_views->empty()) return text;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<dialect::Token> tokens,
+                          dialect::Tokenize(text, dialect::Lexing::kSpark));
+  std::vector<const TempView*> named;
+  for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+    const dialect::Token& t = tokens[i];
+    if (t.kind != dialect::TokenKind::kWord && t.kind != dialect::TokenKind::kBacktick) continue;
+    if (i > 0 && tokens[i - 1].IsSymbol(".")) continue;  // a qualified name's second part
+    if (tokens[i + 1].IsSymbol("(")) continue;           // a function call
+    auto it = ctx_.temp_views->find(Lower(t.text));
+    if (it == ctx_.temp_views->end()) continue;
+    bool seen = false;
+    for (const TempView* v : named) seen = seen || v == &it->second;
+    if (!seen) named.push_back(&it->second);
+  }
+  if (named.empty()) return text;
+  if (!IsQueryText(text)) {
+    return NotYet("a statement other than a query that reads the temporary view '" +
+                  named[0]->name + "'");
+  }
+  std::string ctes;
+  for (const TempView* v : named) {
+    ctes += (ctes.empty() ? "" : ", ") + QuoteName(v->name) + " AS (" + v->sql + ")";
+  }
+  // A WITH of the text's own: the views come first in the same list.
+  if (tokens[0].IsKeyword("with")) {
+    size_t after = tokens[0].end;
+    if (tokens[1].IsKeyword("recursive")) after = tokens[1].end;
+    return text.substr(0, after) + " " + ctes + "," + text.substr(after);
+  }
+  return "WITH " + ctes + " " + text;
+}
+
+Result<engine::Schema> PlanTranslator::SchemaOf(const Sub& sub, const char* what) {
+  if (!ctx_.schema_of) {
+    return NotYet(std::string(what) + " without the input's schema");
+  }
+  return ctx_.schema_of(sub.from_item.empty() ? sub.sql : "SELECT * FROM " + sub.from_item);
+}
+
 Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
+  SLUICE_ASSIGN_OR_RETURN(Sub out, TranslateRelation(rel));
+  if (out.plan_ids.empty()) CollectPlanIds(rel, &out.plan_ids);
+  return out;
+}
+
+Result<PlanTranslator::Sub> PlanTranslator::TranslateRelation(const sc::Relation& rel) {
   using K = sc::Relation::RelTypeCase;
   Sub out;
   switch (rel.rel_type_case()) {
@@ -351,7 +506,7 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
              (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == ';')) {
         text.pop_back();
       }
-      out.sql = text;
+      SLUICE_ASSIGN_OR_RETURN(out.sql, WithTempViews(text));
       return out;
     }
     case K::kRange: {
@@ -371,13 +526,21 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
       if (read.is_streaming()) return NotYet("readStream");
       if (read.has_named_table()) {
         if (read.named_table().options_size()) return NotYet("spark.read.table() with options");
+        if (ctx_.temp_views != nullptr) {
+          auto v = ctx_.temp_views->find(Lower(read.named_table().unparsed_identifier()));
+          if (v != ctx_.temp_views->end()) {
+            out.sql = "SELECT * FROM (" + v->second.sql + ") AS " + QuoteName(v->second.name);
+            return out;
+          }
+        }
         out.sql = "SELECT * FROM " + QuoteIdentifier(read.named_table().unparsed_identifier());
         return out;
       }
       const auto& ds = read.data_source();
       std::string format = ds.has_format() ? ds.format() : "";
+      // PySpark sends an empty schema when none is given.
       if (format == "delta" && ds.paths_size() == 1 && ds.options_size() == 0 &&
-          ds.predicates_size() == 0 && !ds.has_schema()) {
+          ds.predicates_size() == 0 && (!ds.has_schema() || ds.schema().empty())) {
         out.sql = "SELECT * FROM delta.`" + ds.paths(0) + "`";
         return out;
       }
@@ -386,6 +549,11 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
     }
     case K::kProject: {
       const auto& p = rel.project();
+      Sub in;
+      if (p.has_input()) {
+        SLUICE_ASSIGN_OR_RETURN(in, Translate(p.input()));
+      }
+      ScopedQualifiers scope(&qualifiers_, in.qualifiers);
       std::vector<std::string> exprs;
       for (const sc::Expression& e : p.expressions()) {
         // selectExpr's text may carry its own alias ("a + 1 AS b"): a SELECT item as written.
@@ -400,12 +568,12 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
         out.sql = "SELECT " + Join(exprs, ", ");
         return out;
       }
-      SLUICE_ASSIGN_OR_RETURN(Sub in, Translate(p.input()));
       out.sql = "SELECT " + Join(exprs, ", ") + " FROM " + From(in);
       return out;
     }
     case K::kFilter: {
       SLUICE_ASSIGN_OR_RETURN(Sub in, Translate(rel.filter().input()));
+      ScopedQualifiers scope(&qualifiers_, in.qualifiers);
       SLUICE_ASSIGN_OR_RETURN(std::string cond, Expr(rel.filter().condition()));
       out.sql = "SELECT * FROM " + From(in) + " WHERE " + cond;
       out.alias = in.alias;  // a filter keeps its input's qualifier: t.id still names the column
@@ -429,6 +597,7 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
     }
     case K::kSort: {
       SLUICE_ASSIGN_OR_RETURN(Sub in, Translate(rel.sort().input()));
+      ScopedQualifiers scope(&qualifiers_, in.qualifiers);
       std::vector<std::string> keys;
       for (const auto& o : rel.sort().order()) {
         sc::Expression e;
@@ -506,6 +675,8 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
         return NotYet("groupBy of type " + sc::Aggregate::GroupType_Name(a.group_type()) +
                       " (rollup, cube, pivot, grouping sets)");
       }
+      SLUICE_ASSIGN_OR_RETURN(Sub in, Translate(a.input()));
+      ScopedQualifiers scope(&qualifiers_, in.qualifiers);
       std::vector<std::string> keys, select;
       for (const sc::Expression& e : a.grouping_expressions()) {
         // groupBy(expr.alias("k")): the SELECT list names the key, GROUP BY groups by its
@@ -521,7 +692,6 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
         SLUICE_ASSIGN_OR_RETURN(std::string s, Expr(e));
         select.push_back(std::move(s));
       }
-      SLUICE_ASSIGN_OR_RETURN(Sub in, Translate(a.input()));
       out.sql = "SELECT " + Join(select, ", ") + " FROM " + From(in);
       if (!keys.empty()) out.sql += " GROUP BY " + Join(keys, ", ");
       return out;
@@ -536,11 +706,215 @@ Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
       out.sql = "SELECT DISTINCT * FROM " + From(in);
       return out;
     }
+    case K::kLocalRelation: {
+      SLUICE_ASSIGN_OR_RETURN(out.sql, LocalRelationSql(rel.local_relation()));
+      return out;
+    }
+    case K::kJoin:
+      return TranslateJoin(rel);
+    case K::kWithColumns: {
+      const auto& w = rel.with_columns();
+      SLUICE_ASSIGN_OR_RETURN(Sub in, Translate(w.input()));
+      SLUICE_ASSIGN_OR_RETURN(engine::Schema schema, SchemaOf(in, "withColumn(s)"));
+      ScopedQualifiers scope(&qualifiers_, in.qualifiers);
+      // Each new column by name (lower case): its expression; a name of the input replaces that
+      // column where it is, the others come after the input's columns, in order.
+      std::vector<std::pair<std::string, std::string>> added;  // (name, "expr AS name")
+      std::map<std::string, size_t> by_name;
+      for (const sc::Expression::Alias& a : w.aliases()) {
+        if (a.name_size() != 1) return NotYet("withColumns with a multi-column alias");
+        SLUICE_ASSIGN_OR_RETURN(std::string e, Expr(a.expr()));
+        std::string key = Lower(a.name(0));
+        if (by_name.count(key)) {
+          return Status::InvalidArgument("Spark Connect: withColumns names the column '" +
+                                         a.name(0) + "' twice");
+        }
+        by_name[key] = added.size();
+        added.emplace_back(key, e + " AS " + QuoteName(a.name(0)));
+      }
+      std::vector<std::string> list;
+      std::vector<bool> used(added.size(), false);
+      for (const engine::Field& f : schema) {
+        auto it = by_name.find(Lower(f.name));
+        if (it != by_name.end() && !used[it->second]) {
+          list.push_back(added[it->second].second);
+          used[it->second] = true;
+        } else {
+          list.push_back(QuoteName(f.name));
+        }
+      }
+      for (size_t i = 0; i < added.size(); ++i) {
+        if (!used[i]) list.push_back(added[i].second);
+      }
+      out.sql = "SELECT " + Join(list, ", ") + " FROM " + From(in);
+      return out;
+    }
+    case K::kWithColumnsRenamed: {
+      const auto& w = rel.with_columns_renamed();
+      SLUICE_ASSIGN_OR_RETURN(Sub in, Translate(w.input()));
+      SLUICE_ASSIGN_OR_RETURN(engine::Schema schema, SchemaOf(in, "withColumnRenamed"));
+      std::vector<std::string> names;
+      for (const engine::Field& f : schema) names.push_back(f.name);
+      std::vector<std::pair<std::string, std::string>> renames;
+      for (const auto& r : w.renames()) renames.emplace_back(r.col_name(), r.new_col_name());
+      {
+        // rename_columns_map is the deprecated spelling (older clients): read by reflection.
+        const auto* field = w.GetDescriptor()->FindFieldByName("rename_columns_map");
+        const auto* r = w.GetReflection();
+        for (int i = 0; field && i < r->FieldSize(w, field); ++i) {
+          const google::protobuf::Message& entry = r->GetRepeatedMessage(w, field, i);
+          const auto* ed = entry.GetDescriptor();
+          renames.emplace_back(
+              entry.GetReflection()->GetString(entry, ed->FindFieldByName("key")),
+              entry.GetReflection()->GetString(entry, ed->FindFieldByName("value")));
+        }
+      }
+      // Applied in order, as Spark does; a name that is not a column is no change.
+      std::vector<std::string> current = names;
+      for (const auto& [from, to] : renames) {
+        for (std::string& n : current) {
+          if (AsciiEqualsIgnoreCase(n, from)) n = to;
+        }
+      }
+      std::vector<std::string> list;
+      for (size_t i = 0; i < names.size(); ++i) {
+        list.push_back(names[i] == current[i]
+                           ? QuoteName(names[i])
+                           : QuoteName(names[i]) + " AS " + QuoteName(current[i]));
+      }
+      out.sql = "SELECT " + Join(list, ", ") + " FROM " + From(in);
+      return out;
+    }
     case K::REL_TYPE_NOT_SET:
       return Status::InvalidArgument("Spark Connect: a relation without a type");
     default:
       return NotYet("the relation " + CaseName(rel, rel.rel_type_case()));
   }
+}
+
+Result<PlanTranslator::Sub> PlanTranslator::TranslateJoin(const sc::Relation& rel) {
+  const sc::Join& j = rel.join();
+  if (j.has_join_data_type()) return NotYet("joinWith (a join of typed rows)");
+  SLUICE_ASSIGN_OR_RETURN(Sub left, Translate(j.left()));
+  SLUICE_ASSIGN_OR_RETURN(Sub right, Translate(j.right()));
+  const int n = next_alias_++;
+  Sub out;
+  // The sides' FROM items and the qualifier of each side's plan ids.
+  std::string left_name = left.alias ? QuoteName(*left.alias) : "_jl" + std::to_string(n);
+  std::string right_name = right.alias ? QuoteName(*right.alias) : "_jr" + std::to_string(n);
+  std::string left_from;
+  if (!left.from_item.empty()) {
+    left_from = left.from_item;  // a chain of joins: a b c, each side keeps its name
+    out.qualifiers = left.qualifiers;
+  } else {
+    left_from = "(" + left.sql + ") AS " + left_name;
+    for (int64_t id : left.plan_ids) out.qualifiers[id] = left_name;
+  }
+  std::string right_from = "(" + right.sql + ") AS " + right_name;
+  bool semi_or_anti = false;
+  std::string keyword;
+  switch (j.join_type()) {
+    case sc::Join::JOIN_TYPE_UNSPECIFIED:
+    case sc::Join::JOIN_TYPE_INNER:
+      keyword = "JOIN";
+      break;
+    case sc::Join::JOIN_TYPE_FULL_OUTER:
+      keyword = "FULL OUTER JOIN";
+      break;
+    case sc::Join::JOIN_TYPE_LEFT_OUTER:
+      keyword = "LEFT OUTER JOIN";
+      break;
+    case sc::Join::JOIN_TYPE_RIGHT_OUTER:
+      keyword = "RIGHT OUTER JOIN";
+      break;
+    case sc::Join::JOIN_TYPE_LEFT_ANTI:
+      keyword = "LEFT ANTI JOIN";
+      semi_or_anti = true;
+      break;
+    case sc::Join::JOIN_TYPE_LEFT_SEMI:
+      keyword = "LEFT SEMI JOIN";
+      semi_or_anti = true;
+      break;
+    case sc::Join::JOIN_TYPE_CROSS:
+      keyword = "CROSS JOIN";
+      break;
+    default:
+      return NotYet("a join of type " + std::to_string(static_cast<int>(j.join_type())));
+  }
+  if (j.using_columns_size() > 0) {
+    if (j.has_join_condition()) {
+      return Status::InvalidArgument("Spark Connect: a join with both a condition and columns");
+    }
+    if (keyword == "CROSS JOIN") keyword = "JOIN";
+    SLUICE_ASSIGN_OR_RETURN(engine::Schema ls, SchemaOf(left, "a join on column names"));
+    SLUICE_ASSIGN_OR_RETURN(engine::Schema rs, SchemaOf(right, "a join on column names"));
+    auto find = [](const engine::Schema& s, const std::string& name) -> std::optional<size_t> {
+      for (size_t i = 0; i < s.size(); ++i) {
+        if (AsciiEqualsIgnoreCase(s[i].name, name)) return i;
+      }
+      return std::nullopt;
+    };
+    std::vector<bool> left_key(ls.size(), false), right_key(rs.size(), false);
+    std::vector<std::string> on, list;
+    for (const std::string& k : j.using_columns()) {
+      std::optional<size_t> li = find(ls, k), ri = find(rs, k);
+      if (!li || !ri) {
+        return Status::InvalidArgument("[UNRESOLVED_USING_COLUMN_FOR_JOIN] USING column `" + k +
+                                       "` cannot be resolved on the " + (li ? "right" : "left") +
+                                       " side of the join");
+      }
+      left_key[*li] = right_key[*ri] = true;
+      std::string l = left_name + "." + QuoteName(ls[*li].name);
+      std::string r = right_name + "." + QuoteName(rs[*ri].name);
+      on.push_back(l + " = " + r);
+      if (j.join_type() == sc::Join::JOIN_TYPE_RIGHT_OUTER) {
+        list.push_back(r + " AS " + QuoteName(rs[*ri].name));
+      } else if (j.join_type() == sc::Join::JOIN_TYPE_FULL_OUTER) {
+        list.push_back("COALESCE(" + l + ", " + r + ") AS " + QuoteName(ls[*li].name));
+      } else {
+        list.push_back(l + " AS " + QuoteName(ls[*li].name));
+      }
+    }
+    if (!left.from_item.empty()) {
+      return NotYet("a join on column names whose left side is a join on a condition");
+    }
+    for (size_t i = 0; i < ls.size(); ++i) {
+      if (!left_key[i]) list.push_back(left_name + "." + QuoteName(ls[i].name));
+    }
+    if (!semi_or_anti) {
+      for (size_t i = 0; i < rs.size(); ++i) {
+        if (!right_key[i]) list.push_back(right_name + "." + QuoteName(rs[i].name));
+      }
+    }
+    out.sql = "SELECT " + Join(list, ", ") + " FROM " + left_from + " " + keyword + " " +
+              right_from + " ON " + Join(on, " AND ");
+    out.qualifiers.clear();
+    return out;
+  }
+  for (int64_t id : right.plan_ids) out.qualifiers[id] = right_name;
+  std::string on;
+  if (j.has_join_condition()) {
+    ScopedQualifiers scope(&qualifiers_, out.qualifiers);
+    SLUICE_ASSIGN_OR_RETURN(std::string cond, Expr(j.join_condition()));
+    if (keyword == "CROSS JOIN") keyword = "JOIN";
+    on = " ON " + cond;
+  } else if (keyword == "JOIN") {
+    keyword = "CROSS JOIN";  // an inner join without a condition: every pair, as Spark
+  } else if (keyword != "CROSS JOIN") {
+    on = " ON TRUE";
+  }
+  out.from_item = left_from + " " + keyword + " " + right_from + on;
+  out.sql = "SELECT * FROM " + out.from_item;
+  if (semi_or_anti) {
+    // Only the left side's columns: the relation above reads it as a derived table.
+    out.from_item.clear();
+    out.qualifiers.clear();
+    out.plan_ids = left.plan_ids;
+  } else {
+    out.plan_ids = left.plan_ids;
+    out.plan_ids.insert(out.plan_ids.end(), right.plan_ids.begin(), right.plan_ids.end());
+  }
+  return out;
 }
 
 }  // namespace sluice::connect

@@ -14,13 +14,33 @@
 // or function (the server sends it with Spark's error class: connect/rpc_errors.h), never
 // translated approximately.
 //
+// The context (TranslationContext) gives what some relations need beyond the plan: the
+// session's temporary views (a view is the query it was created from, captured then; Read of a
+// view's name and SQL text naming it read that query, SQL text as a CTE of the view's name, which
+// shadows a table of that name as Spark's temporary views do) and the schema of a query
+// (withColumn(s), withColumnRenamed and joins on column names list the input's columns).
+//
+// Joins: a join on a condition is `(left) AS l JOIN (right) AS r ON cond`, the sides named by
+// their SubqueryAlias or a fresh name; a column of one side (`df1.id`, an attribute carrying
+// the plan id of df1 or of a relation under it that keeps its columns) is qualified by that
+// side's name in the condition and in the Project, Filter, Sort or Aggregate right above the
+// join, which read the join's FROM item itself (so that both sides' `id` stay apart, as in
+// Spark). A join on column names lists Spark's columns: the keys first (the left side's, the
+// right side's for a right join, COALESCE of both for a full join), then the other columns of
+// the left side, then those of the right side (none for semi and anti joins).
+//
 // Thread safety: a translator is used by one thread; it keeps only a counter of derived names.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
+#include "engine/types.h"
 
 namespace spark::connect {
 class Relation;
@@ -30,23 +50,53 @@ class DataType;
 
 namespace sluice::connect {
 
+// A temporary view of a session: its name as created and the query it stands for.
+struct TempView {
+  std::string name;
+  std::string sql;
+};
+// By the view's name in lower case (Spark's names are case-insensitive).
+using TempViews = std::map<std::string, TempView>;
+
+struct TranslationContext {
+  const TempViews* temp_views = nullptr;  // none when null
+  // The columns of a query; relations that need them are refused when it is not set.
+  std::function<Result<engine::Schema>(const std::string& sql)> schema_of;
+};
+
 class PlanTranslator {
  public:
+  explicit PlanTranslator(TranslationContext context = {}) : ctx_(std::move(context)) {}
+
   // The relation as one query (no trailing ';').
   Result<std::string> Query(const spark::connect::Relation& relation);
   // An expression as Spark SQL text.
   Result<std::string> Expr(const spark::connect::Expression& expression);
+  // SQL text with the temporary views it names given as CTEs; the text itself when it names
+  // none. A statement other than a query that names a view is refused (NotSupported).
+  Result<std::string> WithTempViews(const std::string& text);
 
  private:
   struct Sub;
   Result<Sub> Translate(const spark::connect::Relation& relation);
-  // `sub` as a FROM item: "(query) AS name".
+  Result<Sub> TranslateRelation(const spark::connect::Relation& relation);
+  Result<Sub> TranslateJoin(const spark::connect::Relation& relation);
+  Result<engine::Schema> SchemaOf(const Sub& sub, const char* what);
+  // `sub` as a FROM item: "(query) AS name", or a join's FROM item.
   std::string From(const Sub& sub);
   Result<std::string> Function(const std::string& name, const std::string& args_joined,
                                const std::vector<std::string>& args, bool distinct);
 
+  TranslationContext ctx_;
+  // While the expressions of a relation over a join are translated: the qualifier of each plan
+  // id whose columns one side of the join has.
+  const std::map<int64_t, std::string>* qualifiers_ = nullptr;
   int next_alias_ = 0;
 };
+
+// True when the statement's first word is one a query starts with (SELECT, WITH, VALUES, FROM,
+// TABLE), after blanks, comments and opening parentheses.
+bool IsQueryText(std::string_view text);
 
 // Spark SQL text of a literal expression.
 Result<std::string> LiteralToSql(const spark::connect::Expression& literal);

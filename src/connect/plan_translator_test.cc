@@ -188,13 +188,12 @@ TEST(PlanTranslatorTest, Literals) {
 }
 
 TEST(PlanTranslatorTest, UnsupportedRelationsAreRefusedByName) {
-  sc::Relation join;
-  *join.mutable_join()->mutable_left() = Range(0, 1, 1);
-  *join.mutable_join()->mutable_right() = Range(0, 1, 1);
+  sc::Relation sample;
+  *sample.mutable_sample()->mutable_input() = Range(0, 1, 1);
   PlanTranslator t;
-  Result<std::string> q = t.Query(join);
+  Result<std::string> q = t.Query(sample);
   ASSERT_TRUE(q.status().IsNotSupported());
-  EXPECT_NE(q.status().message().find("the relation join"), std::string::npos)
+  EXPECT_NE(q.status().message().find("the relation sample"), std::string::npos)
       << q.status().message();
   sc::Relation streaming;
   streaming.mutable_read()->set_is_streaming(true);
@@ -202,6 +201,140 @@ TEST(PlanTranslatorTest, UnsupportedRelationsAreRefusedByName) {
   sc::Expression window;
   window.mutable_window();
   EXPECT_NE(t.Expr(window).status().message().find("the expression window"), std::string::npos);
+}
+
+sc::Expression ColOf(const std::string& name, int64_t plan_id) {
+  sc::Expression e = Col(name);
+  e.mutable_unresolved_attribute()->set_plan_id(plan_id);
+  return e;
+}
+
+sc::Relation WithPlanId(sc::Relation r, int64_t plan_id) {
+  r.mutable_common()->set_plan_id(plan_id);
+  return r;
+}
+
+sc::Relation Sql(const std::string& query, int64_t plan_id) {
+  sc::Relation r;
+  r.mutable_sql()->set_query(query);
+  return WithPlanId(r, plan_id);
+}
+
+// A schema_of that knows two queries: "SELECT 1 AS id, 'x' AS x" and "SELECT 1 AS ID, 'y' AS y".
+TranslationContext TwoTables() {
+  TranslationContext ctx;
+  ctx.schema_of = [](const std::string& sql) -> Result<engine::Schema> {
+    engine::DataType bigint{engine::TypeId::kBigInt};
+    engine::DataType text{engine::TypeId::kVarchar};
+    if (sql.find("AS x") != std::string::npos) return engine::Schema{{"id", bigint}, {"x", text}};
+    if (sql.find("AS y") != std::string::npos) return engine::Schema{{"ID", bigint}, {"y", text}};
+    return Status::Internal("unexpected query " + sql);
+  };
+  return ctx;
+}
+
+TEST(PlanTranslatorTest, JoinOnAConditionQualifiesEachSidesColumns) {
+  sc::Relation join;
+  *join.mutable_join()->mutable_left() = Sql("SELECT 1 AS id, 'x' AS x", 1);
+  *join.mutable_join()->mutable_right() = Sql("SELECT 1 AS ID, 'y' AS y", 2);
+  join.mutable_join()->set_join_type(sc::Join::JOIN_TYPE_LEFT_OUTER);
+  *join.mutable_join()->mutable_join_condition() = Call("==", {ColOf("id", 1), ColOf("id", 2)});
+  sc::Relation project;
+  *project.mutable_project()->mutable_input() = join;
+  *project.mutable_project()->add_expressions() = ColOf("id", 2);
+  *project.mutable_project()->add_expressions() = Col("x");
+  EXPECT_EQ(Query(project),
+            "SELECT _jr0.id, x FROM (SELECT 1 AS id, 'x' AS x) AS _jl0 LEFT OUTER JOIN "
+            "(SELECT 1 AS ID, 'y' AS y) AS _jr0 ON (_jl0.id = _jr0.id)");
+  // Semi joins give the left side's columns only; no condition is a cross join.
+  join.mutable_join()->set_join_type(sc::Join::JOIN_TYPE_LEFT_SEMI);
+  EXPECT_EQ(Query(join),
+            "SELECT * FROM (SELECT 1 AS id, 'x' AS x) AS _jl0 LEFT SEMI JOIN "
+            "(SELECT 1 AS ID, 'y' AS y) AS _jr0 ON (_jl0.id = _jr0.id)");
+  join.mutable_join()->set_join_type(sc::Join::JOIN_TYPE_INNER);
+  join.mutable_join()->clear_join_condition();
+  EXPECT_EQ(Query(join),
+            "SELECT * FROM (SELECT 1 AS id, 'x' AS x) AS _jl0 CROSS JOIN "
+            "(SELECT 1 AS ID, 'y' AS y) AS _jr0");
+}
+
+TEST(PlanTranslatorTest, JoinOnColumnNamesListsSparksColumns) {
+  sc::Relation join;
+  *join.mutable_join()->mutable_left() = Sql("SELECT 1 AS id, 'x' AS x", 1);
+  *join.mutable_join()->mutable_right() = Sql("SELECT 1 AS ID, 'y' AS y", 2);
+  join.mutable_join()->add_using_columns("id");
+  const std::string from =
+      " FROM (SELECT 1 AS id, 'x' AS x) AS _jl0 {} (SELECT 1 AS ID, 'y' AS y) AS _jr0 "
+      "ON _jl0.id = _jr0.ID";
+  auto expect = [&](sc::Join::JoinType type, const std::string& list, const std::string& kw) {
+    join.mutable_join()->set_join_type(type);
+    PlanTranslator t(TwoTables());
+    Result<std::string> q = t.Query(join);
+    ASSERT_TRUE(q.ok()) << q.status().ToString();
+    std::string want = "SELECT " + list + from;
+    want.replace(want.find("{}"), 2, kw);
+    EXPECT_EQ(*q, want);
+  };
+  expect(sc::Join::JOIN_TYPE_INNER, "_jl0.id AS id, _jl0.x, _jr0.y", "JOIN");
+  expect(sc::Join::JOIN_TYPE_RIGHT_OUTER, "_jr0.ID AS ID, _jl0.x, _jr0.y", "RIGHT OUTER JOIN");
+  expect(sc::Join::JOIN_TYPE_FULL_OUTER, "COALESCE(_jl0.id, _jr0.ID) AS id, _jl0.x, _jr0.y",
+         "FULL OUTER JOIN");
+  expect(sc::Join::JOIN_TYPE_LEFT_ANTI, "_jl0.id AS id, _jl0.x", "LEFT ANTI JOIN");
+  // A key one side lacks is an analysis error; without a schema the join is refused.
+  join.mutable_join()->set_using_columns(0, "nope");
+  PlanTranslator t(TwoTables());
+  EXPECT_TRUE(t.Query(join).status().IsInvalidArgument());
+  PlanTranslator bare;
+  EXPECT_TRUE(bare.Query(join).status().IsNotSupported());
+}
+
+TEST(PlanTranslatorTest, WithColumnsReplacesInPlaceAndAppends) {
+  sc::Relation w;
+  *w.mutable_with_columns()->mutable_input() = Sql("SELECT 1 AS id, 'x' AS x", 1);
+  sc::Expression::Alias* a = w.mutable_with_columns()->add_aliases();
+  a->add_name("z");
+  *a->mutable_expr() = Int(7);
+  a = w.mutable_with_columns()->add_aliases();
+  a->add_name("ID");
+  *a->mutable_expr() = Call("+", {Col("id"), Int(1)});
+  PlanTranslator t(TwoTables());
+  Result<std::string> q = t.Query(w);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(*q, "SELECT (id + 1) AS ID, x, 7 AS z FROM (SELECT 1 AS id, 'x' AS x) AS _s0");
+
+  sc::Relation r;
+  *r.mutable_with_columns_renamed()->mutable_input() = Sql("SELECT 1 AS id, 'x' AS x", 1);
+  auto* rename = r.mutable_with_columns_renamed()->add_renames();
+  rename->set_col_name("X");
+  rename->set_new_col_name("label");
+  rename = r.mutable_with_columns_renamed()->add_renames();
+  rename->set_col_name("missing");  // not a column: no change, as Spark
+  rename->set_new_col_name("other");
+  PlanTranslator t2(TwoTables());
+  q = t2.Query(r);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(*q, "SELECT id, x AS label FROM (SELECT 1 AS id, 'x' AS x) AS _s0");
+}
+
+TEST(PlanTranslatorTest, TemporaryViewsAreReadByNameAndInSql) {
+  TempViews views;
+  views["people"] = TempView{"People", "SELECT 1 AS id"};
+  TranslationContext ctx;
+  ctx.temp_views = &views;
+  PlanTranslator t(ctx);
+  sc::Relation read;
+  read.mutable_read()->mutable_named_table()->set_unparsed_identifier("PEOPLE");
+  EXPECT_EQ(*t.Query(read), "SELECT * FROM (SELECT 1 AS id) AS People");
+  EXPECT_EQ(*t.WithTempViews("SELECT * FROM people p WHERE p.id > 0"),
+            "WITH People AS (SELECT 1 AS id) SELECT * FROM people p WHERE p.id > 0");
+  EXPECT_EQ(*t.WithTempViews("WITH a AS (SELECT 2) SELECT * FROM a, `people`"),
+            "WITH People AS (SELECT 1 AS id), a AS (SELECT 2) SELECT * FROM a, `people`");
+  // Names that are not a view reference: a column's qualifier part, a function.
+  EXPECT_EQ(*t.WithTempViews("SELECT t.people, people(1) FROM t"),
+            "SELECT t.people, people(1) FROM t");
+  Result<std::string> insert = t.WithTempViews("INSERT INTO t SELECT * FROM people");
+  ASSERT_TRUE(insert.status().IsNotSupported());
+  EXPECT_NE(insert.status().message().find("'People'"), std::string::npos);
 }
 
 }  // namespace

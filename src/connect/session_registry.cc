@@ -17,7 +17,15 @@ const std::map<std::string, std::string>& Defaults() {
       {"spark.sql.execution.pandas.structHandlingMode", "legacy"},
       {"spark.sql.execution.pandas.convertToArrowArraySafely", "false"},
       {"spark.sql.execution.pyspark.binaryAsBytes", "true"},
+      // Spark's is 1 MiB; above it the client sends its rows as an artifact, which Sluice does
+      // not serve yet, so larger local data comes inline (gRPC takes 128 MiB: connect_server.cc).
       {"spark.sql.session.localRelationCacheThreshold", "67108864"},
+      {"spark.sql.session.localRelationSizeLimit", "3221225472"},
+      {"spark.sql.session.localRelationChunkSizeRows", "10000"},
+      {"spark.sql.session.localRelationChunkSizeBytes", "16777216"},
+      {"spark.sql.session.localRelationBatchOfChunksSizeBytes", "1073741824"},
+      {"spark.sql.execution.pandas.inferPandasDictAsMap", "false"},
+      {"spark.sql.execution.arrow.useLargeVarTypes", "false"},
       {"spark.sql.timestampType", "TIMESTAMP_LTZ"},
       {"spark.sql.pyspark.inferNestedDictAsStruct.enabled", "false"},
       {"spark.sql.pyspark.legacy.inferArrayTypeFromFirstElement.enabled", "false"},

@@ -1,7 +1,8 @@
 // SessionRegistry: the Spark Connect sessions of one server, by the client's session_id.
 //
 // Each session owns a sql::Session over the server's warehouse (its own engine: temporary state
-// and settings of one client never reach another) and the session's Spark confs (Config RPC).
+// and settings of one client never reach another), the session's Spark confs (Config RPC) and
+// its temporary views (createOrReplaceTempView: plan_translator.h).
 // A session is created by the first request that names it and lives until ReleaseSession or the
 // server's end. The server-side session id is a fresh UUID per session, sent in every response
 // (Spark Connect clients check that it does not change).
@@ -12,8 +13,8 @@
 // zone would silently shift every timestamp the client shows.
 //
 // Thread safety: the registry is thread-safe. A ConnectSession's `mu` serializes the requests
-// of one session (sql::Session is used by one thread at a time); hold it for every use of `sql`
-// and `confs`.
+// of one session (sql::Session is used by one thread at a time); hold it for every use of `sql`,
+// `confs` and `temp_views`.
 #pragma once
 
 #include <map>
@@ -23,6 +24,8 @@
 #include <string>
 
 #include "common/result.h"
+#include "connect/plan_translator.h"
+#include "connect/stream_commands.h"
 #include "sql/session.h"
 
 namespace sluice::connect {
@@ -33,6 +36,8 @@ struct ConnectSession {
   std::mutex mu;
   std::unique_ptr<sql::Session> sql;
   std::map<std::string, std::string> confs;  // set by the client
+  TempViews temp_views;                      // createOrReplaceTempView
+  std::unique_ptr<SessionStreams> streams;   // writeStream queries (opened on first use)
 
   // The conf's value: set, else Spark's default; nullopt when neither.
   std::optional<std::string> GetConf(const std::string& key) const;

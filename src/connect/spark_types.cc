@@ -59,10 +59,8 @@ Status TypeToProto(const engine::DataType& type, const std::string& column,
       out->mutable_date();
       return Status::OK();
     case TypeId::kTimestampTz:
+    case TypeId::kTimestamp:  // Spark's timestamp too (the header says why)
       out->mutable_timestamp();
-      return Status::OK();
-    case TypeId::kTimestamp:
-      out->mutable_timestamp_ntz();
       return Status::OK();
     default:
       return Unsupported(type, column);
@@ -117,11 +115,9 @@ Result<ArrowType> ArrowTypeOf(const engine::DataType& type, const std::string& c
       t.id = ArrowTypeId::kDate32;
       return t;
     case TypeId::kTimestampTz:
+    case TypeId::kTimestamp:  // microseconds read in UTC: the same instant
       t.id = ArrowTypeId::kTimestampMicros;
       t.timezone = "UTC";
-      return t;
-    case TypeId::kTimestamp:
-      t.id = ArrowTypeId::kTimestampMicros;
       return t;
     default:
       return Unsupported(type, column);
@@ -168,9 +164,8 @@ Result<std::string> SparkTypeName(const engine::DataType& type, const std::strin
     case TypeId::kDate:
       return std::string("DATE");
     case TypeId::kTimestampTz:
-      return std::string("TIMESTAMP");
     case TypeId::kTimestamp:
-      return std::string("TIMESTAMP_NTZ");
+      return std::string("TIMESTAMP");
     default:
       return Unsupported(type, column);
   }
@@ -180,6 +175,7 @@ Result<std::string> SparkTypeDisplayName(const engine::DataType& type, const std
   // Spark's typeName is the name Delta's schemaString gives a primitive type; the engine's
   // HUGEINT (a sum of BIGINTs) reaches clients as decimal(38,0).
   if (type.id == TypeId::kHugeInt) return std::string("decimal(38,0)");
+  if (type.id == TypeId::kTimestamp) return std::string("timestamp");  // see the header
   Result<std::string> name = delta::DeltaPrimitiveName(type);
   if (!name.ok()) return Unsupported(type, column);
   return name;
