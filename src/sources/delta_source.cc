@@ -389,6 +389,21 @@ Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& sta
     return Status::InvalidArgument(Description() + ": end offset " + end +
                                    " is before start offset " + start.value_or("(none)"));
   }
+  // Column mapping, a restart: the schema in force where the stream resumes (before the commits
+  // it reads now) against the read schema, the latest when the source was opened. A rename or
+  // drop in between is Delta's read-incompatible change even if no commit read now has it.
+  if (!c.snapshot && !resume_schema_checked_ && c.version > 0 && c.version <= schema_version_ &&
+      !physical_schema_.empty()) {
+    // A version no longer reconstructable (log cleanup) cannot be compared: the metadata of
+    // the commits read (Changes) is still checked.
+    auto resumed = table_->SnapshotAt(Version(c.version - 1));
+    if (resumed.ok()) {
+      if (auto incompatible = delta::RenameOrDrop((*resumed)->schema, table_schema_)) {
+        return IncompatibleSchemaChange((*resumed)->schema.fields, c.version - 1, *incompatible);
+      }
+    }
+    resume_schema_checked_ = true;
+  }
   std::vector<delta::FileToRead> to_read;
   delta::DeletionVectorLoader dvs(ctx_.fs.get(), options_.path);
   auto add = [&](const delta::AddFile& f) -> Status {

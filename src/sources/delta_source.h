@@ -127,9 +127,10 @@ class DeltaSource final : public Source {
   std::unique_ptr<delta::DeltaTable> table_;
   std::string reservoir_id_;
   engine::Schema schema_;
-  int64_t schema_version_ = 0;       // the version schema_ was taken at
-  delta::DeltaSchema table_schema_;  // schema_ with its field metadata (column mapping)
-  engine::Schema physical_schema_;   // column mapping: schema_ under physical names, else empty
+  int64_t schema_version_ = 0;          // the version schema_ was taken at
+  delta::DeltaSchema table_schema_;     // schema_ with its field metadata (column mapping)
+  engine::Schema physical_schema_;      // column mapping: schema_ under physical names, else empty
+  bool resume_schema_checked_ = false;  // GetBatch compared the resumed version's schema
   std::vector<std::string> partition_columns_;
   std::optional<DeltaStart> start_;
   std::optional<int64_t> available_now_version_;

@@ -198,7 +198,7 @@ CREATE TABLE {name} (id BIGINT, p VARCHAR, s STRUCT(x INT, y VARCHAR), tags VARC
   PARTITIONED BY (p) TBLPROPERTIES ('delta.columnMapping.mode' = 'name');
 INSERT INTO {name} VALUES (1, 'a', {{'x': 1, 'y': 'one'}}, ['t1']), (2, 'b', NULL, []),
   (3, 'b', {{'x': 3, 'y': NULL}}, NULL), (4, 'c', {{'x': 4, 'y': 'four'}}, ['t4', NULL]);
-UPDATE {name} SET s = {{'x': 20, 'y': 'upd'}} WHERE id = 2;
+UPDATE {name} SET s = NULL, tags = NULL WHERE id = 2;
 DELETE FROM {name} WHERE p = 'c';
 DELETE FROM {name} WHERE id = 1;
 MERGE INTO {name} t USING (SELECT * FROM (VALUES (3, 'merged'), (5, 'new')) v(id, y)) src
