@@ -22,6 +22,7 @@
 #include "cli/status_line.h"
 #include "server/monitor_server.h"
 #include "sinks/kafka_record_writer.h"
+#include "sql/pipeline_expectations.h"
 #include "sql/pipeline_graph.h"
 #include "sql/session.h"
 #include "sql/sink_catalog.h"
@@ -164,7 +165,8 @@ void PrintGraph(const sql::PipelineGraph& graph, std::ostream& out) {
       << ", "
       << count(sql::PipelineNode::Kind::kMaterializedView, "materialized view",
                "materialized views")
-      << ", " << count(sql::PipelineNode::Kind::kFlow, "flow", "flows") << ", "
+      << ", " << count(sql::PipelineNode::Kind::kView, "view", "views") << ", "
+      << count(sql::PipelineNode::Kind::kFlow, "flow", "flows") << ", "
       << count(sql::PipelineNode::Kind::kSink, "sink", "sinks") << ", "
       << count(sql::PipelineNode::Kind::kSetting, "setting", "settings")
       << "; nothing was created or run" << std::endl;
@@ -174,6 +176,60 @@ void PrintGraph(const sql::PipelineGraph& graph, std::ostream& out) {
 void PrintErrors(const Status& st, std::ostream& err) {
   std::stringstream lines(st.message());
   for (std::string line; std::getline(lines, line);) err << "Error: " << line << "\n";
+}
+
+// " expectation a: 3 passed, 1 failed; b: ...; 1 row dropped" for a data_quality object.
+std::string DescribeDataQuality(const nlohmann::ordered_json& dq) {
+  std::string out;
+  if (auto list = dq.find("expectations"); list != dq.end() && list->is_array()) {
+    for (const auto& e : *list) {
+      out += (out.empty() ? "" : ", ") + e.value("name", std::string("?")) + " " +
+             std::to_string(e.value("passed_records", int64_t{0})) + " passed, " +
+             std::to_string(e.value("failed_records", int64_t{0})) + " failed";
+    }
+  }
+  const int64_t dropped = dq.value("dropped_records", int64_t{0});
+  if (dropped > 0)
+    out += "; " + std::to_string(dropped) + (dropped == 1 ? " row" : " rows") + " dropped";
+  return out;
+}
+
+// Refreshes a materialized view (node.text). With expectations, their counts over the new
+// result come first: a FAIL UPDATE expectation with a failing row fails the refresh before the
+// view is replaced. Returns the line to print.
+Result<std::string> RefreshView(sql::Session& session, const sql::PipelineNode& node) {
+  std::vector<sql::ExpectationCount> counts;
+  int64_t dropped = 0;
+  if (!node.expectations.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch row, session.Execute(sql::ExpectationCountsSql(
+                                                   node.query, node.expectations)));
+    const size_t k = node.expectations.size();
+    if (row.num_rows() != 1 || row.num_columns() != k + 2) {
+      return Status::Internal("materialized view " + node.name +
+                              ": the expectation counts query returned an unexpected shape");
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> n, row.GetInt64(0, k + 1));
+    SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> d, row.GetInt64(0, k));
+    dropped = d.value_or(0);
+    for (size_t i = 0; i < k; ++i) {
+      const sql::Expectation& e = node.expectations[i];
+      SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> failed, row.GetInt64(0, i));
+      counts.push_back({e.name, n.value_or(0) - failed.value_or(0), failed.value_or(0)});
+      if (failed.value_or(0) > 0 && e.action == sql::Expectation::Action::kFailUpdate) {
+        SLUICE_ASSIGN_OR_RETURN(engine::Batch bad,
+                                session.Execute(sql::FirstFailingRowSql(node.query, e)));
+        return sql::ExpectationFailed(e, node.name, "in its refresh",
+                                      bad.num_rows() > 0 ? sql::RowJson(bad, 0) : "?");
+      }
+    }
+  }
+  SLUICE_RETURN_NOT_OK(session.Execute(node.text).status());
+  std::string line = "refreshed " + node.name + " (materialized view, full recompute)";
+  if (!node.expectations.empty()) {
+    line +=
+        "; expectations: " + DescribeDataQuality(sql::DataQualityJson(node.name, dropped, counts));
+  }
+  return line;
 }
 
 }  // namespace
@@ -262,19 +318,20 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   std::set<std::string> refreshed_now;
   std::map<std::string, std::vector<std::string>> reads_of;  // Key() -> names it reads
   for (const sql::PipelineNode& node : graph->nodes) {
+    if (node.kind == sql::PipelineNode::Kind::kView) continue;  // inlined where it is read
     if (node.kind == sql::PipelineNode::Kind::kMaterializedView) {
       bool now = true;
       for (size_t d : node.depends_on) {
         now = now && refreshed_now.count(graph->nodes[d].name) > 0;
       }
       if (now) {
-        Result<engine::Batch> r = session->Execute(node.text);
+        Result<std::string> r = RefreshView(*session, node);
         if (!r.ok()) {
           err << "Error: " << node.Place() << ": " << r.status().ToString() << "\n";
           return 1;
         }
         refreshed_now.insert(node.name);
-        out << "refreshed " << node.name << " (materialized view, full recompute)" << std::endl;
+        out << *r << std::endl;
       } else {
         views_to_refresh.push_back(View{&node});
       }
@@ -403,11 +460,16 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
     if (options.live_status) out << board.Render() << std::flush;
   };
   sql::StartOptions start;
-  start.on_progress = [&out, &out_mu, &progress_log, &progress_kafka, &ui, &options, &board,
-                       &views](const std::string& name, const stream::StreamingQueryProgress& p) {
+  // Expectation counts per dataset and batch id (a batch re-run replaces its counts).
+  std::map<std::string, std::map<int64_t, nlohmann::ordered_json>> data_quality;
+  start.on_progress = [&out, &out_mu, &progress_log, &progress_kafka, &ui, &options, &board, &views,
+                       &data_quality](const std::string& name,
+                                      const stream::StreamingQueryProgress& p) {
     if (ui) ui->QueryProgress(p);  // only queues an event
     if (progress_kafka) progress_kafka->Write(p.id, stream::ProgressToJson(p));  // never waits
     std::lock_guard<std::mutex> lock(out_mu);
+    const auto dq = p.observed_metrics.find(sql::kDataQualityMetric);
+    if (dq != p.observed_metrics.end()) data_quality[name][p.batch_id] = dq->second;
     if (progress_log.is_open()) progress_log << stream::ProgressToJson(p) << std::endl;
     if (options.live_status) {
       QueryStatusView& view = views[name];  // the name padded to the longest
@@ -423,6 +485,10 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
         << std::right << std::setw(9) << p.NumInputRows() << " rows " << std::setw(12) << std::fixed
         << std::setprecision(1) << p.ProcessedRowsPerSecond() << " rows/s " << std::setw(7)
         << p.batch_duration << " ms" << std::endl;
+    if (dq != p.observed_metrics.end()) {
+      out << std::left << std::setw(20) << name
+          << " expectations: " << DescribeDataQuality(dq->second) << std::endl;
+    }
   };
   g_stop_requested = 0;
   auto old_int = std::signal(SIGINT, HandleStopSignal);
@@ -469,13 +535,13 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
       for (size_t i : v.upstream) ready = ready && queries[i].finished;
       for (size_t j : v.upstream_views) ready = ready && views_to_refresh[j].refreshed;
       if (!ready) continue;
-      Result<engine::Batch> r = session->Execute(v.node->text);
+      Result<std::string> r = RefreshView(*session, *v.node);
       if (!r.ok()) {
         error = v.node->Place() + ": " + r.status().ToString();
         break;
       }
       v.refreshed = true;
-      log_line(out, "refreshed " + v.node->name + " (materialized view, full recompute)");
+      log_line(out, *r);
     }
     if (!error.empty()) break;
     // Start what can start, and restart what is due.
@@ -549,6 +615,26 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
     // Monitoring never fails the run: undelivered progress records are a warning.
     Status closed = progress_kafka->Close(5000);
     if (!closed.ok()) err << "Warning: --progress-kafka: " << closed.ToString() << "\n";
+  }
+  // The expectations' totals of the run, per dataset: each batch id counted once.
+  for (const auto& [name, batches] : data_quality) {
+    std::map<std::string, std::pair<int64_t, int64_t>> totals;  // name -> passed, failed
+    std::vector<std::string> order;
+    int64_t dropped = 0;
+    for (const auto& [batch_id, dq] : batches) {
+      dropped += dq.value("dropped_records", int64_t{0});
+      for (const auto& e : dq["expectations"]) {
+        const std::string n = e.value("name", std::string("?"));
+        if (totals.find(n) == totals.end()) order.push_back(n);
+        totals[n].first += e.value("passed_records", int64_t{0});
+        totals[n].second += e.value("failed_records", int64_t{0});
+      }
+    }
+    std::vector<sql::ExpectationCount> counts;
+    for (const std::string& n : order) counts.push_back({n, totals[n].first, totals[n].second});
+    out << "expectations of " << name << " (" << batches.size()
+        << (batches.size() == 1 ? " batch" : " batches")
+        << "): " << DescribeDataQuality(sql::DataQualityJson(name, dropped, counts)) << std::endl;
   }
   if (!error.empty()) {
     err << "Error: " << error << "\n";

@@ -12,6 +12,7 @@
 #include "sql/pipeline_live.h"
 #include "sql/pipeline_references.h"
 #include "sql/pipeline_statement_parser.h"
+#include "sql/pipeline_views.h"
 #include "sql/sink_statement_parser.h"
 #include "sql/statement_splitter.h"
 #include "sql/streaming_statement_parser.h"
@@ -69,6 +70,26 @@ class Builder {
     for (const StatementText& st : SplitStatements(file.text)) AddStatement(file.path, st);
   }
 
+  // First pass: the views of a file (errors are reported by AddStatement's pass).
+  void CollectViews(const PipelineFile& file) {
+    for (const StatementText& st : SplitStatements(file.text)) {
+      Result<std::string> text = StripLivePrefix(st.text);
+      if (!text.ok()) continue;
+      Result<std::optional<ViewDefinition>> view = ParseView(*text);
+      if (!view.ok() || !view->has_value()) continue;
+      raw_views_.emplace(NormalizeTableName((*view)->name), **view);
+    }
+  }
+
+  // Each view's query with the views it reads inlined (depth first); a view that reads itself
+  // through others stays unresolved (the cycle is reported by Order()).
+  void ResolveViews() {
+    for (const auto& [name, view] : raw_views_) {
+      std::set<std::string> visiting;
+      Resolve(name, &visiting);
+    }
+  }
+
   Result<PipelineGraph> Finish() {
     if (errors_.empty()) {  // every statement parsed, each name declared once
       CheckNames();
@@ -87,6 +108,29 @@ class Builder {
     errors_.push_back(at.Place() + ": " + what);
   }
 
+  bool Resolve(const std::string& name, std::set<std::string>* visiting) {
+    if (views_.count(name) > 0) return true;
+    auto raw = raw_views_.find(name);
+    if (raw == raw_views_.end() || !visiting->insert(name).second) return false;
+    Result<QueryReads> reads = ReadsOfQuery(raw->second.query);
+    if (!reads.ok()) return false;
+    std::map<std::string, ViewDefinition> used;
+    for (const std::vector<std::string>* names : {&reads->streams, &reads->tables}) {
+      for (const std::string& n : *names) {
+        if (raw_views_.count(n) == 0) continue;
+        if (!Resolve(n, visiting)) return false;
+        used.emplace(n, views_.at(n));
+      }
+    }
+    Result<std::string> query = InlineViews(raw->second.query, used);
+    if (!query.ok()) return false;
+    ViewDefinition v = raw->second;
+    v.query = *query;
+    for (const auto& [n, u] : used) v.streaming = v.streaming || u.streaming;
+    views_.emplace(name, std::move(v));
+    return true;
+  }
+
   void AddStatement(const std::string& file, const StatementText& st) {
     PipelineNode node;
     node.file = file;
@@ -94,6 +138,22 @@ class Builder {
     Result<std::string> text = StripLivePrefix(st.text);
     if (!text.ok()) return Fail(node, WithFileLines(text.status().message(), st.line));
     node.text = *text;
+    Result<std::optional<ViewDefinition>> view = ParseView(node.text);
+    if (!view.ok()) return Fail(node, WithFileLines(view.status().message(), st.line));
+    if (view->has_value()) {
+      node.kind = Kind::kView;
+      node.name = NormalizeTableName((*view)->name);
+      auto resolved = views_.find(node.name);
+      // Unresolved: it reads itself through other views; AddReads of its own query then names
+      // the views it reads, and Order() reports the cycle.
+      node.query = resolved != views_.end() ? resolved->second.query : (*view)->query;
+      if (!AddReads(&node, node.query, st.line)) return;
+      node.text.clear();
+      return Add(std::move(node));
+    }
+    Result<std::string> inlined = InlineViews(node.text, views_);
+    if (!inlined.ok()) return Fail(node, WithFileLines(inlined.status().message(), st.line));
+    node.text = *inlined;
     const std::vector<std::string> words = LeadingWords(node.text, 3);
     if (!words.empty() && (words[0] == "set" || words[0] == "reset")) {
       node.kind = Kind::kSetting;
@@ -142,6 +202,8 @@ class Builder {
       node.name = NormalizeTableName((*mv)->name);
       if (!AddReads(&node, (*mv)->query, st.line)) return;
       node.text = MaterializedViewRefreshSql(**mv);
+      node.query = (*mv)->query;
+      node.expectations = (*mv)->expectations;
       return Add(std::move(node));
     }
     Result<std::optional<TableStatement>> table = ParseTableStatement(node.text);
@@ -149,21 +211,9 @@ class Builder {
     std::string first = words.empty() ? std::string() : words[0];
     if (first == "create" && words.size() >= 2) first += " " + words[1];
     for (char& c : first) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    // CREATE [OR REPLACE] [TEMPORARY | TEMP] VIEW.
-    const bool view = words.size() >= 2 && words[0] == "create" &&
-                      (words[1] == "view" || words[1] == "temporary" || words[1] == "temp" ||
-                       (words[1] == "or" && LeadingWords(node.text, 5).size() >= 4 &&
-                        (LeadingWords(node.text, 5)[3] == "view" ||
-                         LeadingWords(node.text, 5)[3] == "temporary" ||
-                         LeadingWords(node.text, 5)[3] == "temp")));
-    if (view) {
-      return Fail(node,
-                  "views are not pipeline datasets yet (streaming tables, materialized views, "
-                  "flows and sinks are; docs/pipelines.md)");
-    }
     Fail(node,
          "a pipeline declares datasets (CREATE STREAMING TABLE, CREATE MATERIALIZED VIEW, CREATE "
-         "FLOW, CREATE SINK) and settings (SET); " +
+         "VIEW, CREATE FLOW, CREATE SINK) and settings (SET); " +
              (first.empty() ? std::string("this statement") : first + " statements") +
              " change data or run queries and are not run by sluice run: run them with sluice "
              "sql");
@@ -216,6 +266,11 @@ class Builder {
                          "', which is neither defined in the pipeline nor an existing streaming "
                          "table or sink");
         }
+      }
+      if (node.kind == Kind::kMaterializedView && !node.streams.empty()) {
+        Fail(node, "materialized view '" + node.name + "' reads '" + node.streams[0] +
+                       "' as a STREAM (directly or through a view): a materialized view is a "
+                       "batch query; read the table without STREAM");
       }
       for (const std::string& read : node.reads) {
         auto d = datasets_.find(read);
@@ -334,6 +389,8 @@ class Builder {
   std::vector<PipelineNode> nodes_;         // in file order
   std::map<std::string, size_t> datasets_;  // streaming tables and sinks -> node
   std::map<std::string, size_t> flows_;
+  std::map<std::string, ViewDefinition> raw_views_;  // lower-cased name -> as written
+  std::map<std::string, ViewDefinition> views_;      // the same, views they read inlined
   std::vector<PipelineNode> ordered_;
   std::vector<std::string> errors_;
 };
@@ -352,6 +409,8 @@ const char* PipelineNodeKindName(PipelineNode::Kind kind) {
       return "sink";
     case Kind::kMaterializedView:
       return "materialized view";
+    case Kind::kView:
+      return "view";
   }
   return "?";
 }
@@ -360,6 +419,8 @@ Result<PipelineGraph> BuildPipelineGraph(const std::vector<PipelineFile>& files,
                                          const std::function<bool(const std::string&)>& exists,
                                          bool triggered) {
   Builder builder(exists, triggered);
+  for (const PipelineFile& f : files) builder.CollectViews(f);
+  builder.ResolveViews();
   for (const PipelineFile& f : files) builder.AddFile(f);
   return builder.Finish();
 }

@@ -9,6 +9,8 @@
 //   CREATE FLOW f AS INSERT INTO | AUTO CDC ... flow f into dataset t; reads its query's relations
 //   CREATE [OR REPLACE] SINK s ...              dataset s (flows write to it)
 //   CREATE [OR REFRESH] MATERIALIZED VIEW m ... dataset m; reads its query's relations
+//   CREATE [OR REPLACE] [TEMPORARY] VIEW v ...  view v: not run; inlined where it is read
+//                                               (pipeline_views.h), so readers read its tables
 //   SET / RESET ...                             settings, applied first, in file order
 //
 // Every other statement is refused: a pipeline declares datasets, it does not change data.
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "sql/pipeline_expectations.h"
 
 namespace sluice::sql {
 
@@ -40,12 +43,13 @@ struct PipelineFile {
 };
 
 struct PipelineNode {
-  enum class Kind { kSetting, kStreamingTable, kFlow, kSink, kMaterializedView };
+  enum class Kind { kSetting, kStreamingTable, kFlow, kSink, kMaterializedView, kView };
   Kind kind = Kind::kSetting;
   std::string file;
   int line = 0;
-  // The statement, LIVE. dropped: what the session runs. For a materialized view, the statement
-  // of one refresh (pipeline_statement_parser.h), run by sluice run when its inputs are done.
+  // The statement, LIVE. dropped and views inlined: what the session runs (nothing for a view). For
+  // a materialized view, the statement of one refresh (pipeline_statement_parser.h), run by sluice
+  // run when its inputs are done.
   std::string text;
   std::string name;        // lower-cased; empty for a setting
   std::string target;      // a flow's target, lower-cased
@@ -55,6 +59,10 @@ struct PipelineNode {
   std::vector<std::string> reads;    // names read (streams and batch relations), lower-cased
   std::vector<std::string> streams;  // the names of `reads` read as STREAM
   std::vector<size_t> depends_on;    // indexes (in PipelineGraph::nodes) of the nodes it needs
+  // A materialized view: its query (LIVE. dropped) and expectations, which each refresh counts
+  // (pipeline_expectations.h).
+  std::string query;
+  std::vector<Expectation> expectations;
 
   std::string Place() const { return file + ":" + std::to_string(line); }
 };
@@ -63,7 +71,7 @@ struct PipelineGraph {
   std::vector<PipelineNode> nodes;  // in run order: settings, then topological order
 };
 
-// "streaming table", "flow", "sink", "materialized view", "setting".
+// "streaming table", "flow", "sink", "materialized view", "view", "setting".
 const char* PipelineNodeKindName(PipelineNode::Kind kind);
 
 // `exists(name)`: whether a lower-cased name is a table, streaming table or sink that already

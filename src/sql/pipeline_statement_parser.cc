@@ -23,10 +23,16 @@ class Parser : private plan::TokenCursor {
       return std::optional<CreateMaterializedViewStatement>();
     SLUICE_ASSIGN_OR_RETURN(s.name, Identifier());
     if (Peek().IsSymbol("(")) {
-      return Status::NotSupported(
-          "a column list on a materialized view is not supported yet (at " +
-          dialect::DescribePosition(sql_, Peek().begin) +
-          "): the columns are those of its query; rename or cast them there");
+      const size_t at = Peek().begin;
+      SLUICE_ASSIGN_OR_RETURN(ColumnListParts parts, ParseColumnList(*this, sql_));
+      if (!parts.columns_text.empty()) {
+        return Status::NotSupported(
+            "column definitions on a materialized view are not supported yet (at " +
+            dialect::DescribePosition(sql_, at) +
+            "): the columns are those of its query; rename or cast them there (expectations, "
+            "CONSTRAINT name EXPECT (...), are accepted)");
+      }
+      s.expectations = std::move(parts.expectations);
     }
     for (;;) {
       if (Keyword("comment")) {
@@ -91,7 +97,7 @@ std::string MaterializedViewRefreshSql(const CreateMaterializedViewStatement& mv
     out += ")";
   }
   if (!mv.properties_text.empty()) out += " TBLPROPERTIES " + mv.properties_text;
-  return out + " AS " + mv.query;
+  return out + " AS " + QueryKeepingPassingRows(mv.query, mv.expectations);
 }
 
 }  // namespace sluice::sql

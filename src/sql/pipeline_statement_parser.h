@@ -4,10 +4,12 @@
 // (MaterializedViewRefreshSql).
 //
 //   CREATE [OR REFRESH] MATERIALIZED VIEW name
+//     [(CONSTRAINT name EXPECT (cond) [ON VIOLATION DROP ROW | FAIL UPDATE], ...)]
 //     [COMMENT 'text'] [PARTITIONED BY (col, ...)] [TBLPROPERTIES (...)]
 //     AS <query>
 //
-// A column list (with or without expectations) is refused as not supported yet.
+// Expectations (pipeline_expectations.h) are the only entries of the column list accepted;
+// column definitions are refused as not supported yet.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "sql/pipeline_expectations.h"
 
 namespace sluice::sql {
 
@@ -27,14 +30,15 @@ struct CreateMaterializedViewStatement {
   std::vector<std::string> partitioned_by;
   std::string properties_text;  // "(...)" of TBLPROPERTIES as written; empty when none
   std::string query;            // the text after AS
+  std::vector<Expectation> expectations;
 };
 
 // nullopt: not CREATE [OR REFRESH] MATERIALIZED VIEW. InvalidArgument for a syntax error (line
-// and column inside `sql`), NotSupported for a column list.
+// and column inside `sql`), NotSupported for column definitions.
 Result<std::optional<CreateMaterializedViewStatement>> ParseMaterializedView(std::string_view sql);
 
 // The statement one refresh runs: CREATE OR REPLACE TABLE name [PARTITIONED BY (...)]
-// [TBLPROPERTIES (...)] AS <query>.
+// [TBLPROPERTIES (...)] AS <query> (without the rows failing a DROP ROW expectation).
 std::string MaterializedViewRefreshSql(const CreateMaterializedViewStatement& mv);
 
 }  // namespace sluice::sql

@@ -7,6 +7,7 @@
 #include "common/interval.h"
 #include "dialect/tokenizer.h"
 #include "plan/token_cursor.h"
+#include "sql/pipeline_expectations.h"
 #include "sql/table_statement_parser.h"
 
 namespace sluice::sql {
@@ -80,28 +81,6 @@ class Parser : private plan::TokenCursor {
       if (depth == 0) return std::string(sql_.substr(begin, t.end - begin));
     } while (true);
   }
-  // At the '(' of a column list: Databricks' expectations (`CONSTRAINT name EXPECT (cond) [ON
-  // VIOLATION ...]`) are refused by name, instead of being read as a column named CONSTRAINT;
-  // the rows would not be checked, so accepting them would silently keep rows they drop.
-  Status RefuseExpectations() const {
-    int depth = 0;
-    for (size_t i = 0; Peek(i).kind != TokenKind::kEnd; ++i) {
-      const Token& t = Peek(i);
-      if (t.IsSymbol("(")) ++depth;
-      if (t.IsSymbol(")") && --depth == 0) break;
-      if (depth == 1 && i > 0 && t.IsKeyword("constraint") &&
-          (Peek(i - 1).IsSymbol("(") || Peek(i - 1).IsSymbol(",")) &&
-          Peek(i + 2).IsKeyword("expect")) {
-        return Status::NotSupported(
-            "expectations are not supported on streaming tables yet (CONSTRAINT " +
-            Peek(i + 1).text + " EXPECT ... at " + DescribePosition(sql_, t.begin) +
-            "): Sluice would not check the rows. To drop the rows that fail, put the condition "
-            "in the query's WHERE clause (docs/pipelines.md \"Expectations\")");
-      }
-    }
-    return Status::OK();
-  }
-
   // The rest of the statement, without a trailing ';'.
   std::string Rest() {
     size_t begin = Peek().begin;
@@ -125,9 +104,13 @@ class Parser : private plan::TokenCursor {
     // Column definitions and TBLPROPERTIES are parsed by the table statement parser, from a
     // CREATE TABLE statement made of their text.
     std::string columns_text, properties_text;
+    bool had_column_list = false;
     if (Peek().IsSymbol("(")) {
-      SLUICE_RETURN_NOT_OK(RefuseExpectations());
-      SLUICE_ASSIGN_OR_RETURN(columns_text, ParenthesizedText());
+      // Column definitions and expectations (CONSTRAINT name EXPECT ..., pipeline_expectations.h).
+      SLUICE_ASSIGN_OR_RETURN(ColumnListParts parts, ParseColumnList(*this, sql_));
+      columns_text = std::move(parts.columns_text);
+      s.expectations = std::move(parts.expectations);
+      had_column_list = true;
     }
     for (;;) {
       if (Keywords({"partitioned", "by"})) {
@@ -171,10 +154,17 @@ class Parser : private plan::TokenCursor {
       std::string q = Rest();
       if (q.empty()) return Error("a query after AS");
       s.query = std::move(q);
-    } else if (columns_text.empty()) {
+    } else if (!had_column_list) {
       return Error("AS <query> or a column list");
     }
     SLUICE_RETURN_NOT_OK(ExpectEnd());
+    if (!s.query && !s.expectations.empty()) {
+      return Status::NotSupported(
+          "expectations (CONSTRAINT " + s.expectations[0].name +
+          " EXPECT ...) on a streaming table without AS <query> are not supported: the rows its "
+          "flows write would not be checked; declare them on a streaming table with a query");
+    }
+    if (!s.query && columns_text.empty()) return Error("AS <query> or a column list");
     if (!columns_text.empty() || !properties_text.empty()) {
       std::string create =
           "CREATE TABLE __t " + (columns_text.empty() ? "(__x INT)" : columns_text);

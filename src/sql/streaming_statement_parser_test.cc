@@ -140,5 +140,72 @@ TEST(StreamingStatementParserTest, AutoCdcFlow) {
   ASSERT_FALSE(nokeys.ok());
 }
 
+TEST(StreamingStatementParserTest, ExpectationsInTheColumnList) {
+  auto s = Parse<CreateStreamingTableStatement>(
+      "CREATE OR REFRESH STREAMING TABLE t (\n"
+      "  id BIGINT,\n"
+      "  CONSTRAINT positive EXPECT (v > 0 AND f(v, 2) < 10) ON VIOLATION DROP ROW,\n"
+      "  CONSTRAINT has_id EXPECT (id IS NOT NULL) ON VIOLATION FAIL UPDATE,\n"
+      "  CONSTRAINT known EXPECT (c IN ('a', 'b')),\n"
+      "  v BIGINT\n"
+      ") AS SELECT id, v, c FROM STREAM src");
+  ASSERT_EQ(s.expectations.size(), 3u);
+  EXPECT_EQ(s.expectations[0].name, "positive");
+  EXPECT_EQ(s.expectations[0].condition, "v > 0 AND f(v, 2) < 10");
+  EXPECT_EQ(s.expectations[0].action, Expectation::Action::kDropRow);
+  EXPECT_EQ(s.expectations[1].action, Expectation::Action::kFailUpdate);
+  EXPECT_EQ(s.expectations[2].condition, "c IN ('a', 'b')");
+  EXPECT_EQ(s.expectations[2].action, Expectation::Action::kWarn);
+  ASSERT_EQ(s.columns.size(), 2u);  // the column definitions around them are kept
+  EXPECT_EQ(s.columns[0].name, "id");
+  EXPECT_EQ(s.columns[1].name, "v");
+
+  // Only expectations: no declared columns (the table follows its query).
+  auto only = Parse<CreateStreamingTableStatement>(
+      "CREATE STREAMING TABLE t (CONSTRAINT ok EXPECT (v > 0)) AS SELECT v FROM STREAM src");
+  EXPECT_TRUE(only.columns.empty());
+  ASSERT_EQ(only.expectations.size(), 1u);
+}
+
+TEST(StreamingStatementParserTest, BadExpectationsAreRefusedWithTheirPlace) {
+  auto twice = ParseStreamingStatement(
+      "CREATE STREAMING TABLE t (CONSTRAINT a EXPECT (v > 0), CONSTRAINT A EXPECT (v < 9)) AS "
+      "SELECT v FROM STREAM src");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(),
+            "expectation 'A' is defined twice (at line 1, column 56): an expectation's name is "
+            "unique per dataset");
+  auto action = ParseStreamingStatement(
+      "CREATE STREAMING TABLE t (CONSTRAINT a EXPECT (v > 0) ON VIOLATION SKIP) AS SELECT v "
+      "FROM STREAM src");
+  ASSERT_FALSE(action.ok());
+  EXPECT_NE(action.status().message().find("expected DROP ROW or FAIL UPDATE after ON VIOLATION"),
+            std::string::npos)
+      << action.status().message();
+  auto empty = ParseStreamingStatement(
+      "CREATE STREAMING TABLE t (CONSTRAINT a EXPECT ()) AS SELECT v FROM STREAM src");
+  ASSERT_FALSE(empty.ok());
+  // Flows into a table are not checked, so a table without a query takes no expectations.
+  auto no_query =
+      ParseStreamingStatement("CREATE STREAMING TABLE t (v BIGINT, CONSTRAINT a EXPECT (v > 0))");
+  ASSERT_FALSE(no_query.ok());
+  EXPECT_TRUE(no_query.status().code() == StatusCode::kNotSupported)
+      << no_query.status().ToString();
+  EXPECT_NE(no_query.status().message().find("the rows its flows write would not be checked"),
+            std::string::npos);
+}
+
+TEST(StreamingStatementParserTest, ExpectationsRoundTripThroughTheirJson) {
+  std::vector<Expectation> e = {{"a", "v > 0", Expectation::Action::kWarn},
+                                {"b", "id IS NOT NULL", Expectation::Action::kDropRow},
+                                {"c", "x = 'it''s'", Expectation::Action::kFailUpdate}};
+  Result<std::vector<Expectation>> back = ExpectationsFromJson(ExpectationsToJson(e), "t");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, e);
+  nlohmann::json bad =
+      nlohmann::json::array({{{"name", "a"}, {"condition", "x"}, {"action", "?"}}});
+  EXPECT_TRUE(ExpectationsFromJson(bad, "t").status().code() == StatusCode::kCorruption);
+}
+
 }  // namespace
 }  // namespace sluice::sql

@@ -13,6 +13,7 @@
 
 #include "sinks/sink.h"
 #include "sql/auto_cdc_spec.h"
+#include "sql/pipeline_expectations.h"
 #include "sql/table_statements.h"
 #include "stream/trigger.h"
 
@@ -30,6 +31,8 @@ struct CreateStreamingTableStatement {
   std::optional<int64_t> schedule_every_ms;  // SCHEDULE EVERY n unit
   // AS <query>; nullopt for a table only flows write to (CREATE STREAMING TABLE t (cols)).
   std::optional<std::string> query;
+  // CONSTRAINT name EXPECT (cond) [ON VIOLATION ...] of the column list (docs/pipelines.md).
+  std::vector<Expectation> expectations;
 };
 
 struct RefreshStreamingTableStatement {

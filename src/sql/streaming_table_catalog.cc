@@ -34,7 +34,7 @@ bool StreamingDefinition::SameAs(const StreamingDefinition& o) const {
          output_mode == o.output_mode && trigger == o.trigger &&
          schedule_every_ms == o.schedule_every_ms && cols(columns) == cols(o.columns) &&
          partitioned_by == o.partitioned_by && properties == o.properties && sources == o.sources &&
-         auto_cdc == o.auto_cdc;
+         auto_cdc == o.auto_cdc && expectations == o.expectations;
 }
 
 std::string DefinitionToJson(const StreamingDefinition& def) {
@@ -73,6 +73,7 @@ std::string DefinitionToJson(const StreamingDefinition& def) {
     j["sources"].push_back({{"format", s.format}, {"options", options}});
   }
   if (def.auto_cdc) j["auto_cdc"] = AutoCdcSpecToJson(*def.auto_cdc);
+  if (!def.expectations.empty()) j["expectations"] = ExpectationsToJson(def.expectations);
   return j.dump();
 }
 
@@ -135,6 +136,10 @@ Result<StreamingDefinition> DefinitionFromJson(const std::string& text, const st
       Result<AutoCdcSpec> spec = AutoCdcSpecFromJson(j["auto_cdc"]);
       if (!spec.ok()) return bad(spec.status().message());
       d.auto_cdc = std::move(spec).ValueOrDie();
+    }
+    if (j.contains("expectations")) {
+      SLUICE_ASSIGN_OR_RETURN(
+          d.expectations, ExpectationsFromJson(j["expectations"], "streaming definition " + what));
     }
   } catch (const std::exception& e) {
     return bad(e.what());

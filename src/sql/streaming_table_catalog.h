@@ -9,6 +9,8 @@
 //    "schedule_every_ms":null,"columns":[{"name":"a","type":"INT"}],"partitioned_by":[],
 //    "properties":{...},"sources":[{"format":"delta","options":{"path":"/wh/input"}}]}
 // An AUTO CDC flow adds "auto_cdc": {...} (auto_cdc_spec.h); its query is SELECT * FROM STREAM src.
+// A table with expectations adds "expectations": [{"name","condition","action"}, ...]
+// (pipeline_expectations.h).
 //
 // `sources` are the query's STREAM relations resolved when the definition was made (a table
 // name to its path, relative paths made absolute). A secret option's value (common/redaction.h)
@@ -31,6 +33,7 @@
 #include "fs/file_system.h"
 #include "sinks/sink.h"
 #include "sql/auto_cdc_spec.h"
+#include "sql/pipeline_expectations.h"
 #include "sql/table_statements.h"
 #include "stream/trigger.h"
 
@@ -57,6 +60,8 @@ struct StreamingDefinition {
   Properties properties;
   std::vector<ResolvedSource> sources;
   std::optional<AutoCdcSpec> auto_cdc;  // an AUTO CDC flow; nullopt for an append flow or a table
+  // A table's expectations (pipeline_expectations.h), checked on its query's rows.
+  std::vector<Expectation> expectations;
 
   // Same query, sources, mode, trigger and table shape (CREATE OR REFRESH with no change).
   bool SameAs(const StreamingDefinition& other) const;

@@ -15,6 +15,7 @@
 #include "sql/delta_references.h"
 #include "sql/kafka_sink_flow.h"
 #include "sql/literal_rows.h"
+#include "sql/pipeline_expectation_sink.h"
 #include "sql/streaming_progress_store.h"
 #include "sql/streaming_source_resolver.h"
 #include "stream/persisted_conf.h"
@@ -140,6 +141,7 @@ Result<engine::Batch> StreamingTableManager::Create(const CreateStreamingTableSt
   def.columns = s.columns;
   def.partitioned_by = s.partitioned_by;
   def.properties = s.properties;
+  def.expectations = s.expectations;
   const std::string ctx = "CREATE STREAMING TABLE " + def.name;
   if (def.trigger && def.trigger->kind == stream::TriggerKind::kContinuous) {
     return Status::NotSupported(
@@ -280,6 +282,14 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
     if (sink) sink_factory = KafkaSinkFlowFactory(*sink, def.name);
   }
   if (start.sink_factory) sink_factory = start.sink_factory;
+  // Expectations (pipeline_expectation_sink.h): checked on the rows before the sink; their
+  // counts go into the batch's progress.
+  std::shared_ptr<ExpectationMetrics> expectation_metrics;
+  if (!def.expectations.empty()) {
+    expectation_metrics = std::make_shared<ExpectationMetrics>();
+    sink_factory = ExpectationSinkFactory(std::move(sink_factory), def.name, def.expectations,
+                                          expectation_metrics);
+  }
 
   stream::ExecutionOptions o;
   o.checkpoint_root = catalog_.CheckpointOf(def);
@@ -298,8 +308,14 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
   std::shared_ptr<fs::FileSystem> progress_fs = options_.fs;
   auto on_progress = start.on_progress;
   const std::string name = def.name;
-  o.on_batch_progress = [progress_fs, checkpoint, on_progress,
-                         name](const stream::StreamingQueryProgress& p) {
+  o.on_batch_progress = [progress_fs, checkpoint, on_progress, name,
+                         expectation_metrics](const stream::StreamingQueryProgress& batch) {
+    stream::StreamingQueryProgress p = batch;
+    if (expectation_metrics) {
+      if (auto dq = expectation_metrics->Take(p.batch_id)) {
+        p.observed_metrics[kDataQualityMetric] = std::move(*dq);
+      }
+    }
     Status st = WriteBatchProgress(*progress_fs, checkpoint, p);
     if (!st.ok()) {
       SLUICE_LOG(kWarning) << "streaming table " << name << ": " << st.ToString();

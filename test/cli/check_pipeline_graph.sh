@@ -28,7 +28,7 @@ SQL
 check "dry run" 0 "streaming table bronze (p.sql:7)
 streaming table silver (p.sql:4) reads bronze
 streaming table gold (p.sql:1) reads silver
-valid: 3 streaming tables, 0 materialized views, 0 flows, 0 sinks, 0 settings; nothing was created or run" -- \
+valid: 3 streaming tables, 0 materialized views, 0 views, 0 flows, 0 sinks, 0 settings; nothing was created or run" -- \
   "${SLUICE}" run p.sql -w wh --dry-run
 [[ ! -e wh ]] && pass || fail "--dry-run created the warehouse"
 "${SLUICE}" run p.sql -w wh > run1.log 2>&1 && pass || { fail "run in dependency order"; cat run1.log; }
@@ -144,5 +144,29 @@ check "view over a continuous table" 1 "trig.sql:3: materialized view 't_count' 
 check "triggered run" 0 "refreshed t_count (materialized view, full recompute)" -- \
   "${SLUICE}" run trig.sql -w wh6 --triggered
 check "triggered rows" 0 "5" -- "${SLUICE}" sql -w wh6 --format csv "SELECT n FROM t_count"
+
+# 11. Views: not materialized, read where they are used; a streaming view feeds a streaming
+# table, a batch view a materialized view; sluice sql does not see them.
+cat > views.sql <<'SQL'
+CREATE OR REFRESH MATERIALIZED VIEW v_keys AS SELECT count(*) AS n FROM LIVE.keys_seen;
+CREATE TEMPORARY VIEW positive AS SELECT k, v FROM STREAM(LIVE.v_bronze) WHERE v > 0;
+CREATE VIEW keys_seen AS SELECT DISTINCT k FROM LIVE.v_silver;
+CREATE OR REFRESH STREAMING TABLE v_silver TRIGGER AVAILABLE NOW AS
+SELECT k, v FROM STREAM(LIVE.positive);
+CREATE OR REFRESH STREAMING TABLE v_bronze TRIGGER AVAILABLE NOW AS
+SELECT * FROM STREAM read_files('landing/', format => 'json', schema => 'k STRING, v BIGINT');
+SQL
+check "views dry run" 0 "view positive (views.sql:2) reads v_bronze" -- "${SLUICE}" run views.sql -w wh7 --dry-run
+check "views summary" 0 "valid: 2 streaming tables, 1 materialized view, 2 views, 0 flows, 0 sinks, 0 settings" -- \
+  "${SLUICE}" run views.sql -w wh7 --dry-run
+"${SLUICE}" run views.sql -w wh7 > run11.log 2>&1 && pass || { fail "views run"; cat run11.log; }
+check "streaming view filtered" 0 "4" -- "${SLUICE}" sql -w wh7 --format csv "SELECT count(*) FROM v_silver"
+check "view of a view" 0 "2" -- "${SLUICE}" sql -w wh7 --format csv "SELECT n FROM v_keys"
+check "a view is not a table" 1 "keys_seen" -- "${SLUICE}" sql -w wh7 "SELECT * FROM keys_seen"
+printf '%s\n' "CREATE VIEW dims AS SELECT 1 AS k;" \
+  "CREATE STREAMING TABLE s AS SELECT * FROM STREAM dims;" > views2.sql
+check "stream of a batch view" 1 "views2.sql:2: view 'dims' is read as a STREAM (at line 2, column 43), but its query reads no STREAM" -- \
+  "${SLUICE}" run views2.sql -w wh8
+check "nothing created" 1 "" -- test -e wh8
 
 finish
