@@ -173,7 +173,7 @@ std::string NameWindowKey(const std::string& key) {
     if (k[i] == '(') ++depth;
     if (k[i] == ')' && --depth == 0 && i + 1 != k.size()) return key;
   }
-  return key + " AS \"" + name + "\"";
+  return key + " AS `" + name + "`";  // Spark SQL: the dialect quotes it for the engine
 }
 
 Result<std::string> JoinKeyword(const std::string& how) {
