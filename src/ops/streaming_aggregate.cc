@@ -96,9 +96,9 @@ Status StreamingAggregate::Open(const OperatorContext& context) {
 
 // Spark's StateStoreSaveExec.shouldRunAnotherBatch: in APPEND and UPDATE mode, whenever the
 // query's watermark moved, also for an aggregation whose keys hold no event time (nothing to
-// evict then; a global aggregate emits its row again in UPDATE mode, as Spark's does). Without a
-// watermark in the query the watermark never moves. The streaming differential's
-// keyed_update_watermark_not_key and global_update_watermark.
+// evict then; Spark's global aggregate also emits its row again there, Sluice's does not yet:
+// known_differences.txt global_update_watermark). Without a watermark in the query the
+// watermark never moves. The streaming differential's keyed_update_watermark_not_key.
 bool StreamingAggregate::WantsNoDataBatch(int64_t used_watermark_ms,
                                           int64_t next_watermark_ms) const {
   return context_.output_mode != sinks::OutputMode::kComplete &&

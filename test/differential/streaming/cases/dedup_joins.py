@@ -49,16 +49,20 @@ def static_join(name, query, **kw):
 
 
 CASES = [
-    dedup("dedup_all_columns_df", "SELECT DISTINCT * FROM STREAM ev", "ev.dropDuplicates()"),
-    dedup("dedup_columns_df", "SELECT DISTINCT k, v FROM STREAM ev",
+    # dropDuplicates() is Sluice's DISTINCT ON (every column); SQL's SELECT DISTINCT is Spark's
+    # Distinct, an aggregation (cases/semantics.py).
+    dedup("dedup_all_columns_df", "SELECT DISTINCT ON (k, v, ts) * FROM STREAM ev",
+          "ev.dropDuplicates()"),
+    dedup("dedup_columns_df", "SELECT DISTINCT ON (k, v) k, v FROM STREAM ev",
           "ev.select('k', 'v').dropDuplicates()"),
-    dedup("dedup_sql_distinct_append", "SELECT DISTINCT k, v FROM STREAM ev"),
+    dedup("dedup_sql_distinct_append", "SELECT DISTINCT k, v FROM STREAM ev",
+          words=["append", "without watermark"]),
     dedup("dedup_sql_distinct_update", "SELECT DISTINCT k, v FROM STREAM ev", mode="update"),
     dedup("dedup_on_key", "SELECT DISTINCT ON (k) k, v FROM STREAM ev",
           "ev.dropDuplicates(['k']).select('k', 'v')",
           runs=([("a", 1, 1), ("b", 2, 5)], [("a", 3, 2), ("c", 4, 30)], [("b", 5, 9)])),
-    dedup("dedup_all_columns_watermark", f"SELECT DISTINCT * FROM STREAM ev {WM10} AS e",
-          "ev.dropDuplicates()"),
+    dedup("dedup_all_columns_watermark",
+          f"SELECT DISTINCT ON (k, v, ts) * FROM STREAM ev {WM10} AS e", "ev.dropDuplicates()"),
     dedup("dedup_key_and_time_watermark", f"SELECT DISTINCT ON (k, ts) k, ts FROM STREAM ev "
           f"{WM10} AS e", "ev.dropDuplicates(['k', 'ts']).select('k', 'ts')"),
     dedup("dedup_key_watermark_not_in_key", f"SELECT DISTINCT ON (k) k, v, ts FROM STREAM ev "

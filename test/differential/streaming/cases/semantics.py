@@ -53,10 +53,32 @@ CASES = [
     ev("limit_append_across_runs", "SELECT k, v FROM STREAM ev LIMIT 4"),
     ev("limit_update_refused", "SELECT k, v FROM STREAM ev LIMIT 2", "update"),
     ev("distinct_sql_watermark_append", f"SELECT DISTINCT k, ts FROM {WM10}"),
+    # SQL SELECT DISTINCT in append mode is an aggregation: the watermarked column must be among
+    # the selected ones (else "without watermark"), and `*` is every input column.
+    ev("distinct_sql_expression_watermark_append",
+       f"SELECT DISTINCT k, v + 1 AS w, ts FROM {WM10}"),
+    ev("distinct_sql_watermark_not_selected_append", f"SELECT DISTINCT k, v FROM {WM10}",
+       words=["append", "without watermark"]),
+    ev("distinct_sql_star_append_refused", "SELECT DISTINCT * FROM STREAM ev",
+       words=["append", "without watermark"]),
+    ev("distinct_sql_star_watermark_append", f"SELECT DISTINCT * FROM {WM10}"),
+    ev("distinct_sql_then_count_append", "SELECT k, count(*) AS n FROM (SELECT DISTINCT k, v "
+       "FROM STREAM ev) AS d GROUP BY k", words=["append", "without watermark"]),
+    # Dataset.distinct() is dropDuplicates() (Spark's Deduplicate, operator dedupe), with and
+    # without a watermark: Sluice's DISTINCT ON (every column).
+    ev("df_distinct_append", "SELECT DISTINCT ON (k, v) k, v FROM STREAM ev",
+       spark="ev.select('k', 'v').distinct()"),
+    ev("df_distinct_watermark_append", f"SELECT DISTINCT ON (k, v, ts) * FROM {WM10}",
+       spark="ev.distinct()"),
     ev("distinct_sql_complete", "SELECT DISTINCT k, v FROM STREAM ev", "complete"),
     ev("distinct_sql_expression_update", "SELECT DISTINCT k, v + 1 AS w FROM STREAM ev",
        "update"),
     ev("distinct_sql_star_update", "SELECT DISTINCT * FROM STREAM ev", "update"),
+    # An aggregation without an event-time key under a watermark (update mode): whether a
+    # no-data batch runs when the watermark moves (Spark's shouldRunAnotherBatch).
+    ev("keyed_update_watermark_not_key", f"SELECT k, count(*) AS n FROM {WM10} GROUP BY k",
+       "update"),
+    ev("global_update_watermark", f"SELECT count(*) AS n, max(v) AS m FROM {WM10}", "update"),
     # Update mode emits the changed groups' rows as they are selected, also without a key.
     dict(name="update_key_not_selected", sources={"ev": KG}, mode="update",
          query="SELECT g, max(v) AS m FROM STREAM ev GROUP BY k, g",
