@@ -1,7 +1,8 @@
 """The PySpark programs the Spark Connect interop test runs twice: on local Spark (the classic
 SparkSession of peers.spark()) and on Sluice through the unmodified Spark Connect client. Each
 case is a function of (spark, ctx) that returns plain data: rows as lists of values, types as
-Spark's simpleString. ctx has `table`, a table name unique to the run.
+Spark's simpleString. ctx has `table`, a table name unique to the run, and `tmp`, a new empty
+directory of the case's own (the same machine runs the server, the client and local Spark).
 
 Values are made comparable by `plain`: datetimes as ISO text, decimals as text, bytes as hex.
 """
@@ -114,7 +115,115 @@ def delta_table_by_sql(spark, ctx):
     return out
 
 
+def create_dataframe(spark, ctx):
+    from pyspark.sql import types as T
+    rows_in = [(1, "a", 1.5, True, datetime.date(2024, 1, 2),
+                datetime.datetime(2024, 1, 2, 3, 4, 5, 250000), decimal.Decimal("12.34"),
+                b"\x00\xff"),
+               (None, None, None, None, None, None, None, None),
+               (-3, "héllo", float("-inf"), False, datetime.date(1969, 12, 31),
+                datetime.datetime(1969, 12, 31, 23, 59, 59), decimal.Decimal("-0.05"), b"")]
+    inferred = spark.createDataFrame(rows_in, ["id", "s", "f", "b", "d", "ts", "m", "bin"])
+    schema = T.StructType([T.StructField("k", T.IntegerType()),
+                           T.StructField("v", T.StringType())])
+    typed = spark.createDataFrame([(2, "y"), (1, "x")], schema)
+    empty = spark.createDataFrame([], schema)
+    return {
+        "inferred": frame(inferred.orderBy("id")),
+        "typed": frame(typed.orderBy("k")),
+        "empty": frame(empty),
+        "filtered": rows(typed.where("k > 1")),
+    }
+
+
+def temp_views(spark, ctx):
+    people = spark.createDataFrame([(1, "ann", 31), (2, "bob", 17), (3, "cy", 45)],
+                                   ["id", "name", "age"])
+    people.createOrReplaceTempView("people")
+    spark.range(3).createOrReplaceTempView("nums")
+    adults = spark.sql("SELECT name FROM people WHERE age >= 18 ORDER BY name")
+    adults.createOrReplaceTempView("adults")
+    out = {
+        "table": frame(spark.table("people").orderBy("id")),
+        "sql": frame(spark.sql("SELECT p.name, n.id FROM people p JOIN nums n ON p.id = n.id "
+                               "ORDER BY n.id")),
+        "view_of_view": rows(spark.table("adults")),
+        "with": rows(spark.sql("WITH old AS (SELECT * FROM people WHERE age > 40) "
+                               "SELECT name FROM old")),
+    }
+    spark.createDataFrame([(9, "zed", 99)], ["id", "name", "age"]).createOrReplaceTempView(
+        "people")
+    out["replaced"] = rows(spark.sql("SELECT name FROM people"))
+    try:
+        spark.range(1).createTempView("people")
+        out["exists"] = None
+    except Exception as e:
+        out["exists"] = type(e).__name__
+    return out
+
+
+def with_columns(spark, ctx):
+    from pyspark.sql import functions as F
+    df = spark.range(3).withColumn("sq", F.col("id") * F.col("id"))
+    df = df.withColumns({"id": F.col("id") + 10, "label": F.concat(F.lit("n"), F.col("sq"))})
+    df = df.withColumnRenamed("sq", "square").withColumnRenamed("nope", "x")
+    return frame(df.orderBy("id"))
+
+
+def joins_on_names(spark, ctx):
+    left = spark.createDataFrame([(1, "a"), (2, "b"), (3, "c")], ["id", "l"])
+    right = spark.createDataFrame([(2, "x"), (3, "y"), (4, "z")], ["id", "r"])
+    out = {}
+    for how in ["inner", "left", "right", "full", "left_semi", "left_anti"]:
+        out[how] = frame(left.join(right, "id", how).orderBy("id"))
+    out["list"] = frame(left.join(right, ["id"]).orderBy("id"))
+    return out
+
+
+def joins_on_condition(spark, ctx):
+    from pyspark.sql import functions as F
+    left = spark.createDataFrame([(1, "a"), (2, "b"), (3, "c")], ["id", "l"])
+    right = spark.createDataFrame([(2, "x"), (3, "y"), (4, "z")], ["rid", "r"])
+    out = {}
+    for how in ["inner", "left", "right", "full", "semi", "anti"]:
+        out[how] = frame(left.join(right, left.id == right.rid, how)
+                         .orderBy(F.col("id").asc_nulls_last()))
+    same = spark.createDataFrame([(2, "x"), (5, "q")], ["id", "r"])
+    out["same_names"] = frame(left.join(same, left.id == same.id, "left")
+                              .select(left.id, same.id.alias("other"), "r").orderBy(left.id))
+    a, b = left.alias("a"), same.alias("b")
+    out["aliases"] = rows(a.join(b, F.col("a.id") == F.col("b.id")).select("a.l", "b.r"))
+    out["cross"] = rows(left.crossJoin(same).select("l", "r").orderBy("l", "r"))
+    return out
+
+
+def stream_delta_available_now(spark, ctx):
+    """readStream of a Delta table (by name, then by path) to Delta paths with availableNow."""
+    import os
+    t, tmp = ctx["table"], ctx["tmp"]
+    spark.sql(f"CREATE TABLE {t}_src (id BIGINT, kind STRING) USING DELTA")
+    spark.sql(f"INSERT INTO {t}_src VALUES (1, 'click'), (2, 'view'), (3, 'click')")
+    first, second = os.path.join(tmp, "clicks"), os.path.join(tmp, "doubled")
+    q = (spark.readStream.table(f"{t}_src").where("kind = 'click'")
+         .writeStream.format("delta").option("checkpointLocation", os.path.join(tmp, "cp1"))
+         .trigger(availableNow=True).start(first))
+    q.awaitTermination()
+    q2 = (spark.readStream.format("delta").load(first).selectExpr("id * 2 AS id2")
+          .writeStream.format("delta").option("checkpointLocation", os.path.join(tmp, "cp2"))
+          .trigger(availableNow=True).start(second))
+    q2.awaitTermination()
+    out = {
+        "first": rows(spark.sql(f"SELECT * FROM delta.`{first}` ORDER BY id")),
+        "second": rows(spark.sql(f"SELECT * FROM delta.`{second}` ORDER BY id2")),
+        "active": q2.isActive,
+        "last_rows": q2.lastProgress.numInputRows,
+    }
+    spark.sql(f"DROP TABLE {t}_src")
+    return out
+
+
 CASES = [sql_literals, sql_types, range_collect, range_step, dataframe_ops,
          where_string_and_alias, union_group_aggregate, distinct_todf_drop_offset, show_text,
          empty_result,
-         schema_and_columns, conf_set_get, delta_table_by_sql]
+         schema_and_columns, conf_set_get, delta_table_by_sql, create_dataframe, temp_views,
+         with_columns, joins_on_names, joins_on_condition, stream_delta_available_now]

@@ -9,6 +9,7 @@ Usage: connect_client.py PORT TABLE_PREFIX [CASE...]
 import json
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -24,7 +25,8 @@ def main():
         if names and case.__name__ not in names:
             continue
         try:
-            results[case.__name__] = case(spark, {"table": f"{prefix}_{case.__name__}"})
+            results[case.__name__] = case(spark, {"table": f"{prefix}_{case.__name__}",
+                                                  "tmp": tempfile.mkdtemp(prefix="sluice-case-")})
         except Exception as e:  # reported to the test, which decides
             results[case.__name__] = {"error": [type(e).__name__, str(e)]}
     extra = {}
@@ -39,7 +41,7 @@ def errors(spark):
     from pyspark.sql import functions as F
     out = {}
     probes = {
-        "unsupported_relation": lambda: spark.range(3).join(spark.range(2), "id").collect(),
+        "unsupported_relation": lambda: spark.range(3).sample(0.5).collect(),
         "missing_table": lambda: spark.sql("SELECT * FROM no_such_table_here").collect(),
         "unsupported_expression": lambda: spark.range(3).select(
             F.transform(F.array(F.col("id")), lambda x: x + 1)).collect(),
