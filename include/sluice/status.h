@@ -1,8 +1,8 @@
 // Status: the outcome of an operation that can fail, as a value.
 //
-// Errors are values in Sluice (DESIGN.md): functions that can fail return Status or Result<T>,
-// both [[nodiscard]]. No exception crosses a module boundary. A Status carries a code and a
-// message; context is added on the way up with WithContext ("reading offsets/3: ...").
+// Errors are values in Sluice (docs/architecture.md "Conventions"): functions that can fail return
+// Status or Result<T>, both [[nodiscard]]. No exception crosses a module boundary. A Status carries
+// a code and a message; context is added on the way up with WithContext ("reading offsets/3: ...").
 //
 // This is a public header (include/sluice/): the engine's own Status, used unchanged by the
 // implementation (src/common/status.h only includes this file) and by users of the C++ API.

@@ -1,5 +1,6 @@
 // Clock: the source of "now" for everything that depends on wall-clock time (trigger slots,
-// batch timestamps, progress timestamps), behind an interface so tests inject time (DESIGN.md).
+// batch timestamps, progress timestamps), behind an interface so tests inject time
+// (docs/architecture.md "Conventions").
 //
 // Times are milliseconds since the Unix epoch (UTC), as Spark's Clock.getTimeMillis().
 //

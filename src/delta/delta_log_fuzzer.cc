@@ -1,6 +1,6 @@
-// libFuzzer target for the Delta log JSON parsers (DESIGN.md: every parser of bytes from outside
-// has one): commit files, single action objects, schemaString and string maps. Build with clang:
-// -DSLUICE_FUZZ=ON (src/delta/CMakeLists.txt), then
+// libFuzzer target for the Delta log JSON parsers (docs/architecture.md "Conventions": every parser
+// of bytes from outside has one): commit files, single action objects, schemaString and string
+// maps. Build with clang: -DSLUICE_FUZZ=ON (src/delta/CMakeLists.txt), then
 //   build/<dir>/src/delta/delta_log_fuzzer -max_total_time=60 src/delta/fuzz_corpus
 // Under g++ the same function runs the seed corpus and deterministic mutations of it as a unit
 // test (delta_log_fuzz_test.cc).

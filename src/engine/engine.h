@@ -1,5 +1,5 @@
-// The engine: Sluice's only door to DuckDB (DESIGN.md). Every layer above runs batch compute
-// through these types; DuckDB headers are included only by files in src/engine/.
+// The engine: Sluice's only door to DuckDB (docs/architecture.md). Every layer above runs batch
+// compute through these types; DuckDB headers are included only by files in src/engine/.
 //
 // Model: an Engine owns one embedded DuckDB database (in memory, extension autoload and
 // autoinstall off). Connections run SQL. A Batch is an immutable set of columnar rows handed

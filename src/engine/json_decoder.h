@@ -10,8 +10,8 @@
 // VARCHAR -> TIMESTAMP/DATE casts), so validity, duplicate keys, "12" -> 12, 1e3, -0, out-of-range
 // values and unicode escapes behave as in SQL. json_decoder_test.cc and the files source's
 // differential test (src/sources/file_source_json_test.cc) compare both paths. (simdjson, the
-// DESIGN.md choice for hot JSON, accepts another language than DuckDB's reader - no NaN, no
-// trailing commas, other big-integer handling - and the rescued texts must be DuckDB's writer's,
+// docs/architecture.md choice for hot JSON, accepts another language than DuckDB's reader - no NaN,
+// no trailing commas, other big-integer handling - and the rescued texts must be DuckDB's writer's,
 // so it could only have matched by imitation; parsing is about a fifth of the decoding CPU.)
 //
 // Per text:

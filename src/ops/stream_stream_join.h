@@ -1,6 +1,6 @@
 // StreamStreamJoin: the stream-stream equi-join (Spark's StreamingSymmetricHashJoinExec, progress
 // operator name "symmetricHashJoin"): inner, LEFT/RIGHT/FULL OUTER and LEFT SEMI.
-// docs/streaming-plan.md §4; semantics: docs/spark-streaming-semantics.md §6, §7.
+// docs/streaming-plan.md §4; semantics: docs/operators.md "Stream-stream join".
 //
 // Inputs (Process gets two batches: left, right). Each side's batch holds the side's own columns
 // (what the output shows of it) plus hidden columns computed by the planner's input SQL and named

@@ -10,7 +10,7 @@
 //   (fs::CrashPoint) is right after Execute returns, before the sink;
 // - watermark_nodes() declares the withWatermark nodes; Execute reports each node's event-time
 //   stats of ALL rows that passed it (late ones included) so the loop's WatermarkTracker computes
-//   the next global watermark (spark-streaming-semantics.md §5);
+//   the next global watermark (docs/streaming-sql.md "Event time and watermarks");
 // - WantsNoDataBatch(next watermark) asks the loop for a no-data batch (§5, "No-data batch").
 //
 // Layer: plan/ (below stream/): the loop in stream/ drives plans; sql/ and api/ build them.

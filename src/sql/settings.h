@@ -3,7 +3,8 @@
 // Every setting Sluice knows is declared once (settings.cc) with its kind, default and meaning;
 // setting an unknown `sluice.*` name or a value of the wrong kind is an InvalidArgument error
 // that names the setting. Settings recorded in a streaming checkpoint when it is created are
-// marked `checkpointed`: on restart the checkpoint's value wins (spark-streaming-semantics §2).
+// marked `checkpointed`: on restart the checkpoint's value wins (docs/streaming.md "Start and
+// restart").
 //
 // Thread safety: not thread-safe; a Settings object belongs to one Session.
 #pragma once

@@ -1,5 +1,6 @@
-// libFuzzer target for the parsers of state checkpoint files (DESIGN.md: every parser of bytes
-// from outside has one). Build with clang: -DSLUICE_FUZZ=ON (see CMakeLists.txt), then
+// libFuzzer target for the parsers of state checkpoint files (docs/architecture.md "Conventions":
+// every parser of bytes from outside has one). Build with clang: -DSLUICE_FUZZ=ON (see
+// CMakeLists.txt), then
 //   build/<dir>/src/state/state_file_fuzzer -max_total_time=60
 // The first byte picks the parser; the rest is the file. A crash, a sanitizer report or an
 // accepted file whose records cannot be walked is a bug.

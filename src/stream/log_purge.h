@@ -1,4 +1,4 @@
-// Purging old entries of the offset and commit logs (spark-streaming-semantics.md §1): after
+// Purging old entries of the offset and commit logs (docs/micro-batch-loop.md "One trigger"): after
 // offsets/<N> is written, if N > minBatchesToRetain then offsets/k and commits/k for
 // k < N - minBatchesToRetain are deleted, so the last minBatchesToRetain + 1 offsets stay.
 //

@@ -1,5 +1,5 @@
-// MicroBatchExecution: Spark's micro-batch loop (docs/micro-batch-loop.md; the rules are
-// spark-streaming-semantics.md §1-§5, §8, §9).
+// MicroBatchExecution: Spark's micro-batch loop (docs/micro-batch-loop.md: its steps, triggers,
+// restarts and progress).
 //
 // Per batch N: latestOffset per source (with the read limit) -> offsets/<N> (durable) ->
 // CrashPoint("after_offsets_write") -> GetBatch per source -> plan (state N -> N+1) ->

@@ -1,5 +1,6 @@
 // StreamingQueryProgress: what the engine reports after every trigger (Spark's progress.scala),
-// and its JSON, byte for byte as Spark serializes it (spark-streaming-semantics.md §9):
+// and its JSON, byte for byte as Spark serializes it (docs/formats/progress.md,
+// docs/micro-batch-loop.md "Progress and listeners"):
 // - keys in Spark's order; maps (durationMs, eventTime, metrics, customMetrics, observedMetrics)
 //   sorted by key and omitted entirely when empty; "stateOperators" and "sources" always present;
 // - doubles rounded to one decimal, HALF_UP (on the shortest decimal form, as

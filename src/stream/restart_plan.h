@@ -1,5 +1,5 @@
 // The restart decision: where a query resumes, computed from the offset and commit logs exactly
-// as Spark's MicroBatchExecution.populateStartOffsets does (spark-streaming-semantics.md §4).
+// as Spark's MicroBatchExecution.populateStartOffsets does (docs/streaming.md "Start and restart").
 //
 // Let N be the largest id in offsets/.
 // - No offsets: fresh start, batch 0, watermark 0, the session's conf; Corruption when the

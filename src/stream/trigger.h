@@ -1,4 +1,4 @@
-// Triggers: when the micro-batch loop runs a batch (spark-streaming-semantics.md §8).
+// Triggers: when the micro-batch loop runs a batch (docs/micro-batch-loop.md "Triggers").
 //
 // - Default: the next batch as soon as the previous one ends (ProcessingTime(0)); an idle
 //   trigger sleeps the polling delay before polling again (the loop's job).

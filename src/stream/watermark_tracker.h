@@ -1,8 +1,9 @@
-// WatermarkTracker: the global event-time watermark (spark-streaming-semantics.md §5, Spark's
-// WatermarkTracker). Each withWatermark node keeps max(previous, maxEventTime - delay) over the
-// batches it saw; after each batch the global value is min (default) or max over the nodes, a
-// node that never saw data counting as 0, and the global value only moves forward. Only the
-// global value is checkpointed (commits/<N>.nextBatchWatermarkMs); per-node values restart empty.
+// WatermarkTracker: the global event-time watermark (docs/streaming-sql.md "Event time and
+// watermarks", Spark's WatermarkTracker). Each withWatermark node keeps max(previous, maxEventTime
+// - delay) over the batches it saw; after each batch the global value is min (default) or max over
+// the nodes, a node that never saw data counting as 0, and the global value only moves forward.
+// Only the global value is checkpointed (commits/<N>.nextBatchWatermarkMs); per-node values restart
+// empty.
 //
 // Thread safety: not synchronized; the query thread owns it.
 #pragma once
