@@ -1,4 +1,4 @@
-// The SQL logic test format (docs/sql-logic-tests.md of the shared docs; docs/testing.md here):
+// The SQL logic test format (docs/testing.md "SQL logic test files"):
 // parsing test files into records, and running them against fresh sessions.
 #pragma once
 
