@@ -43,30 +43,19 @@ Status AddBatchReads(std::string_view sql, QueryReads* reads) {
       ctes.insert(NormalizeTableName(tokens[i].text));
     }
   }
-  // Which parentheses are subqueries: FROM inside a function call's parentheses is not a FROM
-  // clause (EXTRACT(year FROM ts), TRIM(BOTH 'x' FROM s)).
-  std::vector<bool> subquery;  // one per open '('
+  SubqueryParentheses parens;
   // tokens[k], or the final kEnd past the end.
   auto at = [&tokens](size_t k) -> const Token& { return tokens[std::min(k, tokens.size() - 1)]; };
   for (size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
-    if (t.IsSymbol("(")) {
-      const Token& next = at(i + 1);
-      subquery.push_back(next.IsKeyword("select") || next.IsKeyword("with") ||
-                         next.IsKeyword("from"));
-      continue;
-    }
-    if (t.IsSymbol(")")) {
-      if (!subquery.empty()) subquery.pop_back();
-      continue;
-    }
+    if (parens.Step(t, at(i + 1))) continue;
     if (t.IsKeyword("table_changes") && at(i + 1).IsSymbol("(") &&
         at(i + 2).kind == TokenKind::kString) {
       AddOnce(&reads->tables, at(i + 2).text);
       continue;
     }
     if (!t.IsKeyword("from") && !t.IsKeyword("join")) continue;
-    if (!subquery.empty() && !subquery.back()) continue;
+    if (!parens.AtQueryLevel()) continue;
     // a IS [NOT] DISTINCT FROM b compares values.
     if (t.IsKeyword("from") && i >= 2 && tokens[i - 1].IsKeyword("distinct") &&
         (tokens[i - 2].IsKeyword("is") || tokens[i - 2].IsKeyword("not"))) {
@@ -107,6 +96,18 @@ Result<QueryReads> ReadsOfQuery(std::string_view query) {
   }
   SLUICE_RETURN_NOT_OK(AddBatchReads(parsed.sql, &reads));
   return reads;
+}
+
+bool SubqueryParentheses::Step(const Token& t, const Token& next) {
+  if (t.IsSymbol("(")) {
+    open_.push_back(next.IsKeyword("select") || next.IsKeyword("with") || next.IsKeyword("from"));
+    return true;
+  }
+  if (t.IsSymbol(")")) {
+    if (!open_.empty()) open_.pop_back();
+    return true;
+  }
+  return false;
 }
 
 }  // namespace sluice::sql

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "dialect/tokenizer.h"
 
 namespace sluice::sql {
 
@@ -28,5 +29,20 @@ struct QueryReads {
 // InvalidArgument (with line and column inside `query`) for a malformed STREAM relation or an
 // unterminated string.
 Result<QueryReads> ReadsOfQuery(std::string_view query);
+
+// Which open parentheses of a left-to-right token walk are subqueries: FROM inside a function
+// call's parentheses is not a FROM clause (EXTRACT(year FROM ts), TRIM(BOTH 'x' FROM s)). Used by
+// every walk that looks for relation names after FROM / JOIN (ReadsOfQuery, InlineViews).
+class SubqueryParentheses {
+ public:
+  // Takes `t` when it is '(' (`next` is the token after it) or ')' and returns true; any other
+  // token is left to the caller (false).
+  bool Step(const dialect::Token& t, const dialect::Token& next);
+  // True outside every parenthesis, or directly inside a subquery's.
+  bool AtQueryLevel() const { return open_.empty() || open_.back(); }
+
+ private:
+  std::vector<bool> open_;  // one per open '(': is it a subquery
+};
 
 }  // namespace sluice::sql

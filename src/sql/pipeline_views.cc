@@ -6,6 +6,7 @@
 
 #include "dialect/tokenizer.h"
 #include "plan/token_cursor.h"
+#include "sql/pipeline_references.h"
 #include "sql/table_catalog.h"
 
 namespace sluice::sql {
@@ -88,21 +89,10 @@ Result<std::string> InlineViews(std::string_view sql,
   auto at = [&tokens](size_t k) -> const Token& { return tokens[std::min(k, tokens.size() - 1)]; };
   std::string out;
   size_t copied = 0;
-  // Which open parentheses are subqueries: FROM inside a function call's parentheses is not a
-  // FROM clause (EXTRACT(year FROM ts)).
-  std::vector<bool> subquery;
+  SubqueryParentheses parens;
   for (size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
-    if (t.IsSymbol("(")) {
-      const Token& next = at(i + 1);
-      subquery.push_back(next.IsKeyword("select") || next.IsKeyword("with") ||
-                         next.IsKeyword("from"));
-      continue;
-    }
-    if (t.IsSymbol(")")) {
-      if (!subquery.empty()) subquery.pop_back();
-      continue;
-    }
+    if (parens.Step(t, at(i + 1))) continue;
     // The reference: [STREAM] name | STREAM ( name ), after FROM or JOIN (or a ',' of a FROM
     // list); [first, last] are its tokens and `name_at` the name's.
     size_t first = i, name_at = i, last = i;
@@ -121,7 +111,7 @@ Result<std::string> InlineViews(std::string_view sql,
                (tokens[i - 1].IsKeyword("from") || tokens[i - 1].IsKeyword("join") ||
                 tokens[i - 1].IsSymbol(",")) &&
                !at(i + 1).IsSymbol("(") && !at(i + 1).IsSymbol(".") &&
-               !(i > 1 && tokens[i - 2].IsSymbol(".")) && (subquery.empty() || subquery.back())) {
+               !(i > 1 && tokens[i - 2].IsSymbol(".")) && parens.AtQueryLevel()) {
       name_at = i;
     } else {
       continue;
