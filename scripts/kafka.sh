@@ -143,6 +143,9 @@ share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=true
 delete.topic.enable=true
+# Tests produce records with CreateTimes years old; the default retention (7 days) would delete
+# them at its first check (30 s after start, then every 5 minutes). A topic sets its own.
+log.retention.ms=-1
 EOF
   local p
   for p in "${props[@]}"; do

@@ -81,7 +81,11 @@ def create_topics(side, case):
             if not set(old) & set(admin.list_topics(timeout=TIMEOUT_S).topics):
                 break
             time.sleep(0.1)
-    _wait(admin.create_topics([NewTopic(t, case.sources[n].partitions, 1)
+    # retention.ms=-1: the cases' records carry CreateTimes of 2024, older than the broker's
+    # default retention of 7 days, so its retention check (every 5 minutes, the first 30 s after
+    # it starts) would delete them between a produce step and the run that reads them.
+    _wait(admin.create_topics([NewTopic(t, case.sources[n].partitions, 1,
+                                        config={"retention.ms": "-1"})
                                for n, t in topics.items()], operation_timeout=TIMEOUT_S),
           f"creating {sorted(topics.values())}")
     return topics
