@@ -12,6 +12,7 @@
 #include "engine/duckdb_convert.h"
 #include "engine/engine.h"
 #include "engine/parquet_copy_stats.h"
+#include "engine/parquet_field_ids.h"
 
 namespace sluice::engine {
 namespace {
@@ -86,6 +87,13 @@ Result<Batch> RunOverBatch(internal::ConnectionState* state, const std::string& 
 
 Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::string& path,
                                                  const ParquetWriteOptions& options) {
+  return WriteParquetWithFieldIds(this, batch, path, options, {});
+}
+
+Result<ParquetFileInfo> WriteParquetWithFieldIds(Connection* conn, const Batch& batch,
+                                                 const std::string& path,
+                                                 const ParquetWriteOptions& options,
+                                                 const std::vector<ParquetFieldId>& ids) {
   if (!batch.data()) {
     return Status::InvalidArgument("WriteParquet " + path + ": batch has no columns");
   }
@@ -96,12 +104,14 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
     std::shared_ptr<const internal::BatchData> data = batch.data();  // alive until we return
     const std::string source = kBatchTable;
 
+    SLUICE_ASSIGN_OR_RETURN(std::string field_ids, FieldIdsOptionSql(ids));
     SLUICE_ASSIGN_OR_RETURN(
         Batch written,
-        RunOverBatch(state_.get(),
+        RunOverBatch(conn->state(),
                      "COPY (SELECT * FROM " + source + ") TO " + QuoteLiteral(path) +
                          " (FORMAT parquet, COMPRESSION " + QuoteLiteral(options.compression) +
                          ", ROW_GROUP_SIZE " + std::to_string(options.row_group_size) +
+                         (field_ids.empty() ? "" : ", FIELD_IDS " + field_ids) +
                          ", RETURN_STATS true)",
                      data));
     ParquetFileInfo info;
@@ -145,7 +155,7 @@ Result<ParquetFileInfo> Connection::WriteParquet(const Batch& batch, const std::
         sql += ", count(*) - count(" + leaf.expr + ")";
       }
       sql += " FROM " + source;
-      SLUICE_ASSIGN_OR_RETURN(Batch stats, RunOverBatch(state_.get(), sql, data));
+      SLUICE_ASSIGN_OR_RETURN(Batch stats, RunOverBatch(conn->state(), sql, data));
       size_t col = 1;
       for (const StatLeaf& leaf : leaves) {
         ColumnStats cs;

@@ -10,6 +10,7 @@
 #include "engine/duckdb_convert.h"
 #include "engine/engine.h"
 #include "engine/parquet_copy_stats.h"
+#include "engine/parquet_field_ids.h"
 #include "engine/test_util.h"
 
 namespace sluice::engine {
@@ -222,6 +223,64 @@ TEST_F(ParquetTest, EmptyBatch) {
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->num_rows(), 0);
   EXPECT_EQ(back->num_columns(), 2u);
+}
+
+// Field ids land on the Parquet schema elements named, as Spark writes them for Delta column
+// mapping: struct fields at any depth, none on list element / map key-value steps.
+TEST_F(ParquetTest, WritesFieldIds) {
+  testing::TempDir dir;
+  Batch b =
+      Q("SELECT 1::BIGINT AS \"col-a\", {'x': 1, 'y': 'q'} AS s, [{'e': 1}] AS l, "
+        "MAP {'k': {'v': 2}} AS m, 5 AS plain");
+  std::vector<ParquetFieldId> ids = {
+      {"col-a", 1, {}},
+      {"s", 3, {{"x", 4, {}}, {"y", 5, {}}}},
+      {"l", 6, {{"element", std::nullopt, {{"e", 7, {}}}}}},
+      {"m", 9, {{"value", std::nullopt, {{"v", 10, {}}}}}},
+  };
+  const std::string path = dir.File("ids.parquet");
+  auto info = WriteParquetWithFieldIds(conn_.get(), b, path, {}, ids);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->num_rows, 1);
+  EXPECT_EQ(ByColumn(*info)["col-a"].max, "1");  // statistics as without ids
+  Batch schema = Q("SELECT name, field_id FROM parquet_schema(" + QuoteLiteral(path) +
+                   ") WHERE name <> 'duckdb_schema' ORDER BY ALL");
+  std::map<std::string, std::optional<std::string>> got;
+  for (int64_t r = 0; r < schema.num_rows(); ++r)
+    got[*schema.GetString(r, 0)] = schema.GetString(r, 1);
+  std::map<std::string, std::optional<std::string>> want = {{"col-a", "1"},
+                                                            {"s", "3"},
+                                                            {"x", "4"},
+                                                            {"y", "5"},
+                                                            {"l", "6"},
+                                                            {"list", std::nullopt},
+                                                            {"element", std::nullopt},
+                                                            {"e", "7"},
+                                                            {"m", "9"},
+                                                            {"key_value", std::nullopt},
+                                                            {"key", std::nullopt},
+                                                            {"value", std::nullopt},
+                                                            {"v", "10"},
+                                                            {"plain", std::nullopt}};
+  EXPECT_EQ(got, want);
+  // The rows read back unchanged.
+  Batch back = Q("SELECT \"col-a\", s.y, l[1].e, m['k'].v, plain FROM read_parquet(" +
+                 QuoteLiteral(path) + ")");
+  EXPECT_EQ(back.GetString(0, 1), "q");
+  EXPECT_EQ(back.GetString(0, 3), "2");
+}
+
+TEST_F(ParquetTest, FieldIdsOptionSql) {
+  EXPECT_EQ(*FieldIdsOptionSql({}), "");
+  EXPECT_EQ(*FieldIdsOptionSql({{"a", std::nullopt, {}}}), "");
+  EXPECT_EQ(*FieldIdsOptionSql({{"it's", 2, {}}, {"s", std::nullopt, {{"x", 4, {}}}}}),
+            "{'it''s': 2, 's': {'x': 4}}");
+  auto reserved = FieldIdsOptionSql({{"s", 1, {{"__duckdb_field_id", 2, {}}}}});
+  ASSERT_FALSE(reserved.ok());
+  EXPECT_NE(reserved.status().message().find("'s.__duckdb_field_id'"), std::string::npos);
+  auto twice = FieldIdsOptionSql({{"a", 1, {}}, {"a", 2, {}}});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("'a' is given twice"), std::string::npos);
 }
 
 }  // namespace
