@@ -7,11 +7,13 @@
 #include <system_error>
 
 #include "fs/file_system.h"
+#include "fs/local_cache.h"
 
 namespace sluice::ops {
 
 std::string CheckpointWorkDir(std::string_view checkpoint_root) {
-  return fs::JoinPath(checkpoint_root, kCheckpointWorkDirName);
+  // A checkpoint on object storage: RocksDB needs a local disk (fs/local_cache.h).
+  return fs::JoinPath(fs::LocalCacheDirFor(checkpoint_root), kCheckpointWorkDirName);
 }
 
 Result<std::string> CreateStateWorkDir(std::string_view checkpoint_root, std::string_view kind) {

@@ -6,7 +6,8 @@
 // in $TMPDIR where nothing would reclaim it: the next owner of the checkpoint lock removes
 // everything under <checkpoint>/_work/ before any operator opens (stream/checkpoint_reclaim.h),
 // and deleting a checkpoint deletes it too. Without a checkpoint root (unit tests) the directory
-// is made under $TMPDIR (default /tmp).
+// is made under $TMPDIR (default /tmp). A checkpoint on object storage (s3://) has its _work in
+// the local cache directory of its path (fs/local_cache.h), never in a local "s3:" directory.
 //
 // Thread-safe (mkdtemp).
 #pragma once
@@ -21,7 +22,7 @@ namespace sluice::ops {
 // The name of the checkpoint's temporary area: <checkpoint>/_work.
 inline constexpr std::string_view kCheckpointWorkDirName = "_work";
 
-// <checkpoint_root>/_work.
+// <checkpoint_root>/_work; <LocalCacheDirFor(checkpoint_root)>/_work for s3://.
 std::string CheckpointWorkDir(std::string_view checkpoint_root);
 
 // Creates a fresh <checkpoint_root>/_work/<kind>-XXXXXX (the parents as needed) and returns its

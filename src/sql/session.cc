@@ -135,11 +135,7 @@ Result<int64_t> TimestampToMillis(engine::Connection* conn, const std::string& t
 // S3 are created with LOCATION. Other schemes are refused by name.
 Status CheckWarehousePath(const std::string& path) {
   if (fs::PathScheme(path).empty()) return Status::OK();
-  SLUICE_RETURN_NOT_OK(fs::FileSystemForPath(path).status());
-  return Status::NotSupported(
-      "warehouse '" + path +
-      "': a warehouse on s3:// is not supported yet; use a local "
-      "warehouse and put tables on S3 with LOCATION 's3://...' (docs/s3.md)");
+  return fs::FileSystemForPath(path).status();
 }
 
 // Reconfigures the process-wide S3 file system from the sluice.s3.* settings of `settings`.

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/logging.h"
 #include "fs/file_system.h"
 #include "stream/checkpoint_layout.h"
 #include "stream/json_util.h"
@@ -62,13 +63,6 @@ Status WriteHolderLine(int fd, const std::string& path, const LockHolder& holder
 }
 
 Result<int> OpenLockFile(const std::string& checkpoint_root, const std::string& path) {
-  if (!fs::PathScheme(checkpoint_root).empty()) {
-    // Another scheme than s3:// is refused by name; s3:// is not a place for checkpoints yet.
-    SLUICE_RETURN_NOT_OK(fs::FileSystemForPath(checkpoint_root).status());
-    return Status::NotSupported("checkpoint location '" + checkpoint_root +
-                                "': checkpoints on s3:// are not supported yet (the checkpoint's "
-                                "lock is a local file lock; docs/s3.md)");
-  }
   SLUICE_RETURN_NOT_OK_CTX(fs::LocalFileSystem()->CreateDirectories(checkpoint_root),
                            "creating checkpoint directory for its lock");
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -76,7 +70,44 @@ Result<int> OpenLockFile(const std::string& checkpoint_root, const std::string& 
   return fd;
 }
 
+// The holder named by the record `text`; nullopt when it is empty or not a holder line.
+std::optional<LockHolder> HolderOfRecord(std::string_view text) {
+  Result<LockHolder> parsed = ParseLockHolder(text);
+  if (!parsed.ok()) return std::nullopt;
+  return *parsed;
+}
+
+// The file system of a checkpoint on object storage (a path with a scheme); other schemes than
+// s3:// are refused by name.
+Result<std::shared_ptr<fs::FileSystem>> ObjectStoreOf(const std::string& checkpoint_root) {
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::shared_ptr<fs::FileSystem> store,
+                              fs::FileSystemForPath(checkpoint_root),
+                              "checkpoint location '" + checkpoint_root + "'");
+  return store;
+}
+
 }  // namespace
+
+Result<std::unique_ptr<CheckpointLock>> CheckpointLock::AcquireRecordOnly(
+    const std::string& checkpoint_root, const LockHolder& holder) {
+  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<fs::FileSystem> store, ObjectStoreOf(checkpoint_root));
+  const std::string path = LockPath(checkpoint_root);
+  Result<std::string> previous = store->ReadFile(path);
+  if (previous.ok()) {
+    if (std::optional<LockHolder> other = HolderOfRecord(*previous)) {
+      SLUICE_LOG(kWarning)
+          << "checkpoint " << checkpoint_root << ": its holder record names " << other->ToString()
+          << ", which did not release it (killed, or still running). Object storage has no lock: "
+             "if that query still runs, the first of the two to write its next batch's offsets "
+             "wins and the other stops with a conflict (docs/storage.md)";
+    }
+  } else if (!previous.status().IsNotFound()) {
+    return previous.status().WithContext("reading the checkpoint's holder record");
+  }
+  SLUICE_RETURN_NOT_OK_CTX(store->AtomicReplace(path, SerializeLockHolder(holder) + "\n"),
+                           "recording the checkpoint's holder");
+  return std::unique_ptr<CheckpointLock>(new CheckpointLock(std::move(store), path, holder));
+}
 
 std::string LockHolder::ToString() const {
   return "pid " + std::to_string(pid) + " on host " + (host.empty() ? "?" : host) + ", query id " +
@@ -141,6 +172,7 @@ Result<std::unique_ptr<CheckpointLock>> CheckpointLock::Acquire(const std::strin
 Result<std::unique_ptr<CheckpointLock>> CheckpointLock::Acquire(const std::string& checkpoint_root,
                                                                 const LockHolder& holder,
                                                                 const Options& options) {
+  if (!fs::PathScheme(checkpoint_root).empty()) return AcquireRecordOnly(checkpoint_root, holder);
   const std::string path = LockPath(checkpoint_root);
   SLUICE_ASSIGN_OR_RETURN(int fd, OpenLockFile(checkpoint_root, path));
   // When the lock is taken, name the holder. A holder writes its line right after locking, and a
@@ -184,6 +216,13 @@ Result<std::unique_ptr<CheckpointLock>> CheckpointLock::Acquire(const std::strin
 
 Result<std::optional<LockHolder>> CheckpointLock::ReadHolder(const std::string& checkpoint_root) {
   const std::string path = LockPath(checkpoint_root);
+  if (!fs::PathScheme(checkpoint_root).empty()) {
+    SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<fs::FileSystem> store, ObjectStoreOf(checkpoint_root));
+    Result<std::string> text = store->ReadFile(path);
+    if (text.status().IsNotFound()) return std::optional<LockHolder>();
+    if (!text.ok()) return text.status();
+    return HolderOfRecord(*text);
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return std::optional<LockHolder>();
@@ -199,6 +238,12 @@ Result<std::optional<LockHolder>> CheckpointLock::ReadHolder(const std::string& 
 
 Result<bool> CheckpointLock::IsLocked(const std::string& checkpoint_root) {
   const std::string path = LockPath(checkpoint_root);
+  if (!fs::PathScheme(checkpoint_root).empty()) {
+    SLUICE_RETURN_NOT_OK(ObjectStoreOf(checkpoint_root).status());
+    return Status::NotSupported("checkpoint " + checkpoint_root +
+                                ": whether a query holds a checkpoint on object storage cannot be "
+                                "told (there is no lock there; docs/storage.md)");
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return false;
@@ -218,6 +263,16 @@ CheckpointLock::~CheckpointLock() {
 }
 
 Status CheckpointLock::Release() {
+  if (store_ != nullptr) {
+    std::shared_ptr<fs::FileSystem> store = std::move(store_);
+    store_ = nullptr;
+    // Only a record that still names this holder is emptied: a later starter's stays.
+    Result<std::string> text = store->ReadFile(path_);
+    if (!text.ok()) return text.status().IsNotFound() ? Status::OK() : text.status();
+    std::optional<LockHolder> recorded = HolderOfRecord(*text);
+    if (!recorded || !(*recorded == holder_)) return Status::OK();
+    return store->AtomicReplace(path_, "").WithContext("emptying the checkpoint's holder record");
+  }
   if (fd_ < 0) return Status::OK();
   Status st;
   if (::ftruncate(fd_, 0) != 0) st = Status::FromErrno(errno, "truncating " + path_);

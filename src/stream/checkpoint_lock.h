@@ -10,7 +10,14 @@
 // lock file while others may have it open would let two holders coexist); on release its content
 // is truncated.
 //
-// Scope: local paths only (flock); checkpoints on object storage need another mechanism later.
+// On object storage (s3://) there is no lock to take: S3 has no flock and no lease that a killed
+// holder gives back. There Acquire only records the holder in <checkpoint>/lock (a plain PUT, for
+// messages and `sluice checkpoint inspect`), warns when the record names another run that did not
+// release, and never refuses: what keeps two writers of one checkpoint apart on S3 is that every
+// log entry (offsets/<N>, commits/<N>, sources/...) and every new state file is created with a
+// conditional write (If-None-Match: *), so of two runs that plan the same batch exactly one can
+// write offsets/<N>; the other fails with Conflict at that write, at the latest one batch after
+// it started (docs/storage.md "Two writers of one checkpoint on S3" has the argument).
 // flock is also taken between two acquirers in one process (they open separate descriptions).
 // A child forked (without exec) while the lock is held shares the holder's description and so
 // the lock until it exits; the descriptor is O_CLOEXEC, so exec'd programs do not inherit it.
@@ -26,6 +33,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "fs/file_system.h"
 
 namespace sluice::stream {
 
@@ -61,7 +69,8 @@ class CheckpointLock {
 
   // Creates <checkpoint_root> if needed and takes the lock without waiting. When another query
   // holds it: Conflict "checkpoint <root> is in use by another query (<holder>) ...". I/O errors
-  // name the lock file.
+  // name the lock file. On s3:// it records `holder` and succeeds (see above); another scheme is
+  // refused by name (fs::FileSystemForPath).
   static Result<std::unique_ptr<CheckpointLock>> Acquire(const std::string& checkpoint_root,
                                                          const LockHolder& holder);
   static Result<std::unique_ptr<CheckpointLock>> Acquire(const std::string& checkpoint_root,
@@ -73,6 +82,7 @@ class CheckpointLock {
   // actually held; IsLocked does.
   static Result<std::optional<LockHolder>> ReadHolder(const std::string& checkpoint_root);
   // Whether some open file description holds the lock now (probes with a non-blocking flock).
+  // NotSupported on s3://, where nothing can tell (see above).
   static Result<bool> IsLocked(const std::string& checkpoint_root);
 
   CheckpointLock(const CheckpointLock&) = delete;
@@ -80,20 +90,28 @@ class CheckpointLock {
   // Releases (ignoring errors) if still held.
   ~CheckpointLock();
 
-  // Truncates the holder line and releases the lock. Idempotent.
+  // Truncates the holder line and releases the lock. Idempotent. On s3:// it empties the record
+  // when it still names this holder.
   Status Release();
 
   const LockHolder& holder() const { return holder_; }
   const std::string& path() const { return path_; }
-  bool held() const { return fd_ >= 0; }
+  bool held() const { return fd_ >= 0 || store_ != nullptr; }
+  // True on object storage: nothing is locked, the record is only a record (see above).
+  bool record_only() const { return store_ != nullptr; }
 
  private:
+  static Result<std::unique_ptr<CheckpointLock>> AcquireRecordOnly(
+      const std::string& checkpoint_root, const LockHolder& holder);
   CheckpointLock(int fd, std::string path, LockHolder holder)
       : fd_(fd), path_(std::move(path)), holder_(std::move(holder)) {}
+  CheckpointLock(std::shared_ptr<fs::FileSystem> store, std::string path, LockHolder holder)
+      : fd_(-1), path_(std::move(path)), holder_(std::move(holder)), store_(std::move(store)) {}
 
-  int fd_;  // -1 once released
+  int fd_;  // -1 once released, and on object storage
   std::string path_;
   LockHolder holder_;
+  std::shared_ptr<fs::FileSystem> store_;  // object storage only; null once released
 };
 
 }  // namespace sluice::stream

@@ -40,11 +40,13 @@ Status RemoveTempFiles(fs::FileSystem& fs, const std::string& dir, bool is_root,
 Result<ReclaimedLeftovers> ReclaimCheckpointLeftovers(fs::FileSystem& fs, const std::string& root) {
   ReclaimedLeftovers out;
   const std::string work = ops::CheckpointWorkDir(root);
-  Result<std::vector<fs::FileInfo>> entries = fs.List(work);
+  // On object storage the working directories are in a local cache (ops/state_work_dir.h).
+  fs::FileSystem& work_fs = fs::PathScheme(root).empty() ? fs : *fs::LocalFileSystem();
+  Result<std::vector<fs::FileInfo>> entries = work_fs.List(work);
   if (!entries.status().IsNotFound()) {
     SLUICE_RETURN_NOT_OK_CTX(entries.status(), "listing " + work);
     for (const fs::FileInfo& e : *entries) {
-      Status st = e.is_directory ? fs.DeleteRecursive(e.path) : fs.DeleteFile(e.path);
+      Status st = e.is_directory ? work_fs.DeleteRecursive(e.path) : work_fs.DeleteFile(e.path);
       if (!st.ok() && !st.IsNotFound()) {
         return st.WithContext("removing a killed run's state working directory");
       }

@@ -232,12 +232,3 @@ def test_settings_give_the_endpoint(bucket, warehouse):
     assert proc.returncode == 1
     assert "'ftp://host' (from sluice.s3.endpoint) is not http(s)://host[:port]" in proc.stdout \
         + proc.stderr
-
-
-def test_warehouse_on_s3_is_refused_with_the_way_out(bucket):
-    cwd = tempfile.mkdtemp(prefix="sluice-s3-cwd-")
-    proc = subprocess.run([peers.sluice_bin(), "sql", "--warehouse", f"s3://{bucket}/wh",
-                           "SELECT 1"], capture_output=True, text=True, cwd=cwd, timeout=120)
-    assert proc.returncode == 1
-    assert "a warehouse on s3:// is not supported yet" in proc.stdout + proc.stderr
-    assert os.listdir(cwd) == []
