@@ -131,8 +131,8 @@ Result<int64_t> TimestampToMillis(engine::Connection* conn, const std::string& t
   return *ms;
 }
 
-// The warehouse is local: its catalog and checkpoints need a local disk (file locks). Tables on
-// S3 are created with LOCATION. Other schemes are refused by name.
+// A warehouse is a local directory or an s3:// prefix (docs/storage.md "The warehouse on S3");
+// other schemes are refused by name, before anything is created.
 Status CheckWarehousePath(const std::string& path) {
   if (fs::PathScheme(path).empty()) return Status::OK();
   return fs::FileSystemForPath(path).status();
