@@ -96,16 +96,41 @@ Status StreamingAggregate::Open(const OperatorContext& context) {
 
 // Spark's StateStoreSaveExec.shouldRunAnotherBatch: in APPEND and UPDATE mode, whenever the
 // query's watermark moved, also for an aggregation whose keys hold no event time (nothing to
-// evict then; Spark's global aggregate also emits its row again there, Sluice's does not yet:
-// known_differences.txt global_update_watermark). Without a watermark in the query the
-// watermark never moves. The streaming differential's keyed_update_watermark_not_key.
+// evict then; a global aggregate emits its row again there, as every batch without input rows
+// does). Without a watermark in the query the watermark never moves. The streaming
+// differential's keyed_update_watermark_not_key, global_update_watermark.
 bool StreamingAggregate::WantsNoDataBatch(int64_t used_watermark_ms,
                                           int64_t next_watermark_ms) const {
   return context_.output_mode != sinks::OutputMode::kComplete &&
          next_watermark_ms > used_watermark_ms;
 }
 
+Status StreamingAggregate::KeysFromInput(const engine::Schema& input_schema) {
+  if (!options_.keys.empty() || options_.window || !options_.aggregates.empty()) {
+    return Status::Internal("an aggregation by every input column takes no keys, window or calls");
+  }
+  std::optional<std::string> event_time;
+  for (const auto& f : input_schema) {
+    options_.keys.push_back(f.name);
+    if (options_.event_time_key && AsciiLower(f.name) == AsciiLower(*options_.event_time_key)) {
+      event_time = f.name;
+    }
+  }
+  if (options_.event_time_key && !event_time &&
+      context_.output_mode == sinks::OutputMode::kAppend) {
+    return Status::InvalidArgument(
+        "Append output mode not supported when there are streaming aggregations on streaming "
+        "DataFrames/DataSets without watermark (SELECT DISTINCT * groups by every input column, "
+        "and the watermarked column " +
+        *options_.event_time_key + " is not among them)");
+  }
+  options_.event_time_key = event_time;
+  if (options_.keys.empty()) return Status::InvalidArgument("SELECT DISTINCT * of no columns");
+  return Status::OK();
+}
+
 Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
+  if (options_.keys_from_input) SLUICE_RETURN_NOT_OK(KeysFromInput(input_schema));
   auto sql = std::make_unique<Sql>();
   const auto& w = options_.window;
   sql->session = w && w->kind == TimeWindowSpec::Kind::kSession;
@@ -139,6 +164,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   batch_spec.window = &w;
   batch_spec.partials = &partials;
   batch_spec.helpers = helpers;
+  batch_spec.empty_input_row = global();
   if (top_) {
     batch_spec.pre_reduce = [this](const std::string& rows) {
       return top_->PreReduceSql(rows, "__ws");
@@ -229,6 +255,8 @@ struct StreamingAggregate::BatchWork {
   std::vector<std::string> old_keys;    // sessions: the stored rows the merge replaces
   Batch merged;                         // the merged rows (SQL merge, or the C++ merge in UPDATE)
   int64_t merged_in_cpp = -1;           // rows the C++ merge wrote; -1: SQL merge
+  bool empty_global = false;            // a global aggregation's batch without input rows
+  bool initial_unstored = false;        // its initial row is emitted but not stored
   int64_t updated = 0;
   std::vector<std::string> out_rows;  // encoded rows to emit (append eviction, complete)
   int64_t removed = 0;
@@ -261,6 +289,7 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
   BatchWork w;
   w.batch = &batch;
   w.watermark = has_watermark() && context_.output_mode != sinks::OutputMode::kComplete;
+  w.empty_global = global() && inputs[0].num_rows() == 0;
   SLUICE_RETURN_NOT_OK(Partial(w));
 
   // The runtime loads version batch_id of every partition, the phases run over them, and the
@@ -275,8 +304,14 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       SLUICE_ASSIGN_OR_RETURN(w.partial, top_->Filter(in));
     }
     int64_t updates_start = NowMs();
-    SLUICE_RETURN_NOT_OK(LoadAndMerge(stores, w));
-    SLUICE_RETURN_NOT_OK(Write(stores, w));
+    bool unchanged = false;  // a global aggregation over an empty input keeps its stored row
+    if (w.empty_global) {
+      SLUICE_ASSIGN_OR_RETURN(unchanged, StoredGlobalRow(stores, w));
+    }
+    if (!unchanged) {
+      SLUICE_RETURN_NOT_OK(LoadAndMerge(stores, w));
+      SLUICE_RETURN_NOT_OK(Write(stores, w));
+    }
     progress_.all_updates_time_ms = NowMs() - updates_start;
     int64_t removals_start = NowMs();
     if (w.watermark) SLUICE_RETURN_NOT_OK(Evict(stores, w));
@@ -292,6 +327,51 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
   if (w.mirrored) mirror_version_ = version + 1;
   FillProgress(*committed, w);
   return std::move(w.result);
+}
+
+bool StreamingAggregate::global() const {
+  return options_.keys.empty() && !options_.window && !options_.event_time_key;
+}
+
+bool StreamingAggregate::InitialRowStorable() const {
+  // DuckDB's first / last keep a NULL as a value, so the initial row's NULL would stay the
+  // group's first value (Spark's partial marks it unset instead).
+  for (const auto& call : options_.aggregates) {
+    if (call.function == AggregateFunction::kFirst || call.function == AggregateFunction::kLast) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Result<bool> StreamingAggregate::StoredGlobalRow(const std::vector<state::StateStore*>& stores,
+                                                 BatchWork& w) {
+  // The one group's key: no key columns and no window (group start 0, AggregateHelpersSql).
+  const int32_t n = static_cast<int32_t>(stores.size());
+  const std::string group;
+  const size_t p = static_cast<size_t>(state::PartitionForKey(StateKeyPrefix(group), n));
+  const std::string key = StateKey(group, 0);
+  std::optional<std::string> stored;
+  if (w.mirrored) {
+    auto v = mirror_[p].Find(key);
+    if (v) stored = std::string(*v);
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(stored, stores[p]->Get(key));
+  }
+  if (!stored) {
+    // No row yet: the initial row (w.partial) is merged and stored as Spark stores it; where
+    // it cannot be stored it is emitted only (the state stays empty).
+    if (InitialRowStorable()) return false;
+    w.initial_unstored = true;
+    w.merged = w.partial;
+    w.merged_in_cpp = 0;
+    return true;
+  }
+  SLUICE_ASSIGN_OR_RETURN(auto v, ParseStateValue(*stored));
+  std::vector<std::string_view> views{v.row};
+  SLUICE_ASSIGN_OR_RETURN(w.merged, engine::DecodeRows(sql_->row_schema, views));
+  w.merged_in_cpp = 0;  // nothing written: the stored row is the result
+  return true;
 }
 
 Status StreamingAggregate::Partial(BatchWork& w) {
@@ -514,6 +594,10 @@ Status StreamingAggregate::Emit(const std::vector<state::StateStore*>& stores, B
         w.out_rows.emplace_back(v.row);
       }
       SLUICE_RETURN_NOT_OK(it->status());
+    }
+    if (w.initial_unstored) {
+      SLUICE_ASSIGN_OR_RETURN(auto initial, engine::EncodeRows(w.partial, sql_->row_columns));
+      for (auto& row : initial) w.out_rows.push_back(std::move(row));
     }
   }
   Batch rows;

@@ -14,6 +14,11 @@
 //  4. output: COMPLETE every group; UPDATE the groups written this batch; APPEND the groups whose
 //     window end / event-time key <= eviction watermark, which are removed from the state (UPDATE
 //     removes them silently).
+// A global aggregation (no keys, no window) is Spark's aggregation without grouping keys: the
+// partial of an empty input is the initial row (count 0, the other partials NULL). So a batch
+// without input rows (a no-data batch, a batch whose rows a WHERE removed) emits the stored row
+// again in UPDATE mode, and before any row stores and emits the initial row (with first / last,
+// whose merge would keep the initial NULL as a value, it is emitted but not stored).
 // The state schema (checked on restart, state/operator_metadata.h) names the keys, the window and
 // the partial aggregates by their descriptions as written in the query, so that a restart with a
 // different grouping key or aggregate list fails with an error that names the difference.
@@ -90,6 +95,11 @@ struct TimeWindowSpec {
 
 struct StreamingAggregateOptions {
   std::vector<std::string> keys;  // input columns that are plain grouping keys
+  // SQL's `SELECT DISTINCT *` (Spark's Distinct of every column): the keys are every input
+  // column, in input order, known at the first batch (`keys` must then be empty; no window).
+  // `event_time_key` names the watermarked column among them case-insensitively; in APPEND mode
+  // the first batch fails when the input has no such column (Spark's "without watermark").
+  bool keys_from_input = false;
   // Per key, the grouping expression as the query wrote it ("lower(name)"): the key's name in the
   // state schema (a restart with a different grouping key is refused naming both). Empty: the
   // input column names.
@@ -130,12 +140,22 @@ class StreamingAggregate final : public StatefulOperator {
   struct Sql;        // the SQL texts built from the input schema at the first batch
   struct BatchWork;  // one batch's rows and counts, shared by the phases
   Status PrepareSql(const engine::Schema& input_schema);
+  // options_.keys_from_input: every input column becomes a key (the first batch).
+  Status KeysFromInput(const engine::Schema& input_schema);
   // The state stores, once the state row (partials) is known.
   Status OpenState(const std::vector<AggregatePartial>& partials);
 
   // The phases of Process (docs/operators.md), in order. Partial: the batch's partial rows per
   // group, late ones dropped (steps 1-2).
   Status Partial(BatchWork& w);
+  // No keys and no window (the header comment's global aggregation).
+  bool global() const;
+  // The initial row of a global aggregation can be stored (no first / last).
+  bool InitialRowStorable() const;
+  // A global aggregation's batch without input rows: true with w.merged = the stored row (which
+  // then stays as it is) or the initial row that is not storable; false when there is no stored
+  // row (w.partial, the initial row, is then merged and stored).
+  Result<bool> StoredGlobalRow(const std::vector<state::StateStore*>& stores, BatchWork& w);
   // Inside OperatorState::RunBatchOverAll, over the loaded stores (stores[p] is partition p):
   // SyncMirror: the mirror equals the loaded version, or is rebuilt (or given up).
   Status SyncMirror(const std::vector<state::StateStore*>& stores, int64_t version, BatchWork& w);

@@ -1,5 +1,7 @@
 #include "ops/streaming_aggregate_sql.h"
 
+#include <algorithm>
+
 #include "common/strings.h"
 #include "ops/hll_sql.h"
 #include "ops/session_window.h"
@@ -61,6 +63,28 @@ Result<AggregatePartials> AggregatePartialsSql(
         break;
       }
       case AggregateFunction::kAvg:
+        if (type.id == engine::TypeId::kDecimal) {
+          // Spark's avg of a DECIMAL(p, s): its sum as DECIMAL(p + 10, s) and a count, the mean
+          // (a DECIMAL division, Spark's as the engine's `/` is) cast to DECIMAL(p + 4, s + 4),
+          // each bounded to 38 digits, as the batch avg (engine/spark_aggregates.h).
+          const int p_sum = std::min(38, type.precision + 10);
+          const std::string sum_type =
+              "DECIMAL(" + std::to_string(p_sum) + ", " + std::to_string(type.scale) + ")";
+          const std::string avg_type = "DECIMAL(" +
+                                       std::to_string(std::min(38, type.precision + 4)) + ", " +
+                                       std::to_string(std::min(38, type.scale + 4)) + ")";
+          partials.push_back({p + "_sum",
+                              per_row ? "CAST(" + x + " AS " + sum_type + ")"
+                                      : "CAST(sum(" + x + ") AS " + sum_type + ")",
+                              "sum"});
+          partials.push_back({p + "_cnt",
+                              per_row ? "(" + x + " IS NOT NULL)::BIGINT" : "count(" + x + ")",
+                              "sum"});
+          finals.push_back("CASE WHEN " + QuoteIdentifier(p + "_cnt") +
+                           " = 0 THEN NULL ELSE CAST(" + QuoteIdentifier(p + "_sum") + " / " +
+                           QuoteIdentifier(p + "_cnt") + " AS " + avg_type + ") END");
+          break;
+        }
         partials.push_back(
             {p + "_sum", per_row ? "CAST(" + x + " AS DOUBLE)" : "CAST(sum(" + x + ") AS DOUBLE)",
              "sum"});
@@ -188,7 +212,8 @@ std::string AggregateBatchSql(const AggregateBatchSqlSpec& spec) {
     std::vector<std::string> items = key_items;
     items.insert(items.end(), partial_items.begin(), partial_items.end());
     return "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM __agg_in" +
-           (key_items.empty() ? "" : " GROUP BY " + Join(key_items)) + " HAVING count(*) > 0)";
+           (key_items.empty() ? "" : " GROUP BY " + Join(key_items)) +
+           (key_items.empty() && spec.empty_input_row ? ")" : " HAVING count(*) > 0)");
   }
 }
 

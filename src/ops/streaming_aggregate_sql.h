@@ -54,6 +54,10 @@ struct AggregateBatchSqlSpec {
   std::string helpers;  // AggregateHelpersSql
   // The per-window top-1 pre-reduction of the windowed rows (over column __ws); empty: none.
   std::function<std::string(const std::string& rows)> pre_reduce;
+  // No keys and no window (a global aggregation): the partial row of an empty input is the
+  // initial row (count 0, the other partials NULL), as Spark's aggregation without grouping keys
+  // gives it. False: an empty input gives no row.
+  bool empty_input_row = false;
 };
 
 // Over __agg_in: the batch's partial rows per (keys, window) (sessions: per row), with helpers.

@@ -218,6 +218,126 @@ TEST_F(StreamingAggregateTest, CppMergeAndSqlMergeGiveTheSameRows) {
   }
 }
 
+// A global aggregation (no keys, no window) is Spark's aggregation without grouping keys: a
+// batch without input rows emits the stored row again in UPDATE mode (the no-data batch of the
+// streaming differential's global_update_watermark), and before any row the initial row (count
+// 0, max NULL), which it stores (numRowsTotal 1); with mirror and without.
+TEST_F(StreamingAggregateTest, GlobalAggregateEmitsItsRowForEveryBatchWithoutInputRows) {
+  auto values = [&](const std::string& list) {
+    auto b =
+        conn_->Query(list.empty() ? "SELECT 0::INTEGER AS __a0 LIMIT 0"
+                                  : "SELECT v::INTEGER AS __a0 FROM (VALUES " + list + ") t(v)");
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    return b.ok() ? *b : engine::Batch();
+  };
+  auto make = [&](sinks::OutputMode mode, std::vector<AggregateCall> calls,
+                  const std::string& mirror_bytes) {
+    StreamingAggregateOptions o;
+    o.aggregates = std::move(calls);
+    auto op = std::make_unique<StreamingAggregate>(o);
+    OperatorContext c;
+    c.engine = engine_.get();
+    c.checkpoint_root = root_;
+    c.num_partitions = 3;
+    c.output_mode = mode;
+    c.conf["sluice.streaming.stateStore.providerClass"] = "memory";
+    c.conf["sluice.streaming.aggregate.stateMirrorMaxBytes"] = mirror_bytes;
+    Status st = op->Open(c);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return op;
+  };
+  const std::vector<AggregateCall> count_max = {{AggregateFunction::kCountStar, "", "n"},
+                                                {AggregateFunction::kMax, "__a0", "m"}};
+  int dir = 0;
+  for (const std::string bytes : {"0", "1000000"}) {
+    SCOPED_TRACE("stateMirrorMaxBytes " + bytes);
+    for (auto mode : {sinks::OutputMode::kUpdate, sinks::OutputMode::kComplete}) {
+      root_ = dir_.path() + "/global" + std::to_string(dir++);
+      auto op = make(mode, count_max, bytes);
+      std::vector<std::string> seen;
+      for (const std::string list : {"", "(3), (1)", "", "(5)", ""}) {
+        auto out = Run(*op, static_cast<int64_t>(seen.size()), values(list));
+        ASSERT_TRUE(out.ok()) << out.status().ToString();
+        std::vector<std::string> rows = Strings(*out);
+        ASSERT_EQ(rows.size(), 1u) << "batch " << seen.size();
+        seen.push_back(rows[0]);
+        EXPECT_EQ(op->Progress().num_rows_total, 1);
+      }
+      EXPECT_EQ(seen, (std::vector<std::string>{"0,NULL", "2,3", "2,3", "3,5", "3,5"}));
+    }
+  }
+  // first / last: the initial row is emitted but not stored (its NULL would stay the first
+  // value); the first input row's value is the first; afterwards the stored row again.
+  for (auto mode : {sinks::OutputMode::kUpdate, sinks::OutputMode::kComplete}) {
+    root_ = dir_.path() + "/global_first" + std::to_string(dir++);
+    auto op = make(
+        mode, {{AggregateFunction::kFirst, "__a0", "f"}, {AggregateFunction::kCountStar, "", "n"}},
+        "0");
+    auto out = Run(*op, 0, values(""));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(Strings(*out), (std::vector<std::string>{"NULL,0"}));
+    EXPECT_EQ(op->Progress().num_rows_total, 0);
+    out = Run(*op, 1, values("(7), (8)"));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(Strings(*out), (std::vector<std::string>{"7,2"}));
+    out = Run(*op, 2, values(""));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(Strings(*out), (std::vector<std::string>{"7,2"}));
+  }
+}
+
+// SQL SELECT DISTINCT * (Spark's Distinct): every input column is a key, taken at the first
+// batch; the watermarked one (named case-insensitively) evicts in APPEND mode, each distinct
+// row written once the watermark passes it. Without that column APPEND is refused.
+TEST_F(StreamingAggregateTest, KeysFromInputGroupByEveryInputColumn) {
+  auto make = [&](const std::string& event_time) {
+    StreamingAggregateOptions o;
+    o.keys_from_input = true;
+    o.event_time_key = event_time;
+    auto op = std::make_unique<StreamingAggregate>(o);
+    OperatorContext c;
+    c.engine = engine_.get();
+    c.checkpoint_root = dir_.path() + "/" + event_time;
+    c.num_partitions = 2;
+    c.output_mode = sinks::OutputMode::kAppend;
+    c.conf["sluice.streaming.stateStore.providerClass"] = "memory";
+    Status st = op->Open(c);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return op;
+  };
+  auto rows = [&](const std::string& values) {
+    auto b = conn_->Query("SELECT k::VARCHAR AS k, to_timestamp(t)::TIMESTAMP AS ts FROM (VALUES " +
+                          values + ") v(k, t)");
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    return b.ok() ? *b : engine::Batch();
+  };
+  auto run = [&](StreamingAggregate& op, int64_t id, const engine::Batch& in, int64_t wm_ms) {
+    OperatorBatch b;
+    b.batch_id = BatchId(id);
+    b.eviction_watermark_ms = wm_ms;
+    b.late_watermark_ms = wm_ms;
+    return op.Process(b, {in});
+  };
+  auto op = make("TS");
+  auto out = run(*op, 0, rows("('a', 10), ('a', 10), ('b', 20)"), 0);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->num_rows(), 0);
+  EXPECT_EQ(op->Progress().num_rows_total, 2);
+  out = run(*op, 1, rows("('a', 10), ('c', 30)"), 15000);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->num_columns(), 2u);
+  EXPECT_EQ(out->schema()[0].name, "k");
+  EXPECT_EQ(out->schema()[1].name, "ts");
+  EXPECT_EQ(Strings(*out), (std::vector<std::string>{"a,1970-01-01 00:00:10"}));
+  EXPECT_EQ(op->Progress().num_rows_total, 2);  // (b, 20 s), (c, 30 s)
+
+  op = make("event_time");
+  out = run(*op, 0, rows("('a', 10)"), 0);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().ToString().find("without watermark"), std::string::npos)
+      << out.status().ToString();
+}
+
 TEST_F(StreamingAggregateTest, StateMirrorLimitMustBeAByteCount) {
   StreamingAggregate op(StreamingAggregateOptions{});
   OperatorContext c;

@@ -5,6 +5,7 @@
 
 #include "common/strings.h"
 #include "ops/global_limit.h"
+#include "ops/streaming_aggregate.h"
 #include "plan/aggregate_planner.h"
 #include "plan/dedup_planner.h"
 #include "plan/event_time_stats.h"
@@ -84,9 +85,9 @@ bool IsPlainDistinct(const Json& node) {
 // "without watermark" refusal) and writes a distinct row once the watermark passes it; in UPDATE
 // mode a distinct row is emitted again by every batch that holds it; in COMPLETE mode the whole
 // distinct set every batch. dropDuplicates is `DISTINCT ON (...)` (the dedup planner). `SELECT
-// DISTINCT *` (whose keys are the input's columns, unknown here) is not this shape:
-// RefuseDistinctStar refuses it in APPEND mode, the dedup planner in the others
-// (docs/differences.md, "Streaming differential").
+// DISTINCT *` (whose keys are the input's columns, unknown here) is not this shape: a plain `*`
+// over one stream is PlanDistinctStar's; the other star forms RefuseDistinctStar refuses in
+// APPEND mode, the dedup planner in the others (docs/differences.md, "Streaming differential").
 bool HasStar(const Json& node) {
   for (const auto& item : node["select_list"]) {
     if (item.value("class", "") == "STAR") return true;
@@ -113,10 +114,11 @@ Status DistinctWithoutWatermark() {
       "selected column; DISTINCT ON (...) is the deduplication, dropDuplicates)");
 }
 
-// `SELECT DISTINCT *` in APPEND mode: Spark's Distinct aggregates by every input column, so it
-// refuses the query without a watermark and otherwise writes each distinct row once the watermark
-// passes it. Sluice cannot name the columns here, and the deduplication would write the rows
-// at once: refused, with what to write instead.
+// `SELECT DISTINCT *` in APPEND mode that PlanDistinctStar does not take (a star with EXCLUDE /
+// REPLACE, other items beside it, two streams, ORDER BY / LIMIT): Spark's Distinct aggregates
+// by every input column, so it refuses the query without a watermark and otherwise writes each
+// distinct row once the watermark passes it. Sluice cannot name the columns here, and the
+// deduplication would write the rows at once: refused, with what to write instead.
 Status RefuseDistinctStar(const QueryAnalysis& a) {
   if (a.output_mode != sinks::OutputMode::kAppend || a.has_aggregation || a.has_qualify ||
       !IsPlainDistinct(a.top) || !HasStar(a.top)) {
@@ -124,11 +126,59 @@ Status RefuseDistinctStar(const QueryAnalysis& a) {
   }
   if (!HasWatermark(a)) return DistinctWithoutWatermark();
   return Status::InvalidArgument(
-      "SELECT DISTINCT * in Append output mode is an aggregation by every input column (Spark's "
-      "Distinct), which Sluice plans only with the columns listed: write SELECT DISTINCT c1, c2, "
+      "SELECT DISTINCT with this * form in Append output mode is an aggregation by every input "
+      "column (Spark's Distinct), which Sluice plans for a plain * over one stream or with the "
+      "columns listed: write SELECT DISTINCT c1, c2, "
       "... with the watermarked event-time column among them (each distinct row is written once "
       "the watermark passes it), or DISTINCT ON (c1, c2, ...) * for a deduplication "
       "(dropDuplicates: each row at once)");
+}
+
+// The select list is one plain `*` (no EXCLUDE / REPLACE / RENAME / COLUMNS, any qualifier).
+bool IsOnlyStar(const Json& node) {
+  const Json& list = node["select_list"];
+  if (list.size() != 1) return false;
+  const Json& item = list[0];
+  auto empty = [&](const char* key) {
+    return !item.contains(key) || item[key].is_null() || item[key].empty();
+  };
+  return item.value("class", "") == "STAR" && !item.value("columns", false) &&
+         (!item.contains("expr") || item["expr"].is_null()) && empty("exclude_list") &&
+         empty("qualified_exclude_list") && empty("replace_list") && empty("rename_list");
+}
+
+// `SELECT DISTINCT * FROM <one stream> ...`: Spark's Distinct by every input column, an
+// aggregation whose keys the operator takes from its input at the first batch
+// (ops::StreamingAggregateOptions::keys_from_input). The input SQL is the query without
+// DISTINCT; the output is the operator's (the keys under their input names). The event-time key
+// is the stream's watermarked column. In UPDATE mode the sink appends each batch's rows (no
+// MERGE key is known when planning; docs/streaming-sql.md "Output modes"). std::nullopt for
+// another shape (ORDER BY, LIMIT, a star form, two streams).
+Result<std::optional<StatefulPlanSpec>> PlanDistinctStar(const QueryAnalysis& a) {
+  if (a.has_aggregation || a.has_qualify || !IsPlainDistinct(a.top) || !IsOnlyStar(a.top) ||
+      a.query->streams.size() != 1 || a.join_watermark_columns) {
+    return std::optional<StatefulPlanSpec>();
+  }
+  Json node = a.top;
+  Json modifiers = Json::array();
+  for (const auto& m : node["modifiers"]) {
+    if (m.value("type", "") != "DISTINCT_MODIFIER") return std::optional<StatefulPlanSpec>();
+  }
+  node["modifiers"] = std::move(modifiers);
+  if (a.output_mode == sinks::OutputMode::kAppend && !HasWatermark(a)) {
+    return DistinctWithoutWatermark();
+  }
+  StatefulPlanSpec spec;
+  spec.operator_name = "stateStoreSave";
+  SLUICE_ASSIGN_OR_RETURN(std::string input_sql, a.ast->ToSql(node));
+  spec.input_sqls.push_back(std::move(input_sql));
+  ops::StreamingAggregateOptions o;
+  o.keys_from_input = true;
+  const auto& watermark = a.query->streams[0].watermark;
+  if (watermark) o.event_time_key = watermark->column;
+  spec.op = std::make_unique<ops::StreamingAggregate>(std::move(o));
+  spec.update_appends = a.output_mode == sinks::OutputMode::kUpdate;
+  return std::optional<StatefulPlanSpec>(std::move(spec));
 }
 
 // `SELECT DISTINCT e1 [AS a1], ...` as `SELECT e1 [AS a1], ... GROUP BY e1, ...`.
@@ -180,6 +230,9 @@ Result<std::optional<StatefulPlanSpec>> PlanSingle(const QueryAnalysis& analysis
     }
     SLUICE_ASSIGN_OR_RETURN(auto agg, PlanAggregation(analysis));
     stateful.emplace(std::move(agg));
+  }
+  if (!stateful) {
+    SLUICE_ASSIGN_OR_RETURN(stateful, PlanDistinctStar(analysis));
   }
   if (!stateful) SLUICE_RETURN_NOT_OK(RefuseDistinctStar(analysis));
   if (!stateful && IsDistinctAggregate(analysis)) {

@@ -155,8 +155,8 @@ TEST_F(PlannerTest, AggregationShapes) {
   EXPECT_TRUE(p->update_keys.empty());
   EXPECT_TRUE(p->update_single_row);
   // SQL SELECT DISTINCT is Spark's Distinct in every mode, an aggregation whose keys are the
-  // selected expressions (DISTINCT * stays refused in UPDATE and APPEND mode: its columns are not
-  // known when the query is planned).
+  // selected expressions (DISTINCT *: every input column, taken by the operator at its first
+  // batch; UPDATE mode appends its rows, no MERGE key being known when planning).
   p = Plan("SELECT DISTINCT k, v + 1 AS w FROM STREAM t", kUpdate);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->operators, std::vector<std::string>{"stateStoreSave"});
@@ -179,15 +179,25 @@ TEST_F(PlannerTest, AggregationShapes) {
   EXPECT_EQ(p->operators, std::vector<std::string>{"stateStoreSave"});
   EXPECT_NE(Refusal("SELECT DISTINCT * FROM STREAM t", kAppend).find("without watermark"),
             std::string::npos);
-  EXPECT_NE(
-      Refusal("SELECT DISTINCT * FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 SECOND", kAppend)
-          .find("DISTINCT ON (c1, c2, ...) *"),
-      std::string::npos);
+  p = Plan("SELECT DISTINCT * FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 SECOND", kAppend);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->operators, std::vector<std::string>{"stateStoreSave"});
+  EXPECT_NE(Refusal("SELECT DISTINCT * EXCLUDE (v) FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 "
+                    "SECOND",
+                    kAppend)
+                .find("DISTINCT ON (c1, c2, ...) *"),
+            std::string::npos);
   // DISTINCT ON is the deduplication (dropDuplicates) in APPEND mode.
   p = Plan("SELECT DISTINCT ON (k, v) k, v FROM STREAM t", kAppend);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->operators, std::vector<std::string>{"dedupe"});
-  EXPECT_NE(Refusal("SELECT DISTINCT * FROM STREAM t", kUpdate).find("no *"), std::string::npos);
+  p = Plan("SELECT DISTINCT * FROM STREAM t", kUpdate);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->operators, std::vector<std::string>{"stateStoreSave"});
+  EXPECT_TRUE(p->update_keys.empty());
+  EXPECT_FALSE(p->update_single_row);
+  EXPECT_NE(Refusal("SELECT DISTINCT *, 1 AS one FROM STREAM t", kUpdate).find("no *"),
+            std::string::npos);
   // GROUP BY the watermarked column itself is a watermarked key (append allowed).
   p = Plan("SELECT ts, sum(x) FROM STREAM t WATERMARK ts DELAY OF INTERVAL 1 SECOND GROUP BY 1",
            kAppend);
