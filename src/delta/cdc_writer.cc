@@ -36,6 +36,7 @@ Result<std::vector<AddCdcFile>> WriteCdcFiles(engine::Connection* conn, fs::File
   } else {
     SLUICE_ASSIGN_OR_RETURN(PhysicalRows physical,
                             ToPhysicalRows(conn, changes, snapshot.schema, snapshot.metadata));
+    options.field_ids = std::move(physical.field_ids);
     SLUICE_ASSIGN_OR_RETURN(files, WriteDataFiles(conn, fs, root, physical.rows, physical.schema,
                                                   physical.partition_columns, options));
   }

@@ -1,5 +1,6 @@
 #include "delta/column_mapping_write.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <utility>
 
@@ -55,7 +56,59 @@ struct Assigner {
   }
 };
 
+Result<engine::ParquetFieldId> FieldIdNode(const engine::Field& f, const std::string& path,
+                                           const FieldMetadata& metadata, bool struct_field);
+
+Result<std::vector<engine::ParquetFieldId>> ChildIds(const DataType& t, const std::string& path,
+                                                     const FieldMetadata& metadata) {
+  std::vector<engine::ParquetFieldId> out;
+  const bool structs = t.id == TypeId::kStruct;
+  if (!structs && t.id != TypeId::kList && t.id != TypeId::kMap) return out;
+  for (const engine::Field& c : t.children) {
+    SLUICE_ASSIGN_OR_RETURN(engine::ParquetFieldId node,
+                            FieldIdNode(c, JoinPath(path, c.name), metadata, structs));
+    out.push_back(std::move(node));
+  }
+  return out;
+}
+
+// `f` at logical `path`: a struct field (or top-level column) is named by its physical name and
+// carries its id; a list/map step keeps its name and has no id.
+Result<engine::ParquetFieldId> FieldIdNode(const engine::Field& f, const std::string& path,
+                                           const FieldMetadata& metadata, bool struct_field) {
+  engine::ParquetFieldId node;
+  node.name = f.name;
+  if (struct_field) {
+    std::optional<std::string> physical = PhysicalNameAt(metadata, path);
+    if (!physical) {
+      return Status::Corruption("column mapping: field '" + path +
+                                "' has no delta.columnMapping.physicalName in its metadata");
+    }
+    node.name = *physical;
+    if (std::optional<int64_t> id = FieldIdAt(metadata, path)) {
+      if (*id < 0 || *id > INT32_MAX) {
+        return Status::Corruption("column mapping: field '" + path + "' has id " +
+                                  std::to_string(*id) +
+                                  ", which does not fit a Parquet field id (32 bits)");
+      }
+      node.id = static_cast<int32_t>(*id);
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(node.children, ChildIds(f.type, path, metadata));
+  return node;
+}
+
 }  // namespace
+
+Result<std::vector<engine::ParquetFieldId>> ParquetFieldIds(const DeltaSchema& schema) {
+  std::vector<engine::ParquetFieldId> out;
+  for (const engine::Field& f : schema.fields) {
+    SLUICE_ASSIGN_OR_RETURN(engine::ParquetFieldId node,
+                            FieldIdNode(f, f.name, schema.metadata, /*struct_field=*/true));
+    out.push_back(std::move(node));
+  }
+  return out;
+}
 
 Result<PhysicalRows> ToPhysicalRows(engine::Connection* conn, const engine::Batch& rows,
                                     const DeltaSchema& schema, const Metadata& metadata) {
@@ -102,6 +155,7 @@ Result<PhysicalRows> ToPhysicalRows(engine::Connection* conn, const engine::Batc
   SLUICE_ASSIGN_OR_RETURN(out.rows, std::move(result));
   out.partition_columns =
       PhysicalPartitionColumns(schema.fields, physical, metadata.partition_columns);
+  SLUICE_ASSIGN_OR_RETURN(out.field_ids, ParquetFieldIds(schema));
   return out;
 }
 

@@ -1,9 +1,9 @@
 // Writing tables with column mapping (column_mapping.h): data files, their stats and their
 // partition values use physical names, and every field a write adds gets a physical name and an
-// id (delta.columnMapping.maxColumnId counts them), as Delta's writers do.
-//
-// Sluice writes mode `name` only: mode `id` readers (Spark) match Parquet field ids, which the
-// data file writer does not write yet, so CheckWriteSupported (table_writer.h) refuses `id`.
+// id (delta.columnMapping.maxColumnId counts them), as Delta's writers do. Modes `name` and `id`
+// are written alike: physical names ("col-<uuid>") and, on every struct field of the files, the
+// field's id as its Parquet field id (mode `id` readers such as Spark match columns by it; Spark
+// writes them in mode `name` too).
 #pragma once
 
 #include <map>
@@ -14,17 +14,26 @@
 #include "delta/actions.h"
 #include "delta/schema.h"
 #include "engine/engine.h"
+#include "engine/parquet_field_ids.h"
 
 namespace sluice::delta {
 
 // What a data file of the table holds: `rows` under physical names (nested fields too; columns
 // of `rows` that are not table columns, e.g. _change_type, pass through), the physical schema of
-// those columns, and the partition columns' physical names.
+// those columns, the partition columns' physical names, and the Parquet field ids of the table
+// columns (by physical name, ParquetFieldIds).
 struct PhysicalRows {
   engine::Batch rows;
   engine::Schema schema;
   std::vector<std::string> partition_columns;
+  std::vector<engine::ParquetFieldId> field_ids;
 };
+
+// The Parquet field ids of the physical twin of `schema` (PhysicalSchema): each struct field, at
+// any depth, under its physical name with its delta.columnMapping.id; list element and map
+// key/value steps without one. Corruption naming the field when an id does not fit Parquet's
+// 32-bit field_id or a field has no physical name.
+Result<std::vector<engine::ParquetFieldId>> ParquetFieldIds(const DeltaSchema& schema);
 
 // `rows` (the table's logical columns, in schema order, maybe followed by other columns) for a
 // table with `schema` and `metadata`. Mode none: returned as they are.

@@ -1,9 +1,12 @@
-// Writing tables with column mapping mode name (column_mapping_write.h): data files, stats and
-// partition values under physical names, new fields mapped, the upgrade of a table by SET
-// TBLPROPERTIES, DML on a Spark table with renamed columns; mode id is refused.
+// Writing tables with column mapping modes name and id (column_mapping_write.h): data files, stats
+// and partition values under physical names, Parquet field ids on every struct field, new fields
+// mapped, the upgrade of a table by SET TBLPROPERTIES, DML on Spark's tables with renamed columns.
 #include "delta/column_mapping_write.h"
 
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,10 +45,40 @@ class ColumnMappingWriteTest : public testing::DmlTestBase {
     for (int64_t r = 0; r < b.num_rows(); ++r) out.push_back(b.GetString(r, 0).value_or(""));
     return out;
   }
-  void CreateMapped() {
+  // Every Parquet field id of every live file that the schema knows sits on the field the schema
+  // gives that id (by its physical name), and every physical ("col-") field of the file has an
+  // id. Returns the ids seen (the ids of dropped fields, whose data old files keep, included).
+  std::set<int64_t> ExpectFieldIdsMatchSchema() {
+    std::set<int64_t> seen;
+    auto snap = Latest();
+    EXPECT_TRUE(snap);
+    if (!snap) return seen;
+    const std::map<int64_t, std::string> by_id = PhysicalNamesById(snap->schema);
+    for (const AddFile& f : snap->files) {
+      auto path = ResolveLogPath(table_, f.path);
+      EXPECT_TRUE(path.ok());
+      auto b = Sql("SELECT name, field_id FROM parquet_schema('" + *path +
+                   "') WHERE name <> 'duckdb_schema'");
+      for (int64_t r = 0; r < b.num_rows(); ++r) {
+        const std::string name = b.GetString(r, 0).value_or("");
+        std::optional<std::string> id = b.GetString(r, 1);
+        if (name.rfind("col-", 0) == 0) {
+          EXPECT_TRUE(id.has_value()) << name << " in " << f.path << " has no field id";
+        }
+        if (!id) continue;
+        int64_t n = std::stoll(*id);
+        seen.insert(n);
+        auto it = by_id.find(n);
+        if (it == by_id.end()) continue;  // a dropped field, whose data old files keep
+        EXPECT_EQ(it->second, name) << "field id " << n << " in " << f.path;
+      }
+    }
+    return seen;
+  }
+  void CreateMapped(const std::string& mode = "name") {
     CreateTableOptions options;
     options.partition_columns = {"p"};
-    options.configuration = {{"delta.columnMapping.mode", "name"}};
+    options.configuration = {{"delta.columnMapping.mode", mode}};
     auto v = writer_->CreateTable(
         Sql("SELECT 1::BIGINT AS id, 'a' AS p, {'x': 1, 'y': 'u'} AS s LIMIT 0").schema(), options);
     ASSERT_TRUE(v.ok()) << v.status().ToString();
@@ -189,18 +222,70 @@ TEST_F(ColumnMappingWriteTest, RenameNeedsColumnMapping) {
   EXPECT_EQ(ReadRows(), (std::vector<std::string>{"1|a"}));
 }
 
-TEST_F(ColumnMappingWriteTest, IdModeIsRefused) {
-  CreateTableOptions options;
-  options.configuration = {{"delta.columnMapping.mode", "id"}};
-  auto v = writer_->CreateTable(Sql("SELECT 1::BIGINT AS id LIMIT 0").schema(), options);
+// Mode id is written as mode name is, with field ids Spark matches columns by: a new table,
+// appends, DML, RENAME / DROP COLUMN, ADD COLUMNS.
+TEST_F(ColumnMappingWriteTest, IdModeWritesFieldIds) {
+  CreateMapped("id");
+  auto snap = Latest();
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->protocol.min_reader_version, 2);
+  EXPECT_EQ(snap->protocol.min_writer_version, 5);
+  Append(
+      "SELECT * FROM (VALUES (1::BIGINT, 'a', {'x': 10, 'y': 'one'}), "
+      "(2, 'b', {'x': 20, 'y': 'two'}), (3, 'b', NULL)) v(id, p, s)");
+  // id 1, s 3, s.x 4, s.y 5 (p, 2, is a partition column: not in the files).
+  EXPECT_EQ(ExpectFieldIdsMatchSchema(), (std::set<int64_t>{1, 3, 4, 5}));
+  ASSERT_TRUE(writer_->RenameColumn({"s", "x"}, "xx").ok());
+  ASSERT_TRUE(writer_->RenameColumn({"id"}, "key").ok());
+  ASSERT_TRUE(writer_->DropColumns({{"s", "y"}}).ok());
+  ASSERT_TRUE(writer_->AddColumns(Sql("SELECT 1::BIGINT AS id LIMIT 0").schema()).ok());
+  Append("SELECT 4::BIGINT AS key, 'a' AS p, {'xx': 40} AS s, 44::BIGINT AS id");
+  auto del = DeleteRows(Table(), std::string("key = 1"));
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  auto upd = UpdateRows(Table(), {{"id", "key * 11"}}, std::string("key = 2"));
+  ASSERT_TRUE(upd.ok()) << upd.status().ToString();
+  EXPECT_EQ(ReadRows(-1, {"key", "p", "s", "id"}),
+            (std::vector<std::string>{"2|b|{'xx': 20}|22", "3|b|NULL|NULL", "4|a|{'xx': 40}|44"}));
+  // The rewritten files and the new column's carry ids; the dropped s.y (5) is gone.
+  EXPECT_EQ(ExpectFieldIdsMatchSchema(), (std::set<int64_t>{1, 3, 4, 6}));
+  EXPECT_EQ(Latest()->metadata.Config("delta.columnMapping.maxColumnId"), "6");
+}
+
+TEST_F(ColumnMappingWriteTest, NameModeWritesFieldIdsToo) {
+  CreateMapped();
+  Append("SELECT 1::BIGINT AS id, 'a' AS p, {'x': 10, 'y': 'one'} AS s");
+  EXPECT_EQ(ExpectFieldIdsMatchSchema(), (std::set<int64_t>{1, 3, 4, 5}));
+}
+
+// Delta changes the mode of an existing table only from none to name: the files of a table
+// without column mapping have no field ids for mode id.
+TEST_F(ColumnMappingWriteTest, UpgradeToIdModeIsRefused) {
+  Append("SELECT 1::BIGINT AS id, 'a' AS s");
+  auto v = writer_->SetProperties({{"delta.columnMapping.mode", "id"}});
   ASSERT_FALSE(v.ok());
-  EXPECT_THAT(v.status().message(), HasSubstr("field ids"));
+  EXPECT_TRUE(v.status().IsNotSupported()) << v.status().ToString();
+  EXPECT_THAT(v.status().message(), HasSubstr("from 'none' to 'id'"));
+  auto other = writer_->SetProperties({{"delta.columnMapping.mode", "ids"}});
+  EXPECT_THAT(other.status().message(), HasSubstr("'ids'"));
+}
+
+// Spark's id-mode table with renamed, dropped and re-added columns: Sluice's appends and DML
+// keep the rows, and every file it writes carries the schema's field ids.
+TEST_F(ColumnMappingWriteTest, WritesIntoSparksIdModeTable) {
   table_ = testing::CopyFixture("spark/column-mapping-id-rename-drop", dir_);
   writer_ = Writer();
   ASSERT_TRUE(writer_);
-  auto w = writer_->Write(Sql("SELECT 9::BIGINT AS id"));
-  ASSERT_FALSE(w.ok());
-  EXPECT_THAT(w.status().message(), HasSubstr("'columnMapping'"));
+  Append(
+      "SELECT 6::BIGINT AS id, 'p2' AS region, {'xx': 60, 'y': 'y6'} AS s, "
+      "NULL::STRUCT(a INT, b VARCHAR)[] AS arr, "
+      "NULL::MAP(VARCHAR, STRUCT(c INT)) AS m, 6 AS drop_me, 6000 AS v");
+  auto del = DeleteRows(Table(), std::string("region = 'p3'"));
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  auto upd = UpdateRows(Table(), {{"v", "v + 1"}}, std::string("drop_me = 4"));
+  ASSERT_TRUE(upd.ok()) << upd.status().ToString();
+  EXPECT_EQ(ReadRows(-1, {"id", "region", "drop_me", "v"}),
+            (std::vector<std::string>{"1|p1|1|NULL", "3|p2|3|NULL", "4|p2|4|1001", "6|p2|6|6000"}));
+  ExpectFieldIdsMatchSchema();
 }
 
 // Spark's table with renamed, dropped and re-added columns and a renamed partition column:

@@ -48,8 +48,14 @@ Result<AddFile> WriteOneDataFile(engine::Connection* conn, fs::FileSystem* fs,
   engine::ParquetWriteOptions pw;
   pw.compression = options.compression;
   pw.row_group_size = options.row_group_size;
+  std::vector<engine::ParquetFieldId> ids;
+  for (const engine::ParquetFieldId& id : options.field_ids) {
+    for (const engine::Field& f : file_schema) {
+      if (f.name == id.name) ids.push_back(id);
+    }
+  }
   // Under the final name: the name is fresh (a new UUID) and no commit names it yet.
-  auto written = conn->WriteParquet(batch, final_path, pw);
+  auto written = engine::WriteParquetWithFieldIds(conn, batch, final_path, pw, ids);
   if (!written.ok()) {
     (void)fs->DeleteFile(final_path);
     return written.status();

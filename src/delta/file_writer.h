@@ -26,6 +26,7 @@
 #include "common/result.h"
 #include "delta/actions.h"
 #include "engine/engine.h"
+#include "engine/parquet_field_ids.h"
 #include "fs/file_system.h"
 
 namespace sluice::delta {
@@ -68,6 +69,10 @@ struct DataFileOptions {
   // whose handle is stored here when the call succeeds; the caller must Wait() on it before the
   // commit naming the files is published (Transaction::SetBeforePublish).
   DataFileSync* background_sync = nullptr;
+  // Parquet field ids of the table's columns (column mapping, column_mapping_write.h), by the
+  // names the files hold; each file gets those of its own columns (partition columns are not
+  // stored). Empty: no field ids.
+  std::vector<engine::ParquetFieldId> field_ids;
 };
 
 // Writes `data` — whose columns are exactly `table_schema` (same names, order and types) —

@@ -58,10 +58,9 @@ Status CheckNewTableConfiguration(const std::map<std::string, std::string>& conf
   for (const auto& [k, v] : configuration) {
     std::string lv = v;
     for (char& c : lv) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (k == "delta.columnMapping.mode" && lv != "none" && lv != "name") {
-      return Status::NotSupported(
-          "Sluice cannot write tables with column mapping mode '" + v +
-          "' (it writes delta.columnMapping.mode=name; mode id needs Parquet field ids)");
+    if (k == "delta.columnMapping.mode" && lv != "none" && lv != "name" && lv != "id") {
+      return Status::NotSupported("Unsupported column mapping mode '" + v +
+                                  "' (delta.columnMapping.mode is none, name or id)");
     }
     if (k == "delta.enableDeletionVectors" && lv == "true") {
       return Status::NotSupported(
@@ -74,12 +73,12 @@ Status CheckNewTableConfiguration(const std::map<std::string, std::string>& conf
   return Status::OK();
 }
 
-// Column mapping mode name: gives every field of `schema` without a physical name one (and an
-// id), and rewrites md->schema_string with the field metadata. Other modes: nothing.
+// Column mapping mode name or id: gives every field of `schema` without a physical name one (and
+// an id), and rewrites md->schema_string with the field metadata. Mode none: nothing.
 Status MapNewFields(const engine::Schema& schema, Metadata* md, FieldMetadata* field_metadata,
                     bool keep_names = false) {
   SLUICE_ASSIGN_OR_RETURN(ColumnMappingMode mode, ColumnMappingModeOf(*md));
-  if (mode != ColumnMappingMode::kName) return Status::OK();
+  if (mode == ColumnMappingMode::kNone) return Status::OK();
   SLUICE_RETURN_NOT_OK(AssignColumnMapping(schema, keep_names, field_metadata, &md->configuration));
   SLUICE_ASSIGN_OR_RETURN(md->schema_string, SchemaToJson(schema, *field_metadata));
   return Status::OK();
@@ -98,8 +97,10 @@ Result<std::vector<AddFile>> WriteTableFiles(engine::Connection* conn, fs::FileS
   }
   SLUICE_ASSIGN_OR_RETURN(PhysicalRows physical,
                           ToPhysicalRows(conn, rows, DeltaSchema{schema, field_metadata}, md));
+  DataFileOptions with_ids = options;
+  with_ids.field_ids = std::move(physical.field_ids);
   return WriteDataFiles(conn, fs, path, physical.rows, physical.schema, physical.partition_columns,
-                        options);
+                        with_ids);
 }
 
 RemoveFile RemoveFor(const AddFile& a, int64_t now_ms) {
@@ -129,7 +130,8 @@ Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configura
   }
   // Column mapping: reader 2 / writer 5, as Delta's legacy protocol for it.
   it = configuration.find("delta.columnMapping.mode");
-  if (it != configuration.end() && AsciiEqualsIgnoreCase(it->second, "name")) {
+  if (it != configuration.end() &&
+      (AsciiEqualsIgnoreCase(it->second, "name") || AsciiEqualsIgnoreCase(it->second, "id"))) {
     p.min_reader_version = 2;
     p.min_writer_version = 5;
   }
@@ -182,15 +184,9 @@ std::optional<Protocol> ProtocolUpgradeFor(const Protocol& current, const Metada
 }  // namespace
 
 Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata) {
-  // Column mapping: mode name is written under physical names (column_mapping_write.h); mode
-  // id needs Parquet field ids in the data files, which the file writer does not write.
-  if (auto mode = metadata.Config("delta.columnMapping.mode");
-      mode && !AsciiEqualsIgnoreCase(*mode, "none") && !AsciiEqualsIgnoreCase(*mode, "name")) {
-    return Status::NotSupported(
-        "Unsupported Delta writer feature 'columnMapping': writes to tables with "
-        "delta.columnMapping.mode=" +
-        *mode + " are not supported (Sluice writes mode name; mode id needs Parquet field ids)");
-  }
+  // Column mapping: modes name and id are written under physical names with Parquet field ids
+  // (column_mapping_write.h); any other mode is refused naming it.
+  SLUICE_RETURN_NOT_OK(ColumnMappingModeOf(metadata).status());
   if (protocol.min_writer_version > 7 || protocol.min_writer_version == 6) {
     return Status::NotSupported("Unsupported Delta protocol writer version " +
                                 std::to_string(protocol.min_writer_version) +
@@ -630,11 +626,12 @@ Result<Version> DeltaTableWriter::SetProperties(
     SLUICE_RETURN_NOT_OK_CTX(CheckpointInterval(md).status(), ctx);
   }
   // Column mapping: none -> name gives every field its display name as physical name (the
-  // files hold those names) and an id, as Delta's upgrade does; no other change of mode.
+  // files hold those names) and an id, as Delta's upgrade does; no other change of mode (none ->
+  // id neither: the files have no field ids), as Delta refuses them.
   SLUICE_ASSIGN_OR_RETURN_CTX(ColumnMappingMode old_mode, ColumnMappingModeOf(snap->metadata), ctx);
   SLUICE_ASSIGN_OR_RETURN_CTX(ColumnMappingMode new_mode, ColumnMappingModeOf(md), ctx);
   if (old_mode != new_mode) {
-    if (old_mode != ColumnMappingMode::kNone) {
+    if (old_mode != ColumnMappingMode::kNone || new_mode != ColumnMappingMode::kName) {
       return Status::NotSupported(ctx + ": changing delta.columnMapping.mode from '" +
                                   std::string(ColumnMappingModeName(old_mode)) + "' to '" +
                                   std::string(ColumnMappingModeName(new_mode)) +
@@ -718,14 +715,13 @@ FieldMetadata RekeyMetadata(const FieldMetadata& md, const std::string& from,
   return out;
 }
 
-Status NeedsNameMapping(const Metadata& md, const std::string& what) {
+Status NeedsColumnMapping(const Metadata& md, const std::string& what) {
   SLUICE_ASSIGN_OR_RETURN(ColumnMappingMode mode, ColumnMappingModeOf(md));
-  if (mode == ColumnMappingMode::kName) return Status::OK();
+  if (mode != ColumnMappingMode::kNone) return Status::OK();
   return Status::NotSupported(
       what +
       " needs column mapping (the data files keep the old names): run ALTER TABLE ... "
-      "SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name') first" +
-      (mode == ColumnMappingMode::kId ? " (mode id is not written by Sluice)" : ""));
+      "SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name') first");
 }
 
 }  // namespace
@@ -737,7 +733,7 @@ Result<Version> DeltaTableWriter::RenameColumn(const std::vector<std::string>& p
   SLUICE_ASSIGN_OR_RETURN(auto snap, RefreshLocked());
   if (!snap) return Status::NotFound(ctx + ": no Delta table at " + path_);
   SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(NeedsNameMapping(snap->metadata, "RENAME COLUMN"), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(NeedsColumnMapping(snap->metadata, "RENAME COLUMN"), ctx);
   if (new_name.empty() || new_name.find('.') != std::string::npos) {
     return Status::InvalidArgument(ctx + ": the new name '" + new_name + "' is not a column name");
   }
@@ -779,7 +775,7 @@ Result<Version> DeltaTableWriter::DropColumns(const std::vector<std::vector<std:
   SLUICE_ASSIGN_OR_RETURN(auto snap, RefreshLocked());
   if (!snap) return Status::NotFound(ctx + ": no Delta table at " + path_);
   SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(NeedsNameMapping(snap->metadata, "DROP COLUMN"), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(NeedsColumnMapping(snap->metadata, "DROP COLUMN"), ctx);
   engine::Schema schema = snap->schema.fields;
   FieldMetadata field_metadata = snap->schema.metadata;
   std::vector<std::string> dropped;

@@ -158,7 +158,7 @@ class DeltaTableWriter {
   // enabling the change data feed upgrades the protocol to writer version 4 in the same commit.
   Result<Version> SetProperties(const std::map<std::string, std::string>& properties);
   // ALTER TABLE RENAME COLUMN / DROP COLUMN(S): metadata-only commits, which need column mapping
-  // mode name (the files keep their physical names; NotSupported naming the property
+  // mode name or id (the files keep their physical names; NotSupported naming the property
   // otherwise). `path` names a column ("a") or a nested struct field ("s.x", with element /
   // key / value steps through lists and maps), case-insensitively. A partition column can be
   // renamed (metaData.partitionColumns follows), not dropped; at least one column must remain.
@@ -207,15 +207,15 @@ class DeltaTableWriter {
   std::unique_ptr<BackgroundPostCommit> background_;
 };
 
-// The protocol a new table with `configuration` needs: (1,2), or (1,4) with the change data feed.
+// The protocol a new table with `configuration` needs: (1,2), or (1,4) with the change data feed,
+// (2,5) with column mapping (mode name or id).
 Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configuration);
 
 // OK when Sluice can write a table with this protocol and metadata: writer version <= 5 without
 // CHECK constraints, generated or identity columns, or column invariants (which Sluice does not
 // enforce), or writer 7 whose features are all in {appendOnly, invariants, changeDataFeed,
-// columnMapping} under the same conditions; column mapping in mode none or name (mode id is
-// refused: the data files would need Parquet field ids). NotSupported naming the version or
-// feature otherwise.
+// columnMapping} under the same conditions; column mapping in mode none, name or id (files under
+// physical names with Parquet field ids). NotSupported naming the version or feature otherwise.
 Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata);
 
 }  // namespace sluice::delta
