@@ -496,7 +496,12 @@ Result<std::optional<engine::Batch>> FileSource::ReadJsonDecoded(
     uint64_t total = 0;
     for (const auto& p : paths) {
       std::error_code ec;
-      const uint64_t size = std::filesystem::file_size(p, ec);
+      uint64_t size = 0;
+      if (fs::PathScheme(p).empty()) {
+        size = std::filesystem::file_size(p, ec);
+      } else if (Result<fs::FileInfo> info = ctx_.fs->Stat(p); info.ok()) {
+        size = static_cast<uint64_t>(info->size);  // s3://: one HEAD
+      }
       sizes.push_back(ec ? 0 : size);
       total += sizes.back();
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/batch_builder.h"
+#include "fs/file_system.h"
 
 namespace sluice::sources {
 namespace {
@@ -65,18 +66,50 @@ namespace {
 
 constexpr size_t kChunkBytes = size_t{1} << 20;
 
+// Feeds the bytes `data` of a file to on_line, line by line: `carry` holds a line that spans
+// chunks, `ln` counts lines.
+template <typename OnLine>
+Status FeedChunk(std::string_view data, std::string& carry, int64_t& ln, OnLine& on_line) {
+  size_t pos = 0;
+  while (pos < data.size()) {
+    const void* nl = std::memchr(data.data() + pos, '\n', data.size() - pos);
+    if (nl == nullptr) {
+      carry.append(data.substr(pos));
+      break;
+    }
+    const size_t end = static_cast<size_t>(static_cast<const char*>(nl) - data.data());
+    if (carry.empty()) {
+      SLUICE_RETURN_NOT_OK(on_line(data.substr(pos, end - pos), ln++));
+    } else {
+      carry.append(data.substr(pos, end - pos));
+      SLUICE_RETURN_NOT_OK(on_line(std::string_view(carry), ln++));
+      carry.clear();
+    }
+    pos = end + 1;
+  }
+  return Status::OK();
+}
+
 // Calls on_line(line, number) for every '\n'-separated line of `path`, the part after the last
-// '\n' included (empty when the file ends with one), reading 1 MiB at a time into one buffer.
+// '\n' included (empty when the file ends with one), reading 1 MiB at a time into one buffer. A
+// path with a scheme (s3://) is read whole through its file system (fs::FileSystemForPath;
+// other schemes are refused by name there).
 template <typename OnLine>
 Status ForEachLine(const std::string& path, std::vector<char>& chunk, OnLine&& on_line) {
+  std::string carry;  // a line that spans chunks
+  int64_t ln = 0;
+  if (!fs::PathScheme(path).empty()) {
+    SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<fs::FileSystem> store, fs::FileSystemForPath(path));
+    SLUICE_ASSIGN_OR_RETURN(std::string bytes, store->ReadFile(path));
+    SLUICE_RETURN_NOT_OK(FeedChunk(bytes, carry, ln, on_line));
+    return on_line(std::string_view(carry), ln);
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::FromErrno(errno, "opening " + path);
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  std::string carry;  // a line that spans chunks
-  int64_t ln = 0;
   while (true) {
     ssize_t n = ::read(fd, chunk.data(), chunk.size());
     if (n < 0) {
@@ -84,24 +117,8 @@ Status ForEachLine(const std::string& path, std::vector<char>& chunk, OnLine&& o
       return Status::FromErrno(errno, "reading " + path);
     }
     if (n == 0) break;
-    const std::string_view data(chunk.data(), static_cast<size_t>(n));
-    size_t pos = 0;
-    while (pos < data.size()) {
-      const void* nl = std::memchr(data.data() + pos, '\n', data.size() - pos);
-      if (nl == nullptr) {
-        carry.append(data.substr(pos));
-        break;
-      }
-      const size_t end = static_cast<size_t>(static_cast<const char*>(nl) - data.data());
-      if (carry.empty()) {
-        SLUICE_RETURN_NOT_OK(on_line(data.substr(pos, end - pos), ln++));
-      } else {
-        carry.append(data.substr(pos, end - pos));
-        SLUICE_RETURN_NOT_OK(on_line(std::string_view(carry), ln++));
-        carry.clear();
-      }
-      pos = end + 1;
-    }
+    SLUICE_RETURN_NOT_OK(
+        FeedChunk(std::string_view(chunk.data(), static_cast<size_t>(n)), carry, ln, on_line));
   }
   return on_line(std::string_view(carry), ln);
 }

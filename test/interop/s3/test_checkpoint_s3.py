@@ -265,3 +265,39 @@ def test_a_paused_run_is_fenced_when_it_resumes(bucket, env):
             or "is another query using the same checkpoint" in out + err), out + err
     assert table_rows(bucket, "raw") == expected_rows()
     assert batch_ids(bucket, prefix) == set(range(FILES))
+
+
+def test_read_files_from_s3(bucket, env):
+    """The files source on s3://: listing (ListObjectsV2), JSON lines read by GET, the
+    schema inferred by DuckDB through Sluice's S3 file system; files added later are read by the
+    next REFRESH only."""
+    s3 = s3_client()
+    for f in range(4):
+        body = "".join(f'{{"id": {f * 10 + j}, "k": "k{j}"}}\n' for j in range(3))
+        s3.put_object(Bucket=bucket, Key=f"landing/f{f}.json", Body=body.encode())
+    wh = f"s3://{bucket}/wh"
+    run_sql(env, wh, f"""
+        CREATE STREAMING TABLE from_s3 AS SELECT id, k FROM STREAM read_files(
+          's3://{bucket}/landing', format => 'json', maxFilesPerTrigger => 3)""")
+    run_sql(env, wh, "REFRESH STREAMING TABLE from_s3")
+    first = sorted((f * 10 + j, f"k{j}") for f in range(4) for j in range(3))
+    assert table_rows(bucket, "from_s3") == first
+    s3.put_object(Bucket=bucket, Key="landing/f9.json", Body=b'{"id": 99, "k": "k9"}\n')
+    run_sql(env, wh, "REFRESH STREAMING TABLE from_s3")
+    assert table_rows(bucket, "from_s3") == sorted(first + [(99, "k9")])
+    assert batch_ids(bucket, "wh/_checkpoints/from_s3/commits/") == {0, 1, 2}
+
+
+def test_read_files_csv_from_s3(bucket, env):
+    s3 = s3_client()
+    for f in range(3):
+        body = "id,k\n" + "".join(f"{f * 10 + j},k{j}\n" for j in range(2))
+        s3.put_object(Bucket=bucket, Key=f"csv/f{f}.csv", Body=body.encode())
+    wh = f"s3://{bucket}/wh"
+    run_sql(env, wh, f"""
+        CREATE STREAMING TABLE csv_s3 AS SELECT id, k FROM STREAM read_files(
+          's3://{bucket}/csv', format => 'csv', schema => 'id BIGINT, k STRING',
+          maxFilesPerTrigger => 2)""")
+    run_sql(env, wh, "REFRESH STREAMING TABLE csv_s3")
+    assert table_rows(bucket, "csv_s3") == sorted(
+        (f * 10 + j, f"k{j}") for f in range(3) for j in range(2))
