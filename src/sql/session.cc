@@ -213,11 +213,26 @@ Result<std::string> Session::PrepareDeltaViews(std::string_view statement) {
     SLUICE_RETURN_NOT_OK(connection_->UnregisterBatch(batch));
   }
   temp_batches_.clear();
+  // A temporary view of the user's shadows a table of its name (as Spark's do), the one this
+  // statement creates too.
+  SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> created,
+                          SessionTempViews::CreatedView(statement));
   SLUICE_ASSIGN_OR_RETURN(RewrittenQuery query,
-                          RewriteDeltaReferences(statement, [this](const std::string& name) {
+                          RewriteDeltaReferences(statement, [&](const std::string& name) {
+                            if (user_views_.Contains(name)) return false;
+                            if (created && AsciiLower(name) == *created) return false;
                             Result<bool> exists = catalog_->Exists(TableName{name, false});
                             return exists.ok() && *exists;
                           }));
+  statement_references_ = query.references;
+  // The Delta tables the temporary views it reads read: their views again, as of now.
+  SLUICE_ASSIGN_OR_RETURN(std::vector<DeltaReference> through_views,
+                          user_views_.ReferencesRead(statement));
+  for (DeltaReference& ref : through_views) {
+    bool known = false;
+    for (const DeltaReference& r : query.references) known = known || r.view_name == ref.view_name;
+    if (!known) query.references.push_back(std::move(ref));
+  }
   for (const DeltaReference& ref : query.references) {
     const std::string display =
         ref.table.is_path ? "delta.`" + ref.table.name + "`" : ref.table.name;
@@ -462,7 +477,9 @@ Result<engine::Batch> Session::Execute(std::string_view original) {
     tables_.clear();  // a write may have changed what cached readers hold
     return result;
   }
-  return connection_->Query(sql);
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, connection_->Query(sql));
+  SLUICE_RETURN_NOT_OK(user_views_.AfterStatement(statement, statement_references_));
+  return rows;
 }
 
 }  // namespace sluice::sql

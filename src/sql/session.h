@@ -22,6 +22,7 @@
 #include "common/result.h"
 #include "delta/table.h"
 #include "engine/engine.h"
+#include "sql/session_temp_views.h"
 #include "sql/settings.h"
 #include "sql/streaming_table_manager.h"
 #include "sql/table_catalog.h"
@@ -88,6 +89,10 @@ class Session {
   std::map<std::string, std::unique_ptr<delta::DeltaTable>> tables_;  // by path
   std::vector<std::string> temp_views_;    // views PrepareDeltaViews created
   std::vector<std::string> temp_batches_;  // batches PrepareDeltaViews registered
+  // The user's temporary views and the Delta tables they read; the statement's own Delta
+  // references (PrepareDeltaViews), recorded for a CREATE TEMP VIEW.
+  SessionTempViews user_views_;
+  std::vector<DeltaReference> statement_references_;
 };
 
 }  // namespace sluice::sql
