@@ -156,7 +156,10 @@ Status StatusFromError(const duckdb::ErrorData& error) {
       // Resource exhaustion of the machine, not a bug: reported like other OS failures.
       return Status::IOError(std::move(message));
     case ExceptionType::INTERRUPT:
-      return Status::Cancelled(std::move(message));
+      // DuckDB's text ("INTERRUPT Error: Interrupted!") says neither what nor what is left.
+      return Status::Cancelled(
+          "interrupted: the statement was cancelled before it finished (nothing it would have "
+          "written is committed)");
     case ExceptionType::NOT_IMPLEMENTED:
       return Status::NotSupported(std::move(message));
     case ExceptionType::TRANSACTION:

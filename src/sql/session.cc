@@ -430,6 +430,11 @@ Result<engine::Batch> Session::Drop(const DropTableStatement& drop) {
   return executor_->Execute(drop);
 }
 
+void Session::Interrupt() {
+  connection_->Interrupt();
+  streaming_->Interrupt();
+}
+
 Result<engine::Batch> Session::Execute(std::string_view original) {
   bool handled = false;
   SLUICE_RETURN_NOT_OK(MaybeHandleSetting(original, &handled));

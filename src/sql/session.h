@@ -10,7 +10,7 @@
 // when its run ends; what Spark keeps only in memory (per-source watermarks) lives as long as
 // the Session.
 //
-// Thread safety: a Session is used by one thread at a time.
+// Thread safety: a Session is used by one thread at a time, except Interrupt().
 #pragma once
 
 #include <map>
@@ -47,6 +47,12 @@ class Session {
   // Runs one statement (no trailing ';' needed) and returns its rows; statements without rows
   // give an empty batch. The error message is meant for users: it says what failed and where.
   Result<engine::Batch> Execute(std::string_view statement);
+
+  // Cancels the statement Execute is running on another thread (the shell's Ctrl-C): a query of
+  // the engine fails with Cancelled and changes nothing (a Delta write that had not committed
+  // leaves no version); a REFRESH stops at its next batch boundary and fails with Cancelled.
+  // Thread-safe; does nothing when no statement runs.
+  void Interrupt();
 
   const Settings& settings() const { return settings_; }
   // The streaming tables and flows of the warehouse (sluice run starts them through it).

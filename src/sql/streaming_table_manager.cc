@@ -365,7 +365,24 @@ Status StreamingTableManager::RunToEnd(const StreamingDefinition& def,
     last_status_[Key(def)] = "failed: " + exec.status().ToString();
     return exec.status();
   }
+  {
+    MutexLock lock(&running_mu_);
+    running_ = exec->get();
+    interrupted_ = false;
+  }
   Status st = (*exec)->AwaitTermination();
+  {
+    // Interrupt() holds the lock while it stops the execution: it is not destroyed under it.
+    MutexLock lock(&running_mu_);
+    running_ = nullptr;
+    if (interrupted_ && st.ok()) {
+      st = Status::Cancelled(
+          "interrupted: stopped at a batch boundary before batch " +
+          std::to_string((*exec)->NextBatchId().value()) +
+          " (the batches before it are committed; the next REFRESH continues from there)");
+    }
+    interrupted_ = false;
+  }
   if (st.ok()) {
     node_watermarks_[Key(def)] = (*exec)->NodeWatermarksMs();
     last_status_[Key(def)] = "ok";
@@ -375,6 +392,13 @@ Status StreamingTableManager::RunToEnd(const StreamingDefinition& def,
     last_status_[Key(def)] = "failed: " + st.ToString();
   }
   return st;
+}
+
+void StreamingTableManager::Interrupt() {
+  MutexLock lock(&running_mu_);
+  if (running_ == nullptr) return;
+  interrupted_ = true;
+  (void)running_->Stop();  // OK also when the query already ended
 }
 
 Result<engine::Batch> StreamingTableManager::Refresh(const RefreshStreamingTableStatement& s) {

@@ -24,8 +24,9 @@
 // - Start(): a query running on its own trigger, for `sluice run`.
 //
 // Ownership: borrows the engine, catalogs and settings of the Session that owns it.
-// Thread safety: used by one thread at a time (the session's); Start()ed executions run on their
-// own threads and write only their checkpoints and tables.
+// Thread safety: used by one thread at a time (the session's), except Interrupt(), which any
+// thread may call; Start()ed executions run on their own threads and write only their
+// checkpoints and tables.
 #pragma once
 
 #include <functional>
@@ -35,7 +36,9 @@
 #include <string>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/result.h"
+#include "common/thread_annotations.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"
 #include "sql/settings.h"
@@ -96,6 +99,11 @@ class StreamingTableManager {
   StreamingTableCatalog& catalog() { return catalog_; }
   const SinkCatalog& sinks() const { return sinks_; }
 
+  // Stops the REFRESH running on the session's thread at its next batch boundary (the batches
+  // before it stay committed, the next REFRESH continues after them); that REFRESH then fails
+  // with Cancelled. Does nothing when no REFRESH runs. Thread-safe (a Ctrl-C handler calls it).
+  void Interrupt() SLUICE_EXCLUDES(running_mu_);
+
  private:
   Result<engine::Batch> Create(const CreateStreamingTableStatement& s);
   Result<engine::Batch> CreateFlow(const CreateFlowStatement& s);
@@ -126,6 +134,10 @@ class StreamingTableManager {
   std::map<std::string, std::vector<std::optional<int64_t>>> node_watermarks_;
   // Per query (Key): the outcome of its last REFRESH in this session ("ok" or the error).
   std::map<std::string, std::string> last_status_;
+  // The execution RunToEnd waits for, so that Interrupt() can stop it; whether it was stopped.
+  Mutex running_mu_;
+  stream::MicroBatchExecution* running_ SLUICE_GUARDED_BY(running_mu_) = nullptr;
+  bool interrupted_ SLUICE_GUARDED_BY(running_mu_) = false;
 };
 
 }  // namespace sluice::sql
