@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <set>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -97,13 +99,81 @@ void RefreshTopicMetadata(rd_kafka_t* rk, const std::string& topic, int timeout_
   rd_kafka_topic_destroy(rkt);
 }
 
+// One admin ListOffsets request for `partitions` at `spec` (RD_KAFKA_OFFSET_SPEC_EARLIEST or
+// _LATEST) with `isolation`, waiting up to about `timeout_ms` for its answer. Fills `answers`
+// with each partition's offset, or its error when the answer has none. Returns the request's
+// error: its timeout, a transport error, RD_KAFKA_RESP_ERR__NOENT when no partition has a known
+// leader.
+rd_kafka_resp_err_t ListOffsetsRequest(
+    rd_kafka_t* rk, const std::set<TopicPartition>& partitions, int64_t spec,
+    rd_kafka_IsolationLevel_t isolation, int timeout_ms,
+    std::map<TopicPartition, std::pair<rd_kafka_resp_err_t, int64_t>>* answers) {
+  timeout_ms = std::max(timeout_ms, 1);
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
+  for (const TopicPartition& tp : partitions) {
+    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset = spec;
+  }
+  std::unique_ptr<rd_kafka_AdminOptions_t, void (*)(rd_kafka_AdminOptions_t*)> options(
+      rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_LISTOFFSETS), rd_kafka_AdminOptions_destroy);
+  char errstr[256];
+  if (rd_kafka_AdminOptions_set_request_timeout(options.get(), timeout_ms, errstr,
+                                                sizeof(errstr)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return RD_KAFKA_RESP_ERR__INVALID_ARG;
+  }
+  rd_kafka_error_t* e = rd_kafka_AdminOptions_set_isolation_level(options.get(), isolation);
+  if (e) {
+    rd_kafka_error_destroy(e);
+    return RD_KAFKA_RESP_ERR__INVALID_ARG;
+  }
+  // A queue per request: an answer that comes after this call gave up is dropped with it.
+  std::unique_ptr<rd_kafka_queue_t, void (*)(rd_kafka_queue_t*)> queue(rd_kafka_queue_new(rk),
+                                                                       rd_kafka_queue_destroy);
+  rd_kafka_ListOffsets(rk, list.get(), options.get(), queue.get());
+  // The request times out by itself after timeout_ms; the margin lets its answer arrive.
+  std::unique_ptr<rd_kafka_event_t, void (*)(rd_kafka_event_t*)> ev(
+      rd_kafka_queue_poll(queue.get(), timeout_ms + 1000), rd_kafka_event_destroy);
+  if (!ev) return RD_KAFKA_RESP_ERR__TIMED_OUT;
+  if (rd_kafka_event_error(ev.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return rd_kafka_event_error(ev.get());
+  }
+  const rd_kafka_ListOffsets_result_t* result = rd_kafka_event_ListOffsets_result(ev.get());
+  if (!result) return RD_KAFKA_RESP_ERR__BAD_MSG;
+  size_t n = 0;
+  const rd_kafka_ListOffsetsResultInfo_t** infos = rd_kafka_ListOffsets_result_infos(result, &n);
+  answers->clear();
+  for (size_t i = 0; i < n; ++i) {
+    const rd_kafka_topic_partition_t* p = rd_kafka_ListOffsetsResultInfo_topic_partition(infos[i]);
+    TopicPartition tp{p->topic, p->partition};
+    if (!partitions.count(tp)) continue;
+    // An offset below 0 without an error is no answer either: asked again alone.
+    rd_kafka_resp_err_t err = p->err != RD_KAFKA_RESP_ERR_NO_ERROR ? p->err
+                              : p->offset < 0                      ? RD_KAFKA_RESP_ERR__NOENT
+                                                                   : RD_KAFKA_RESP_ERR_NO_ERROR;
+    (*answers)[tp] = {err, p->offset};
+  }
+  return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+// The isolation level the handle was configured with (isolation.level).
+rd_kafka_IsolationLevel_t IsolationOf(rd_kafka_t* rk) {
+  char value[64];
+  size_t size = sizeof(value);
+  if (rd_kafka_conf_get(rd_kafka_conf(rk), "isolation.level", value, &size) == RD_KAFKA_CONF_OK &&
+      std::string_view(value) == "read_committed") {
+    return RD_KAFKA_ISOLATION_LEVEL_READ_COMMITTED;
+  }
+  return RD_KAFKA_ISOLATION_LEVEL_READ_UNCOMMITTED;
+}
+
 }  // namespace
 
 struct KafkaClient::Handle {
   rd_kafka_t* rk = nullptr;  // reads: keeps its assignment (and background fetches) between them
-  // Watermark queries: a second connection, so that they do not queue behind the read handle's
-  // fetch requests, which wait up to fetch.wait.max.ms at a partition's end. (ListTopics stays
-  // on `rk`: it is called before the first read and opens the read handle's connections.)
+  // Offset queries, and ListTopics once a read has assigned partitions: a second connection,
+  // so that they do not queue behind the read handle's fetch requests, which wait up to
+  // fetch.wait.max.ms at a partition's end (a broker answers one request of a connection at a
+  // time: a metadata request on `rk` took about 500 ms per trigger on the mock cluster). Before
+  // the first read, ListTopics runs on `rk` and so opens the read handle's connections.
   rd_kafka_t* query = nullptr;
   // Per partition read since the last (re)assignment. Each partition's records arrive on its own
   // queue (not forwarded to the consumer queue), so a read takes them partition by partition
@@ -194,11 +264,14 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
 }
 
 Result<std::map<std::string, int32_t>> KafkaClient::ListTopics() {
+  // After the first read the read handle's connections are open and carry its fetches.
+  rd_kafka_t* rk = handle_->assigned.empty() && !read_once_ ? handle_->rk : handle_->query;
+  if (rk == handle_->query) rd_kafka_poll(rk, 0);  // drops the handle's queued events
   const rd_kafka_metadata_t* md = nullptr;
-  rd_kafka_resp_err_t err = QueryWaitingForBrokers(
-      handle_->rk, timeout_ms_, interrupted_,
-      [&](int ms) { return rd_kafka_metadata(handle_->rk, 1, nullptr, &md, ms); });
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return QueryFailed(handle_->rk, err, "listing topics");
+  rd_kafka_resp_err_t err = QueryWaitingForBrokers(rk, timeout_ms_, interrupted_, [&](int ms) {
+    return rd_kafka_metadata(rk, 1, nullptr, &md, ms);
+  });
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return QueryFailed(rk, err, "listing topics");
   std::map<std::string, int32_t> out;
   for (int i = 0; i < md->topic_cnt; ++i) {
     const rd_kafka_metadata_topic_t& t = md->topics[i];
@@ -236,6 +309,43 @@ Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition
   return std::make_pair(low, high);
 }
 
+Result<PartitionOffsets> KafkaClient::ListOffsets(const std::set<TopicPartition>& partitions,
+                                                  OffsetQuery which) {
+  PartitionOffsets out;
+  if (partitions.empty()) return out;
+  rd_kafka_poll(handle_->query, 0);  // drops the query handle's queued events (errors, logs)
+  const bool earliest = which == OffsetQuery::kEarliest;
+  const int64_t spec = earliest ? RD_KAFKA_OFFSET_SPEC_EARLIEST : RD_KAFKA_OFFSET_SPEC_LATEST;
+  const rd_kafka_IsolationLevel_t isolation = IsolationOf(handle_->query);
+  std::map<TopicPartition, std::pair<rd_kafka_resp_err_t, int64_t>> answers;
+  rd_kafka_resp_err_t err =
+      QueryWaitingForBrokers(handle_->query, timeout_ms_, interrupted_, [&](int ms) {
+        return ListOffsetsRequest(handle_->query, partitions, spec, isolation, ms, &answers);
+      });
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__NOENT) {
+    std::string what = std::string(earliest ? "the earliest" : "the latest") + " offsets of " +
+                       std::to_string(partitions.size()) + " partition(s) of " +
+                       partitions.begin()->topic;
+    return QueryFailed(handle_->query, err, "querying " + what);
+  }
+  if (err == RD_KAFKA_RESP_ERR__NOENT) answers.clear();  // no partition had a known leader
+  for (const TopicPartition& tp : partitions) {
+    auto a = answers.find(tp);
+    if (a != answers.end() && a->second.first == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      out[tp] = a->second.second;
+      continue;
+    }
+    // No answer in the batch: asked alone, with Watermarks' waits and metadata refresh.
+    auto w = Watermarks(tp);
+    if (!w.ok()) {
+      if (w.status().IsNotFound()) continue;
+      return w.status();
+    }
+    out[tp] = earliest ? w->first : w->second;
+  }
+  return out;
+}
+
 Status KafkaClient::ReadRanges(const std::map<TopicPartition, std::pair<int64_t, int64_t>>& ranges,
                                const RecordFn& fn) {
   std::map<TopicPartition, std::pair<int64_t, int64_t>> parts;  // the non-empty ranges
@@ -249,6 +359,7 @@ Status KafkaClient::ReadRanges(const std::map<TopicPartition, std::pair<int64_t,
   if (parts.empty()) return Status::OK();
   handle_->DrainConsumerQueue();  // the handle's events; records are on the partition queues
   if (!continues) SLUICE_RETURN_NOT_OK(Assign(parts));
+  read_once_ = true;
   Status st;
   for (const auto& [tp, range] : parts) {
     st = ReadPartition(tp, range.first, range.second, fn);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,8 +64,22 @@ class KafkaClient {
   Result<std::map<std::string, int32_t>> ListTopics();
 
   // The earliest available offset and the high watermark (the next offset to be written).
-  // NotFound when the topic or partition does not exist.
+  // NotFound when the topic or partition does not exist. One partition, two round trips to its
+  // leader; ListOffsets asks for many partitions at once.
   Result<std::pair<int64_t, int64_t>> Watermarks(const TopicPartition& tp);
+
+  // The earliest available offset (kEarliest) or the latest offset (kLatest: the high
+  // watermark, or the last stable offset under isolation.level read_committed, as Watermarks)
+  // of every partition of `partitions`, asked in one ListOffsets request per leader broker
+  // (librdkafka's admin ListOffsets), not a round trip per partition (docs/latency.md).
+  // A partition the batched answer has no offset for (its leader is moving, the handle's
+  // metadata predates it, it does not exist) is asked again alone through Watermarks, which
+  // waits for a moving leader and refreshes the metadata; a partition that does not exist is
+  // left out of the result. Errors and waits for brokers as Watermarks; Cancelled after
+  // Interrupt.
+  enum class OffsetQuery { kEarliest, kLatest };
+  Result<PartitionOffsets> ListOffsets(const std::set<TopicPartition>& partitions,
+                                       OffsetQuery which);
 
   // Calls `fn` for every record with offset in [first, end) of each partition of `ranges`:
   // partition by partition in the map's order, each partition's in offset order (so the same
@@ -103,6 +118,7 @@ class KafkaClient {
   int64_t timeout_ms_;
   bool read_headers_;
   std::atomic<bool> interrupted_{false};
+  bool read_once_ = false;  // a read has assigned partitions (ListTopics moves off `rk`)
 };
 
 }  // namespace sluice::sources::kafka

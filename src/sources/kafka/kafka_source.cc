@@ -255,17 +255,26 @@ Result<std::set<TopicPartition>> KafkaSource::CurrentPartitions() {
 
 Result<PartitionOffsets> KafkaSource::FetchLatest() {
   SLUICE_ASSIGN_OR_RETURN(auto partitions, CurrentPartitions());
-  PartitionOffsets out;
-  for (const TopicPartition& tp : partitions) {
-    auto w = client_->Watermarks(tp);
-    if (!w.ok()) {
-      if (w.status().IsNotFound()) continue;  // deleted since the metadata was read
-      return w.status().WithContext(Description());
-    }
-    out[tp] = w->second;
+  // One batched request; a partition deleted since the metadata was read is left out.
+  auto latest = client_->ListOffsets(partitions, KafkaClient::OffsetQuery::kLatest);
+  if (!latest.ok()) return latest.status().WithContext(Description());
+  last_latest_ = *latest;
+  return std::move(*latest);
+}
+
+Result<PartitionOffsets> KafkaSource::FetchEarliest(const std::set<TopicPartition>& partitions) {
+  auto earliest = client_->ListOffsets(partitions, KafkaClient::OffsetQuery::kEarliest);
+  if (!earliest.ok()) return earliest.status().WithContext(Description());
+  return std::move(*earliest);
+}
+
+Result<int64_t> KafkaSource::EarliestOf(const PartitionOffsets& earliest,
+                                        const TopicPartition& tp) const {
+  auto it = earliest.find(tp);
+  if (it == earliest.end()) {
+    return Status::NotFound(Description() + ": Kafka: " + tp.ToString() + " does not exist");
   }
-  last_latest_ = out;
-  return out;
+  return it->second;
 }
 
 Result<PartitionOffsets> KafkaSource::InitialOffsets(const PartitionOffsets& latest) {
@@ -285,6 +294,19 @@ Result<PartitionOffsets> KafkaSource::InitialOffsets(const PartitionOffsets& lat
     if (text.ok()) return parse(*text);
     if (!text.status().IsNotFound()) return text.status().WithContext(Description());
   }
+  // The earliest offsets that startingOffsets asks for, in one request.
+  std::set<TopicPartition> want_earliest;
+  for (const auto& [tp, high] : latest) {
+    if (options_.starting_offsets) {
+      auto it = options_.starting_offsets->find(tp);
+      if (it != options_.starting_offsets->end() && it->second == kEarliest) {
+        want_earliest.insert(tp);
+      }
+    } else if (options_.starting_earliest) {
+      want_earliest.insert(tp);
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(PartitionOffsets earliest, FetchEarliest(want_earliest));
   PartitionOffsets initial;
   for (const auto& [tp, high] : latest) {
     int64_t want = options_.starting_earliest ? kEarliest : kLatest;
@@ -303,8 +325,7 @@ Result<PartitionOffsets> KafkaSource::InitialOffsets(const PartitionOffsets& lat
     if (want == kLatest) {
       initial[tp] = high;
     } else if (want == kEarliest) {
-      SLUICE_ASSIGN_OR_RETURN(auto w, client_->Watermarks(tp));
-      initial[tp] = w.first;
+      SLUICE_ASSIGN_OR_RETURN(initial[tp], EarliestOf(earliest, tp));
     } else {
       initial[tp] = want;
     }
@@ -386,11 +407,16 @@ Result<std::optional<OffsetJson>> KafkaSource::LatestOffset(const std::optional<
   } else {
     SLUICE_ASSIGN_OR_RETURN(from, InitialOffsets(until));
   }
-  PartitionOffsets new_starts;
+  // Where partitions new to the stream start (for the rate limit; one request, and only when
+  // there are any). Not answered, RateLimit starts them at 0.
+  std::set<TopicPartition> added;
   for (const auto& [tp, end] : until) {
-    if (from.count(tp)) continue;
-    auto w = client_->Watermarks(tp);
-    if (w.ok()) new_starts[tp] = w->first;
+    if (!from.count(tp)) added.insert(tp);
+  }
+  PartitionOffsets new_starts;
+  if (!added.empty()) {
+    auto earliest = FetchEarliest(added);
+    if (earliest.ok()) new_starts = std::move(*earliest);
   }
   if (options_.min_offsets_per_trigger && !limit.all_available && !available_now_end_ &&
       DelayBatch(from, until)) {
@@ -444,6 +470,14 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
       SLUICE_RETURN_NOT_OK(ReportDataLoss("partition " + tp.ToString() + " is gone"));
     }
   }
+  // The earliest available offset of every partition the batch reads or starts: one request
+  // (the data-loss checks below), none when no partition moved.
+  std::set<TopicPartition> asked;
+  for (const auto& [tp, until] : end) {
+    auto it = from.find(tp);
+    if (it == from.end() || it->second != until) asked.insert(tp);
+  }
+  SLUICE_ASSIGN_OR_RETURN(PartitionOffsets earliest, FetchEarliest(asked));
   std::map<TopicPartition, std::pair<int64_t, int64_t>> ranges;
   for (const auto& [tp, until] : end) {
     int64_t first = 0;
@@ -452,8 +486,7 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
       first = it->second;
     } else {
       // A new partition: read from its earliest offset; anything else than 0 lost data.
-      SLUICE_ASSIGN_OR_RETURN(auto w, client_->Watermarks(tp));
-      first = w.first;
+      SLUICE_ASSIGN_OR_RETURN(first, EarliestOf(earliest, tp));
       if (first != 0) {
         SLUICE_RETURN_NOT_OK(ReportDataLoss("added partition " + tp.ToString() + " starts from " +
                                             std::to_string(first) + " instead of 0"));
@@ -463,18 +496,18 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
       // The topic was created again (or emptied) since the stream read up to `first`: what it
       // holds now up to `until` is new data, read from the partition's earliest offset.
       SLUICE_RETURN_NOT_OK(ReportDataLoss(OffsetChanged(tp, first, until)));
-      SLUICE_ASSIGN_OR_RETURN(auto w, client_->Watermarks(tp));
-      if (w.first < until) ranges[tp] = {w.first, until};
+      SLUICE_ASSIGN_OR_RETURN(int64_t low, EarliestOf(earliest, tp));
+      if (low < until) ranges[tp] = {low, until};
       continue;
     }
     if (until == first) continue;
-    SLUICE_ASSIGN_OR_RETURN(auto w, client_->Watermarks(tp));
-    if (first < w.first) {
-      SLUICE_RETURN_NOT_OK(ReportDataLoss(
-          "offsets [" + std::to_string(first) + ", " + std::to_string(std::min(until, w.first)) +
-          ") of " + tp.ToString() + " were deleted (earliest available offset " +
-          std::to_string(w.first) + ")"));
-      first = w.first;
+    SLUICE_ASSIGN_OR_RETURN(int64_t low, EarliestOf(earliest, tp));
+    if (first < low) {
+      SLUICE_RETURN_NOT_OK(
+          ReportDataLoss("offsets [" + std::to_string(first) + ", " +
+                         std::to_string(std::min(until, low)) + ") of " + tp.ToString() +
+                         " were deleted (earliest available offset " + std::to_string(low) + ")"));
+      first = low;
       if (first >= until) continue;
     }
     ranges[tp] = {first, until};

@@ -93,8 +93,12 @@ class KafkaSource final : public Source {
               std::unique_ptr<KafkaClient> client);
   // The partitions the options select, as the cluster has them now.
   Result<std::set<TopicPartition>> CurrentPartitions();
-  // High watermark of every current partition.
+  // High watermark of every current partition (one batched request, KafkaClient::ListOffsets).
   Result<PartitionOffsets> FetchLatest();
+  // The earliest available offset of each of `partitions` that exists (one batched request).
+  Result<PartitionOffsets> FetchEarliest(const std::set<TopicPartition>& partitions);
+  // `tp`'s entry of a FetchEarliest answer; NotFound when the partition does not exist.
+  Result<int64_t> EarliestOf(const PartitionOffsets& earliest, const TopicPartition& tp) const;
   // Where the first batch starts: startingOffsets resolved against the cluster.
   Result<PartitionOffsets> InitialOffsets(const PartitionOffsets& latest);
   // Data loss (a range starting below the earliest available offset, or a partition of `start`

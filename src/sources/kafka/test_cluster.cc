@@ -347,4 +347,21 @@ void KafkaTestCluster::Flush() {
   }
 }
 
+void KafkaTestCluster::TrackRequests() {
+  if (!cluster_) Fail("request tracking needs the mock cluster");
+  rd_kafka_mock_clear_requests(cluster_);
+  rd_kafka_mock_start_request_tracking(cluster_);
+}
+
+size_t KafkaTestCluster::CountRequests(int16_t api_key) {
+  if (!cluster_) Fail("request tracking needs the mock cluster");
+  size_t n = 0, count = 0;
+  rd_kafka_mock_request_t** requests = rd_kafka_mock_get_requests(cluster_, &n);
+  for (size_t i = 0; i < n; ++i) {
+    if (rd_kafka_mock_request_api_key(requests[i]) == api_key) ++count;
+  }
+  rd_kafka_mock_request_destroy_array(requests, n);
+  return count;
+}
+
 }  // namespace sluice::sources::kafka::testing

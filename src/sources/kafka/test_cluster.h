@@ -65,6 +65,11 @@ class KafkaTestCluster {
   // Waits (up to 30 s) until every produced record is acknowledged; fails when one was not.
   void Flush();
 
+  // The mock only (fails on the real broker): counts the requests clients send to the cluster
+  // from now on; CountRequests gives how many of them had `api_key` (2 ListOffsets, 3 Metadata).
+  void TrackRequests();
+  size_t CountRequests(int16_t api_key);
+
  private:
   // The non-internal topics the cluster lists, with their partition counts.
   std::map<std::string, int> ListTopics();
