@@ -320,6 +320,15 @@ def rs_rows(path, version=None):
     return canonical_rows(rs_table(path, version).to_pyarrow_table())
 
 
+def rs_sql_rows(path, version=None):
+    """delta-rs's rows through its own query engine (DataFusion, QueryBuilder), which applies
+    column mapping; to_pyarrow_table (rs_rows) reads every column of a column-mapped table as
+    NULL in delta-rs 1.6.6, Spark's tables and its own alike."""
+    dl = peers.deltalake()
+    result = dl.QueryBuilder().register("t", rs_table(path, version)).execute("SELECT * FROM t")
+    return canonical_rows(pa.table(result.read_all()))
+
+
 def rs_schema(path):
     schema = json.loads(rs_table(path).schema().to_json())
     return [(f["name"], delta_type_to_spark(f["type"]), f["nullable"]) for f in schema["fields"]]

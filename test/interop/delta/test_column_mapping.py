@@ -3,13 +3,17 @@ renames and drops columns (top-level, nested, a partition column), re-adds a dro
 name; Sluice must read the same rows as Spark at every version, the same rows for filtered
 queries (data skipping reads stats under physical names), and stream them with Delta's rule:
 a RENAME or DROP COLUMN stops the stream with the error Spark gives, naming
-schemaTrackingLocation. Sluice writes mode name (CREATE, INSERT, UPDATE, DELETE, MERGE, ADD
-COLUMNS, the upgrade by SET TBLPROPERTIES, into Spark's renamed tables) and Spark reads the same
-rows; writes into mode id tables are refused, naming the feature, and change nothing.
+schemaTrackingLocation. Sluice writes modes name and id (CREATE, INSERT, UPDATE, DELETE, MERGE,
+ADD COLUMNS, RENAME / DROP COLUMN, the upgrade by SET TBLPROPERTIES, into Spark's renamed
+tables; in mode id with Parquet field ids) and Spark (and delta-rs, for mode id) reads the same
+rows; none -> id is refused, as Spark refuses it.
 """
 
+import json
 import os
 import tempfile
+
+import pyarrow as pa
 
 import pytest
 
@@ -271,22 +275,158 @@ MERGE INTO {name} t USING (SELECT * FROM (VALUES (1, 'm'), (11, 'n')) v(id, tag)
     _sluice_and_spark_agree(wh, name)
 
 
-def test_id_mode_writes_are_refused(wh):
-    """Mode id needs Parquet field ids in the data files, which Sluice does not write: every
-    write into an id-mode table is refused naming the feature, and Spark's table is unchanged;
-    creating one is refused."""
-    name = "cm_id"
+def _file_field_ids(path):
+    """(data file, physical name, Parquet field id or None) of every struct field, at any depth,
+    of every live file (list element and map key/value steps are not fields)."""
+    import pyarrow.parquet as pq
+    out = []
+
+    def walk_type(t, rel):
+        if pa.types.is_struct(t):
+            for i in range(t.num_fields):
+                walk_field(t.field(i), rel)
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            walk_type(t.value_type, rel)
+        elif pa.types.is_map(t):
+            walk_type(t.key_type, rel)
+            walk_type(t.item_type, rel)
+
+    def walk_field(field, rel):
+        fid = (field.metadata or {}).get(b"PARQUET:field_id")
+        out.append((rel, field.name, int(fid) if fid is not None else None))
+        walk_type(field.type, rel)
+
+    for uri in d.rs_table(path).file_uris():
+        local = uri[len("file://"):] if uri.startswith("file://") else uri
+        for field in pq.read_schema(local):
+            walk_field(field, os.path.relpath(local, path))
+    return out
+
+
+def _schema_ids(path):
+    """Physical name by field id of every field of the latest schema (any depth)."""
+    by_id = {}
+
+    def walk_type(t):
+        if not isinstance(t, dict):
+            return
+        if t.get("type") == "struct":
+            for f in t["fields"]:
+                md = f.get("metadata", {})
+                if "delta.columnMapping.id" in md:
+                    by_id[md["delta.columnMapping.id"]] = md["delta.columnMapping.physicalName"]
+                walk_type(f["type"])
+        elif t.get("type") == "array":
+            walk_type(t["elementType"])
+        elif t.get("type") == "map":
+            walk_type(t["keyType"])
+            walk_type(t["valueType"])
+
+    walk_type(json.loads(d.spark_snapshot(path).metadata().schemaString()))
+    return by_id
+
+
+def _assert_files_carry_ids(path):
+    by_id = _schema_ids(path)
+    for rel, name, fid in _file_field_ids(path):
+        if name.startswith("col-"):
+            assert fid is not None, f"{rel}: {name} has no Parquet field id"
+        if fid is not None and fid in by_id:
+            assert by_id[fid] == name, f"{rel}: field id {fid} on {name}, the schema's is {by_id[fid]}"
+
+
+def _all_agree(wh, name):
+    """Sluice and Spark at every version, delta-rs too; returns the latest rows."""
     p = os.path.join(wh, name)
-    if not os.path.exists(p):
-        spark_sql(HISTORY.format(p=p, mode="id"))
-    before = d.spark_rows(p)
-    for statement in [f"INSERT INTO {name} (id) VALUES (99)",
-                      f"DELETE FROM {name} WHERE id = 1",
-                      f"UPDATE {name} SET v = 1 WHERE id = 1"]:
-        w = peers.sluice_sql(wh, statement, check=False)
-        assert w.returncode != 0 and "columnMapping" in w.stderr, (statement, w.stderr)
-    assert d.spark_rows(p) == before, "a refused write changed the table"
-    create = peers.sluice_sql(
-        wh, "CREATE TABLE cm_new (id BIGINT) TBLPROPERTIES ('delta.columnMapping.mode' = 'id')",
+    rows = _sluice_and_spark_agree(wh, name)
+    for v in range(0, d.latest_version(p) + 1):
+        d.assert_same({"spark": d.spark_rows(p, v), "deltalake": d.rs_sql_rows(p, v)},
+                      f"{name} rows at version {v} (delta-rs)")
+    return rows
+
+
+def test_sluice_writes_id_mode(wh):
+    """Sluice creates a table with mode id and runs every kind of write, RENAME and DROP COLUMN
+    (a map of structs is in the next test: Sluice's CREATE TABLE does not parse MAP(VARCHAR,
+    STRUCT(...)) column types)
+    on it; its data files carry physical names and the schema's ids as Parquet field ids, which
+    Spark matches columns by in mode id: Spark and delta-rs read the same rows at every version.
+    Spark then renames, drops and writes; Sluice reads and writes on."""
+    name = "cm_id_sluice"
+    p = os.path.join(wh, name)
+    peers.sluice_sql(wh, f"""
+CREATE TABLE {name} (id BIGINT, p VARCHAR, s STRUCT(x INT, y VARCHAR), arr STRUCT(a INT)[],
+  m MAP(VARCHAR, INT)) PARTITIONED BY (p)
+  TBLPROPERTIES ('delta.columnMapping.mode' = 'id');
+INSERT INTO {name} VALUES (1, 'a', {{'x': 1, 'y': 'one'}}, [{{'a': 1}}], MAP {{'k': 1}}),
+  (2, 'b', NULL, [], NULL), (3, 'b', {{'x': 3, 'y': NULL}}, NULL, MAP {{'k3': NULL}}),
+  (4, 'c', {{'x': 4, 'y': 'four'}}, [NULL, {{'a': 4}}], NULL);
+UPDATE {name} SET s = NULL WHERE id = 2;
+DELETE FROM {name} WHERE p = 'c';
+MERGE INTO {name} t USING (SELECT * FROM (VALUES (3, 'merged'), (5, 'new')) v(id, y)) src
+  ON t.id = src.id
+  WHEN MATCHED THEN DELETE
+  WHEN NOT MATCHED THEN INSERT (id, p) VALUES (src.id, 'd');
+ALTER TABLE {name} RENAME COLUMN s.x TO xx;
+ALTER TABLE {name} RENAME COLUMN id TO key;
+ALTER TABLE {name} DROP COLUMN s.y;
+ALTER TABLE {name} ADD COLUMNS (extra VARCHAR);
+INSERT INTO {name} (key, p, s, extra) VALUES (6, 'a', {{'xx': 6}}, 'six');
+UPDATE {name} SET extra = 'upd' WHERE key = 1;""")
+    detail = peers.spark().sql(f"DESCRIBE DETAIL delta.`{p}`").collect()[0]
+    assert detail.properties["delta.columnMapping.mode"] == "id", detail.properties
+    assert (detail.minReaderVersion, detail.minWriterVersion) == (2, 5), detail
+    _assert_files_carry_ids(p)
+    _all_agree(wh, name)
+    got = d.sluice_arrow(wh, {q: f"SELECT * FROM {name} WHERE {q}"
+                              for q in ["key >= 3", "p = 'b'", "extra IS NULL", "s.xx = 6"]})
+    for q, t in got.items():
+        d.assert_same({"spark": d.canonical_rows(d.spark_df(p).where(q).toArrow()),
+                       "sluice": d.canonical_rows(t)}, f"{name} WHERE {q}")
+    spark_sql(f"""
+ALTER TABLE delta.`{p}` RENAME COLUMN extra TO note;
+ALTER TABLE delta.`{p}` RENAME COLUMN p TO part;
+ALTER TABLE delta.`{p}` DROP COLUMN arr;
+INSERT INTO delta.`{p}` VALUES (7, 'e', named_struct('xx', 7), map('k7', 7), 'seven')""")
+    peers.sluice_sql(wh, f"""
+INSERT INTO {name} (key, part, note) VALUES (8, 'e', 'eight');
+UPDATE {name} SET note = 'updated' WHERE part = 'e';
+DELETE FROM {name} WHERE key = 2;""")
+    _assert_files_carry_ids(p)
+    rows = _all_agree(wh, name)
+    assert sorted(r[0] for r in rows) == [1, 5, 6, 7, 8], rows
+
+
+def test_sluice_writes_into_spark_id_mode_table(wh):
+    """Spark's id-mode table after renames, drops and re-added names (the read test's history):
+    Sluice appends, updates, deletes and merges; Spark and delta-rs read the same rows."""
+    name = "cm_id_spark"
+    p = os.path.join(wh, name)
+    spark_sql(HISTORY.format(p=p, mode="id"))
+    peers.sluice_sql(wh, f"""
+INSERT INTO {name} (id, area, s, drop_me, v) VALUES (10, 'p1', {{'xx': 100, 'y': 'sluice'}}, '10', 10);
+UPDATE {name} SET w = w + 100 WHERE area = 'p2';
+DELETE FROM {name} WHERE id = 4;
+MERGE INTO {name} t USING (SELECT * FROM (VALUES (1, 'm'), (11, 'n')) v(id, tag)) src
+  ON t.id = src.id
+  WHEN MATCHED THEN UPDATE SET drop_me = src.tag
+  WHEN NOT MATCHED THEN INSERT (id, area, drop_me) VALUES (src.id, 'p9', src.tag);""")
+    _assert_files_carry_ids(p)
+    _all_agree(wh, name)
+
+
+def test_upgrade_to_id_mode_is_refused_as_spark_does(wh):
+    """Delta changes the mode of an existing table only from none to name; Spark and Sluice
+    both refuse none -> id, and the table stays as it was."""
+    name = "cm_to_id"
+    p = os.path.join(wh, name)
+    peers.sluice_sql(wh, f"CREATE TABLE {name} (a BIGINT); INSERT INTO {name} VALUES (1)")
+    with pytest.raises(Exception) as spark_error:
+        spark_sql(f"ALTER TABLE delta.`{p}` SET TBLPROPERTIES ('delta.columnMapping.mode' = 'id')")
+    assert "DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE" in str(spark_error.value), \
+        str(spark_error.value)[:2000]
+    w = peers.sluice_sql(
+        wh, f"ALTER TABLE {name} SET TBLPROPERTIES ('delta.columnMapping.mode' = 'id')",
         check=False)
-    assert create.returncode != 0 and "field ids" in create.stderr, create.stderr
+    assert w.returncode != 0 and "from 'none' to 'id'" in w.stderr, w.stderr
+    assert d.latest_version(p) == 1
