@@ -260,6 +260,14 @@ TEST_F(ColumnMappingFixtureTest, UpgradedTable) {
   CheckAgainstSpark("spark/column-mapping-upgraded");
 }
 
+// delta-rs 1.6.6's column-mapped tables (no renames: it cannot rename, drop or add columns on
+// them; scripts/fixtures/deltars_tables.py): its rows and filtered rows, read by its DataFusion.
+TEST_F(ColumnMappingFixtureTest, DeltaRsNameMode) {
+  CheckAgainstSpark("deltars/column-mapping-name");
+}
+
+TEST_F(ColumnMappingFixtureTest, DeltaRsIdMode) { CheckAgainstSpark("deltars/column-mapping-id"); }
+
 // Data skipping reads the stats under physical names: drop_me (the first v, renamed twice)
 // has bounds 1 and 3 in the two files of v1 and 4 and 5 in the later ones, so drop_me >= 4
 // reads the two later files only; region (the renamed partition column part) prunes by the

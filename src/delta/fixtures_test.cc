@@ -240,6 +240,8 @@ TEST_F(FixtureTest, EveryFixtureIsCovered) {
                                          "spark/versions-not-contiguous",
                                          "deltars/cdf-table",
                                          "deltars/checkpoints_vacuumed",
+                                         "deltars/column-mapping-id",
+                                         "deltars/column-mapping-name",
                                          "deltars/empty-commits",
                                          "deltars/merge-cdf",
                                          "deltars/partitioned",
