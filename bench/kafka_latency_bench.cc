@@ -1,33 +1,46 @@
-// End-to-end latency of Kafka -> Delta (issue 6): from the moment a record is produced to the
-// moment it is visible in the Delta table, at a steady input rate with the default trigger.
+// End-to-end latency from Kafka (issue 6, issue 21 section 1): from the moment a record is
+// produced to the moment its result is visible, at a steady input rate with the default trigger.
 //
-// A producer thread writes ~300-byte JSON events into a topic of librdkafka's mock cluster (in
-// this process) at --rate events/s for --seconds; a streaming query started through the C++ API
-// (Format("kafka") -> SelectExpr -> ToTable, default trigger: the next batch as soon as the last
-// one ended and data is there) appends them to a Delta table with the change data feed on. Each
-// record carries its produce time (in its key, the wall clock when the record is handed to the
-// producer; on the real broker the record's timestamp is the broker's LogAppendTime, a second
-// figure from append to visible, which leaves out the producer's batching and the broker's
-// append); each row's visibility time is the commit timestamp of the Delta
-// version that added it (`_commit_timestamp` of table_changes, taken just before the commit file
-// is written). Latency = commit timestamp - produce time, in ms; the first --warmup seconds are
-// left out.
+// A producer thread writes ~300-byte JSON events into a topic at --rate events/s for --seconds,
+// each record's key holding its produce time (the wall clock when the record is handed to the
+// producer). A streaming query started through the C++ API (default trigger: the next batch as
+// soon as the last one ended and data is there) reads them; --case chooses what it writes:
+//   kafka_to_delta (default): SelectExpr -> ToTable, a Delta table with the change data feed on;
+//     a row's visibility time is the commit timestamp of the Delta version that added it
+//     (`_commit_timestamp` of table_changes, taken just before the commit file is written).
+//     On the real broker the input topic's timestamps are the broker's LogAppendTime, a second
+//     figure from append to visible (it leaves out the producer's batching and the broker's
+//     append; on the mock, which ignores topic configs, the two are the same).
+//   stateless: SelectExpr(key, value) -> the Kafka sink with kafka.transactional.id (exactly
+//     once: one transaction per batch); a read_committed consumer in this process reads the
+//     output topic, and a record's visibility time is when that consumer received it
+//     (fetch.wait.max.ms 5 on the consumer, so the measuring consumer adds little).
+// Latency = visibility time - produce time, in ms; records produced in the first --warmup
+// seconds are left out.
 //
-// Usage: kafka_latency_bench [--rate 10000] [--seconds 20] [--warmup 3] [--partitions 8]
-//                            [--per-batch]
+// Usage: kafka_latency_bench [--case kafka_to_delta|stateless] [--rate 10000] [--seconds 20]
+//                            [--warmup 3] [--partitions 8] [--per-batch] [--json]
 // It prints the latency percentiles, then each progress durationMs entry's mean/p50/p99 over the
 // query's recent batches (the last 100: RecentProgress; --per-batch: every batch's entries too).
+// --json: one JSON object instead, with case, rate, p50_ms, p99_ms, max_ms, rows, measured,
+// batches, broker ("real" or "mock") and durationMs {entry: {mean, p50, p99}}.
 // On the real broker: SLUICE_KAFKA_BOOTSTRAP (test/interop/kafka/with_broker.sh sets it) makes
 // the cluster that broker instead of the mock (sources/kafka/test_cluster.h).
 // The mock cluster keeps only ~5 MiB per partition: rate * seconds * 300 B / partitions must stay
 // below that.
+#include <librdkafka/rdkafka.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,20 +53,137 @@
 
 namespace {
 
-int Fail(const sluice::Status& st, const char* what) {
-  std::fprintf(stderr, "kafka_latency_bench: %s: %s\n", what, st.ToString().c_str());
+int Fail(const std::string& what, const std::string& why) {
+  std::fprintf(stderr, "kafka_latency_bench: %s: %s\n", what.c_str(), why.c_str());
   return 1;
 }
+int Fail(const sluice::Status& st, const char* what) { return Fail(what, st.ToString()); }
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// DuckDB's quantile_cont: linear interpolation between the closest ranks.
+double QuantileCont(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+// The stateless case's measuring consumer: reads every partition of `topic` from the beginning
+// with read_committed and records (produce time from the key, receive time) per record, until
+// `want` records arrived or `stop` is set.
+class OutputConsumer {
+ public:
+  OutputConsumer(const std::string& bootstrap, const std::string& topic, int partitions,
+                 int64_t want)
+      : want_(want) {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    const std::vector<std::pair<const char*, std::string>> settings = {
+        {"bootstrap.servers", bootstrap},
+        {"group.id", "kafka-latency-bench-reader"},
+        {"isolation.level", "read_committed"},
+        {"enable.auto.commit", "false"},
+        {"fetch.wait.max.ms", "5"},
+        {"log_level", "3"},
+        {"enable.partition.eof", "false"}};
+    for (const auto& [k, v] : settings) {
+      if (rd_kafka_conf_set(conf, k, v.c_str(), err, sizeof(err)) != RD_KAFKA_CONF_OK) {
+        error_ = err;
+      }
+    }
+    rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err));
+    if (!rk_) {
+      error_ = err;
+      return;
+    }
+    rd_kafka_poll_set_consumer(rk_);
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+    for (int p = 0; p < partitions; ++p) {
+      rd_kafka_topic_partition_list_add(list, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    }
+    rd_kafka_assign(rk_, list);
+    rd_kafka_topic_partition_list_destroy(list);
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~OutputConsumer() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+    if (rk_) {
+      rd_kafka_consumer_close(rk_);
+      rd_kafka_destroy(rk_);
+    }
+  }
+  // Waits up to `timeout_ms` for every wanted record; true when they all arrived.
+  bool Await(int64_t timeout_ms) {
+    const int64_t deadline = WallMs() + timeout_ms;
+    while (received_.load() < want_ && WallMs() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return received_.load() >= want_;
+  }
+  int64_t received() const { return received_.load(); }
+  const std::string& error() const { return error_; }
+  // (produce ms, receive ms) per record; call after Await.
+  std::vector<std::pair<int64_t, int64_t>> samples() {
+    std::lock_guard<std::mutex> l(mu_);
+    return samples_;
+  }
+
+ private:
+  void Run() {
+    while (!stop_.load() && received_.load() < want_) {
+      rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_, 100);
+      if (!m) continue;
+      const int64_t now = WallMs();
+      if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR && m->key) {
+        const std::string key(static_cast<const char*>(m->key), m->key_len);
+        std::lock_guard<std::mutex> l(mu_);
+        samples_.emplace_back(std::atoll(key.c_str()), now);
+        received_.fetch_add(1);
+      }
+      rd_kafka_message_destroy(m);
+    }
+  }
+
+  rd_kafka_t* rk_ = nullptr;
+  int64_t want_;
+  std::atomic<int64_t> received_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::vector<std::pair<int64_t, int64_t>> samples_;
+  std::string error_;
+  std::thread thread_;
+};
+
+struct Latencies {
+  int64_t rows = 0;      // records that arrived
+  int64_t measured = 0;  // after the warm-up
+  double p50 = 0, p99 = 0, max = 0;
+  // kafka_to_delta on the real broker: from the broker's append time.
+  std::optional<double> append_p50, append_p99, append_max;
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int64_t rate = 10000, seconds = 20, warmup = 3, partitions = 8;
-  bool per_batch = false;
+  bool per_batch = false, json = false;
+  std::string which = "kafka_to_delta";
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (!std::strcmp(argv[i], "--per-batch")) {
       per_batch = true;
+    } else if (!std::strcmp(argv[i], "--json")) {
+      json = true;
+    } else if (has_value && !std::strcmp(argv[i], "--case")) {
+      which = argv[++i];
     } else if (has_value && !std::strcmp(argv[i], "--rate")) {
       rate = std::atoll(argv[++i]);
     } else if (has_value && !std::strcmp(argv[i], "--seconds")) {
@@ -67,47 +197,80 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (which != "kafka_to_delta" && which != "stateless") {
+    std::fprintf(stderr,
+                 "kafka_latency_bench: --case must be kafka_to_delta or stateless, got '%s'\n",
+                 which.c_str());
+    return 2;
+  }
+  if (rate <= 0 || seconds <= 0 || partitions <= 0 || warmup < 0 || warmup >= seconds) {
+    std::fprintf(stderr,
+                 "kafka_latency_bench: --rate, --seconds and --partitions must be positive and "
+                 "--warmup in [0, --seconds)\n");
+    return 2;
+  }
+  const bool to_delta = which == "kafka_to_delta";
   sluice::sources::kafka::testing::KafkaTestCluster cluster;
-  // On the real broker the records' timestamp is the broker's append time, and the produce time
-  // travels in the key: both legs are measured (the mock ignores the topic config: its
-  // timestamps are the producer's, the same as the key's).
-  cluster.CreateTopic("events", static_cast<int>(partitions),
-                      {{"message.timestamp.type", "LogAppendTime"}});
+  const int parts = static_cast<int>(partitions);
+  // On the real broker the input records' timestamp is the broker's append time (the mock
+  // ignores the topic config).
+  cluster.CreateTopic("events", parts, {{"message.timestamp.type", "LogAppendTime"}});
+  if (!to_delta) {
+    cluster.CreateTopic("out", parts);
+    cluster.CreateTopic("sluice-transaction-markers", 1, {{"cleanup.policy", "compact"}});
+  }
   const std::string dir =
       (std::filesystem::temp_directory_path() / "sluice-kafka-latency-bench").string();
   std::filesystem::remove_all(dir);
+  const int64_t total = rate * seconds;
 
   auto session = sluice::Session::Open({.warehouse = dir});
   if (!session.ok()) return Fail(session.status(), "opening the session");
-  sluice::Status created =
-      (*session)
-          ->Sql(
-              "SELECT CAST(NULL AS TIMESTAMPTZ) AS appended, CAST(NULL AS BIGINT) AS sent_ms, "
-              "CAST(NULL AS VARCHAR) AS v "
-              "WHERE false")
-          .Write()
-          .Option("delta.enableChangeDataFeed", "true")
-          .SaveAsTable("events");
-  if (!created.ok()) return Fail(created, "creating the table");
-  auto query = (*session)
+  auto input = (*session)
                    ->ReadStream()
                    .Format("kafka")
                    .Option("kafka.bootstrap.servers", cluster.bootstrap())
                    .Option("subscribe", "events")
                    .Option("startingOffsets", "earliest")
-                   .Load()
-                   .SelectExpr({"`timestamp` AS appended", "CAST(decode(key) AS BIGINT) AS sent_ms",
-                                "decode(value) AS v"})
-                   .WriteStream()
-                   .QueryName("kafka_latency")
-                   .ToTable("events");
+                   .Load();
+  sluice::Result<std::shared_ptr<sluice::StreamingQuery>> query =
+      sluice::Status::Internal("no query started");
+  std::unique_ptr<OutputConsumer> consumer;
+  if (to_delta) {
+    sluice::Status created =
+        (*session)
+            ->Sql(
+                "SELECT CAST(NULL AS TIMESTAMPTZ) AS appended, CAST(NULL AS BIGINT) AS sent_ms, "
+                "CAST(NULL AS VARCHAR) AS v WHERE false")
+            .Write()
+            .Option("delta.enableChangeDataFeed", "true")
+            .SaveAsTable("events");
+    if (!created.ok()) return Fail(created, "creating the table");
+    query = input
+                .SelectExpr({"`timestamp` AS appended", "CAST(decode(key) AS BIGINT) AS sent_ms",
+                             "decode(value) AS v"})
+                .WriteStream()
+                .QueryName("kafka_latency")
+                .ToTable("events");
+  } else {
+    consumer = std::make_unique<OutputConsumer>(cluster.bootstrap(), "out", parts, total);
+    if (!consumer->error().empty()) return Fail("the output consumer", consumer->error());
+    query = input.SelectExpr({"key", "value"})
+                .WriteStream()
+                .Format("kafka")
+                .Option("kafka.bootstrap.servers", cluster.bootstrap())
+                .Option("topic", "out")
+                .Option("kafka.transactional.id", "kafka-latency-bench-" + std::to_string(WallMs()))
+                .Option("checkpointLocation", dir + "/checkpoint")
+                .QueryName("kafka_latency")
+                .Start();
+  }
   if (!query.ok()) return Fail(query.status(), "starting the query");
 
   // Produce at the rate, in 1 ms slots.
   const std::string pad(200, 'x');
   const auto start = std::chrono::steady_clock::now();
   int64_t produced = 0;
-  const int64_t total = rate * seconds;
   while (produced < total) {
     auto now = std::chrono::steady_clock::now();
     int64_t due = std::min<int64_t>(
@@ -117,10 +280,7 @@ int main(int argc, char** argv) {
       std::string v = "{\"id\":" + std::to_string(produced) + ",\"customer\":\"c" +
                       std::to_string(produced % 997) +
                       "\",\"amount\":12.5,\"ts\":\"2026-11-30T10:00:00Z\",\"pad\":\"" + pad + "\"}";
-      const int64_t sent_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count();
-      cluster.Produce("events", static_cast<int>(produced % partitions), std::to_string(sent_ms),
+      cluster.Produce("events", static_cast<int>(produced % partitions), std::to_string(WallMs()),
                       v);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -128,66 +288,123 @@ int main(int argc, char** argv) {
   cluster.Flush();
   sluice::Status all = (*query)->ProcessAllAvailable();
   if (!all.ok()) return Fail(all, "draining the query");
+  if (consumer && !consumer->Await(60000)) {
+    return Fail("the output consumer", "received " + std::to_string(consumer->received()) + " of " +
+                                           std::to_string(total) + " records in 60 s");
+  }
   const auto progresses = (*query)->RecentProgress();
   sluice::Status stopped = (*query)->Stop();
   if (!stopped.ok()) return Fail(stopped, "stopping the query");
   query->reset();
   session->reset();
 
-  sluice::sql::SessionOptions options;
-  options.warehouse = dir;
-  auto sql = sluice::sql::Session::Open(options);
-  if (!sql.ok()) return Fail(sql.status(), "opening the SQL session");
-  const std::string warm = std::to_string(warmup * 1000);
-  // ms: produce -> visible (the key's send time); ams: the broker's append -> visible.
-  auto r = (*sql)->Execute(
-      "WITH c AS (SELECT epoch_ms(_commit_timestamp) - sent_ms AS ms, "
-      "epoch_ms(_commit_timestamp) - epoch_ms(appended) AS ams, sent_ms "
-      "FROM table_changes('events', 1)), "
-      "w AS (SELECT ms, ams FROM c WHERE sent_ms >= (SELECT min(sent_ms) FROM c) + " +
-      warm +
-      ") "
-      "SELECT count(*), quantile_cont(ms, 0.5), quantile_cont(ms, 0.99), max(ms), "
-      "(SELECT count(*) FROM c), quantile_cont(ams, 0.5), quantile_cont(ams, 0.99), max(ams) "
-      "FROM w");
-  if (!r.ok()) return Fail(r.status(), "computing the latencies");
-  auto cell = [&](int col) { return r->GetString(0, col).value_or("?"); };
-  std::printf(
-      "rate=%lld ev/s seconds=%lld partitions=%lld rows=%s (measured %s after %llds warm-up) "
-      "batches=%zu latency_ms p50=%s p99=%s max=%s; from the broker's append p50=%s p99=%s "
-      "max=%s\n",
-      static_cast<long long>(rate), static_cast<long long>(seconds),
-      static_cast<long long>(partitions), cell(4).c_str(), cell(0).c_str(),
-      static_cast<long long>(warmup), progresses.size(), cell(1).c_str(), cell(2).c_str(),
-      cell(3).c_str(), cell(5).c_str(), cell(6).c_str(), cell(7).c_str());
+  Latencies lat;
+  if (to_delta) {
+    sluice::sql::SessionOptions options;
+    options.warehouse = dir;
+    auto sql = sluice::sql::Session::Open(options);
+    if (!sql.ok()) return Fail(sql.status(), "opening the SQL session");
+    const std::string warm = std::to_string(warmup * 1000);
+    // ms: produce -> visible (the key's send time); ams: the broker's append -> visible.
+    auto r = (*sql)->Execute(
+        "WITH c AS (SELECT epoch_ms(_commit_timestamp) - sent_ms AS ms, "
+        "epoch_ms(_commit_timestamp) - epoch_ms(appended) AS ams, sent_ms "
+        "FROM table_changes('events', 1)), "
+        "w AS (SELECT ms, ams FROM c WHERE sent_ms >= (SELECT min(sent_ms) FROM c) + " +
+        warm +
+        ") "
+        "SELECT count(*), quantile_cont(ms, 0.5), quantile_cont(ms, 0.99), max(ms), "
+        "(SELECT count(*) FROM c), quantile_cont(ams, 0.5), quantile_cont(ams, 0.99), "
+        "max(ams) FROM w");
+    if (!r.ok()) return Fail(r.status(), "computing the latencies");
+    auto number = [&](int col) { return std::atof(r->GetString(0, col).value_or("0").c_str()); };
+    lat.measured = static_cast<int64_t>(number(0));
+    lat.p50 = number(1);
+    lat.p99 = number(2);
+    lat.max = number(3);
+    lat.rows = static_cast<int64_t>(number(4));
+    if (cluster.real()) {
+      lat.append_p50 = number(5);
+      lat.append_p99 = number(6);
+      lat.append_max = number(7);
+    }
+  } else {
+    const auto samples = consumer->samples();
+    lat.rows = static_cast<int64_t>(samples.size());
+    int64_t first = INT64_MAX;
+    for (const auto& [sent, got] : samples) first = std::min(first, sent);
+    std::vector<double> ms;
+    for (const auto& [sent, got] : samples) {
+      if (sent >= first + warmup * 1000) ms.push_back(static_cast<double>(got - sent));
+    }
+    lat.measured = static_cast<int64_t>(ms.size());
+    lat.p50 = QuantileCont(ms, 0.5);
+    lat.p99 = QuantileCont(ms, 0.99);
+    lat.max = ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end());
+  }
+
   // Where a batch's time goes: per progress durationMs entry, its mean, p50 and p99 over the
   // batches (with --per-batch, each batch's line too).
   std::map<std::string, std::vector<double>> phases;
   for (const std::string& p : progresses) {
     nlohmann::json j = nlohmann::json::parse(p, nullptr, false);
     if (j.is_discarded() || !j.contains("durationMs")) continue;
-    if (per_batch) {
+    if (per_batch && !json) {
       std::printf("batch %s rows=%s", j.value("batchId", nlohmann::json()).dump().c_str(),
                   j.value("numInputRows", nlohmann::json()).dump().c_str());
     }
     for (const auto& [k, v] : j["durationMs"].items()) {
       if (!v.is_number()) continue;
       phases[k].push_back(v.get<double>());
-      if (per_batch) std::printf(" %s=%.0f", k.c_str(), v.get<double>());
+      if (per_batch && !json) std::printf(" %s=%.0f", k.c_str(), v.get<double>());
     }
-    if (per_batch) std::printf("\n");
+    if (per_batch && !json) std::printf("\n");
   }
-  auto quantile = [](std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-  };
-  std::printf("durationMs per batch (mean/p50/p99 over %zu batches):", progresses.size());
-  for (const auto& [k, v] : phases) {
+  auto mean = [](const std::vector<double>& v) {
     double sum = 0;
     for (double x : v) sum += x;
-    std::printf(" %s=%.1f/%.0f/%.0f", k.c_str(), sum / static_cast<double>(v.size()),
-                quantile(v, 0.5), quantile(v, 0.99));
+    return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+  };
+  if (json) {
+    nlohmann::json out = {{"case", which},
+                          {"rate", rate},
+                          {"p50_ms", lat.p50},
+                          {"p99_ms", lat.p99},
+                          {"max_ms", lat.max},
+                          {"rows", lat.rows},
+                          {"measured", lat.measured},
+                          {"batches", progresses.size()},
+                          {"broker", cluster.real() ? "real" : "mock"},
+                          {"partitions", partitions},
+                          {"seconds", seconds}};
+    if (lat.append_p50) {
+      out["append_p50_ms"] = *lat.append_p50;
+      out["append_p99_ms"] = *lat.append_p99;
+      out["append_max_ms"] = *lat.append_max;
+    }
+    for (const auto& [k, v] : phases) {
+      out["durationMs"][k] = {
+          {"mean", mean(v)}, {"p50", QuantileCont(v, 0.5)}, {"p99", QuantileCont(v, 0.99)}};
+    }
+    std::printf("%s\n", out.dump().c_str());
+  } else {
+    std::printf(
+        "case=%s broker=%s rate=%lld ev/s seconds=%lld partitions=%lld rows=%lld (measured %lld "
+        "after %llds warm-up) batches=%zu latency_ms p50=%.1f p99=%.1f max=%.0f",
+        which.c_str(), cluster.real() ? "real" : "mock", static_cast<long long>(rate),
+        static_cast<long long>(seconds), static_cast<long long>(partitions),
+        static_cast<long long>(lat.rows), static_cast<long long>(lat.measured),
+        static_cast<long long>(warmup), progresses.size(), lat.p50, lat.p99, lat.max);
+    if (lat.append_p50) {
+      std::printf("; from the broker's append p50=%.1f p99=%.1f max=%.0f", *lat.append_p50,
+                  *lat.append_p99, *lat.append_max);
+    }
+    std::printf("\ndurationMs per batch (mean/p50/p99 over %zu batches):", progresses.size());
+    for (const auto& [k, v] : phases) {
+      std::printf(" %s=%.1f/%.0f/%.0f", k.c_str(), mean(v), QuantileCont(v, 0.5),
+                  QuantileCont(v, 0.99));
+    }
+    std::printf("\n");
   }
-  std::printf("\n");
-  return r->GetString(0, 4).value_or("") == std::to_string(total) ? 0 : 1;
+  return lat.rows == total ? 0 : 1;
 }
