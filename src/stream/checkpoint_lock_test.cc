@@ -194,5 +194,26 @@ TEST(CheckpointLockTest, ProbeDoesNotMakeAnAcquirerFail) {
   EXPECT_TRUE(lock.ok()) << lock.status().ToString();
 }
 
+TEST(CheckpointLockTest, OtherSchemesAreRefusedByNameAndNothingLocalIsMade) {
+  ScopedTempDir dir("sluice-lock-scheme");
+  char old_cwd[4096];
+  ASSERT_NE(::getcwd(old_cwd, sizeof(old_cwd)), nullptr);
+  ASSERT_EQ(::chdir(dir.path().c_str()), 0);
+  for (const std::string root : {"gs://b/cp", "s3a://b/cp", "abfss://c@a/cp"}) {
+    auto lock = CheckpointLock::Acquire(root, Holder("r"));
+    ASSERT_FALSE(lock.ok()) << root;
+    EXPECT_TRUE(lock.status().IsNotSupported()) << lock.status().ToString();
+    EXPECT_NE(lock.status().message().find("checkpoint location '" + root + "'"), std::string::npos)
+        << lock.status().ToString();
+    EXPECT_NE(lock.status().message().find("is not supported"), std::string::npos);
+    EXPECT_TRUE(CheckpointLock::IsLocked(root).status().IsNotSupported());
+    EXPECT_TRUE(CheckpointLock::ReadHolder(root).status().IsNotSupported());
+  }
+  ASSERT_EQ(::chdir(old_cwd), 0);
+  auto listed = fs::LocalFileSystem()->List(dir.path());
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty());  // no "gs:" directory or lock file
+}
+
 }  // namespace
 }  // namespace sluice::stream
