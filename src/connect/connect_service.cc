@@ -7,6 +7,7 @@
 #include "common/uuid.h"
 #include "connect/batch_to_arrow.h"
 #include "connect/plan_translator.h"
+#include "connect/pyspark_names.h"
 #include "connect/rpc_errors.h"
 #include "connect/spark_types.h"
 #include "connect/stream_commands.h"
@@ -274,7 +275,8 @@ grpc::Status ConnectService::ExecutePlan(grpc::ServerContext*, const sc::Execute
   const sc::Plan& plan = req->plan();
   if (plan.has_command()) {
     const sc::Command& cmd = plan.command();
-    if (cmd.has_write_stream_operation_start() || cmd.has_streaming_query_command()) {
+    if (cmd.has_write_stream_operation_start() || cmd.has_streaming_query_command() ||
+        cmd.has_streaming_query_manager_command()) {
       if (!session.streams) {
         session.streams = std::make_unique<SessionStreams>(session.sql->warehouse());
       }
@@ -284,9 +286,12 @@ grpc::Status ConnectService::ExecutePlan(grpc::ServerContext*, const sc::Execute
         PlanTranslator translator = TranslatorFor(session);
         st = session.streams->Start(cmd.write_stream_operation_start(), translator,
                                     r.mutable_write_stream_operation_start_result());
-      } else {
+      } else if (cmd.has_streaming_query_command()) {
         st = session.streams->Command(cmd.streaming_query_command(),
                                       r.mutable_streaming_query_command_result());
+      } else {
+        st = session.streams->Manager(cmd.streaming_query_manager_command(),
+                                      r.mutable_streaming_query_manager_command_result());
       }
       if (!st.ok()) return ToGrpcStatus(st);
       send(std::move(r));
@@ -299,9 +304,10 @@ grpc::Status ConnectService::ExecutePlan(grpc::ServerContext*, const sc::Execute
     }
     if (!cmd.has_sql_command()) {
       const auto* field = cmd.GetDescriptor()->FindFieldByNumber(cmd.command_type_case());
-      return ToGrpcStatus(Status::NotSupported("Spark Connect: the command " +
-                                               (field ? field->name() : std::string("(none)")) +
-                                               " is not supported by Sluice yet"));
+      return ToGrpcStatus(
+          Status::NotSupported("Spark Connect: the command " +
+                               (field ? CommandWithApi(field->name()) : std::string("(none)")) +
+                               " is not supported by Sluice yet"));
     }
     Result<sc::ExecutePlanResponse> r = SqlCommandResponse(session, cmd.sql_command());
     if (!r.ok()) return ToGrpcStatus(r.status());

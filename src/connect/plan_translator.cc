@@ -9,6 +9,7 @@
 
 #include "common/strings.h"
 #include "connect/local_relation.h"
+#include "connect/pyspark_names.h"
 #include "connect/spark_types.h"
 #include "dialect/tokenizer.h"
 #include "spark/connect/relations.pb.h"
@@ -344,11 +345,6 @@ std::string PlanTranslator::From(const Sub& sub) {
   return "(" + sub.sql + ") AS " + name;
 }
 
-Result<std::string> PlanTranslator::Query(const sc::Relation& relation) {
-  SLUICE_ASSIGN_OR_RETURN(Sub sub, Translate(relation));
-  return sub.sql;
-}
-
 namespace {
 
 // Sets the translator's qualifiers for the expressions of one relation over `in`.
@@ -479,6 +475,23 @@ Result<engine::Schema> PlanTranslator::SchemaOf(const Sub& sub, const char* what
     return NotYet(std::string(what) + " without the input's schema");
   }
   return ctx_.schema_of(sub.from_item.empty() ? sub.sql : "SELECT * FROM " + sub.from_item);
+}
+
+Result<std::string> PlanTranslator::Query(const sc::Relation& relation) {
+  SLUICE_ASSIGN_OR_RETURN(Sub sub, Translate(relation));
+  return sub.sql;
+}
+
+Result<std::string> PlanTranslator::QualifiedExpr(
+    const sc::Expression& expression, const std::map<int64_t, std::string>& qualifiers) {
+  ScopedQualifiers scope(&qualifiers_, qualifiers);
+  return Expr(expression);
+}
+
+std::vector<int64_t> PlanTranslator::PlanIds(const sc::Relation& relation) {
+  std::vector<int64_t> out;
+  CollectPlanIds(relation, &out);
+  return out;
 }
 
 Result<PlanTranslator::Sub> PlanTranslator::Translate(const sc::Relation& rel) {
@@ -788,7 +801,7 @@ Result<PlanTranslator::Sub> PlanTranslator::TranslateRelation(const sc::Relation
     case K::REL_TYPE_NOT_SET:
       return Status::InvalidArgument("Spark Connect: a relation without a type");
     default:
-      return NotYet("the relation " + CaseName(rel, rel.rel_type_case()));
+      return NotYet("the relation " + RelationWithApi(CaseName(rel, rel.rel_type_case())));
   }
 }
 

@@ -75,6 +75,13 @@ class PlanTranslator {
   // SQL text with the temporary views it names given as CTEs; the text itself when it names
   // none. A statement other than a query that names a view is refused (NotSupported).
   Result<std::string> WithTempViews(const std::string& text);
+  // An expression whose columns carrying one of `qualifiers`' plan ids (df.col of a side of a
+  // join) are qualified by that name: "l.id". For a join's condition built outside Query.
+  Result<std::string> QualifiedExpr(const spark::connect::Expression& expression,
+                                    const std::map<int64_t, std::string>& qualifiers);
+  // The plan ids whose columns `relation`'s output keeps: its own and, through the relations
+  // that keep their input's columns (filter, project, alias, ...), its inputs'.
+  static std::vector<int64_t> PlanIds(const spark::connect::Relation& relation);
 
  private:
   struct Sub;

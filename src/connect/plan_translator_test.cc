@@ -1,5 +1,7 @@
 #include "connect/plan_translator.h"
 
+#include "connect/pyspark_names.h"
+
 #include <gtest/gtest.h>
 
 #include "spark/connect/relations.pb.h"
@@ -187,13 +189,20 @@ TEST(PlanTranslatorTest, Literals) {
             "CAST('1.50' AS DECIMAL(5,2))");
 }
 
+TEST(PlanTranslatorTest, RefusalsNameThePySparkApi) {
+  EXPECT_EQ(RelationWithApi("catalog"), "catalog (spark.catalog)");
+  EXPECT_EQ(CommandWithApi("write_operation_v2"), "write_operation_v2 (DataFrame.writeTo)");
+  // A field without a known API: its name as given.
+  EXPECT_EQ(RelationWithApi("some_future_relation"), "some_future_relation");
+}
+
 TEST(PlanTranslatorTest, UnsupportedRelationsAreRefusedByName) {
   sc::Relation sample;
   *sample.mutable_sample()->mutable_input() = Range(0, 1, 1);
   PlanTranslator t;
   Result<std::string> q = t.Query(sample);
   ASSERT_TRUE(q.status().IsNotSupported());
-  EXPECT_NE(q.status().message().find("the relation sample"), std::string::npos)
+  EXPECT_NE(q.status().message().find("the relation sample (DataFrame.sample)"), std::string::npos)
       << q.status().message();
   sc::Relation streaming;
   streaming.mutable_read()->set_is_streaming(true);

@@ -1,7 +1,12 @@
 #include "connect/stream_commands.h"
 
 #include <chrono>
+#include <optional>
+#include <thread>
 
+#include "common/strings.h"
+#include "connect/pyspark_names.h"
+#include "dialect/spark_sql.h"
 #include "sluice/session.h"
 #include "sluice/streaming.h"
 #include "spark/connect/commands.pb.h"
@@ -21,6 +26,43 @@ std::string RelationName(const sc::Relation& rel) {
   const google::protobuf::FieldDescriptor* f =
       rel.GetDescriptor()->FindFieldByNumber(rel.rel_type_case());
   return f ? f->name() : "(none)";
+}
+
+// The API's spelling of a Connect join type.
+Result<std::string> JoinHow(sc::Join::JoinType type) {
+  switch (type) {
+    case sc::Join::JOIN_TYPE_UNSPECIFIED:
+    case sc::Join::JOIN_TYPE_INNER:
+      return std::string("inner");
+    case sc::Join::JOIN_TYPE_LEFT_OUTER:
+      return std::string("left");
+    case sc::Join::JOIN_TYPE_RIGHT_OUTER:
+      return std::string("right");
+    case sc::Join::JOIN_TYPE_FULL_OUTER:
+      return std::string("full");
+    case sc::Join::JOIN_TYPE_LEFT_SEMI:
+      return std::string("semi");
+    case sc::Join::JOIN_TYPE_LEFT_ANTI:
+      return std::string("anti");
+    case sc::Join::JOIN_TYPE_CROSS:
+      return std::string("cross");
+    default:
+      return NotYet("a join of type " + std::to_string(static_cast<int>(type)) + " on a stream");
+  }
+}
+
+Result<std::vector<std::string>> ColumnNames(const sluice::DataFrame& frame) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<sluice::Column> columns, frame.Schema());
+  std::vector<std::string> out;
+  for (const sluice::Column& c : columns) out.push_back(c.name);
+  return out;
+}
+
+std::optional<size_t> FindName(const std::vector<std::string>& names, const std::string& name) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (AsciiEqualsIgnoreCase(names[i], name)) return i;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -53,11 +95,13 @@ bool SessionStreams::IsStreaming(const sc::Relation& rel) {
 }
 
 Result<sluice::DataFrame> SessionStreams::Frame(const sc::Relation& rel, PlanTranslator& t) {
+  if (!IsStreaming(rel)) {
+    // A batch side of a stream (a stream-static join): its query, read at every micro-batch.
+    SLUICE_ASSIGN_OR_RETURN(std::string sql, t.Query(rel));
+    return api_->Sql(sql);
+  }
   if (rel.has_read()) {
     const sc::Read& read = rel.read();
-    if (!read.is_streaming()) {
-      return NotYet("a stream joined or combined with a batch DataFrame");
-    }
     sluice::DataStreamReader reader = api_->ReadStream();
     if (read.has_named_table()) {
       std::map<std::string, std::string> options(read.named_table().options().begin(),
@@ -108,9 +152,113 @@ Result<sluice::DataFrame> SessionStreams::Frame(const sc::Relation& rel, PlanTra
       }
       return in;
     }
+    case sc::Relation::kWithWatermark: {
+      const sc::WithWatermark& w = rel.with_watermark();
+      SLUICE_ASSIGN_OR_RETURN(sluice::DataFrame in, Frame(w.input(), t));
+      return in.WithWatermark(w.event_time(), w.delay_threshold());
+    }
+    case sc::Relation::kDeduplicate: {
+      const sc::Deduplicate& d = rel.deduplicate();
+      SLUICE_ASSIGN_OR_RETURN(sluice::DataFrame in, Frame(d.input(), t));
+      std::vector<std::string> keys;  // empty: every column
+      if (!d.all_columns_as_keys()) keys.assign(d.column_names().begin(), d.column_names().end());
+      return d.within_watermark() ? in.DropDuplicatesWithinWatermark(keys)
+                                  : in.DropDuplicates(keys);
+    }
+    case sc::Relation::kAggregate: {
+      const sc::Aggregate& a = rel.aggregate();
+      if (a.group_type() != sc::Aggregate::GROUP_TYPE_GROUPBY) {
+        return NotYet("groupBy of type " + sc::Aggregate::GroupType_Name(a.group_type()) +
+                      " on a stream (rollup, cube, pivot, grouping sets)");
+      }
+      SLUICE_ASSIGN_OR_RETURN(sluice::DataFrame in, Frame(a.input(), t));
+      SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> keys, exprs(a.grouping_expressions()));
+      SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> aggs, exprs(a.aggregate_expressions()));
+      return in.GroupBy(keys).Agg(aggs);
+    }
+    case sc::Relation::kSubqueryAlias: {
+      const sc::SubqueryAlias& a = rel.subquery_alias();
+      if (a.qualifier_size()) return NotYet("an alias with a qualifier");
+      SLUICE_ASSIGN_OR_RETURN(sluice::DataFrame in, Frame(a.input(), t));
+      return in.Alias(a.alias());
+    }
+    case sc::Relation::kJoin:
+      return JoinFrame(rel.join(), t);
     default:
-      return NotYet("the relation " + RelationName(rel) + " on a stream");
+      return NotYet("the relation " + RelationWithApi(RelationName(rel)) + " on a stream");
   }
+}
+
+Result<sluice::DataFrame> SessionStreams::JoinFrame(const sc::Join& j, PlanTranslator& t) {
+  if (j.has_join_data_type()) return NotYet("joinWith (a join of typed rows) on a stream");
+  SLUICE_ASSIGN_OR_RETURN(std::string how, JoinHow(j.join_type()));
+  // Each side by its alias (df.alias("x")) or "l" / "r"; the condition's df.col qualified so.
+  auto side = [&](const sc::Relation& r, const char* fallback,
+                  std::string* name) -> Result<sluice::DataFrame> {
+    const bool aliased = r.has_subquery_alias() && r.subquery_alias().qualifier_size() == 0;
+    *name = aliased ? r.subquery_alias().alias() : fallback;
+    SLUICE_ASSIGN_OR_RETURN(sluice::DataFrame f,
+                            Frame(aliased ? r.subquery_alias().input() : r, t));
+    return f.Alias(*name);
+  };
+  std::string ln, rn;
+  SLUICE_ASSIGN_OR_RETURN(sluice::DataFrame left, side(j.left(), "l", &ln));
+  SLUICE_ASSIGN_OR_RETURN(sluice::DataFrame right, side(j.right(), "r", &rn));
+  const std::string lq = dialect::QuoteSparkName(ln), rq = dialect::QuoteSparkName(rn);
+  if (j.using_columns_size() == 0) {
+    std::map<int64_t, std::string> qualifiers;
+    for (int64_t id : PlanTranslator::PlanIds(j.left())) qualifiers[id] = lq;
+    for (int64_t id : PlanTranslator::PlanIds(j.right())) qualifiers[id] = rq;
+    std::string cond = "TRUE";
+    if (j.has_join_condition()) {
+      SLUICE_ASSIGN_OR_RETURN(cond, t.QualifiedExpr(j.join_condition(), qualifiers));
+    } else if (how == "inner") {
+      how = "cross";  // an inner join without a condition: every pair, as Spark
+    }
+    return left.Join(right, cond, how);  // the left side's columns, then the right side's
+  }
+  if (j.has_join_condition()) {
+    return Status::InvalidArgument("Spark Connect: a join with both a condition and columns");
+  }
+  if (how == "cross") how = "inner";
+  // On column names, Spark's columns: the keys (the left side's; the right side's for a right
+  // join; both merged for a full join), the left side's others, the right side's others (none
+  // for semi and anti joins).
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> ls, ColumnNames(left));
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> rs, ColumnNames(right));
+  std::vector<bool> lkey(ls.size(), false), rkey(rs.size(), false);
+  std::vector<std::string> on, list;
+  for (const std::string& k : j.using_columns()) {
+    std::optional<size_t> li = FindName(ls, k), ri = FindName(rs, k);
+    if (!li || !ri) {
+      return Status::InvalidArgument("[UNRESOLVED_USING_COLUMN_FOR_JOIN] USING column `" + k +
+                                     "` cannot be resolved on the " + (li ? "right" : "left") +
+                                     " side of the join");
+    }
+    lkey[*li] = rkey[*ri] = true;
+    const std::string l = lq + "." + dialect::QuoteSparkName(ls[*li]);
+    const std::string r = rq + "." + dialect::QuoteSparkName(rs[*ri]);
+    on.push_back(l + " = " + r);
+    const std::string as = " AS " + dialect::QuoteSparkName(how == "right" ? rs[*ri] : ls[*li]);
+    if (how == "right") {
+      list.push_back(r + as);
+    } else if (how == "full") {
+      list.push_back("COALESCE(" + l + ", " + r + ")" + as);
+    } else {
+      list.push_back(l + as);
+    }
+  }
+  for (size_t i = 0; i < ls.size(); ++i) {
+    if (!lkey[i]) list.push_back(lq + "." + dialect::QuoteSparkName(ls[i]));
+  }
+  if (how != "semi" && how != "anti") {
+    for (size_t i = 0; i < rs.size(); ++i) {
+      if (!rkey[i]) list.push_back(rq + "." + dialect::QuoteSparkName(rs[i]));
+    }
+  }
+  std::string cond;
+  for (const std::string& c : on) cond += (cond.empty() ? "" : " AND ") + c;
+  return left.Join(right, cond, how).SelectExpr(list);
 }
 
 Status SessionStreams::Start(const sc::WriteStreamOperationStart& start, PlanTranslator& t,
@@ -229,6 +377,78 @@ Status SessionStreams::Command(const sc::StreamingQueryCommand& cmd,
       return NotYet("StreamingQuery.explain()");
     default:
       return Status::InvalidArgument("Spark Connect: a streaming query command without a command");
+  }
+}
+
+Status SessionStreams::Manager(const sc::StreamingQueryManagerCommand& cmd,
+                               sc::StreamingQueryManagerCommandResult* result) {
+  auto instance = [](const sluice::StreamingQuery& q,
+                     sc::StreamingQueryManagerCommandResult::StreamingQueryInstance* out) {
+    out->mutable_id()->set_id(q.Id());
+    out->mutable_id()->set_run_id(q.RunId());
+    if (q.Name()) out->set_name(*q.Name());
+  };
+  using K = sc::StreamingQueryManagerCommand::CommandCase;
+  switch (cmd.command_case()) {
+    case K::kActive: {
+      auto* out = result->mutable_active();
+      for (const auto& [id, q] : queries_) {
+        if (q->IsActive()) instance(*q, out->add_active_queries());
+      }
+      return Status::OK();
+    }
+    case K::kGetQuery: {
+      // Spark's spark.streams.get: the active query of that id, else none.
+      auto it = queries_.find(cmd.get_query());
+      if (it != queries_.end() && it->second->IsActive()) {
+        instance(*it->second, result->mutable_query());
+      }
+      return Status::OK();
+    }
+    case K::kAwaitAnyTermination: {
+      const bool timed = cmd.await_any_termination().has_timeout_ms();
+      const auto deadline = std::chrono::steady_clock::now() +
+                            std::chrono::milliseconds(cmd.await_any_termination().timeout_ms());
+      while (true) {
+        for (const auto& [id, q] : queries_) {
+          if (q->IsActive() || reset_.count(q->RunId())) continue;
+          if (std::optional<sluice::Status> e = q->Exception()) return *e;
+          result->mutable_await_any_termination()->set_terminated(true);
+          return Status::OK();
+        }
+        if (timed && std::chrono::steady_clock::now() >= deadline) {
+          result->mutable_await_any_termination()->set_terminated(false);
+          return Status::OK();
+        }
+        // Wait on one active query a little; none active and none ended: nothing will end.
+        bool waited = false;
+        for (const auto& [id, q] : queries_) {
+          if (!q->IsActive()) continue;
+          SLUICE_RETURN_NOT_OK(q->AwaitTermination(std::chrono::milliseconds(50)).status());
+          waited = true;
+          break;
+        }
+        if (!waited && !timed) {
+          return Status::InvalidArgument(
+              "Spark Connect: awaitAnyTermination() without a timeout in a session without "
+              "active queries would never return");
+        }
+        if (!waited) std::this_thread::sleep_until(deadline);
+      }
+    }
+    case K::kResetTerminated:
+      for (const auto& [id, q] : queries_) {
+        if (!q->IsActive()) reset_.insert(q->RunId());
+      }
+      return Status::OK();
+    case K::kAddListener:
+    case K::kRemoveListener:
+    case K::kListListeners:
+      return NotYet("spark.streams listeners (StreamingQueryListener)");
+    default:
+      return Status::InvalidArgument(
+          "Spark Connect: a streaming query manager command without a "
+          "command");
   }
 }
 

@@ -222,8 +222,159 @@ def stream_delta_available_now(spark, ctx):
     return out
 
 
+def _events(spark, name):
+    spark.sql(f"CREATE TABLE {name} (id BIGINT, user STRING, ts TIMESTAMP) USING DELTA")
+    spark.sql(f"INSERT INTO {name} VALUES (1, 'a', TIMESTAMP'2024-01-01 10:00:00'), "
+              "(2, 'b', TIMESTAMP'2024-01-01 10:04:00'), (3, 'a', TIMESTAMP'2024-01-01 10:12:00'), "
+              "(3, 'a', TIMESTAMP'2024-01-01 10:12:00'), (4, 'c', TIMESTAMP'2024-01-01 10:31:00')")
+
+
+def _progress(q):
+    return [[p.batchId, p.numInputRows] for p in q.recentProgress]
+
+
+def stream_window_watermark(spark, ctx):
+    """withWatermark + groupBy(window(...), col).agg(...) in append mode with availableNow, run
+    twice on one checkpoint (more data in between): windows are emitted once, when the
+    watermark passes their end, and the state carries over the restart."""
+    import os
+    from pyspark.sql import functions as F
+    t, tmp = ctx["table"], ctx["tmp"]
+    _events(spark, t)
+    out, cp = os.path.join(tmp, "windows"), os.path.join(tmp, "cp")
+
+    def run():
+        agg = (spark.readStream.table(t).withWatermark("ts", "10 minutes")
+               .groupBy(F.window("ts", "10 minutes"), "user")
+               .agg(F.count("*").alias("n"), F.max("id").alias("top")))
+        q = (agg.writeStream.format("delta").outputMode("append")
+             .option("checkpointLocation", cp).queryName(f"{t}_win")
+             .trigger(availableNow=True).start(out))
+        q.awaitTermination()
+        return q
+
+    def table():
+        return rows(spark.sql(f"SELECT CAST(window.start AS STRING) AS s, "
+                              f"CAST(window.end AS STRING) AS e, user, n, top "
+                              f"FROM delta.`{out}` ORDER BY s, user"))
+    q1 = run()
+    first = {"rows": table(), "progress": _progress(q1), "name": q1.name == f"{t}_win",
+             "status": q1.status, "active": q1.isActive}
+    spark.sql(f"INSERT INTO {t} VALUES (5, 'a', TIMESTAMP'2024-01-01 10:33:00'), "
+              "(6, 'b', TIMESTAMP'2024-01-01 10:05:00'), (7, 'c', TIMESTAMP'2024-01-01 10:52:00')")
+    q2 = run()
+    out_ = {"first": first, "second": {"rows": table(), "progress": _progress(q2),
+                                       "same_id": q1.id == q2.id, "new_run": q1.runId != q2.runId}}
+    spark.sql(f"DROP TABLE {t}")
+    return out_
+
+
+def stream_update_and_complete(spark, ctx):
+    """A keyed aggregation without watermark in complete mode, and with a watermark in update
+    mode (a Delta sink takes complete; update mode goes to the memory sink)."""
+    import os
+    from pyspark.sql import functions as F
+    t, tmp = ctx["table"], ctx["tmp"]
+    _events(spark, t)
+    out = os.path.join(tmp, "complete")
+    q = (spark.readStream.table(t).groupBy("user").agg(F.sum("id").alias("total"))
+         .writeStream.format("delta").outputMode("complete")
+         .option("checkpointLocation", os.path.join(tmp, "cp1"))
+         .trigger(availableNow=True).start(out))
+    q.awaitTermination()
+    result = {"complete": rows(spark.sql(f"SELECT user, total FROM delta.`{out}` ORDER BY user")),
+              "progress": _progress(q)}
+    spark.sql(f"DROP TABLE {t}")
+    return result
+
+
+def stream_dedup(spark, ctx):
+    """dropDuplicates: all columns, a subset, a subset with the watermarked column, and
+    dropDuplicatesWithinWatermark, each to a table by toTable."""
+    import os
+    t, tmp = ctx["table"], ctx["tmp"]
+    _events(spark, t)
+    out = {}
+    src = spark.readStream.table(t)
+    wm = spark.readStream.table(t).withWatermark("ts", "10 minutes")
+    frames = {"all": src.dropDuplicates(), "ids": src.dropDuplicates(["id"]),
+              "users_ts": wm.dropDuplicates(["user", "ts"]),
+              "within": wm.dropDuplicatesWithinWatermark(["user"])}
+    for name, df in frames.items():
+        q = (df.writeStream.option("checkpointLocation", os.path.join(tmp, "cp_" + name))
+             .trigger(availableNow=True).toTable(f"{t}_{name}"))
+        q.awaitTermination()
+        # Which row of a key a batch keeps is not defined (Spark's order within a batch
+        # depends on its files): the rows compared are the same whichever is kept.
+        cols = "user" if name == "within" else "id, user"
+        out[name] = rows(spark.sql(f"SELECT {cols} FROM {t}_{name} ORDER BY {cols}"))
+        spark.sql(f"DROP TABLE {t}_{name}")
+    spark.sql(f"DROP TABLE {t}")
+    return out
+
+
+def stream_static_join(spark, ctx):
+    """A stream joined with a batch DataFrame: on a column name (inner and left, Spark's column
+    order), on a condition of df.col, with a table as the static side."""
+    import os
+    t, tmp = ctx["table"], ctx["tmp"]
+    _events(spark, t)
+    users = spark.createDataFrame([("a", "Ann"), ("b", "Bob"), ("z", "Zed")], ["user", "name"])
+    spark.sql(f"CREATE TABLE {t}_dim (uid STRING, tier INT) USING DELTA")
+    spark.sql(f"INSERT INTO {t}_dim VALUES ('a', 1), ('c', 3)")
+    dim = spark.table(f"{t}_dim")
+    stream = spark.readStream.table(t)
+    frames = {
+        "inner_names": stream.join(users, "user"),
+        "left_names": stream.join(users, ["user"], "left"),
+        "condition": stream.join(dim, stream.user == dim.uid).select("id", "uid", "tier"),
+        "left_condition": stream.join(dim, stream.user == dim.uid, "left_outer"),
+    }
+    out = {}
+    for name, df in frames.items():
+        path = os.path.join(tmp, name)
+        q = (df.writeStream.format("delta").option("checkpointLocation", path + "_cp")
+             .trigger(availableNow=True).start(path))
+        q.awaitTermination()
+        got = spark.read.format("delta").load(path)
+        out[name] = {"columns": got.columns,
+                     "rows": rows(got.orderBy(*[c for c in got.columns if c != "ts"]))}
+    spark.sql(f"DROP TABLE {t}_dim")
+    spark.sql(f"DROP TABLE {t}")
+    return out
+
+
+def stream_query_manager(spark, ctx):
+    """A processingTime query: spark.streams.active and get, awaitTermination(timeout) while it
+    runs, processAllAvailable, stop, and spark.streams after it (resetTerminated first: the
+    session's earlier queries ended too)."""
+    import os
+    t, tmp = ctx["table"], ctx["tmp"]
+    _events(spark, t)
+    spark.streams.resetTerminated()
+    q = (spark.readStream.table(t).writeStream.format("delta")
+         .option("checkpointLocation", os.path.join(tmp, "cp")).queryName(f"{t}_pt")
+         .trigger(processingTime="1 second").start(os.path.join(tmp, "out")))
+    out = {"active": [a.name == f"{t}_pt" for a in spark.streams.active if a.id == q.id],
+           "get": spark.streams.get(q.id).name == f"{t}_pt",
+           "any_before": spark.streams.awaitAnyTermination(0.5),
+           "await": q.awaitTermination(0.5)}
+    q.processAllAvailable()
+    out["rows"] = sum(p.numInputRows for p in q.recentProgress)
+    out["last_is_progress"] = q.lastProgress is not None
+    q.stop()
+    out.update({"after_active": [a.id for a in spark.streams.active if a.id == q.id],
+                "after_get": spark.streams.get(q.id), "is_active": q.isActive,
+                "any_after": spark.streams.awaitAnyTermination(0.5),
+                "status": q.status, "exception": q.exception()})
+    spark.sql(f"DROP TABLE {t}")
+    return out
+
+
 CASES = [sql_literals, sql_types, range_collect, range_step, dataframe_ops,
          where_string_and_alias, union_group_aggregate, distinct_todf_drop_offset, show_text,
          empty_result,
          schema_and_columns, conf_set_get, delta_table_by_sql, create_dataframe, temp_views,
-         with_columns, joins_on_names, joins_on_condition, stream_delta_available_now]
+         with_columns, joins_on_names, joins_on_condition, stream_delta_available_now,
+         stream_window_watermark, stream_update_and_complete, stream_dedup, stream_static_join,
+         stream_query_manager]

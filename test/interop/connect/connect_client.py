@@ -39,8 +39,18 @@ def main():
 def errors(spark):
     """What the client raises for what Sluice refuses: class name, error class, message."""
     from pyspark.sql import functions as F
+    import tempfile
     out = {}
+    tmp = tempfile.mkdtemp(prefix="sluice-refusals-")
+    spark.sql("CREATE TABLE refusal_probe_events (id BIGINT, ts TIMESTAMP) USING DELTA")
+    stream = spark.readStream.table("refusal_probe_events")
     probes = {
+        "unsupported_command": lambda: spark.range(3).write.format("delta").save(tmp + "/w"),
+        "unsupported_stream_relation": lambda: stream.sample(0.5).writeStream.option(
+            "checkpointLocation", tmp + "/c1").start(tmp + "/o1"),
+        "foreach_batch": lambda: stream.writeStream.foreachBatch(lambda df, i: None).start(),
+        "continuous_trigger": lambda: stream.writeStream.format("delta").option(
+            "checkpointLocation", tmp + "/c2").trigger(continuous="1 second").start(tmp + "/o2"),
         "unsupported_relation": lambda: spark.range(3).sample(0.5).collect(),
         "missing_table": lambda: spark.sql("SELECT * FROM no_such_table_here").collect(),
         "unsupported_expression": lambda: spark.range(3).select(
@@ -53,6 +63,7 @@ def errors(spark):
         except Exception as e:
             cls = getattr(e, "getCondition", None)
             out[name] = [type(e).__name__, cls() if cls else None, str(e)]
+    spark.sql("DROP TABLE refusal_probe_events")
     return out
 
 

@@ -111,10 +111,19 @@ def test_refusals_name_what_is_not_supported(sluice_results):
     errors = sluice_results["errors"]
     cls, condition, message = errors["unsupported_relation"]
     assert condition == "UNSUPPORTED_CONNECT_FEATURE", errors
-    assert "the relation sample" in message, message
+    assert "the relation sample (DataFrame.sample)" in message, message
     cls, condition, message = errors["unsupported_expression"]
     assert condition == "UNSUPPORTED_CONNECT_FEATURE", errors
     assert "lambda_function" in message, message
+    # What Sluice does not serve yet names the relation or command with its PySpark spelling.
+    for probe, names in [("unsupported_command", ["write_operation", "DataFrame.write"]),
+                         ("unsupported_stream_relation", ["the relation sample", "on a stream"]),
+                         ("foreach_batch", ["writeStream.foreachBatch"]),
+                         ("continuous_trigger", ["trigger(continuous=", "micro-batches"])]:
+        cls, condition, message = errors[probe]
+        assert condition == "UNSUPPORTED_CONNECT_FEATURE", (probe, errors[probe])
+        for name in names:
+            assert name in message, (probe, message)
     cls, condition, message = errors["missing_table"]
     assert cls == "AnalysisException", errors
     assert "no_such_table_here" in message, message
