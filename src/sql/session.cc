@@ -14,6 +14,7 @@
 #include "sql/literal_rows.h"
 #include "sql/read_state.h"
 #include "sql/sink_statement_parser.h"
+#include "sql/spark_confs.h"
 #include "sql/streaming_progress_store.h"
 #include "sql/streaming_statement_parser.h"
 #include "sql/table_statement_parser.h"
@@ -317,6 +318,22 @@ Status Session::MaybeHandleSetting(std::string_view statement, bool* handled) {
   std::string_view name = cursor.DottedName();
   std::string lower_name(name);
   for (char& c : lower_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower_name.rfind("spark.", 0) == 0) {  // Spark's name of a setting (spark_confs.h)
+    *handled = true;
+    if (is_reset) {
+      if (AsciiEqualsIgnoreCase(name, "spark.sql.session.timeZone")) return Status::OK();
+      SLUICE_ASSIGN_OR_RETURN(std::string setting, SluiceSettingOfSparkConf(name));
+      return settings_.Reset(setting);
+    }
+    if (!cursor.Char('=') && !cursor.Keyword("to")) {
+      return Status::InvalidArgument("expected '=' after SET " + std::string(name));
+    }
+    SLUICE_ASSIGN_OR_RETURN(std::string value, ParseLiteral(cursor.Rest()));
+    SLUICE_ASSIGN_OR_RETURN(bool time_zone, IsSessionTimeZoneConf(name, value));
+    if (time_zone) return Status::OK();  // UTC, the zone the session runs in
+    SLUICE_ASSIGN_OR_RETURN(std::string setting, SluiceSettingOfSparkConf(name));
+    return settings_.Set(setting, value);
+  }
   if (lower_name.rfind("sluice.", 0) != 0) return Status::OK();  // a DuckDB setting
   *handled = true;
   const bool is_s3 = lower_name.rfind("sluice.s3.", 0) == 0;

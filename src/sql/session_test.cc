@@ -60,6 +60,36 @@ TEST_F(SessionTest, BadSettingsAreClearErrors) {
   EXPECT_FALSE(session_->Execute("SET sluice.warehouse = 'a' 'b'").ok());
 }
 
+// Databricks notebooks set Spark's names; those with a Sluice equivalent act on it.
+TEST_F(SessionTest, SparkConfsWithASluiceEquivalentAreMapped) {
+  ASSERT_TRUE(session_->Execute("SET spark.sql.shuffle.partitions = 6").ok());
+  EXPECT_EQ(session_->settings().GetInteger("shufflePartitions"), 6);
+  ASSERT_TRUE(session_->Execute("SET spark.sql.streaming.noDataMicroBatches.enabled=false").ok());
+  EXPECT_FALSE(session_->settings().GetBoolean("noDataBatches"));
+  ASSERT_TRUE(session_->Execute("SET spark.sql.streaming.multipleWatermarkPolicy = 'max'").ok());
+  EXPECT_EQ(session_->settings().GetString("multipleWatermarkPolicy"), "max");
+  ASSERT_TRUE(session_->Execute("RESET spark.sql.shuffle.partitions").ok());
+  EXPECT_EQ(session_->settings().GetInteger("shufflePartitions"), 4);
+  EXPECT_TRUE(session_->Execute("SET spark.sql.session.timeZone = 'UTC'").ok());
+  EXPECT_TRUE(session_->Execute("SET spark.sql.session.timeZone = UTC").ok());
+}
+
+TEST_F(SessionTest, SparkConfsWithoutEquivalentAreRefusedByName) {
+  auto r = session_->Execute("SET spark.sql.adaptive.enabled = true");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'spark.sql.adaptive.enabled' has no Sluice equivalent"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().message().find("spark.sql.shuffle.partitions (sluice.shufflePartitions)"),
+            std::string::npos);
+  r = session_->Execute("SET spark.sql.shuffle.partitions = 'many'");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("takes an integer"), std::string::npos);
+  r = session_->Execute("SET spark.sql.session.timeZone = 'America/New_York'");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("UTC only"), std::string::npos);
+}
+
 TEST_F(SessionTest, DuckDbSettingsPassThrough) {
   EXPECT_TRUE(session_->Execute("SET threads = 1").ok());
 }
