@@ -115,6 +115,62 @@ void TuneMalloc() {
 #endif
 }
 
+// "sluice table history": the names from the root down to `app`.
+std::string CommandPath(const CLI::App& app) {
+  std::string path = app.get_name();
+  for (const CLI::App* up = app.get_parent(); up != nullptr; up = up->get_parent()) {
+    path = up->get_name() + " " + path;
+  }
+  return path;
+}
+
+// The first "Usage: ..." line of `app`'s help.
+std::string UsageLine(const CLI::App& app) {
+  const CLI::App* parent = app.get_parent();
+  const std::string help = app.help(parent == nullptr ? "" : CommandPath(*parent));
+  const size_t at = help.find("Usage:");
+  if (at == std::string::npos) return "";
+  const size_t end = help.find('\n', at);
+  return help.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// Reports a command line that did not parse, as Unix tools do: one "Error: ..." line, the usage
+// line of the (sub)command it was for and where to read more; exit code 2. --help and --version
+// print and exit 0 (CLI11's own handling).
+int ReportParseError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+  // The deepest subcommand the command line reached.
+  CLI::App* at = &app;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (CLI::App* sub : at->get_subcommands()) {
+      at = sub;
+      deeper = true;
+      break;
+    }
+  }
+  std::string message = e.what();
+  // `sluice nosuch`: CLI11 says "argument not expected"; name it as the command it meant to be.
+  if (at == &app && argc > 1 && argv[1][0] != '-') {
+    std::string commands;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      if (!commands.empty()) commands += ", ";
+      commands += sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) {
+      message = "unknown command '" + std::string(argv[1]) + "' (commands: " + commands + ")";
+    }
+  }
+  std::cerr << "Error: " << message << "\n";
+  const std::string usage = UsageLine(*at);
+  if (!usage.empty()) std::cerr << usage << "\n";
+  std::cerr << "Run '" << CommandPath(*at) << " --help' for "
+            << (at == &app ? "the commands" : "its options and examples") << ".\n";
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -278,11 +334,19 @@ int main(int argc, char** argv) {
   optimize->add_option("--where", table_options.where,
                        "Only partitions matching this predicate over partition columns");
   for (CLI::App* c : {history, detail, vacuum, optimize}) {
-    c->add_option("path", table_options.path, "The Delta table's directory")->required();
+    c->add_option("table", table_options.path,
+                  "The Delta table: its directory, or the name of a table of the warehouse")
+        ->required();
+    c->add_option("-w,--warehouse", table_options.warehouse,
+                  "Where table names resolve (default ./warehouse)");
     c->add_flag("--json", table_options.json, "Print JSON for scripts");
   }
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return ReportParseError(app, e, argc, argv);
+  }
 
   if (!log_level.empty()) {
     sluice::LogLevel level;

@@ -12,6 +12,7 @@
 #include "delta/table.h"
 #include "delta/table_writer.h"
 #include "delta/vacuum.h"
+#include "delta/warehouse_tables.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"
 #include "fs/routing_file_system.h"
@@ -23,20 +24,40 @@ using Json = nlohmann::ordered_json;
 
 // An engine and connection for one command, and the table's file system.
 struct TableEnv {
+  std::string path;  // the table's directory (the argument, or the warehouse table it names)
   std::shared_ptr<fs::FileSystem> fs;
   std::unique_ptr<engine::Engine> engine;
   std::unique_ptr<engine::Connection> conn;
 };
 
-// Checks that `path` is a Delta table (clear errors for the usual mistakes) and opens an engine.
-Result<TableEnv> Open(const std::string& path) {
+// The table's directory: `table` when it exists as a path, else the warehouse table of that
+// name (delta/warehouse_tables.h); NotFound naming both places when neither exists.
+Result<std::string> ResolveTable(fs::FileSystem* fs, const TableCommandOptions& options) {
+  SLUICE_ASSIGN_OR_RETURN(bool exists, fs->Exists(options.path));
+  if (exists || !delta::CheckWarehouseTableName(options.path).ok()) {
+    if (!exists) return Status::NotFound(options.path + " does not exist");
+    return options.path;
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string dir,
+                          delta::ResolveWarehouseTable(fs, options.warehouse, options.path));
+  SLUICE_ASSIGN_OR_RETURN(bool in_warehouse, fs->Exists(dir));
+  if (!in_warehouse) {
+    return Status::NotFound("no directory " + options.path + " and no table '" + options.path +
+                            "' in the warehouse " + options.warehouse + " (--warehouse)");
+  }
+  return dir;
+}
+
+// Finds the table (a path or a warehouse table's name), checks that it is a Delta table (clear
+// errors for the usual mistakes) and opens an engine.
+Result<TableEnv> Open(const TableCommandOptions& options) {
   TableEnv env;
   env.fs = fs::PathFileSystem();
-  SLUICE_ASSIGN_OR_RETURN(bool exists, env.fs->Exists(path));
-  if (!exists) return Status::NotFound(path + " does not exist");
-  SLUICE_ASSIGN_OR_RETURN(bool has_log, env.fs->Exists(fs::JoinPath(path, "_delta_log")));
+  SLUICE_ASSIGN_OR_RETURN(env.path, ResolveTable(env.fs.get(), options));
+  SLUICE_ASSIGN_OR_RETURN(bool has_log, env.fs->Exists(fs::JoinPath(env.path, "_delta_log")));
   if (!has_log) {
-    return Status::InvalidArgument(path + " is not a Delta table (it has no _delta_log directory)");
+    return Status::InvalidArgument(env.path +
+                                   " is not a Delta table (it has no _delta_log directory)");
   }
   SLUICE_ASSIGN_OR_RETURN(env.engine, engine::Engine::Open());
   SLUICE_ASSIGN_OR_RETURN(env.conn, env.engine->Connect());
@@ -117,13 +138,13 @@ int Fail(const Status& st, std::ostream& err) {
 }  // namespace
 
 int RunTableHistory(const TableCommandOptions& options, std::ostream& out, std::ostream& err) {
-  Result<TableEnv> env = Open(options.path);
+  Result<TableEnv> env = Open(options);
   if (!env.ok()) return Fail(env.status(), err);
   if (options.limit && *options.limit < 1) {
     return Fail(Status::InvalidArgument("--limit must be at least 1"), err);
   }
   Result<std::unique_ptr<delta::DeltaTable>> table =
-      delta::DeltaTable::Open(env->fs, env->engine.get(), options.path);
+      delta::DeltaTable::Open(env->fs, env->engine.get(), env->path);
   if (!table.ok()) return Fail(table.status(), err);
   std::optional<size_t> limit;
   if (options.limit) limit = static_cast<size_t>(*options.limit);
@@ -164,10 +185,10 @@ int RunTableHistory(const TableCommandOptions& options, std::ostream& out, std::
 }
 
 int RunTableDetail(const TableCommandOptions& options, std::ostream& out, std::ostream& err) {
-  Result<TableEnv> env = Open(options.path);
+  Result<TableEnv> env = Open(options);
   if (!env.ok()) return Fail(env.status(), err);
   Result<std::unique_ptr<delta::DeltaTable>> table =
-      delta::DeltaTable::Open(env->fs, env->engine.get(), options.path);
+      delta::DeltaTable::Open(env->fs, env->engine.get(), env->path);
   if (!table.ok()) return Fail(table.status(), err);
   Result<engine::Batch> detail = delta::DescribeDetail(table->get(), env->conn.get());
   if (!detail.ok()) return Fail(detail.status(), err);
@@ -214,10 +235,10 @@ int RunTableDetail(const TableCommandOptions& options, std::ostream& out, std::o
 }
 
 int RunTableVacuum(const TableCommandOptions& options, std::ostream& out, std::ostream& err) {
-  Result<TableEnv> env = Open(options.path);
+  Result<TableEnv> env = Open(options);
   if (!env.ok()) return Fail(env.status(), err);
   Result<std::unique_ptr<delta::DeltaTableWriter>> writer =
-      delta::DeltaTableWriter::Open(env->fs, env->engine.get(), options.path);
+      delta::DeltaTableWriter::Open(env->fs, env->engine.get(), env->path);
   if (!writer.ok()) return Fail(writer.status(), err);
   delta::DmlTable table{writer->get(), env->fs, env->engine.get(), env->conn.get()};
   delta::VacuumOptions vacuum;
@@ -226,7 +247,7 @@ int RunTableVacuum(const TableCommandOptions& options, std::ostream& out, std::o
   vacuum.retention_duration_check = !options.force;
   Result<delta::VacuumResult> result = delta::Vacuum(table, vacuum);
   if (!result.ok()) {
-    Status st = result.status().WithContext("VACUUM " + options.path);
+    Status st = result.status().WithContext("VACUUM " + env->path);
     if (st.message().find("low retention period") != std::string::npos) {
       st = Status(st.code(), st.message() +
                                  " (sluice table vacuum: pass --force to vacuum with this "
@@ -236,7 +257,7 @@ int RunTableVacuum(const TableCommandOptions& options, std::ostream& out, std::o
   }
   if (options.json) {
     Json j;
-    j["path"] = options.path;
+    j["path"] = env->path;
     j["dryRun"] = options.dry_run;
     j["retainHours"] = options.retain_hours ? Json(*options.retain_hours) : Json(nullptr);
     j["numFiles"] = result->files.size();
@@ -272,23 +293,23 @@ int RunTableVacuum(const TableCommandOptions& options, std::ostream& out, std::o
 }
 
 int RunTableOptimize(const TableCommandOptions& options, std::ostream& out, std::ostream& err) {
-  Result<TableEnv> env = Open(options.path);
+  Result<TableEnv> env = Open(options);
   if (!env.ok()) return Fail(env.status(), err);
   Result<std::unique_ptr<delta::DeltaTableWriter>> writer =
-      delta::DeltaTableWriter::Open(env->fs, env->engine.get(), options.path);
+      delta::DeltaTableWriter::Open(env->fs, env->engine.get(), env->path);
   if (!writer.ok()) return Fail(writer.status(), err);
   delta::DmlTable table{writer->get(), env->fs, env->engine.get(), env->conn.get()};
   delta::OptimizeOptions optimize;
   optimize.partition_predicate = options.where;
   Result<delta::DmlResult> result = delta::Optimize(table, optimize);
-  if (!result.ok()) return Fail(result.status().WithContext("OPTIMIZE " + options.path), err);
+  if (!result.ok()) return Fail(result.status().WithContext("OPTIMIZE " + env->path), err);
   auto metric = [&](const char* name) -> int64_t {
     auto it = result->metrics.find(name);
     return it == result->metrics.end() ? 0 : it->second;
   };
   if (options.json) {
     Json j;
-    j["path"] = options.path;
+    j["path"] = env->path;
     j["version"] = result->version ? Json(result->version->value()) : Json(nullptr);
     j["metrics"] = Json::object();
     for (const auto& [k, v] : result->metrics) j["metrics"][k] = v;

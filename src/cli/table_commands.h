@@ -1,4 +1,4 @@
-// `sluice table history|detail|vacuum|optimize PATH` (docs/operations.md "Table maintenance
+// `sluice table history|detail|vacuum|optimize PATH|NAME` (docs/operations.md "Table maintenance
 // commands"): Delta table inspection and maintenance from the shell, through the delta layer's
 // DESCRIBE HISTORY / DESCRIBE DETAIL / VACUUM / OPTIMIZE (delta/describe.h, vacuum.h,
 // optimize.h: the same code as the SQL statements). Human-readable by default, --json for scripts.
@@ -16,8 +16,12 @@
 // - optimize [--where PREDICATE]: bin-packing compaction (partition-column predicate only);
 //   prints what was compacted and the new version, or that there was nothing to compact.
 //
-// Errors (exit 1, "Error: ..." on `err`): a path that does not exist, a directory without a
-// _delta_log ("... is not a Delta table"), and whatever the delta layer refuses.
+// The table is a directory, or when no directory of that name exists, the table of that name in
+// the warehouse (--warehouse, default ./warehouse; a table created with LOCATION is found at its
+// location).
+// Errors (exit 1, "Error: ..." on `err`): neither a directory nor a warehouse table of that
+// name, a directory without a _delta_log ("... is not a Delta table"), and whatever the delta
+// layer refuses.
 //
 // Thread safety: one call at a time per stream.
 #pragma once
@@ -30,7 +34,10 @@
 namespace sluice::cli {
 
 struct TableCommandOptions {
+  // The table: its directory, or the name of a table of `warehouse` (used when no such
+  // directory exists).
   std::string path;
+  std::string warehouse = "warehouse";
   bool json = false;
   std::optional<int64_t> limit;        // history
   std::optional<double> retain_hours;  // vacuum

@@ -26,6 +26,10 @@ check "warehouse created" 0 "" -- "${SLUICE}" sql --warehouse "${WORK}/wh" "SELE
 check "help" 0 "Run SQL statements" -- "${SLUICE}" --help
 check "sql help has an example" 0 'sluice sql "SELECT 42 AS answer"' -- "${SLUICE}" sql --help
 check "test help has an example" 0 "sluice test test/sql" -- "${SLUICE}" test --help
-check "no subcommand" 106 "A subcommand is required" -- "${SLUICE}"
-check "bad format" 105 "format" -- "${SLUICE}" sql --format xml "SELECT 1"
+check "no subcommand" 2 "A subcommand is required" -- "${SLUICE}"
+check "bad format" 2 "format" -- "${SLUICE}" sql --format xml "SELECT 1"
+check "unknown command named" 2 "Error: unknown command 'nosuch' (commands: " -- "${SLUICE}" nosuch
+check "usage error shows the usage" 2 "Usage: sluice sql [OPTIONS]" -- "${SLUICE}" sql --bogus
+check "usage error points at --help" 2 "Run 'sluice sql --help'" -- "${SLUICE}" sql --bogus
+check "version" 0 "sluice " -- "${SLUICE}" --version
 finish

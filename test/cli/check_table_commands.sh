@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `sluice table history|detail|vacuum|optimize PATH` as a user runs them: a table made with
+# `sluice table history|detail|vacuum|optimize PATH|NAME` as a user runs them: a table made with
 # `sluice sql`, delta-rs and Spark fixtures of test/fixtures/delta (read in place, maintained on
 # copies), --json output
 # parsed back, and the errors for a missing path and a directory that is not a Delta table.
@@ -28,13 +28,18 @@ check "history: create" 0 "0        " -- "${SLUICE}" table history "${T}"
 check "history: count" 0 "(5 versions)" -- "${SLUICE}" table history "${T}"
 check "history: limit" 0 "(2 versions)" -- "${SLUICE}" table history "${T}" --limit 2
 check_not "history: limit drops the oldest" "CREATE TABLE" -- "${SLUICE}" table history "${T}" --limit 2
-check "history: bad limit" 105 "limit" -- "${SLUICE}" table history "${T}" --limit 0
+check "history: bad limit" 2 "limit" -- "${SLUICE}" table history "${T}" --limit 0
 "${SLUICE}" table history "${T}" --json > history.json
 got="$(sql "SELECT count(*) || ',' || max(version) || ',' || min(operation) || ',' ||
                    max(operationMetrics.numDeletedRows) FROM read_json('history.json')")"
 [[ "${got}" == "5,4,CREATE TABLE,1" ]] && pass || fail "history --json: ${got}"
 first="$(sql "SELECT version FROM read_json('history.json') LIMIT 1")"
 [[ "${first}" == "4" ]] && pass || fail "history --json not newest first: ${first}"
+
+# a table named as in SQL: the warehouse's table (-w), a directory of that name winning
+check "history by name" 0 "(5 versions)" -- "${SLUICE}" table history ev -w wh
+check "detail by name, any case" 0 "format:             delta" -- "${SLUICE}" table detail EV --warehouse wh
+check "a name that is no table" 1 "no directory nope and no table 'nope' in the warehouse wh" -- "${SLUICE}" table history nope -w wh
 
 # detail
 check "detail: format" 0 "format:             delta" -- "${SLUICE}" table detail "${T}"
@@ -78,7 +83,7 @@ got="$(sql "SELECT count(*) || ',' || sum(id) FROM ev")"
 [[ "${got}" == "3,8" ]] && pass || fail "rows after vacuum: ${got}"
 
 # errors
-check "missing path" 1 "Error: Not found: nope does not exist" -- "${SLUICE}" table detail nope
+check "missing path" 1 "Error: Not found: ./nope does not exist" -- "${SLUICE}" table detail ./nope
 mkdir plain
 check "not a Delta table" 1 "plain is not a Delta table (it has no _delta_log directory)" -- \
   "${SLUICE}" table history plain
