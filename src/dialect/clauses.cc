@@ -26,6 +26,9 @@
 //   percentile_disc(p) WITHIN GROUP    CAST(percentile_disc(p)  a DOUBLE in Spark, the column's
 //     (ORDER BY v)                       WITHIN GROUP (...) AS  type in DuckDB
 //                                        DOUBLE)
+//   FROM range(n), JOIN range(a, b[,   FROM (SELECT range AS id Spark's range() names its column
+//     step[, numPartitions]])            FROM range(a, b[, step])) `id`, DuckDB's `range`; the
+//                                                               partition count changes nothing
 //   a ^ b                              xor(a, b)                ^ is XOR in Spark, a power in
 //                                                               DuckDB; Spark's precedence: the
 //                                                               operands take * / % + - & (not |,
@@ -95,6 +98,17 @@ void LateralView(const std::vector<Token>& tokens, size_t i, std::vector<Edit>* 
   edits->push_back({tokens[close].begin, column.end,
                     ") AS " + QuoteIdentifier(column.text) + ") AS " + QuoteIdentifier(alias.text) +
                         (keep_empty ? " ON TRUE" : "")});
+}
+
+// range(...) at `i` as a relation (after FROM or JOIN): a subquery naming its column `id`, as
+// Spark's range() does; a fourth argument (numPartitions) is dropped. Other forms are left.
+void RangeRelation(const std::vector<Token>& tokens, size_t i, std::vector<Edit>* edits) {
+  std::vector<size_t> commas;
+  size_t close = CloseOf(tokens, i + 1, &commas);
+  if (close == kNoToken || close == i + 2 || commas.size() > 3) return;
+  edits->push_back({tokens[i].begin, tokens[i].begin, "(SELECT range AS id FROM "});
+  if (commas.size() == 3) edits->push_back({tokens[commas[2]].begin, tokens[close].begin, ""});
+  edits->push_back({tokens[close].end, tokens[close].end, ")"});
 }
 
 // True for a word that ends an ORDER BY list at its top level.
@@ -291,6 +305,9 @@ void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
       edits->push_back(std::move(open));
       edits->push_back({t.begin, t.end, ","});
       edits->push_back({tokens[right_end - 1].end, tokens[right_end - 1].end, ")"});
+    } else if (IsCall(tokens, i, "range") && i > 0 &&
+               (tokens[i - 1].IsKeyword("from") || tokens[i - 1].IsKeyword("join"))) {
+      RangeRelation(tokens, i, edits);
     } else if (t.IsKeyword("lateral") && next.IsKeyword("view")) {
       LateralView(tokens, i, edits);
     } else if (t.IsKeyword("div") && i > 0 && EndsOperand(tokens[i - 1]) &&

@@ -59,7 +59,7 @@ void RewriteJsonPaths(std::string_view sql, const std::vector<Token>& tokens,
                       std::vector<Edit>* edits);
 
 // clauses.cc: LEFT SEMI / LEFT ANTI JOIN, SORT BY, DISTRIBUTE BY, CLUSTER BY, MINUS,
-// SELECT * EXCEPT (...), a div b, RLIKE, LATERAL VIEW explode.
+// SELECT * EXCEPT (...), a div b, RLIKE, LATERAL VIEW explode, FROM range(...) (column id).
 void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
                     std::vector<Edit>* edits);
 

@@ -145,3 +145,21 @@ TEST_F(SparkRulesTest, BatchWindowsAreTheEnginesFunction) {
 
 }  // namespace
 }  // namespace sluice::dialect
+
+namespace sluice::dialect {
+namespace {
+
+// Spark's range() as a relation names its column `id` (the engine's is `range`); its fourth
+// argument, the partition count, is dropped; range as a column or function name is left.
+TEST_F(SparkRulesTest, RangeInFromIsASubqueryNamingItsColumnId) {
+  EXPECT_EQ(Rewrite("SELECT id FROM range(3)"),
+            "SELECT id FROM (SELECT range AS id FROM range(3))");
+  EXPECT_EQ(Rewrite("SELECT t.id FROM range(1, 10, 2, 4) AS t"),
+            "SELECT t.id FROM (SELECT range AS id FROM range(1, 10, 2)) AS t");
+  EXPECT_EQ(Rewrite("SELECT * FROM t JOIN range(2) r ON r.id = t.k"),
+            "SELECT * FROM t JOIN (SELECT range AS id FROM range(2)) r ON r.id = t.k");
+  EXPECT_EQ(Rewrite("SELECT range FROM t"), "SELECT range FROM t");
+}
+
+}  // namespace
+}  // namespace sluice::dialect
