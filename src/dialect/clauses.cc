@@ -29,6 +29,8 @@
 //   FROM range(n), JOIN range(a, b[,   FROM (SELECT range AS id Spark's range() names its column
 //     step[, numPartitions]])            FROM range(a, b[, step])) `id`, DuckDB's `range`; the
 //                                                               partition count changes nothing
+//                                                               (left when the statement names
+//                                                               the engine's column `range`)
 //   a ^ b                              xor(a, b)                ^ is XOR in Spark, a power in
 //                                                               DuckDB; Spark's precedence: the
 //                                                               operands take * / % + - & (not |,
@@ -98,6 +100,23 @@ void LateralView(const std::vector<Token>& tokens, size_t i, std::vector<Edit>* 
   edits->push_back({tokens[close].begin, column.end,
                     ") AS " + QuoteIdentifier(column.text) + ") AS " + QuoteIdentifier(alias.text) +
                         (keep_empty ? " ON TRUE" : "")});
+}
+
+// True when the statement names the engine's column `range` (a `range` that is no call and no
+// window frame's RANGE): a query written for the engine's range(), which Spark would refuse
+// (no such column); left as written, so that it keeps its meaning.
+bool NamesRangeColumn(const std::vector<Token>& tokens) {
+  for (size_t i = 0; tokens[i].kind != TokenKind::kEnd; ++i) {
+    if (!tokens[i].IsKeyword("range")) continue;
+    const Token& next = tokens[i + 1];
+    if (next.IsSymbol("(") || next.IsKeyword("between") || next.IsKeyword("unbounded") ||
+        next.IsKeyword("current") || next.IsKeyword("interval") ||
+        next.kind == TokenKind::kNumber) {
+      continue;
+    }
+    return true;
+  }
+  return false;
 }
 
 // range(...) at `i` as a relation (after FROM or JOIN): a subquery naming its column `id`, as
@@ -242,6 +261,7 @@ size_t XorRightEnd(const std::vector<Token>& tokens, size_t op) {
 void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
                     std::vector<Edit>* edits) {
   (void)sql;
+  const bool range_column = NamesRangeColumn(tokens);
   for (size_t i = 0; tokens[i].kind != TokenKind::kEnd; ++i) {
     const Token& t = tokens[i];
     const Token& next = tokens[i + 1];
@@ -305,7 +325,7 @@ void RewriteClauses(std::string_view sql, const std::vector<Token>& tokens,
       edits->push_back(std::move(open));
       edits->push_back({t.begin, t.end, ","});
       edits->push_back({tokens[right_end - 1].end, tokens[right_end - 1].end, ")"});
-    } else if (IsCall(tokens, i, "range") && i > 0 &&
+    } else if (IsCall(tokens, i, "range") && i > 0 && !range_column &&
                (tokens[i - 1].IsKeyword("from") || tokens[i - 1].IsKeyword("join"))) {
       RangeRelation(tokens, i, edits);
     } else if (t.IsKeyword("lateral") && next.IsKeyword("view")) {

@@ -159,6 +159,13 @@ TEST_F(SparkRulesTest, RangeInFromIsASubqueryNamingItsColumnId) {
   EXPECT_EQ(Rewrite("SELECT * FROM t JOIN range(2) r ON r.id = t.k"),
             "SELECT * FROM t JOIN (SELECT range AS id FROM range(2)) r ON r.id = t.k");
   EXPECT_EQ(Rewrite("SELECT range FROM t"), "SELECT range FROM t");
+  // A statement written for the engine's range() (its column `range`) keeps its meaning.
+  EXPECT_EQ(Rewrite("SELECT range AS id, 'r' || range AS s FROM range(10)"),
+            "SELECT range AS id, 'r' || range AS s FROM range(10)");
+  EXPECT_EQ(Rewrite("SELECT sum(id) OVER (ORDER BY id RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) "
+                    "FROM range(3)"),
+            "SELECT sum(id) OVER (ORDER BY id NULLS FIRST RANGE BETWEEN 1 PRECEDING AND CURRENT "
+            "ROW) FROM (SELECT range AS id FROM range(3))");
 }
 
 }  // namespace
