@@ -90,6 +90,12 @@ CASES = [
     agg("global_complete_avg", "SELECT avg(v) AS mean, count(v) AS nv FROM STREAM ev",
         "complete"),
     agg("global_complete_with_watermark", f"SELECT count(*) AS n FROM {WM10}", "complete"),
+    # avg and sum of a DECIMAL(p, s): Spark's DECIMAL(p + 4, s + 4) mean and DECIMAL(p + 10, s)
+    # sum, the state's partial sum a DECIMAL too.
+    agg("keyed_update_avg_decimal", "SELECT k, avg(CAST(v AS DECIMAL(10, 2))) AS mean, "
+        "sum(CAST(v AS DECIMAL(10, 2))) AS total FROM STREAM ev GROUP BY k", "update"),
+    agg("global_complete_avg_decimal", "SELECT avg(CAST(v AS DECIMAL(5, 1))) AS mean, "
+        "count(*) AS n FROM STREAM ev", "complete"),
     agg("global_update", "SELECT count(*) AS n, sum(v) AS s FROM STREAM ev", "update"),
     agg("keyed_complete_filtered", "SELECT k, count(*) AS n FROM STREAM ev WHERE v > 2 "
         "GROUP BY k", "complete"),

@@ -74,11 +74,24 @@ CASES = [
     ev("distinct_sql_expression_update", "SELECT DISTINCT k, v + 1 AS w FROM STREAM ev",
        "update"),
     ev("distinct_sql_star_update", "SELECT DISTINCT * FROM STREAM ev", "update"),
+    ev("distinct_sql_star_complete", "SELECT DISTINCT * FROM STREAM ev", "complete"),
+    ev("distinct_sql_star_filtered_watermark_append",
+       f"SELECT DISTINCT * FROM {WM10} WHERE v > 1"),
     # An aggregation without an event-time key under a watermark (update mode): whether a
     # no-data batch runs when the watermark moves (Spark's shouldRunAnotherBatch).
     ev("keyed_update_watermark_not_key", f"SELECT k, count(*) AS n FROM {WM10} GROUP BY k",
        "update"),
     ev("global_update_watermark", f"SELECT count(*) AS n, max(v) AS m FROM {WM10}", "update"),
+    # A global aggregate over a batch whose rows the WHERE removes: the aggregation's input is
+    # empty (before any row, and after), and an aggregation without grouping keys of an empty
+    # input is its initial row. The filter is one Spark cannot push into its Parquet scan (whose
+    # numInputRows would then count only the rows the scan returns: delta_filter).
+    ev("global_update_filtered_empty", "SELECT count(*) AS n, max(v) AS m FROM STREAM ev "
+       "WHERE v % 10 > 2", "update"),
+    ev("global_complete_filtered_empty", "SELECT count(*) AS n, max(v) AS m FROM STREAM ev "
+       "WHERE v % 10 > 2", "complete"),
+    ev("global_update_first_filtered_empty", "SELECT first(v) AS f, count(*) AS n FROM STREAM ev "
+       "WHERE v % 10 > 2", "update"),
     # Update mode emits the changed groups' rows as they are selected, also without a key.
     dict(name="update_key_not_selected", sources={"ev": KG}, mode="update",
          query="SELECT g, max(v) AS m FROM STREAM ev GROUP BY k, g",
