@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "dialect/token_edits.h"
 #include "dialect/tokenizer.h"
 #include "plan/stream_query_parser.h"
 #include "sql/table_catalog.h"
@@ -18,10 +19,7 @@ void AddOnce(std::vector<std::string>* names, const std::string& name) {
   if (std::find(names->begin(), names->end(), n) == names->end()) names->push_back(n);
 }
 
-bool IsName(const Token& t) {
-  return t.kind == TokenKind::kWord || t.kind == TokenKind::kQuotedIdent ||
-         t.kind == TokenKind::kBacktick;
-}
+using dialect::IsName;
 
 // The batch relations of `sql` (a query whose STREAM relations are already views).
 Status AddBatchReads(std::string_view sql, QueryReads* reads) {

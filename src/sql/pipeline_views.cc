@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "dialect/token_edits.h"
 #include "dialect/tokenizer.h"
 #include "plan/token_cursor.h"
 #include "sql/pipeline_references.h"
@@ -15,10 +16,7 @@ namespace {
 using dialect::Token;
 using dialect::TokenKind;
 
-bool IsName(const Token& t) {
-  return t.kind == TokenKind::kWord || t.kind == TokenKind::kQuotedIdent ||
-         t.kind == TokenKind::kBacktick;
-}
+using dialect::IsName;
 
 // Words that may follow a relation and are not its alias.
 bool EndsRelation(const Token& t) {

@@ -1,6 +1,7 @@
 #include "sql/session_temp_views.h"
 
 #include "common/strings.h"
+#include "dialect/token_edits.h"
 #include "dialect/tokenizer.h"
 
 namespace sluice::sql {
@@ -10,10 +11,7 @@ namespace {
 using dialect::Token;
 using dialect::TokenKind;
 
-bool IsName(const Token& t) {
-  return t.kind == TokenKind::kWord || t.kind == TokenKind::kQuotedIdent ||
-         t.kind == TokenKind::kBacktick;
-}
+using dialect::IsName;
 
 // The view name of CREATE [OR REPLACE] TEMP|TEMPORARY VIEW [IF NOT EXISTS] name ... (*create
 // true) or DROP VIEW [IF EXISTS] name (*create false); nullopt for any other statement and for
