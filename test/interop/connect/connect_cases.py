@@ -371,10 +371,34 @@ def stream_query_manager(spark, ctx):
     return out
 
 
+def stream_rate(spark, ctx):
+    """readStream.format("rate") to a Delta path with processingTime, processAllAvailable, stop:
+    the table's schema, and its values are 0..n-1 (how many rows depends on the clock)."""
+    import os
+    tmp = ctx["tmp"]
+    out = os.path.join(tmp, "rate")
+    q = (spark.readStream.format("rate").option("rowsPerSecond", "20").load()
+         .withColumn("even", (F_col("value") % 2) == 0)
+         .writeStream.format("delta").option("checkpointLocation", os.path.join(tmp, "cp"))
+         .trigger(processingTime="500 milliseconds").start(out))
+    q.processAllAvailable()
+    q.stop()
+    got = spark.read.format("delta").load(out)
+    values = [r[0] for r in got.select("value").orderBy("value").collect()]
+    evens = got.where("even").count()
+    return {"schema": got.schema.simpleString(), "contiguous": values == list(range(len(values))),
+            "evens": evens == (len(values) + 1) // 2, "active": q.isActive}
+
+
+def F_col(name):
+    from pyspark.sql import functions as F
+    return F.col(name)
+
+
 CASES = [sql_literals, sql_types, range_collect, range_step, dataframe_ops,
          where_string_and_alias, union_group_aggregate, distinct_todf_drop_offset, show_text,
          empty_result,
          schema_and_columns, conf_set_get, delta_table_by_sql, create_dataframe, temp_views,
          with_columns, joins_on_names, joins_on_condition, stream_delta_available_now,
          stream_window_watermark, stream_update_and_complete, stream_dedup, stream_static_join,
-         stream_query_manager]
+         stream_query_manager, stream_rate]
