@@ -117,7 +117,7 @@ def define_tables(env, warehouse):
           format => 'json', schema => '{SCHEMA}', maxFilesPerTrigger => 1);
         CREATE STREAMING TABLE counts OUTPUT MODE COMPLETE AS
           SELECT k, count(*) AS n, sum(id) AS s FROM STREAM read_files('{landing}',
-            format => 'json', schema => '{SCHEMA}', maxFilesPerTrigger => 2) GROUP BY k""")
+            format => 'json', schema => '{SCHEMA}', maxFilesPerTrigger => 1) GROUP BY k""")
 
 
 def table_rows(bucket_name, table):
@@ -147,7 +147,7 @@ def test_streaming_tables_in_a_warehouse_on_s3(bucket, env):
     assert "wh/_sluice/streaming_tables/raw.json" in keys
     assert batch_ids(bucket, "wh/_checkpoints/raw/offsets/") == set(range(FILES))
     assert batch_ids(bucket, "wh/_checkpoints/raw/commits/") == set(range(FILES))
-    assert batch_ids(bucket, "wh/_checkpoints/counts/commits/") == set(range(FILES // 2))
+    assert batch_ids(bucket, "wh/_checkpoints/counts/commits/") == set(range(FILES))
     changelogs = [k for k in keys if k.startswith("wh/_checkpoints/counts/state/0/")
                   and k.endswith(".changelog")]
     snapshots = [k for k in keys if k.startswith("wh/_checkpoints/counts/state/0/")
@@ -162,7 +162,7 @@ def test_streaming_tables_in_a_warehouse_on_s3(bucket, env):
     # A second REFRESH has nothing to do and changes nothing.
     run_sql(env, wh, "REFRESH STREAMING TABLE counts")
     assert table_rows(bucket, "counts") == expected_counts()
-    assert batch_ids(bucket, "wh/_checkpoints/counts/commits/") == set(range(FILES // 2))
+    assert batch_ids(bucket, "wh/_checkpoints/counts/commits/") == set(range(FILES))
 
 
 def kill_after_commits(env, bucket_name, wh, table, commits):
@@ -183,21 +183,34 @@ def kill_after_commits(env, bucket_name, wh, table, commits):
     return done
 
 
-@pytest.mark.parametrize("table", ["raw", "counts"])
-def test_sigkill_and_restart_is_exact(bucket, env, table):
+@pytest.mark.parametrize("case", ["raw", "counts", "counts_from_a_snapshot", "counts_elsewhere"])
+def test_sigkill_and_restart_is_exact(bucket, env, case):
+    """SIGKILL during REFRESH, then a restart. counts: an aggregation whose state is restored
+    from changelogs (killed after 3 batches) or from the snapshot of version 10 plus changelogs
+    (killed after 12); counts_elsewhere: the restart has an empty local cache of its own, as on
+    another machine, and rebuilds the state from S3 alone."""
+    table = "raw" if case == "raw" else "counts"
     wh = f"s3://{bucket}/wh"
     define_tables(env, wh)
-    kill_after_commits(env, bucket, wh, table, 3)
+    kill_after_commits(env, bucket, wh, table, 12 if case == "counts_from_a_snapshot" else 3)
     # The killed run left its holder record and its RocksDB working directory (counts) behind.
     assert read_object(bucket, f"wh/_checkpoints/{table}/lock") != ""
-    restarted = run_sql(env, wh, f"REFRESH STREAMING TABLE {table}")
+    extra = {}
+    if case == "counts_elsewhere":
+        extra["SLUICE_LOCAL_CACHE_DIR"] = tempfile.mkdtemp(prefix="sluice-s3-cp-cache2-")
+    restarted = run_sql(env, wh, f"REFRESH STREAMING TABLE {table}", extra=extra)
     assert "did not release it" in restarted.stderr, restarted.stderr
+    assert batch_ids(bucket, f"wh/_checkpoints/{table}/commits/") == set(range(FILES))
     if table == "raw":
         assert table_rows(bucket, "raw") == expected_rows()
-        assert batch_ids(bucket, "wh/_checkpoints/raw/commits/") == set(range(FILES))
+        return
+    assert table_rows(bucket, "counts") == expected_counts()
+    state = keys_under(bucket, "wh/_checkpoints/counts/state/0/")
+    assert any(k.endswith("/10.snapshot") for k in state), state
+    work = os.path.join(env["cache"], "s3", bucket, "wh", "_checkpoints", "counts", "_work")
+    if case == "counts_elsewhere":
+        assert len(os.listdir(work)) == 1  # the killed run's copy: this machine never restarted
     else:
-        assert table_rows(bucket, "counts") == expected_counts()
-        work = os.path.join(env["cache"], "s3", bucket, "wh", "_checkpoints", "counts", "_work")
         assert os.listdir(work) == []  # the restart removed the killed run's working copy
 
 
@@ -215,7 +228,7 @@ def test_crash_points_and_restart_are_exact(bucket, env, point):
     assert crashed.returncode == 137, crashed.stdout + crashed.stderr
     run_sql(env, wh, "REFRESH STREAMING TABLE counts")
     assert table_rows(bucket, "counts") == expected_counts()
-    assert batch_ids(bucket, "wh/_checkpoints/counts/commits/") == set(range(FILES // 2))
+    assert batch_ids(bucket, "wh/_checkpoints/counts/commits/") == set(range(FILES))
 
 
 def test_two_processes_on_one_checkpoint_write_every_row_once(bucket, env):
