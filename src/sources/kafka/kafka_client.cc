@@ -88,22 +88,36 @@ Status QueryFailed(rd_kafka_t* rk, rd_kafka_resp_err_t err, const std::string& w
 }
 
 // Asks the cluster for `topic`'s metadata, which updates the handle's cache (a consumer's
-// request never creates the topic).
-void RefreshTopicMetadata(rd_kafka_t* rk, const std::string& topic, int timeout_ms) {
+// request never creates the topic). Waits like every query here (QueryWaitingForBrokers): up to
+// `timeout_ms`, and no longer once `cancelled` is set (a stopping query).
+void RefreshTopicMetadata(rd_kafka_t* rk, const std::string& topic, int64_t timeout_ms,
+                          const std::atomic<bool>& cancelled) {
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
   if (!rkt) return;
   const rd_kafka_metadata_t* md = nullptr;
-  if (rd_kafka_metadata(rk, 0, rkt, &md, timeout_ms) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+  if (QueryWaitingForBrokers(rk, timeout_ms, cancelled, [&](int ms) {
+        return rd_kafka_metadata(rk, 0, rkt, &md, ms);
+      }) == RD_KAFKA_RESP_ERR_NO_ERROR) {
     rd_kafka_metadata_destroy(md);
   }
   rd_kafka_topic_destroy(rkt);
 }
 
+// True for a partition's error in a ListOffsets answer that is about the partition itself (it
+// does not exist, or the handle's metadata does not know it yet): asked again alone, where
+// Watermarks refreshes the metadata or reports it gone.
+bool PartitionUnknown(rd_kafka_resp_err_t err) {
+  return err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+         err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC;
+}
+
 // One admin ListOffsets request for `partitions` at `spec` (RD_KAFKA_OFFSET_SPEC_EARLIEST or
 // _LATEST) with `isolation`, waiting up to about `timeout_ms` for its answer. Fills `answers`
-// with each partition's offset, or its error when the answer has none. Returns the request's
-// error: its timeout, a transport error, RD_KAFKA_RESP_ERR__NOENT when no partition has a known
-// leader.
+// with each partition's offset, or its error when the error is PartitionUnknown. Returns the
+// error to wait and ask again on, as one Watermarks call would (QueryWaitingForBrokers): the
+// request's (its timeout, a transport error, RD_KAFKA_RESP_ERR__NOENT when no partition has a
+// known leader), or a partition's other error (a moving leader, a broker that did not answer:
+// RD_KAFKA_RESP_ERR__TIMED_OUT for a partition left without an offset).
 rd_kafka_resp_err_t ListOffsetsRequest(
     rd_kafka_t* rk, const std::set<TopicPartition>& partitions, int64_t spec,
     rd_kafka_IsolationLevel_t isolation, int timeout_ms,
@@ -145,11 +159,11 @@ rd_kafka_resp_err_t ListOffsetsRequest(
     const rd_kafka_topic_partition_t* p = rd_kafka_ListOffsetsResultInfo_topic_partition(infos[i]);
     TopicPartition tp{p->topic, p->partition};
     if (!partitions.count(tp)) continue;
-    // An offset below 0 without an error is no answer either: asked again alone.
-    rd_kafka_resp_err_t err = p->err != RD_KAFKA_RESP_ERR_NO_ERROR ? p->err
-                              : p->offset < 0                      ? RD_KAFKA_RESP_ERR__NOENT
-                                                                   : RD_KAFKA_RESP_ERR_NO_ERROR;
-    (*answers)[tp] = {err, p->offset};
+    if (p->err != RD_KAFKA_RESP_ERR_NO_ERROR && !PartitionUnknown(p->err)) return p->err;
+    // No offset and no error: the request to its leader failed (librdkafka leaves the
+    // partition's offset unset when a leader's part of the request times out).
+    if (p->err == RD_KAFKA_RESP_ERR_NO_ERROR && p->offset < 0) return RD_KAFKA_RESP_ERR__TIMED_OUT;
+    (*answers)[tp] = {p->err, p->offset};
   }
   return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
@@ -296,7 +310,7 @@ Result<std::pair<int64_t, int64_t>> KafkaClient::Watermarks(const TopicPartition
   if (err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION) {
     // The handle's cached metadata predates the partition (partitions were added to the topic;
     // librdkafka refreshes it only every topic.metadata.refresh.interval.ms): refresh, ask again.
-    RefreshTopicMetadata(handle_->query, tp.topic, static_cast<int>(timeout_ms_));
+    RefreshTopicMetadata(handle_->query, tp.topic, timeout_ms_, interrupted_);
     err = query();
   }
   if (err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
@@ -328,14 +342,17 @@ Result<PartitionOffsets> KafkaClient::ListOffsets(const std::set<TopicPartition>
                        partitions.begin()->topic;
     return QueryFailed(handle_->query, err, "querying " + what);
   }
-  if (err == RD_KAFKA_RESP_ERR__NOENT) answers.clear();  // no partition had a known leader
+  // No partition had a known leader (every one unknown, or none with a leader now): each is asked
+  // alone, as below.
+  if (err == RD_KAFKA_RESP_ERR__NOENT) answers.clear();
   for (const TopicPartition& tp : partitions) {
     auto a = answers.find(tp);
     if (a != answers.end() && a->second.first == RD_KAFKA_RESP_ERR_NO_ERROR) {
       out[tp] = a->second.second;
       continue;
     }
-    // No answer in the batch: asked alone, with Watermarks' waits and metadata refresh.
+    // Unknown to the batched answer: asked alone, where Watermarks refreshes the metadata
+    // (partitions added since it was read) or reports the partition gone.
     auto w = Watermarks(tp);
     if (!w.ok()) {
       if (w.status().IsNotFound()) continue;

@@ -72,11 +72,12 @@ class KafkaClient {
   // watermark, or the last stable offset under isolation.level read_committed, as Watermarks)
   // of every partition of `partitions`, asked in one ListOffsets request per leader broker
   // (librdkafka's admin ListOffsets), not a round trip per partition (docs/latency.md).
-  // A partition the batched answer has no offset for (its leader is moving, the handle's
-  // metadata predates it, it does not exist) is asked again alone through Watermarks, which
-  // waits for a moving leader and refreshes the metadata; a partition that does not exist is
-  // left out of the result. Errors and waits for brokers as Watermarks; Cancelled after
-  // Interrupt.
+  // A moving leader or a broker that does not answer makes the whole request wait and ask again
+  // (every 250 ms, or in 0.5-1 s tries) up to the timeout, as Watermarks waits. A partition the
+  // answer says is unknown (the handle's metadata predates it, or it does not exist), or every
+  // partition when none has a known leader, is asked again alone through Watermarks, which
+  // refreshes the metadata; a partition that does not exist is left out of the result.
+  // Cancelled after Interrupt.
   enum class OffsetQuery { kEarliest, kLatest };
   Result<PartitionOffsets> ListOffsets(const std::set<TopicPartition>& partitions,
                                        OffsetQuery which);
