@@ -222,6 +222,24 @@ def stream_delta_available_now(spark, ctx):
     return out
 
 
+def sql_temp_view_over_delta(spark, ctx):
+    """SQL's CREATE TEMP VIEW over a Delta table: read by the next statements (spark.sql and
+    spark.table), after an INSERT into the table, and through a view of the view."""
+    t = ctx["table"]
+    spark.sql(f"CREATE TABLE {t} (id BIGINT, s STRING) USING DELTA")
+    spark.sql(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW {t}_v AS SELECT * FROM {t} WHERE id > 1")
+    out = {"next": rows(spark.sql(f"SELECT * FROM {t}_v"))}
+    spark.sql(f"INSERT INTO {t} VALUES (3, 'c')")
+    out["after_insert"] = rows(spark.table(f"{t}_v").orderBy("id"))
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW {t}_n AS SELECT count(*) AS n FROM {t}_v")
+    out["view_of_view"] = rows(spark.sql(f"SELECT n FROM {t}_n"))
+    spark.sql(f"DROP VIEW {t}_n")
+    spark.sql(f"DROP VIEW {t}_v")
+    spark.sql(f"DROP TABLE {t}")
+    return out
+
+
 def _events(spark, name):
     spark.sql(f"CREATE TABLE {name} (id BIGINT, user STRING, ts TIMESTAMP) USING DELTA")
     spark.sql(f"INSERT INTO {name} VALUES (1, 'a', TIMESTAMP'2024-01-01 10:00:00'), "
@@ -401,4 +419,4 @@ CASES = [sql_literals, sql_types, range_collect, range_step, dataframe_ops,
          schema_and_columns, conf_set_get, delta_table_by_sql, create_dataframe, temp_views,
          with_columns, joins_on_names, joins_on_condition, stream_delta_available_now,
          stream_window_watermark, stream_update_and_complete, stream_dedup, stream_static_join,
-         stream_query_manager, stream_rate]
+         stream_query_manager, stream_rate, sql_temp_view_over_delta]
