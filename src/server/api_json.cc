@@ -50,6 +50,9 @@ nlohmann::ordered_json QueriesJson(const std::vector<QuerySnapshot>& queries) {
                                        : nlohmann::ordered_json(nullptr);
     j["lastProgress"] = q.last_progress ? Summary(*q.last_progress) : nullptr;
     j["numInputRowsTotal"] = q.num_input_rows_total;
+    j["numOutputRowsTotal"] = q.num_output_rows_total
+                                  ? nlohmann::ordered_json(*q.num_output_rows_total)
+                                  : nlohmann::ordered_json(nullptr);
     j["numBatchesTotal"] = q.num_batches_total;
     j["failures"] = q.failures_total;
     j["fallingBehind"] = q.falling_behind;

@@ -119,6 +119,9 @@ constexpr FamilySpec kFamilies[] = {
     {"sluice_query_last_batch_id", "gauge", "Id of the last completed batch"},
     {"sluice_query_num_input_rows_total", "counter",
      "Input rows of the batches completed since this process started the query"},
+    {"sluice_query_num_output_rows_total", "counter",
+     "Rows written by the sink (numOutputRows) over the batches of this process; absent while "
+     "the sink reports none (foreachBatch)"},
     {"sluice_query_batches_total", "counter",
      "Batches completed since this process started the query"},
     {"sluice_query_falling_behind", "gauge",
@@ -161,6 +164,10 @@ std::string FormatPrometheus(const std::vector<QuerySnapshot>& queries) {
             s == q.status ? 1 : 0);
     }
     e.Add("sluice_query_num_input_rows_total", base, static_cast<double>(q.num_input_rows_total));
+    if (q.num_output_rows_total) {
+      e.Add("sluice_query_num_output_rows_total", base,
+            static_cast<double>(*q.num_output_rows_total));
+    }
     e.Add("sluice_query_batches_total", base, static_cast<double>(q.num_batches_total));
     e.Add("sluice_query_falling_behind", base, q.falling_behind ? 1 : 0);
     e.Add("sluice_query_failures_total", base, static_cast<double>(q.failures_total));

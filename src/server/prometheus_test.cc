@@ -49,6 +49,7 @@ QuerySnapshot StatefulQuery() {
                    {"avgOffsetsBehindLatest", "7.5"},
                    {"minOffsetsBehindLatest", "0"}};
   p.sources.push_back(kafka);
+  p.sink.num_output_rows = 7;
   store.OnProgress(p, 1);
   return store.Snapshot(2)[0];
 }
@@ -63,6 +64,7 @@ TEST(PrometheusTest, SamplesMatchTheLastProgress) {
       HasLine(text, "sluice_query_batch_phase_duration_ms{" + q + ",phase=\"addBatch\"} 240"));
   EXPECT_TRUE(HasLine(text, "sluice_query_last_batch_id{" + q + "} 4"));
   EXPECT_TRUE(HasLine(text, "sluice_query_num_input_rows_total{" + q + "} 120"));
+  EXPECT_TRUE(HasLine(text, "sluice_query_num_output_rows_total{" + q + "} 7"));
   EXPECT_TRUE(HasLine(text, "sluice_query_status{" + q + ",status=\"active\"} 1"));
   EXPECT_TRUE(HasLine(text, "sluice_query_status{" + q + ",status=\"failed\"} 0"));
   EXPECT_TRUE(HasLine(text, "sluice_query_failures_total{" + q + "} 0"));

@@ -109,6 +109,10 @@ void QueryStore::OnProgress(const stream::StreamingQueryProgress& p, int64_t now
     r.info.max_event_time = max->second;
   }
   r.info.num_input_rows_total += p.NumInputRows();
+  if (p.sink.num_output_rows >= 0) {
+    r.info.num_output_rows_total =
+        r.info.num_output_rows_total.value_or(0) + p.sink.num_output_rows;
+  }
   for (size_t i = 0; i < p.state_operators.size(); ++i) {
     r.info.rows_dropped_by_watermark_total[i] += p.state_operators[i].num_rows_dropped_by_watermark;
   }

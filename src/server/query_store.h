@@ -60,7 +60,10 @@ struct QuerySnapshot {
   std::optional<stream::StreamingQueryProgress> last_progress;
   int64_t num_batches_total = 0;     // batches seen in this process
   int64_t num_input_rows_total = 0;  // summed over those batches
-  int64_t failures_total = 0;        // runs that ended with an error
+  // The sink's numOutputRows summed over those batches; nullopt while no batch reported one
+  // (a foreachBatch sink reports -1, unknown, as in Spark).
+  std::optional<int64_t> num_output_rows_total;
+  int64_t failures_total = 0;  // runs that ended with an error
   // Per operator index: numRowsDroppedByWatermark summed over the batches seen.
   std::map<size_t, int64_t> rows_dropped_by_watermark_total;
   // Per source index: numRescuedRows summed over the batches seen.

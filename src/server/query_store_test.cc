@@ -32,6 +32,25 @@ TEST(QueryStoreTest, KeepsABoundedRingNewestLast) {
   EXPECT_EQ(s.last_progress->batch_id, 4);
 }
 
+TEST(QueryStoreTest, OutputRowsAreSummedWhereTheSinkReportsThem) {
+  QueryStore store(QueryStoreOptions{3, 10000});
+  store.OnStarted("a", "r1", "q", 0);
+  stream::StreamingQueryProgress p = MakeProgress("a", "r1", 0, 10, 5, 5);
+  p.sink.num_output_rows = -1;  // foreachBatch: unknown
+  store.OnProgress(p, 1);
+  EXPECT_FALSE(store.Snapshot(1)[0].num_output_rows_total.has_value());
+  p.batch_id = 1;
+  p.sink.num_output_rows = 4;
+  store.OnProgress(p, 1);
+  p.batch_id = 2;
+  p.sink.num_output_rows = 0;
+  store.OnProgress(p, 1);
+  p.batch_id = 3;
+  p.sink.num_output_rows = 6;
+  store.OnProgress(p, 1);
+  EXPECT_EQ(store.Snapshot(1)[0].num_output_rows_total, 10);
+}
+
 TEST(QueryStoreTest, StatusFollowsTheQueryLife) {
   QueryStore store(QueryStoreOptions{300, 1000});
   store.SetTrigger("a", "ProcessingTime(2000 ms)", 2000);

@@ -115,6 +115,14 @@ def main(argv):
         if batches_total is not None and batches_total == len(upto):
             expect("num_input_rows_total", one("sluice_query_num_input_rows_total", qid),
                    sum(p["numInputRows"] for p in upto))
+            written = [p["sink"]["numOutputRows"] for p in upto
+                       if p.get("sink", {}).get("numOutputRows", -1) >= 0]
+            if written:
+                expect("num_output_rows_total", one("sluice_query_num_output_rows_total", qid),
+                       sum(written))
+            elif one("sluice_query_num_output_rows_total", qid) is not None:
+                errors.append("num_output_rows_total has a sample, but no batch's sink reported "
+                              "numOutputRows")
         elif batches_total is not None:
             errors.append(f"batches_total {batches_total} but {len(upto)} batches up to {last} "
                           "in the progress (more than the ring holds?)")
