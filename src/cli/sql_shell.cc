@@ -18,6 +18,7 @@
 
 #include "cli/shell_completion.h"
 #include "cli/shell_interrupt.h"
+#include "fs/routing_file_system.h"
 #include "sql/statement_splitter.h"
 
 namespace sluice::cli {
@@ -178,7 +179,7 @@ std::string HistoryPath() {
   return "";
 }
 
-int Interactive(sql::Session& session, OutputFormat format) {
+int Interactive(sql::Session& session, OutputFormat format, bool new_warehouse) {
   Result<std::unique_ptr<ShellInterrupt>> interrupt =
       ShellInterrupt::Install([&session] { session.Interrupt(); });
   if (!interrupt.ok()) {
@@ -201,6 +202,7 @@ int Interactive(sql::Session& session, OutputFormat format) {
   };
 
   std::cout << "Sluice SQL shell. Warehouse: " << session.warehouse()
+            << (new_warehouse ? " (new: created empty)" : "")
             << ". Type .help for help, .quit to leave.\n";
   std::string pending;
   for (;;) {
@@ -251,7 +253,7 @@ int Interactive(sql::Session& session, OutputFormat format) {
 }  // namespace
 
 int RunScript(sql::Session& session, const std::string& script, OutputFormat format,
-              std::ostream& out, std::ostream& err) {
+              std::ostream& out, std::ostream& err, bool new_warehouse) {
   auto statements = sql::SplitStatements(script);
   for (const auto& statement : statements) {
     auto result = session.Execute(statement.text);
@@ -259,6 +261,10 @@ int RunScript(sql::Session& session, const std::string& script, OutputFormat for
       err << "Error";
       if (statements.size() > 1) err << " (statement at line " << statement.line << ")";
       err << ": " << FirstLine(result.status().message()) << "\n";
+      if (new_warehouse && result.status().message().find("does not exist") != std::string::npos) {
+        err << "Note: the warehouse " << session.warehouse()
+            << " did not exist and was created empty by this command: is --warehouse right?\n";
+      }
       return 1;
     }
     PrintBatch(*result, format, out);
@@ -270,13 +276,16 @@ int RunScript(sql::Session& session, const std::string& script, OutputFormat for
 int RunSqlCommand(const SqlCommandOptions& options) {
   sql::SessionOptions session_options;
   session_options.warehouse = options.warehouse;
+  // Open creates a missing warehouse; a mistyped --warehouse then reads as "no such table".
+  Result<bool> existed = fs::PathFileSystem()->Exists(options.warehouse);
+  const bool new_warehouse = existed.ok() && !*existed;
   auto session = sql::Session::Open(session_options);
   if (!session.ok()) {
     std::cerr << "Error: " << FirstLine(session.status().message()) << "\n";
     return 1;
   }
   if (!options.sql.empty())
-    return RunScript(**session, options.sql, options.format, std::cout, std::cerr);
+    return RunScript(**session, options.sql, options.format, std::cout, std::cerr, new_warehouse);
   if (!options.file.empty()) {
     std::ifstream in(options.file, std::ios::binary);
     if (!in) {
@@ -285,14 +294,14 @@ int RunSqlCommand(const SqlCommandOptions& options) {
     }
     std::stringstream content;
     content << in.rdbuf();
-    return RunScript(**session, content.str(), options.format, std::cout, std::cerr);
+    return RunScript(**session, content.str(), options.format, std::cout, std::cerr, new_warehouse);
   }
   if (!isatty(STDIN_FILENO)) {
     std::stringstream content;
     content << std::cin.rdbuf();
-    return RunScript(**session, content.str(), options.format, std::cout, std::cerr);
+    return RunScript(**session, content.str(), options.format, std::cout, std::cerr, new_warehouse);
   }
-  return Interactive(**session, options.format);
+  return Interactive(**session, options.format, new_warehouse);
 }
 
 }  // namespace sluice::cli

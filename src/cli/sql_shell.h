@@ -19,9 +19,11 @@ struct SqlCommandOptions {
 
 // Runs the statements of `script` in order, printing each result. Stops at the first error,
 // printing one line "Error: <message>" to `err` (with the statement's line when the script has
-// several). Returns 0 on success, 1 on error.
+// several), and when `new_warehouse` (this command created the warehouse) and the error is
+// that something does not exist, a line saying so: a mistyped --warehouse is found at once.
+// Returns 0 on success, 1 on error.
 int RunScript(sql::Session& session, const std::string& script, OutputFormat format,
-              std::ostream& out, std::ostream& err);
+              std::ostream& out, std::ostream& err, bool new_warehouse = false);
 
 // Entry point of `sluice sql`. Returns the process exit code.
 int RunSqlCommand(const SqlCommandOptions& options);

@@ -22,6 +22,8 @@ printf 'SELECT 5 AS five;\n' > script.sql
 check "file" 0 "five" -- "${SLUICE}" sql -f script.sql
 check "missing file" 1 "Error: cannot read" -- "${SLUICE}" sql -f nope.sql
 check "warehouse created" 0 "" -- "${SLUICE}" sql --warehouse "${WORK}/wh" "SELECT 1"
+check "a new warehouse is named on a missing table" 1 "Note: the warehouse ${WORK}/typo did not exist and was created empty by this command: is --warehouse right?" -- "${SLUICE}" sql --warehouse "${WORK}/typo" "SELECT * FROM orders"
+check_not "an existing warehouse gets no note" "Note: the warehouse" -- "${SLUICE}" sql --warehouse "${WORK}/typo" "SELECT * FROM orders"
 [[ -d "${WORK}/wh" ]] && pass || fail "warehouse dir not created"
 check "help" 0 "Run SQL statements" -- "${SLUICE}" --help
 check "sql help has an example" 0 'sluice sql "SELECT 42 AS answer"' -- "${SLUICE}" sql --help
