@@ -13,6 +13,7 @@
 
 #include "common/logging.h"
 #include "fs/file_system.h"
+#include "fs/local_cache.h"
 #include "stream/checkpoint_layout.h"
 #include "stream/json_util.h"
 #include "stream/time_format.h"
@@ -88,25 +89,33 @@ Result<std::shared_ptr<fs::FileSystem>> ObjectStoreOf(const std::string& checkpo
 
 }  // namespace
 
-Result<std::unique_ptr<CheckpointLock>> CheckpointLock::AcquireRecordOnly(
-    const std::string& checkpoint_root, const LockHolder& holder) {
+Result<std::unique_ptr<CheckpointLock>> CheckpointLock::AcquireOnObjectStore(
+    const std::string& checkpoint_root, const LockHolder& holder, const Options& options) {
   SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<fs::FileSystem> store, ObjectStoreOf(checkpoint_root));
+  // Two runs on this machine are refused at once, as on a local disk: they would share the
+  // local cache (fs/local_cache.h), whose working directories the lock's owner reclaims.
+  SLUICE_ASSIGN_OR_RETURN(
+      std::unique_ptr<CheckpointLock> local,
+      AcquireFlock(fs::LocalCacheDirFor(checkpoint_root), checkpoint_root, holder, options));
   const std::string path = LockPath(checkpoint_root);
   Result<std::string> previous = store->ReadFile(path);
   if (previous.ok()) {
     if (std::optional<LockHolder> other = HolderOfRecord(*previous)) {
       SLUICE_LOG(kWarning)
           << "checkpoint " << checkpoint_root << ": its holder record names " << other->ToString()
-          << ", which did not release it (killed, or still running). Object storage has no lock: "
-             "if that query still runs, the first of the two to write its next batch's offsets "
-             "wins and the other stops with a conflict (docs/storage.md)";
+          << ", which did not release it (killed, or still running elsewhere). Object storage "
+             "has no lock: if that query still runs, the first of the two to write its next "
+             "batch's offsets wins and the other stops with a conflict (docs/storage.md)";
     }
   } else if (!previous.status().IsNotFound()) {
     return previous.status().WithContext("reading the checkpoint's holder record");
   }
   SLUICE_RETURN_NOT_OK_CTX(store->AtomicReplace(path, SerializeLockHolder(holder) + "\n"),
                            "recording the checkpoint's holder");
-  return std::unique_ptr<CheckpointLock>(new CheckpointLock(std::move(store), path, holder));
+  std::unique_ptr<CheckpointLock> out(new CheckpointLock(local->fd_, path, holder));
+  local->fd_ = -1;  // the flock moves to `out`
+  out->store_ = std::move(store);
+  return out;
 }
 
 std::string LockHolder::ToString() const {
@@ -172,9 +181,17 @@ Result<std::unique_ptr<CheckpointLock>> CheckpointLock::Acquire(const std::strin
 Result<std::unique_ptr<CheckpointLock>> CheckpointLock::Acquire(const std::string& checkpoint_root,
                                                                 const LockHolder& holder,
                                                                 const Options& options) {
-  if (!fs::PathScheme(checkpoint_root).empty()) return AcquireRecordOnly(checkpoint_root, holder);
-  const std::string path = LockPath(checkpoint_root);
-  SLUICE_ASSIGN_OR_RETURN(int fd, OpenLockFile(checkpoint_root, path));
+  if (!fs::PathScheme(checkpoint_root).empty()) {
+    return AcquireOnObjectStore(checkpoint_root, holder, options);
+  }
+  return AcquireFlock(checkpoint_root, checkpoint_root, holder, options);
+}
+
+Result<std::unique_ptr<CheckpointLock>> CheckpointLock::AcquireFlock(
+    const std::string& lock_dir, const std::string& checkpoint_root, const LockHolder& holder,
+    const Options& options) {
+  const std::string path = LockPath(lock_dir);
+  SLUICE_ASSIGN_OR_RETURN(int fd, OpenLockFile(lock_dir, path));
   // When the lock is taken, name the holder. A holder writes its line right after locking, and a
   // probe (IsLocked) holds a shared lock for an instant without a line: so while no holder line
   // is readable, the lock is retried for a short while before giving up.
@@ -263,19 +280,24 @@ CheckpointLock::~CheckpointLock() {
 }
 
 Status CheckpointLock::Release() {
+  Status st;
   if (store_ != nullptr) {
     std::shared_ptr<fs::FileSystem> store = std::move(store_);
     store_ = nullptr;
     // Only a record that still names this holder is emptied: a later starter's stays.
     Result<std::string> text = store->ReadFile(path_);
-    if (!text.ok()) return text.status().IsNotFound() ? Status::OK() : text.status();
-    std::optional<LockHolder> recorded = HolderOfRecord(*text);
-    if (!recorded || !(*recorded == holder_)) return Status::OK();
-    return store->AtomicReplace(path_, "").WithContext("emptying the checkpoint's holder record");
+    if (!text.ok()) {
+      if (!text.status().IsNotFound()) st = text.status();
+    } else if (std::optional<LockHolder> recorded = HolderOfRecord(*text);
+               recorded && *recorded == holder_) {
+      st = store->AtomicReplace(path_, "").WithContext("emptying the checkpoint's holder record");
+    }
   }
-  if (fd_ < 0) return Status::OK();
-  Status st;
-  if (::ftruncate(fd_, 0) != 0) st = Status::FromErrno(errno, "truncating " + path_);
+  if (fd_ < 0) return st;
+  // The local lock file's holder line: truncated on a local disk and in the local cache alike.
+  if (::ftruncate(fd_, 0) != 0 && st.ok()) {
+    st = Status::FromErrno(errno, "truncating the lock file of " + path_);
+  }
   ::flock(fd_, LOCK_UN);
   ::close(fd_);
   fd_ = -1;

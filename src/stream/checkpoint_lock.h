@@ -11,9 +11,11 @@
 // is truncated.
 //
 // On object storage (s3://) there is no lock to take: S3 has no flock and no lease that a killed
-// holder gives back. There Acquire only records the holder in <checkpoint>/lock (a plain PUT, for
-// messages and `sluice checkpoint inspect`), warns when the record names another run that did not
-// release, and never refuses: what keeps two writers of one checkpoint apart on S3 is that every
+// holder gives back. There Acquire takes the flock of <LocalCacheDirFor(checkpoint)>/lock
+// (fs/local_cache.h), so that two runs on one machine are refused at once as on a local disk,
+// records the holder in <checkpoint>/lock on S3 (a plain PUT, for messages), warns when that
+// record names another run that did not release, and does not refuse a run of another machine:
+// what keeps two writers of one checkpoint apart on S3 is that every
 // log entry (offsets/<N>, commits/<N>, sources/...) and every new state file is created with a
 // conditional write (If-None-Match: *), so of two runs that plan the same batch exactly one can
 // write offsets/<N>; the other fails with Conflict at that write, at the latest one batch after
@@ -69,8 +71,8 @@ class CheckpointLock {
 
   // Creates <checkpoint_root> if needed and takes the lock without waiting. When another query
   // holds it: Conflict "checkpoint <root> is in use by another query (<holder>) ...". I/O errors
-  // name the lock file. On s3:// it records `holder` and succeeds (see above); another scheme is
-  // refused by name (fs::FileSystemForPath).
+  // name the lock file. On s3:// the lock is the local cache's (Conflict likewise) and `holder`
+  // is recorded on S3 (see above); another scheme is refused by name (fs::FileSystemForPath).
   static Result<std::unique_ptr<CheckpointLock>> Acquire(const std::string& checkpoint_root,
                                                          const LockHolder& holder);
   static Result<std::unique_ptr<CheckpointLock>> Acquire(const std::string& checkpoint_root,
@@ -90,25 +92,28 @@ class CheckpointLock {
   // Releases (ignoring errors) if still held.
   ~CheckpointLock();
 
-  // Truncates the holder line and releases the lock. Idempotent. On s3:// it empties the record
-  // when it still names this holder.
+  // Truncates the holder line and releases the lock. Idempotent. On s3:// it also empties the
+  // record on S3 when it still names this holder.
   Status Release();
 
   const LockHolder& holder() const { return holder_; }
   const std::string& path() const { return path_; }
   bool held() const { return fd_ >= 0 || store_ != nullptr; }
-  // True on object storage: nothing is locked, the record is only a record (see above).
+  // True on object storage: only this machine is locked out, the record is only a record.
   bool record_only() const { return store_ != nullptr; }
 
  private:
-  static Result<std::unique_ptr<CheckpointLock>> AcquireRecordOnly(
-      const std::string& checkpoint_root, const LockHolder& holder);
+  // The flock of <lock_dir>/lock; messages name `checkpoint_root`.
+  static Result<std::unique_ptr<CheckpointLock>> AcquireFlock(const std::string& lock_dir,
+                                                              const std::string& checkpoint_root,
+                                                              const LockHolder& holder,
+                                                              const Options& options);
+  static Result<std::unique_ptr<CheckpointLock>> AcquireOnObjectStore(
+      const std::string& checkpoint_root, const LockHolder& holder, const Options& options);
   CheckpointLock(int fd, std::string path, LockHolder holder)
       : fd_(fd), path_(std::move(path)), holder_(std::move(holder)) {}
-  CheckpointLock(std::shared_ptr<fs::FileSystem> store, std::string path, LockHolder holder)
-      : fd_(-1), path_(std::move(path)), holder_(std::move(holder)), store_(std::move(store)) {}
 
-  int fd_;  // -1 once released, and on object storage
+  int fd_;  // -1 once released; on object storage the flock of the local cache's lock file
   std::string path_;
   LockHolder holder_;
   std::shared_ptr<fs::FileSystem> store_;  // object storage only; null once released

@@ -104,10 +104,15 @@ def run_sql(env, warehouse, text, check=True, extra=None):
     return proc
 
 
-def start_sql(env, warehouse, text):
+def start_sql(env, warehouse, text, extra=None):
     return subprocess.Popen([peers.sluice_bin(), "sql", "--warehouse", warehouse, text],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=env["cwd"], env=env["vars"])
+                            cwd=env["cwd"], env={**env["vars"], **(extra or {})})
+
+
+def elsewhere():
+    """The environment of a process on another machine: a local cache of its own."""
+    return {"SLUICE_LOCAL_CACHE_DIR": tempfile.mkdtemp(prefix="sluice-s3-cp-elsewhere-")}
 
 
 def define_tables(env, warehouse):
@@ -197,7 +202,7 @@ def test_sigkill_and_restart_is_exact(bucket, env, case):
     assert read_object(bucket, f"wh/_checkpoints/{table}/lock") != ""
     extra = {}
     if case == "counts_elsewhere":
-        extra["SLUICE_LOCAL_CACHE_DIR"] = tempfile.mkdtemp(prefix="sluice-s3-cp-cache2-")
+        extra = elsewhere()
     restarted = run_sql(env, wh, f"REFRESH STREAMING TABLE {table}", extra=extra)
     assert "did not release it" in restarted.stderr, restarted.stderr
     assert batch_ids(bucket, f"wh/_checkpoints/{table}/commits/") == set(range(FILES))
@@ -231,13 +236,36 @@ def test_crash_points_and_restart_are_exact(bucket, env, point):
     assert batch_ids(bucket, "wh/_checkpoints/counts/commits/") == set(range(FILES))
 
 
-def test_two_processes_on_one_checkpoint_write_every_row_once(bucket, env):
-    """No lock on S3: both REFRESHes run; where they meet, the create-if-absent of offsets/N,
-    commits/N or a state file stops the later one with a conflict, and the Delta sink's
-    txn(queryId, batch) keeps a batch that both ran from being written twice."""
+def test_two_processes_on_one_machine_are_refused_at_once(bucket, env):
+    """Two runs of one S3 checkpoint that share a local cache (one machine) meet at the cache's
+    file lock, as on a local disk: the second is refused before it reads anything."""
     wh = f"s3://{bucket}/wh"
     define_tables(env, wh)
-    procs = [start_sql(env, wh, "REFRESH STREAMING TABLE raw") for _ in range(2)]
+    first = start_sql(env, wh, "REFRESH STREAMING TABLE counts")
+    prefix = "wh/_checkpoints/counts/commits/"
+    for _ in range(3000):  # bounded: at most about 10 minutes
+        if first.poll() is not None or batch_ids(bucket, prefix):
+            break
+        time.sleep(0.2)
+    assert first.poll() is None, "REFRESH ended too soon: " + first.stderr.read()
+    second = run_sql(env, wh, "REFRESH STREAMING TABLE counts", check=False)
+    out, err = first.communicate(timeout=600)
+    assert first.returncode == 0, out + err
+    assert second.returncode == 1, second.stdout + second.stderr
+    assert (f"checkpoint s3://{bucket}/wh/_checkpoints/counts is in use by another query (pid "
+            in second.stdout + second.stderr), second.stdout + second.stderr
+    assert table_rows(bucket, "counts") == expected_counts()
+
+
+def test_two_machines_on_one_checkpoint_write_every_row_once(bucket, env):
+    """No lock across machines on S3: both REFRESHes run; where they meet, the create-if-absent
+    of offsets/N, commits/N, a source log entry or a state file stops the later one with a
+    conflict, and the Delta sink's txn(queryId, batch) keeps a batch that both ran from being
+    written twice."""
+    wh = f"s3://{bucket}/wh"
+    define_tables(env, wh)
+    procs = [start_sql(env, wh, "REFRESH STREAMING TABLE raw", extra=elsewhere())
+             for _ in range(2)]
     outcomes = []
     for p in procs:
         out, err = p.communicate(timeout=600)
@@ -253,12 +281,13 @@ def test_two_processes_on_one_checkpoint_write_every_row_once(bucket, env):
 
 
 def test_a_paused_run_is_fenced_when_it_resumes(bucket, env):
-    """A zombie: run A is stopped (SIGSTOP) in the middle of its batches, run B refreshes the
-    same table to the end (re-running A's batch in flight), then A resumes (SIGCONT): its next
-    write finds B's files and it stops with a conflict, having written nothing twice."""
+    """A zombie: run A is stopped (SIGSTOP) in the middle of its batches, run B on another
+    machine refreshes the same table to the end (re-running A's batch in flight), then A resumes
+    (SIGCONT): its next write finds B's files and it stops with a conflict, having written
+    nothing twice."""
     wh = f"s3://{bucket}/wh"
     define_tables(env, wh)
-    a = start_sql(env, wh, "REFRESH STREAMING TABLE raw")
+    a = start_sql(env, wh, "REFRESH STREAMING TABLE raw", extra=elsewhere())
     prefix = "wh/_checkpoints/raw/commits/"
     for _ in range(3000):  # bounded: at most about 10 minutes
         if a.poll() is not None or len(batch_ids(bucket, prefix)) >= 3:
