@@ -10,6 +10,7 @@ Each test has its own bucket and its own local cache directory (SLUICE_LOCAL_CAC
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -79,8 +80,13 @@ def env():
     yield {"cwd": cwd, "cache": cache, "landing": landing,
            "vars": {**os.environ, "SLUICE_LOCAL_CACHE_DIR": cache}}
     # Nothing of an s3:// warehouse or checkpoint is ever made as a local directory.
-    assert not os.path.exists(os.path.join(cwd, "s3:")), os.listdir(cwd)
-    assert os.listdir(cwd) == [], os.listdir(cwd)
+    try:
+        assert not os.path.exists(os.path.join(cwd, "s3:")), os.listdir(cwd)
+        assert os.listdir(cwd) == [], os.listdir(cwd)
+    finally:
+        for d in [cwd, cache, landing] + _ELSEWHERE:
+            shutil.rmtree(d, ignore_errors=True)
+        _ELSEWHERE.clear()
 
 
 def expected_rows():
@@ -110,9 +116,13 @@ def start_sql(env, warehouse, text, extra=None):
                             cwd=env["cwd"], env={**env["vars"], **(extra or {})})
 
 
+_ELSEWHERE = []  # the caches elsewhere() made, removed by the env fixture
+
+
 def elsewhere():
     """The environment of a process on another machine: a local cache of its own."""
-    return {"SLUICE_LOCAL_CACHE_DIR": tempfile.mkdtemp(prefix="sluice-s3-cp-elsewhere-")}
+    _ELSEWHERE.append(tempfile.mkdtemp(prefix="sluice-s3-cp-elsewhere-"))
+    return {"SLUICE_LOCAL_CACHE_DIR": _ELSEWHERE[-1]}
 
 
 def define_tables(env, warehouse):
