@@ -323,11 +323,11 @@ Result<Version> DeltaTableWriter::CreateTable(const engine::Schema& schema,
   md.id = NewUuidV4();
   md.name = options.name;
   md.description = options.description;
-  SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema), ctx);
+  FieldMetadata field_metadata = options.field_metadata;
+  SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema, field_metadata), ctx);
   md.partition_columns = parts;
   md.configuration = options.configuration;
   md.created_time = Now();
-  FieldMetadata field_metadata;
   SLUICE_RETURN_NOT_OK_CTX(MapNewFields(schema, &md, &field_metadata), ctx);
   Transaction txn(fs_, path_, nullptr, options_.commit);
   txn.Add(ProtocolForNewTable(options.configuration));
@@ -357,14 +357,14 @@ Result<WriteResult> DeltaTableWriter::ReplaceTable(const engine::Schema& schema,
   md.id = snap->metadata.id;
   md.name = options.name;
   md.description = options.description;
-  SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema), ctx);
+  FieldMetadata field_metadata = options.field_metadata;
+  SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema, field_metadata), ctx);
   md.partition_columns = parts;
   md.configuration = options.configuration;
   md.created_time = Now();
   if (md.configuration.count("delta.checkpointInterval")) {
     SLUICE_RETURN_NOT_OK_CTX(CheckpointInterval(md).status(), ctx);
   }
-  FieldMetadata field_metadata;
   SLUICE_RETURN_NOT_OK_CTX(MapNewFields(schema, &md, &field_metadata), ctx);
 
   WriteResult result;

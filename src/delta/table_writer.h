@@ -95,6 +95,9 @@ struct CreateTableOptions {
   std::optional<std::string> name;
   std::optional<std::string> description;
   std::string operation = "CREATE TABLE";
+  // Per-field metadata to store in the schema (e.g. {"comment": "..."} of a column COMMENT);
+  // column mapping adds its keys beside these.
+  FieldMetadata field_metadata;
 };
 
 // REPLACE TABLE / CREATE OR REPLACE TABLE [AS SELECT] of an existing table.
@@ -106,6 +109,7 @@ struct ReplaceTableOptions {
   // commitInfo.operation, Spark's names: "CREATE OR REPLACE TABLE", "REPLACE TABLE",
   // "CREATE OR REPLACE TABLE AS SELECT", "REPLACE TABLE AS SELECT".
   std::string operation = "CREATE OR REPLACE TABLE";
+  FieldMetadata field_metadata;  // as CreateTableOptions::field_metadata
 };
 
 struct TableWriterOptions {

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/strings.h"
 #include "delta/dml_delete.h"
 #include "delta/dml_merge.h"
@@ -19,11 +21,26 @@
 #include "delta/table.h"
 #include "delta/table_writer.h"
 #include "delta/vacuum.h"
+#include "dialect/tokenizer.h"
+#include "dialect/types.h"
 #include "engine/temporary_views.h"
 #include "sql/literal_rows.h"
 
 namespace sluice::sql {
 namespace {
+
+// A column definition's type: the engine's spelling (INT, MAP(VARCHAR, INT), STRUCT(a INT)) or
+// Spark's (STRING, MAP<STRING, INT>, STRUCT<a: INT, b: STRING>, ARRAY<BIGINT>).
+Result<engine::DataType> ColumnType(const std::string& type_sql) {
+  Result<engine::DataType> type = engine::DataType::FromSql(type_sql);
+  if (type.ok()) return type;
+  Result<std::vector<dialect::Token>> tokens = dialect::Tokenize(type_sql);
+  if (!tokens.ok()) return type;
+  size_t i = 0;
+  Result<std::string> converted = dialect::ConvertType(*tokens, &i);
+  if (!converted.ok() || i + 1 != tokens->size()) return type;  // the last token is kEnd
+  return engine::DataType::FromSql(*converted);
+}
 
 constexpr const char* kInsertSource = "__sluice_insert_source";
 
@@ -193,6 +210,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
 
   // The new table's schema (and rows, for AS SELECT).
   engine::Schema schema;
+  delta::FieldMetadata column_metadata;  // the columns' COMMENTs
   std::optional<engine::Batch> rows;
   if (s.as_query) {
     SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch queried, conn_->Query(*s.as_query),
@@ -207,7 +225,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
         return Status::InvalidArgument(verb + display + ": column '" + c.name +
                                        "' is defined twice");
       }
-      Result<engine::DataType> type = engine::DataType::FromSql(c.type_sql);
+      Result<engine::DataType> type = ColumnType(c.type_sql);
       if (!type.ok()) {
         return Status::InvalidArgument(verb + display + ": column '" + c.name +
                                        "' has an unknown type '" + c.type_sql + "'");
@@ -215,6 +233,9 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
       engine::DataType delta_type = *type;
       PromoteTimestamps(&delta_type);
       schema.push_back(engine::Field{c.name, delta_type, !c.not_null});
+      if (c.comment) {  // Spark keeps a column's COMMENT in its field metadata
+        column_metadata[c.name] = nlohmann::json{{"comment", *c.comment}}.dump();
+      }
     }
     for (const std::string& p : s.partitioned_by) {
       if (names.count(AsciiLower(p)) == 0) {
@@ -233,6 +254,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
     options.configuration = s.properties;
     options.operation = std::string(s.replace_only ? "REPLACE TABLE" : "CREATE OR REPLACE TABLE") +
                         (s.as_query ? " AS SELECT" : "");
+    options.field_metadata = column_metadata;
     SLUICE_RETURN_NOT_OK(writer->ReplaceTable(schema, rows ? &*rows : nullptr, options)
                              .status()
                              .WithContext(verb + display));
@@ -247,6 +269,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
     delta::CreateTableOptions options;
     options.partition_columns = s.partitioned_by;
     options.configuration = s.properties;
+    options.field_metadata = std::move(column_metadata);
     SLUICE_RETURN_NOT_OK(writer->CreateTable(schema, options).status().WithContext(verb + display));
   }
   if (s.location && !s.table.is_path) {
@@ -300,8 +323,18 @@ Result<engine::Batch> TableStatementExecutor::Run(const DescribeStatement& s) {
     case DescribeStatement::Kind::kTable: {
       SLUICE_ASSIGN_OR_RETURN(auto snapshot, table->Latest());
       std::vector<std::vector<std::optional<std::string>>> rows;
+      // A column's COMMENT is its field metadata's "comment" (as Spark stores it).
+      auto comment_of = [&](const std::string& column) -> std::optional<std::string> {
+        auto it = snapshot->schema.metadata.find(column);
+        if (it == snapshot->schema.metadata.end()) return std::nullopt;
+        nlohmann::json md = nlohmann::json::parse(it->second, nullptr, false);
+        if (!md.is_object() || !md.contains("comment") || !md["comment"].is_string()) {
+          return std::nullopt;
+        }
+        return md["comment"].get<std::string>();
+      };
       for (const engine::Field& f : snapshot->schema.fields) {
-        rows.push_back({f.name, f.type.ToSql(), std::nullopt});
+        rows.push_back({f.name, f.type.ToSql(), comment_of(f.name)});
       }
       if (!snapshot->metadata.partition_columns.empty()) {
         rows.push_back({"# Partition Information", std::string(), std::nullopt});
@@ -311,7 +344,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const DescribeStatement& s) {
           for (const auto& f : snapshot->schema.fields) {
             if (f.name == p) type = f.type.ToSql();
           }
-          rows.push_back({p, type, std::nullopt});
+          rows.push_back({p, type, comment_of(p)});
         }
       }
       return LiteralRows(conn_, {{"col_name"}, {"data_type"}, {"comment"}}, rows);
@@ -394,7 +427,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const AlterTableAddColumnsStat
   SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
   std::vector<engine::Field> fields;
   for (const ColumnDefinition& c : s.columns) {
-    Result<engine::DataType> type = engine::DataType::FromSql(c.type_sql);
+    Result<engine::DataType> type = ColumnType(c.type_sql);
     if (!type.ok()) {
       return Status::InvalidArgument("ALTER TABLE " + DisplayName(s.table) + ": column '" + c.name +
                                      "' has an unknown type '" + c.type_sql + "'");

@@ -90,9 +90,12 @@ class Parser : private plan::TokenCursor {
 
   // Source text from the current token up to (not including) the first token at parenthesis
   // depth 0 that is a stop keyword/symbol, or the end. Empty text is an error naming `what`.
+  // The text up to a stop keyword or symbol outside brackets (or an unmatched closing one).
+  // With `angle_brackets` (a type: MAP<STRING, INT>, STRUCT<a: INT, b: STRING>) '<' and '>'
+  // nest too; elsewhere they are comparisons.
   Result<std::string> TextUntil(std::initializer_list<std::string_view> stop_keywords,
                                 std::initializer_list<std::string_view> stop_symbols,
-                                const std::string& what) {
+                                const std::string& what, bool angle_brackets = false) {
     size_t start = Peek().begin;
     size_t end = start;
     int depth = 0;
@@ -105,10 +108,15 @@ class Parser : private plan::TokenCursor {
         if (stop) break;
       }
       // CASE ... END nests like parentheses: its WHEN must not end a MERGE clause.
-      if (t.IsSymbol("(") || t.IsSymbol("[") || t.IsKeyword("case")) ++depth;
-      if (t.IsSymbol(")") || t.IsSymbol("]") || (t.IsKeyword("end") && depth > 0)) {
-        if (depth == 0) break;
-        --depth;
+      if (t.IsSymbol("(") || t.IsSymbol("[") || t.IsKeyword("case") ||
+          (angle_brackets && t.IsSymbol("<"))) {
+        ++depth;
+      }
+      const int closes = angle_brackets && t.IsSymbol(">>") ? 2 : 1;  // ARRAY<ARRAY<INT>>
+      if (t.IsSymbol(")") || t.IsSymbol("]") || (t.IsKeyword("end") && depth > 0) ||
+          (angle_brackets && (t.IsSymbol(">") || t.IsSymbol(">>")))) {
+        if (depth < closes) break;
+        depth -= closes;
       }
       end = t.end;
       Next();
@@ -139,7 +147,8 @@ class Parser : private plan::TokenCursor {
     do {
       ColumnDefinition c;
       SLUICE_ASSIGN_OR_RETURN(c.name, Identifier());
-      SLUICE_ASSIGN_OR_RETURN(c.type_sql, TextUntil({"not", "null", "comment"}, {","}, "a type"));
+      SLUICE_ASSIGN_OR_RETURN(c.type_sql,
+                              TextUntil({"not", "null", "comment"}, {","}, "a type", true));
       for (;;) {
         if (Keywords({"not", "null"})) {
           c.not_null = true;
@@ -419,7 +428,7 @@ class Parser : private plan::TokenCursor {
       s.table = std::move(table);
       ColumnDefinition c;
       SLUICE_ASSIGN_OR_RETURN(c.name, Identifier());
-      SLUICE_ASSIGN_OR_RETURN(c.type_sql, TextUntil({"not", "comment"}, {";"}, "a type"));
+      SLUICE_ASSIGN_OR_RETURN(c.type_sql, TextUntil({"not", "comment"}, {";"}, "a type", true));
       if (Keywords({"not", "null"})) c.not_null = true;
       s.columns.push_back(std::move(c));
       SLUICE_RETURN_NOT_OK(ExpectEnd());
