@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/result_printer.h"
+#include "fs/routing_file_system.h"
 #include "sql/read_state.h"
 #include "state/state_reader.h"
 #include "stream/batch_log.h"
@@ -263,7 +264,7 @@ void PrintCheckpointReport(const Json& r, std::ostream& out) {
 
 int RunCheckpointInspect(const CheckpointCommandOptions& options, std::ostream& out,
                          std::ostream& err) {
-  Result<Json> report = InspectCheckpoint(fs::LocalFileSystem(), options.checkpoint);
+  Result<Json> report = InspectCheckpoint(fs::PathFileSystem(), options.checkpoint);
   if (!report.ok()) {
     err << "Error: " << report.status().ToString() << "\n";
     return 1;
@@ -278,7 +279,7 @@ int RunCheckpointInspect(const CheckpointCommandOptions& options, std::ostream& 
 
 int RunStateDump(const CheckpointCommandOptions& options, std::ostream& out, std::ostream& err) {
   Result<std::vector<sql::OperatorState>> ops =
-      sql::ReadCommittedState(fs::LocalFileSystem(), options.checkpoint, options.operator_id,
+      sql::ReadCommittedState(fs::PathFileSystem(), options.checkpoint, options.operator_id,
                               "checkpoint " + options.checkpoint);
   if (!ops.ok()) {
     err << "Error: " << ops.status().ToString() << "\n";

@@ -20,6 +20,7 @@
 
 #include "cli/restart_policy.h"
 #include "cli/status_line.h"
+#include "fs/routing_file_system.h"
 #include "server/monitor_server.h"
 #include "sinks/kafka_record_writer.h"
 #include "sql/pipeline_expectations.h"
@@ -128,14 +129,14 @@ Result<std::vector<sql::PipelineFile>> ReadPipelineFiles(const std::string& path
 // defined earlier (its table is created by its first batch) or a sink. Reads only.
 std::function<bool(const std::string&)> ExistsIn(const std::string& warehouse) {
   return [warehouse](const std::string& name) {
-    sql::TableCatalog tables(fs::LocalFileSystem(), warehouse);
+    sql::TableCatalog tables(fs::PathFileSystem(), warehouse);
     Result<bool> table = tables.Exists(sql::TableName{name, false});
     if (table.ok() && *table) return true;
-    sql::StreamingTableCatalog defs(fs::LocalFileSystem(), warehouse);
+    sql::StreamingTableCatalog defs(fs::PathFileSystem(), warehouse);
     Result<std::optional<sql::StreamingDefinition>> def =
         defs.Find(sql::StreamingDefinition::Kind::kTable, name);
     if (def.ok() && def->has_value()) return true;
-    sql::SinkCatalog sinks(fs::LocalFileSystem(), warehouse);
+    sql::SinkCatalog sinks(fs::PathFileSystem(), warehouse);
     Result<std::optional<sql::SinkDefinition>> sink = sinks.Find(name);
     return sink.ok() && sink->has_value();
   };
@@ -419,7 +420,7 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   }
   // Dependencies at run time: a query reads the table (path) another one writes.
   const std::string warehouse = session->warehouse();
-  sql::TableCatalog tables(fs::LocalFileSystem(), warehouse);
+  sql::TableCatalog tables(fs::PathFileSystem(), warehouse);
   std::map<std::string, std::vector<size_t>> writers;  // table path -> queries writing it
   for (size_t i = 0; i < queries.size(); ++i) {
     Result<std::string> path = tables.Resolve(sql::TableName{queries[i].def.target, false});
@@ -554,7 +555,7 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
         const Query& u = queries[j];
         // A running upstream counts once its first batch has created its table.
         Result<bool> created =
-            fs::LocalFileSystem()->Exists(fs::JoinPath(u.target_path, "_delta_log"));
+            fs::PathFileSystem()->Exists(fs::JoinPath(u.target_path, "_delta_log"));
         ready = ready && (u.finished ||
                           (u.started && !StopsByItself(u.trigger) && created.ok() && *created));
       }

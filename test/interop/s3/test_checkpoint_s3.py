@@ -9,6 +9,7 @@ Run by ctest through with_moto.sh (AWS_ENDPOINT_URL_S3 and test credentials in t
 Each test has its own bucket and its own local cache directory (SLUICE_LOCAL_CACHE_DIR).
 """
 
+import json
 import os
 import shutil
 import signal
@@ -178,6 +179,27 @@ def test_streaming_tables_in_a_warehouse_on_s3(bucket, env):
     run_sql(env, wh, "REFRESH STREAMING TABLE counts")
     assert table_rows(bucket, "counts") == expected_counts()
     assert batch_ids(bucket, "wh/_checkpoints/counts/commits/") == set(range(FILES))
+
+
+def test_checkpoint_and_state_commands_read_s3(bucket, env):
+    """sluice checkpoint inspect and sluice state dump on a checkpoint on S3."""
+    wh = f"s3://{bucket}/wh"
+    define_tables(env, wh)
+    run_sql(env, wh, "REFRESH STREAMING TABLE counts")
+    cp = f"{wh}/_checkpoints/counts"
+
+    def cli(*args):
+        proc = subprocess.run([peers.sluice_bin(), *args], capture_output=True, text=True,
+                              cwd=env["cwd"], env=env["vars"], timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+    report = json.loads(cli("checkpoint", "inspect", cp, "--json"))
+    assert report["lastCommittedBatch"] == FILES - 1, report
+    rows = [json.loads(line) for line in cli("state", "dump", cp, "--json").splitlines()]
+    counted = sorted((r["k"], r["count(*)"]) for r in rows if "k" in r)
+    assert counted == [(k, n) for k, n, _ in expected_counts()], rows
+    assert not os.path.exists(os.path.join(env["cwd"], "s3:"))
 
 
 def kill_after_commits(env, bucket_name, wh, table, commits):
