@@ -141,14 +141,7 @@ int ReportParseError(CLI::App& app, const CLI::ParseError& e, int argc, char** a
   if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
   // The deepest subcommand the command line reached.
   CLI::App* at = &app;
-  for (bool deeper = true; deeper;) {
-    deeper = false;
-    for (CLI::App* sub : at->get_subcommands()) {
-      at = sub;
-      deeper = true;
-      break;
-    }
-  }
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
   std::string message = e.what();
   // `sluice nosuch`: CLI11 says "argument not expected"; name it as the command it meant to be.
   if (at == &app && argc > 1 && argv[1][0] != '-') {

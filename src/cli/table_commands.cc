@@ -34,9 +34,9 @@ struct TableEnv {
 // name (delta/warehouse_tables.h); NotFound naming both places when neither exists.
 Result<std::string> ResolveTable(fs::FileSystem* fs, const TableCommandOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(bool exists, fs->Exists(options.path));
-  if (exists || !delta::CheckWarehouseTableName(options.path).ok()) {
-    if (!exists) return Status::NotFound(options.path + " does not exist");
-    return options.path;
+  if (exists) return options.path;
+  if (!delta::CheckWarehouseTableName(options.path).ok()) {
+    return Status::NotFound(options.path + " does not exist");
   }
   SLUICE_ASSIGN_OR_RETURN(std::string dir,
                           delta::ResolveWarehouseTable(fs, options.warehouse, options.path));

@@ -321,7 +321,7 @@ Status Session::MaybeHandleSetting(std::string_view statement, bool* handled) {
   if (lower_name.rfind("spark.", 0) == 0) {  // Spark's name of a setting (spark_confs.h)
     *handled = true;
     if (is_reset) {
-      if (AsciiEqualsIgnoreCase(name, "spark.sql.session.timeZone")) return Status::OK();
+      if (AsciiEqualsIgnoreCase(name, kSessionTimeZoneConf)) return Status::OK();
       SLUICE_ASSIGN_OR_RETURN(std::string setting, SluiceSettingOfSparkConf(name));
       return settings_.Reset(setting);
     }

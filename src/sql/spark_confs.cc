@@ -29,17 +29,19 @@ Result<std::string> SluiceSettingOfSparkConf(std::string_view spark_name) {
   return Status::InvalidArgument(
       "the Spark setting '" + std::string(spark_name) +
       "' has no Sluice equivalent and is not applied; Spark settings Sluice maps: " + mapped +
-      ", spark.sql.session.timeZone (UTC only); Sluice's own settings: .settings in the shell "
-      "or docs/sql-reference.md 'Settings'");
+      ", " + std::string(kSessionTimeZoneConf) +
+      " (UTC only); Sluice's own settings: .settings in the shell or docs/sql-reference.md "
+      "'Settings'");
 }
 
 Result<bool> IsSessionTimeZoneConf(std::string_view spark_name, std::string_view value) {
-  if (!AsciiEqualsIgnoreCase(spark_name, "spark.sql.session.timeZone")) return false;
+  if (!AsciiEqualsIgnoreCase(spark_name, kSessionTimeZoneConf)) return false;
   const std::string zone = AsciiLower(value);
   if (zone == "utc" || zone == "etc/utc" || zone == "z" || zone == "+00:00" || zone == "gmt") {
     return true;
   }
-  return Status::InvalidArgument("SET spark.sql.session.timeZone = '" + std::string(value) +
+  return Status::InvalidArgument("SET " + std::string(kSessionTimeZoneConf) + " = '" +
+                                 std::string(value) +
                                  "': Sluice's sessions run in UTC only (timestamps are read and "
                                  "shown in UTC); set it to 'UTC' or convert with "
                                  "from_utc_timestamp / to_utc_timestamp");

@@ -20,6 +20,9 @@ struct SparkConfMapping {
   std::string_view sluice_name;  // the setting of settings.h, without "sluice."
 };
 
+// Spark's session time zone conf, accepted as UTC only.
+inline constexpr std::string_view kSessionTimeZoneConf = "spark.sql.session.timeZone";
+
 // The Spark confs Sluice has an equivalent for.
 const std::vector<SparkConfMapping>& SparkConfMappings();
 

@@ -60,6 +60,16 @@ ALTER TABLE delta.`{p}` RENAME COLUMN region TO area;
 INSERT INTO delta.`{p}` VALUES (7, 'p4', named_struct('xx', 70, 'y', 'y7'), NULL, NULL, 7, 7000, 'd7')
 """
 
+# Sluice's appends, updates, deletes and merges on a table with HISTORY's columns.
+SLUICE_DML_ON_HISTORY = """
+INSERT INTO {name} (id, area, s, drop_me, v) VALUES (10, 'p1', {{'xx': 100, 'y': 'sluice'}}, '10', 10);
+UPDATE {name} SET w = w + 100 WHERE area = 'p2';
+DELETE FROM {name} WHERE id = 4;
+MERGE INTO {name} t USING (SELECT * FROM (VALUES (1, 'm'), (11, 'n')) v(id, tag)) src
+  ON t.id = src.id
+  WHEN MATCHED THEN UPDATE SET drop_me = src.tag
+  WHEN NOT MATCHED THEN INSERT (id, area, drop_me) VALUES (src.id, 'p9', src.tag);"""
+
 QUERIES = ["v = 1", "v = 1000", "v IS NULL", "w = 1", "w >= 4", "w < 3", "area = 'p2'",
            "area = 'p1'", "id > 3", "s.xx = 40", "drop_me = 'new d4'", "drop_me IS NULL",
            "id = 2"]
@@ -264,14 +274,7 @@ INSERT INTO {name} VALUES (3, 'z');""")
     name = "cm_spark_written"
     p = os.path.join(wh, name)
     spark_sql(HISTORY.format(p=p, mode="name"))
-    peers.sluice_sql(wh, f"""
-INSERT INTO {name} (id, area, s, drop_me, v) VALUES (10, 'p1', {{'xx': 100, 'y': 'sluice'}}, '10', 10);
-UPDATE {name} SET w = w + 100 WHERE area = 'p2';
-DELETE FROM {name} WHERE id = 4;
-MERGE INTO {name} t USING (SELECT * FROM (VALUES (1, 'm'), (11, 'n')) v(id, tag)) src
-  ON t.id = src.id
-  WHEN MATCHED THEN UPDATE SET drop_me = src.tag
-  WHEN NOT MATCHED THEN INSERT (id, area, drop_me) VALUES (src.id, 'p9', src.tag);""")
+    peers.sluice_sql(wh, SLUICE_DML_ON_HISTORY.format(name=name))
     _sluice_and_spark_agree(wh, name)
 
 
@@ -403,14 +406,7 @@ def test_sluice_writes_into_spark_id_mode_table(wh):
     name = "cm_id_spark"
     p = os.path.join(wh, name)
     spark_sql(HISTORY.format(p=p, mode="id"))
-    peers.sluice_sql(wh, f"""
-INSERT INTO {name} (id, area, s, drop_me, v) VALUES (10, 'p1', {{'xx': 100, 'y': 'sluice'}}, '10', 10);
-UPDATE {name} SET w = w + 100 WHERE area = 'p2';
-DELETE FROM {name} WHERE id = 4;
-MERGE INTO {name} t USING (SELECT * FROM (VALUES (1, 'm'), (11, 'n')) v(id, tag)) src
-  ON t.id = src.id
-  WHEN MATCHED THEN UPDATE SET drop_me = src.tag
-  WHEN NOT MATCHED THEN INSERT (id, area, drop_me) VALUES (src.id, 'p9', src.tag);""")
+    peers.sluice_sql(wh, SLUICE_DML_ON_HISTORY.format(name=name))
     _assert_files_carry_ids(p)
     _all_agree(wh, name)
 
