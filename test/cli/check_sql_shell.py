@@ -84,6 +84,7 @@ def main():
         time.sleep(SETTLE_S)
         # Ctrl-C while typing: the line is dropped, the shell stays.
         sh.send("SELECT 'never run'")
+        sh.expect("SELECT 'never run'", "the echo of the line being typed")  # read by the shell
         sh.send(b"\x03")
         sh.expect("^C", "Ctrl-C at the prompt")
         sh.expect("sluice> ", "the prompt after Ctrl-C")
@@ -92,6 +93,9 @@ def main():
         assert b"never run" not in sh.seen, "the dropped line ran"
         # Ctrl-C during a long query: cancelled, the shell stays and runs the next statement.
         sh.send("SELECT count(*) FROM range(100000000000) a;\r")
+        # The echo of the line's end: the shell has read it (a Ctrl-C before that would drop the
+        # line at the prompt, on a loaded machine), then a second for the query to start.
+        sh.expect("range(100000000000) a;\r\n", "the echo of the long query")
         time.sleep(1.0)
         sh.send(b"\x03")
         sh.expect("Error: interrupted: the statement was cancelled", "Ctrl-C during a query")
