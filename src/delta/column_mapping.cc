@@ -158,6 +158,34 @@ std::optional<std::string> RenameOrDrop(const DeltaSchema& from, const DeltaSche
   return std::nullopt;
 }
 
+ColumnChanges RenamesAndDrops(const DeltaSchema& from, const DeltaSchema& to) {
+  ColumnChanges out;
+  std::map<std::string, std::string> to_paths;
+  for (auto& [physical, logical] : PathsOf(to)) to_paths.emplace(physical, logical);
+  // The last path segment ("a.b" -> "b"): a field whose own name is unchanged moved only
+  // because its parent was renamed.
+  auto leaf = [](const std::string& path) {
+    size_t dot = path.rfind('.');
+    return dot == std::string::npos ? path : path.substr(dot + 1);
+  };
+  std::vector<std::string> dropped_prefixes;
+  for (const auto& [physical, logical] : PathsOf(from)) {
+    bool under_dropped = false;
+    for (const std::string& d : dropped_prefixes) {
+      if (logical.rfind(d + ".", 0) == 0) under_dropped = true;
+    }
+    if (under_dropped) continue;
+    auto it = to_paths.find(physical);
+    if (it == to_paths.end()) {
+      out.dropped.push_back(logical);
+      dropped_prefixes.push_back(logical);
+    } else if (it->second != logical && leaf(it->second) != leaf(logical)) {
+      out.renamed.emplace_back(logical, it->second);
+    }
+  }
+  return out;
+}
+
 Result<ColumnMappingMode> ColumnMappingModeOf(const Metadata& metadata) {
   std::optional<std::string> v = metadata.Config("delta.columnMapping.mode");
   if (!v) return ColumnMappingMode::kNone;

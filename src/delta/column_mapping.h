@@ -72,4 +72,15 @@ std::vector<std::string> PhysicalPartitionColumns(
 // nullopt when `to` only adds fields (or no field has a physical name in either schema).
 std::optional<std::string> RenameOrDrop(const DeltaSchema& from, const DeltaSchema& to);
 
+// Every such change between `from` and `to`, in `from`'s field order: renamed fields as
+// (old logical path, new logical path) and dropped fields by their logical path in `from` (a
+// dropped struct is listed, its fields are not; a renamed struct's fields are listed only when
+// their own name changed too). Empty when `to` only adds fields.
+struct ColumnChanges {
+  std::vector<std::pair<std::string, std::string>> renamed;
+  std::vector<std::string> dropped;
+  bool empty() const { return renamed.empty() && dropped.empty(); }
+};
+ColumnChanges RenamesAndDrops(const DeltaSchema& from, const DeltaSchema& to);
+
 }  // namespace sluice::delta

@@ -142,6 +142,28 @@ TEST(ColumnMappingTest, RenameOrDropByPhysicalNames) {
   EXPECT_EQ(RenameOrDrop(plain, other), std::nullopt);
 }
 
+TEST(ColumnMappingTest, RenamesAndDropsListsEveryChange) {
+  DeltaSchema s = Parse(kMappedSchema);
+  EXPECT_TRUE(RenamesAndDrops(s, s).empty());
+  // s -> s2 (its field x follows without being listed), id -> key, arr dropped (its element's
+  // field a is not listed on its own).
+  nlohmann::json j = nlohmann::json::parse(kMappedSchema);
+  j["fields"][0]["name"] = "key";
+  j["fields"][1]["name"] = "s2";
+  j["fields"].erase(2);
+  ColumnChanges c = RenamesAndDrops(s, Parse(j.dump()));
+  EXPECT_EQ(c.renamed,
+            (std::vector<std::pair<std::string, std::string>>{{"id", "key"}, {"s", "s2"}}));
+  EXPECT_EQ(c.dropped, std::vector<std::string>{"arr"});
+  // A nested rename is listed by its paths.
+  std::string renamed = kMappedSchema;
+  renamed.replace(renamed.find("\"name\":\"x\""), 10, "\"name\":\"y\"");
+  EXPECT_EQ(RenamesAndDrops(s, Parse(renamed)).renamed,
+            (std::vector<std::pair<std::string, std::string>>{{"s.x", "s.y"}}));
+  // Adding fields is neither.
+  EXPECT_TRUE(RenamesAndDrops(Parse(j.dump()), Parse(j.dump())).empty());
+}
+
 // ---------------- Spark's tables ----------------
 
 class ColumnMappingFixtureTest : public ::testing::Test {

@@ -41,6 +41,8 @@ std::string SerializeSchemaLogEntry(const SchemaLogEntry& entry) {
   j["sourceMetadataPath"] = entry.source_metadata_path;
   j["tableConfigurations"] = entry.table_configurations;
   if (entry.protocol_json) j["protocolJson"] = *entry.protocol_json;
+  if (entry.previous_metadata_seq_num)
+    j["previousMetadataSeqNum"] = *entry.previous_metadata_seq_num;
   return std::string(kVersionLine) + "\n" + j.dump();
 }
 
@@ -79,6 +81,13 @@ Result<SchemaLogEntry> ParseSchemaLogEntry(std::string_view text, const std::str
       return Status::Corruption(where + ": schema log entry's 'protocolJson' is not a string");
     }
     e.protocol_json = p->get<std::string>();
+  }
+  if (auto p = j.find("previousMetadataSeqNum"); p != j.end() && !p->is_null()) {
+    if (!p->is_number_integer()) {
+      return Status::Corruption(where +
+                                ": schema log entry's 'previousMetadataSeqNum' is not an integer");
+    }
+    e.previous_metadata_seq_num = p->get<int64_t>();
   }
   return e;
 }

@@ -4,11 +4,13 @@
 // RENAME or DROP COLUMN. Entries are files named by their index (0, 1, ...) under
 // <location>/_schema_log_<tableId>/, in Delta's format: a "v1" line, then one JSON object with
 // tableId, deltaCommitVersion, dataSchemaJson, partitionSchemaJson, sourceMetadataPath,
-// tableConfigurations and protocolJson (the last two optional when read). Delta's own `.N.crc`
+// tableConfigurations, protocolJson and previousMetadataSeqNum (the last three optional when
+// read; Delta writes previousMetadataSeqNum on an entry that merges consecutive schema
+// changes: the entry the series started from). Delta's own `.N.crc`
 // files beside them are ignored.
 //
-// This file reads and appends entries; the Delta source's use of them is designed in
-// docs/delta.md and not wired yet.
+// This file reads and appends entries; the Delta source (delta_source.h, option
+// schemaTrackingLocation) uses them as docs/delta.md describes.
 //
 // Ownership: shares the FileSystem. Thread safety: none (one source uses it).
 #pragma once
@@ -33,6 +35,9 @@ struct SchemaLogEntry {
   std::string source_metadata_path;
   std::map<std::string, std::string> table_configurations;
   std::optional<std::string> protocol_json;  // {"protocol": {...}}
+  // The entry this one follows for the unblock check (Delta's previousMetadataSeqNum); nullopt:
+  // the entry before it.
+  std::optional<int64_t> previous_metadata_seq_num;
 };
 
 // One entry's file text and back. Parse: Corruption naming `where` for a missing "v1" line,

@@ -58,6 +58,29 @@ TEST(DeltaSchemaLogTest, ReadsSparksLog) {
   EXPECT_FALSE(wrong->has_value());
 }
 
+// Spark's log after RENAME COLUMN s TO s2 (version 2) and, with no data between,
+// DROP COLUMN t (version 3): entry 2 merges the two changes and names entry 0 as the one the
+// series started from (test/interop/delta/spark_schema_tracking_probe2.py, rename-then-drop).
+TEST(DeltaSchemaLogTest, ReadsSparksMergedEntry) {
+  DeltaSchemaLog log(
+      fs::LocalFileSystem(),
+      std::string(SLUICE_SOURCE_DIR) + "/test/fixtures/delta/streaming/spark-schema-log-merged",
+      "c2b1a9fd-3df3-4252-82c8-3f04cb4d75d8");
+  auto latest = log.Latest();
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  ASSERT_TRUE(latest->has_value());
+  EXPECT_EQ((*latest)->first, 2);
+  EXPECT_EQ((*latest)->second.delta_commit_version, 3);
+  EXPECT_EQ((*latest)->second.previous_metadata_seq_num, std::optional<int64_t>(0));
+  EXPECT_EQ(Names((*latest)->second.data_schema_json), (std::vector<std::string>{"id", "s2"}));
+  auto before = log.Get(1);
+  ASSERT_TRUE(before.ok());
+  EXPECT_FALSE(before->previous_metadata_seq_num.has_value());
+  // Written back, the field keeps Delta's name.
+  EXPECT_THAT(SerializeSchemaLogEntry((*latest)->second),
+              HasSubstr("\"previousMetadataSeqNum\":0"));
+}
+
 TEST(DeltaSchemaLogTest, AppendsAndReadsBack) {
   testing::TempDir dir;
   DeltaSchemaLog log(fs::LocalFileSystem(), dir.path() + "/_schema_log", "t1");

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "delta/column_mapping.h"
 #include "delta/log_segment.h"
 #include "delta/paths.h"
@@ -13,10 +14,6 @@
 #include "sources/source_util.h"
 
 namespace sluice::sources {
-
-namespace {
-constexpr const char* kStartFile = "delta_start";
-}  // namespace
 
 std::string DeltaDataUpdateMessage(const std::string& example_path, int64_t version,
                                    const std::string& table_path) {
@@ -66,6 +63,14 @@ Result<std::unique_ptr<DeltaSource>> DeltaSource::Open(const SourceContext& ctx,
     return Status::InvalidArgument(
         ctx_text + ": options 'startingVersion' and 'startingTimestamp' cannot both be set");
   }
+  if (src->options_.schema_tracking_location) {
+    SLUICE_RETURN_NOT_OK(src->OpenSchemaLog());
+  } else if (src->options_.allow_source_column_rename || src->options_.allow_source_column_drop) {
+    return Status::InvalidArgument(
+        ctx_text +
+        ": options 'allowSourceColumnRename' and 'allowSourceColumnDrop' unblock a schema "
+        "change recorded in a schema log: set 'schemaTrackingLocation' too");
+  }
   return src;
 }
 
@@ -76,7 +81,7 @@ Result<int64_t> DeltaSource::LatestVersion() {
 Result<DeltaStart> DeltaSource::LoadOrCreateStart() {
   if (start_) return *start_;
   std::string path =
-      ctx_.checkpoint_dir.empty() ? "" : fs::JoinPath(ctx_.checkpoint_dir, kStartFile);
+      ctx_.checkpoint_dir.empty() ? "" : fs::JoinPath(ctx_.checkpoint_dir, kDeltaStartFile);
   auto parse = [&](const std::string& text) -> Result<DeltaStart> {
     auto bad = Status::Corruption("source start file " + path + " is malformed");
     if (text.rfind("v1\n", 0) != 0) return bad;
@@ -172,8 +177,8 @@ Status DeltaSource::IncompatibleSchemaChange(const engine::Schema& data_schema, 
       ": [DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG] Streaming read is not "
       "supported on tables with read-incompatible schema changes (e.g. rename or drop or "
       "datatype changes). Please provide a 'schemaTrackingLocation' to enable non-additive "
-      "schema evolution for Delta stream processing (Sluice does not implement "
-      "schemaTrackingLocation yet: start a new checkpoint instead). Read schema: (" +
+      "schema evolution for Delta stream processing (or start a new checkpoint). Read "
+      "schema: (" +
       SchemaToText(schema_) + "). Incompatible data schema: (" + SchemaToText(data_schema) +
       ") at version " + std::to_string(version) + ": " + change + ".");
 }
@@ -246,6 +251,22 @@ Result<std::shared_ptr<const DeltaSource::VersionChanges>> DeltaSource::Changes(
             parsed.status().WithContext(Description() + ": version " + std::to_string(version));
         continue;
       }
+      if (merged_from_version_ && version >= *merged_from_version_ && version < schema_version_) {
+        continue;  // merged schema changes without data (MergeConsecutiveSchemaChanges)
+      }
+      // With a schema log, a later commit that changes the schema ends the stream before it
+      // (LatestOffset's barrier); its Commit records the new schema.
+      if (schema_log_ && version > schema_version_ &&
+          (!SameSchema(parsed->fields, schema_) || delta::RenameOrDrop(table_schema_, *parsed))) {
+        if (!ch->metadata_change) {
+          SLUICE_ASSIGN_OR_RETURN_CTX(auto snap, table_->SnapshotAt(Version(version)),
+                                      Description());
+          SLUICE_ASSIGN_OR_RETURN(SchemaLogEntry entry, EntryAt(version, *md, *parsed));
+          entry.protocol_json = delta::SerializeAction(delta::Action(snap->protocol));
+          ch->metadata_change = std::make_shared<const SchemaLogEntry>(std::move(entry));
+        }
+        continue;
+      }
       // Column mapping: a rename or drop between the commit's schema and the stream's (either
       // way round) is Delta's read-incompatible change.
       std::optional<std::string> incompatible = version > schema_version_
@@ -297,6 +318,12 @@ Result<DeltaSource::Cursor> DeltaSource::CursorAfter(const std::optional<OffsetJ
   }
   SLUICE_ASSIGN_OR_RETURN(DeltaSourceOffset o, ParseChecked(*start));
   c.version = o.reservoir_version;
+  if (o.AtMetadataChange()) {
+    // Before version V's files, past its schema change.
+    c.at_barrier = true;
+    c.delivered = true;
+    return c;
+  }
   c.next_index = o.index + 1;
   c.snapshot = o.is_starting_version;
   c.delivered = true;
@@ -355,6 +382,16 @@ Result<std::optional<OffsetJson>> DeltaSource::LatestOffset(const std::optional<
       if (full || result) break;  // deliver what comes before the failing commit first
       return ch->error;
     }
+    if (ch->metadata_change) {
+      if (full || result) break;  // deliver what comes before the schema change first
+      if (c.at_barrier && v == c.version) {
+        // The barrier's batch committed but its entry was not recorded (stopped in between).
+        SLUICE_RETURN_NOT_OK(AppendSchemaEntry(*ch->metadata_change));
+        return MetadataEvolution(*ch->metadata_change);
+      }
+      result = DeltaSourceOffset{reservoir_id_, v, DeltaSourceOffset::kMetadataChangeIndex, false};
+      break;
+    }
     if (ch->skipped) continue;
     int64_t n = static_cast<int64_t>(ch->files.size());
     int64_t first = v == c.version ? c.next_index : 0;
@@ -392,8 +429,10 @@ Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& sta
   // Column mapping, a restart: the schema in force where the stream resumes (before the commits
   // it reads now) against the read schema, the latest when the source was opened. A rename or
   // drop in between is Delta's read-incompatible change even if no commit read now has it.
+  // With a schema log the stream resumes at the version of its schema (or after it).
   if (!c.snapshot && !resume_schema_checked_ && c.version > 0 && c.version <= schema_version_ &&
-      !physical_schema_.empty()) {
+      !physical_schema_.empty() &&
+      !(schema_log_ && c.version >= merged_from_version_.value_or(schema_version_))) {
     // A version no longer reconstructable (log cleanup) cannot be compared: the metadata of
     // the commits read (Changes) is still checked.
     auto resumed = table_->SnapshotAt(Version(c.version - 1));
@@ -425,6 +464,12 @@ Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& sta
     for (int64_t v = c.version; v <= e.reservoir_version; ++v) {
       SLUICE_ASSIGN_OR_RETURN(auto ch, Changes(v));
       if (!ch->error.ok()) return ch->error;
+      if (ch->metadata_change) {
+        if (v == e.reservoir_version && e.AtMetadataChange()) break;  // the barrier: no rows
+        return Status::Corruption(Description() + ": offset " + end +
+                                  " reads past the schema change at version " + std::to_string(v) +
+                                  " without stopping at it");
+      }
       if (ch->skipped) continue;
       int64_t first = v == c.version ? c.next_index : 0;
       int64_t last =
@@ -448,6 +493,16 @@ Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& sta
 
 Status DeltaSource::Commit(const OffsetJson& end) {
   SLUICE_ASSIGN_OR_RETURN(DeltaSourceOffset e, ParseChecked(end));
+  if (schema_log_ && e.AtMetadataChange() && e.reservoir_version > schema_version_) {
+    SLUICE_ASSIGN_OR_RETURN(auto ch, Changes(e.reservoir_version));
+    if (!ch->metadata_change) {
+      return Status::Corruption(Description() + ": offset " + end +
+                                " stops at a schema change, but version " +
+                                std::to_string(e.reservoir_version) + " changes no schema");
+    }
+    SLUICE_RETURN_NOT_OK(AppendSchemaEntry(*ch->metadata_change));
+    return MetadataEvolution(*ch->metadata_change);
+  }
   changes_cache_.erase(changes_cache_.begin(), changes_cache_.lower_bound(e.reservoir_version));
   if (!e.is_starting_version) snapshot_cache_.clear();
   return Status::OK();

@@ -23,8 +23,20 @@
 // after a restart (older files read the new columns as NULL). Other changes keep failing:
 // a new checkpoint is needed. Column mapping (name/id): files are read by physical names; a
 // RENAME or DROP COLUMN between the stream's schema and a commit's stops the stream with
-// Delta's DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG error (Sluice has no
-// schemaTrackingLocation: the option is refused as unknown).
+// Delta's DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG error.
+//
+// Schema log (option schemaTrackingLocation, delta_schema_log.h; docs/delta.md "Streaming
+// across RENAME / DROP COLUMN"): the stream's schema is the newest entry's (a new log gets
+// entry 0, the schema at the version the stream starts from). A later commit that changes the
+// schema ends the stream before it: LatestOffset returns the barrier offset (V, -20) (a batch
+// of no rows) and its Commit appends V's schema as the next entry, then fails with Delta's
+// DELTA_STREAMING_METADATA_EVOLUTION ("please restart"). When the source opens, consecutive
+// schema changes with no data between are merged into one entry (previousMetadataSeqNum), as
+// Delta does; then a RENAME or DROP between the newest entry and the one before it continues
+// only when unblocked by the reader options allowSourceColumnRename / allowSourceColumnDrop
+// ("always", or the newest entry's version), else it fails with Delta's
+// DELTA_STREAMING_CANNOT_CONTINUE_PROCESSING_POST_SCHEMA_EVOLUTION naming them. Spark's SQL
+// confs spark.databricks.delta.streaming.allowSourceColumn* do not reach the source yet.
 //
 // Rate limits: ReadLimit fields when set, else the options maxFilesPerTrigger (default 1000
 // when maxBytesPerTrigger is not set either) and maxBytesPerTrigger (soft: at least one file).
@@ -40,6 +52,7 @@
 #include "delta/actions.h"
 #include "delta/schema.h"
 #include "delta/table.h"
+#include "sources/delta_schema_log.h"
 #include "sources/delta_source_offset.h"
 #include "sources/source.h"
 
@@ -52,6 +65,11 @@ struct DeltaSourceOptions {
   std::optional<int64_t> max_files_per_trigger;  // default 1000 when neither limit is set
   std::optional<int64_t> max_bytes_per_trigger;
   bool skip_change_commits = false;
+  // The schema log's directory: relative to the query's checkpoint, or an absolute path under
+  // it (Delta's rule). Unset: no schema log.
+  std::optional<std::string> schema_tracking_location;
+  std::optional<std::string> allow_source_column_rename;  // "always" or a table version
+  std::optional<std::string> allow_source_column_drop;
 };
 
 inline constexpr int64_t kDefaultMaxFilesPerTrigger = 1000;
@@ -62,6 +80,7 @@ inline constexpr int64_t kDefaultMaxFilesPerTrigger = 1000;
 inline constexpr char kAdditiveSchemaChangeTag[] = "(additive: columns added)";
 
 // The persisted starting point (<checkpoint_dir>/delta_start, "v1\n{json}").
+inline constexpr char kDeltaStartFile[] = "delta_start";
 struct DeltaStart {
   std::string reservoir_id;
   int64_t version = 0;
@@ -94,13 +113,17 @@ class DeltaSource final : public Source {
     std::vector<delta::AddFile> files;  // dataChange adds, in order
     bool skipped = false;               // OPTIMIZE-like or skipped change commit
     Status error;                       // data update / schema change: stops the stream here
+    // With a schema log: the commit changes the stream's schema; the stream stops before it
+    // and records this entry (index not yet known).
+    std::shared_ptr<const SchemaLogEntry> metadata_change;
   };
   // The next unread position.
   struct Cursor {
     int64_t version = 0;
     int64_t next_index = 0;
-    bool snapshot = false;   // inside the starting snapshot of `version`
-    bool delivered = false;  // an offset naming `version` was already returned
+    bool snapshot = false;    // inside the starting snapshot of `version`
+    bool delivered = false;   // an offset naming `version` was already returned
+    bool at_barrier = false;  // at the metadata-change barrier of `version` (index -20)
   };
   struct Limits {
     std::optional<int64_t> max_files;
@@ -121,6 +144,19 @@ class DeltaSource final : public Source {
                                   const std::string& change) const;
   Limits EffectiveLimits(const ReadLimit& limit) const;
 
+  // Schema log (the option schemaTrackingLocation): opens the log, takes its newest entry as
+  // the stream's schema (writing entry 0 for a new log), merges consecutive schema changes and
+  // checks that a rename or drop is unblocked.
+  Status OpenSchemaLog();
+  Status UseSchemaEntry(const SchemaLogEntry& entry);
+  Result<SchemaLogEntry> EntryAt(int64_t version, const delta::Metadata& metadata,
+                                 const delta::DeltaSchema& schema);
+  Status AppendSchemaEntry(SchemaLogEntry entry);
+  Status MergeConsecutiveSchemaChanges();
+  Status CheckSchemaChangeUnblocked();
+  // Delta's DELTA_STREAMING_METADATA_EVOLUTION for `entry`, just recorded.
+  Status MetadataEvolution(const SchemaLogEntry& entry) const;
+
   SourceContext ctx_;
   DeltaSourceOptions options_;
   std::unique_ptr<engine::Connection> conn_;
@@ -138,6 +174,12 @@ class DeltaSource final : public Source {
   std::map<int64_t, std::shared_ptr<const std::vector<delta::AddFile>>> snapshot_cache_;
   int64_t outstanding_files_ = 0;
   int64_t outstanding_bytes_ = 0;
+  std::unique_ptr<DeltaSchemaLog> schema_log_;  // null without schemaTrackingLocation
+  std::optional<int64_t> schema_log_index_;     // the newest entry's index
+  std::optional<SchemaLogEntry> schema_entry_;  // the newest entry
+  // The merged entry's predecessor's version: the commits from it to schema_version_ carry no
+  // data (checked when merging), so their schemas are not compared with the stream's.
+  std::optional<int64_t> merged_from_version_;
 };
 
 // Spark's message for a commit that changes existing data, for tests and the CDF source.

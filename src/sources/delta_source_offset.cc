@@ -6,7 +6,7 @@ namespace sluice::sources {
 
 std::string DeltaSourceOffset::ToJson() const {
   nlohmann::ordered_json j;
-  j["sourceVersion"] = kSourceVersion;
+  j["sourceVersion"] = AtMetadataChange() ? kMetadataChangeSourceVersion : kSourceVersion;
   j["reservoirId"] = reservoir_id;
   j["reservoirVersion"] = reservoir_version;
   j["index"] = index;
@@ -22,11 +22,11 @@ Result<DeltaSourceOffset> DeltaSourceOffset::Parse(const std::string& json) {
   if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
   auto sv = j.find("sourceVersion");
   if (sv == j.end() || !sv->is_number_integer()) return bad("missing integer sourceVersion");
-  if (sv->get<int64_t>() > kSourceVersion || sv->get<int64_t>() < 1) {
+  if (sv->get<int64_t>() > kMetadataChangeSourceVersion || sv->get<int64_t>() < 1) {
     return Status::NotSupported(
         "Delta source offset '" + json + "' has sourceVersion " +
-        std::to_string(sv->get<int64_t>()) + "; this version of Sluice reads sourceVersion " +
-        std::to_string(kSourceVersion) + ": upgrade Sluice to read this checkpoint");
+        std::to_string(sv->get<int64_t>()) + "; this version of Sluice reads sourceVersion 1 to " +
+        std::to_string(kMetadataChangeSourceVersion) + ": upgrade Sluice to read this checkpoint");
   }
   DeltaSourceOffset o;
   auto id = j.find("reservoirId");
@@ -37,9 +37,9 @@ Result<DeltaSourceOffset> DeltaSourceOffset::Parse(const std::string& json) {
     return bad("missing reservoirVersion");
   o.reservoir_version = v->get<int64_t>();
   auto i = j.find("index");
-  if (i == j.end() || !i->is_number_integer() || i->get<int64_t>() < kBaseIndex)
-    return bad("missing index");
+  if (i == j.end() || !i->is_number_integer()) return bad("missing index");
   o.index = i->get<int64_t>();
+  if (o.index < kBaseIndex && !o.AtMetadataChange()) return bad("index below -1");
   auto s = j.find("isStartingVersion");
   if (s == j.end() || !s->is_boolean()) return bad("missing boolean isStartingVersion");
   o.is_starting_version = s->get<bool>();

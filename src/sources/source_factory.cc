@@ -34,8 +34,12 @@ Result<std::unique_ptr<Source>> CreateDelta(const SourceContext& ctx) {
   SourceOptions o("delta source", ctx.options);
   SLUICE_RETURN_NOT_OK(
       o.CheckKnown({"path", "startingversion", "startingtimestamp", "maxfilespertrigger",
-                    "maxbytespertrigger", "skipchangecommits"}));
+                    "maxbytespertrigger", "skipchangecommits", "schematrackinglocation",
+                    "allowsourcecolumnrename", "allowsourcecolumndrop"}));
   DeltaSourceOptions opts;
+  opts.schema_tracking_location = o.Get("schemaTrackingLocation");
+  opts.allow_source_column_rename = o.Get("allowSourceColumnRename");
+  opts.allow_source_column_drop = o.Get("allowSourceColumnDrop");
   opts.path = o.Get("path").value_or("");
   opts.starting_version = o.Get("startingVersion");
   if (opts.starting_version) *opts.starting_version = AsciiLower(*opts.starting_version);
