@@ -1,5 +1,6 @@
 #include "cli/pipeline_runner.h"
 
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 #include "sinks/kafka_record_writer.h"
 #include "sql/pipeline_expectations.h"
 #include "sql/pipeline_graph.h"
+#include "sql/pipeline_schema_check.h"
 #include "sql/session.h"
 #include "sql/sink_catalog.h"
 #include "sql/streaming_table_catalog.h"
@@ -140,6 +142,36 @@ std::function<bool(const std::string&)> ExistsIn(const std::string& warehouse) {
     Result<std::optional<sql::SinkDefinition>> sink = sinks.Find(name);
     return sink.ok() && sink->has_value();
   };
+}
+
+// The schema check of the graph on a session that only reads: the warehouse's when it exists,
+// else an empty one in a scratch directory (so that a new warehouse is not created by a check).
+Status CheckSchemas(const sql::PipelineGraph& graph, const std::string& warehouse) {
+  Result<bool> exists = fs::PathFileSystem()->Exists(warehouse);
+  std::string scratch;
+  sql::SessionOptions session_options;
+  session_options.warehouse = warehouse;
+  if (!exists.ok() || !*exists) {
+    std::error_code ec;
+    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+    if (ec) base = "/tmp";
+    std::string pattern = (base / "sluice-check-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return Status::IOError("cannot create a scratch directory under " + base.string());
+    }
+    scratch = pattern;
+    session_options.warehouse = scratch + "/warehouse";
+  }
+  Status st;
+  {
+    Result<std::unique_ptr<sql::Session>> session = sql::Session::Open(session_options);
+    st = session.ok() ? sql::CheckPipelineSchemas(graph, **session) : session.status();
+  }
+  if (!scratch.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(scratch, ec);
+  }
+  return st;
 }
 
 // --dry-run: the graph in run order, then a summary line.
@@ -263,6 +295,13 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
       sql::BuildPipelineGraph(*files, ExistsIn(options.warehouse), options.triggered);
   if (!graph.ok()) {
     PrintErrors(graph.status(), err);
+    err << "Error: the pipeline is not valid; nothing was created or run\n";
+    return 1;
+  }
+  // Every query bound against its inputs' schemas (sql/pipeline_schema_check.h), still
+  // creating nothing.
+  if (Status schemas = CheckSchemas(*graph, options.warehouse); !schemas.ok()) {
+    PrintErrors(schemas, err);
     err << "Error: the pipeline is not valid; nothing was created or run\n";
     return 1;
   }

@@ -9,6 +9,7 @@
 #include "fs/routing_file_system.h"
 #include "fs/s3_file_system.h"
 #include "sources/kafka/kafka_source.h"
+#include "sources/source_util.h"
 #include "sql/delta_references.h"
 #include "sql/kafka_batch_read.h"
 #include "sql/literal_rows.h"
@@ -502,6 +503,43 @@ Result<engine::Batch> Session::Execute(std::string_view original) {
   SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, connection_->Query(sql));
   SLUICE_RETURN_NOT_OK(user_views_.AfterStatement(statement, statement_references_));
   return rows;
+}
+
+Result<std::optional<engine::Schema>> Session::CheckStreamingDefinition(
+    std::string_view statement, const StreamingTableManager::PendingSchemas& pending) {
+  SLUICE_ASSIGN_OR_RETURN(const std::string rewritten,
+                          dialect::RewriteSparkSql(connection_.get(), statement));
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingStatement> parsed,
+                          ParseStreamingStatement(rewritten));
+  if (!parsed) return std::optional<engine::Schema>();
+  return streaming_->CheckDefinition(*parsed, pending);
+}
+
+Result<engine::Schema> Session::CheckQuerySchema(
+    std::string_view query, const StreamingTableManager::PendingSchemas& pending) {
+  std::vector<std::string> registered;
+  Status st;
+  for (const auto& [name, schema] : pending) {
+    Result<bool> exists = catalog_->Exists(TableName{name, false});
+    if (!exists.ok() || *exists) continue;  // an existing table is read as it is
+    Result<engine::Batch> empty = sources::EmptyBatch(connection_.get(), schema);
+    if (empty.ok()) st = connection_->RegisterBatch(name, *empty);
+    if (!empty.ok() || !st.ok()) {
+      st = empty.ok() ? st : empty.status();
+      break;
+    }
+    registered.push_back(name);
+  }
+  std::optional<engine::Schema> schema;
+  if (st.ok()) {
+    Result<engine::Batch> rows =
+        Execute("SELECT * FROM (" + std::string(query) + ") AS __sluice_check LIMIT 0");
+    if (rows.ok()) schema = rows->schema();
+    st = rows.status();
+  }
+  for (const std::string& name : registered) (void)connection_->UnregisterBatch(name);
+  SLUICE_RETURN_NOT_OK(st);
+  return *schema;
 }
 
 }  // namespace sluice::sql

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,17 @@ class Session {
   // leaves no version); a REFRESH stops at its next batch boundary and fails with Cancelled.
   // Thread-safe; does nothing when no statement runs.
   void Interrupt();
+
+  // Checks a pipeline's CREATE STREAMING TABLE or CREATE FLOW, as written (Spark's dialect),
+  // against its inputs' schemas: StreamingTableManager::CheckDefinition after the dialect's
+  // rewrite. Creates, runs and writes nothing.
+  Result<std::optional<engine::Schema>> CheckStreamingDefinition(
+      std::string_view statement, const StreamingTableManager::PendingSchemas& pending);
+  // The schema of the rows of the batch query `query` (Spark's dialect), with each dataset of
+  // `pending` that has no table yet read as an empty relation of its schema: a materialized
+  // view's check. Runs the query with LIMIT 0; writes nothing.
+  Result<engine::Schema> CheckQuerySchema(std::string_view query,
+                                          const StreamingTableManager::PendingSchemas& pending);
 
   const Settings& settings() const { return settings_; }
   // The streaming tables and flows of the warehouse (sluice run starts them through it).

@@ -18,6 +18,7 @@
 #include "sql/pipeline_expectation_sink.h"
 #include "sql/streaming_progress_store.h"
 #include "sql/streaming_source_resolver.h"
+#include "sql/streaming_table_manager_internal.h"
 #include "stream/persisted_conf.h"
 
 namespace sluice::sql {
@@ -25,18 +26,12 @@ namespace {
 
 constexpr char kChangeDataFeed[] = "delta.enableChangeDataFeed";
 
-// A query ready to run: the plan, the MERGE keys, the static Delta relations it reads.
-struct PreparedQuery {
-  plan::PlannedStreamingQuery planned;
-  std::vector<DeltaReference> static_tables;
-  std::vector<std::string> static_paths;  // per static_tables entry
-};
-
 std::string TriggerText(const std::optional<stream::Trigger>& t) {
   return t ? t->ToString() : std::string("Default");
 }
 
-// The sluice.* settings that a checkpoint records, as the loop's persisted conf.
+}  // namespace
+
 stream::ConfMap SessionConf(const Settings& settings) {
   stream::ConfMap conf = stream::DefaultPersistedConf();
   conf[std::string(stream::kConfShufflePartitions)] = settings.GetString("shufflePartitions");
@@ -45,7 +40,68 @@ stream::ConfMap SessionConf(const Settings& settings) {
   return conf;
 }
 
-}  // namespace
+StreamingDefinition TableDefinition(const CreateStreamingTableStatement& s) {
+  StreamingDefinition def;
+  def.kind = StreamingDefinition::Kind::kTable;
+  def.name = NormalizeTableName(s.name);
+  def.target = def.name;
+  def.query = s.query;
+  def.output_mode = s.output_mode;
+  def.trigger = s.trigger;
+  def.schedule_every_ms = s.schedule_every_ms;
+  def.columns = s.columns;
+  def.partitioned_by = s.partitioned_by;
+  def.properties = s.properties;
+  def.expectations = s.expectations;
+  return def;
+}
+
+StreamingDefinition FlowDefinition(const CreateFlowStatement& s) {
+  StreamingDefinition def;
+  def.kind = StreamingDefinition::Kind::kFlow;
+  def.name = NormalizeTableName(s.name);
+  def.target = NormalizeTableName(s.target);
+  def.query = s.query;
+  def.auto_cdc = s.auto_cdc;
+  return def;
+}
+
+Status CheckTrigger(const StreamingDefinition& def) {
+  if (def.trigger && def.trigger->kind == stream::TriggerKind::kContinuous) {
+    return Status::NotSupported(
+        "TRIGGER CONTINUOUS is not supported: Sluice runs micro-batches only; use "
+        "TRIGGER PROCESSING TIME '<interval>' for low latency (or the default trigger, "
+        "which starts the next batch as soon as data arrives), or TRIGGER AVAILABLE NOW to "
+        "process what is there and stop");
+  }
+  return Status::OK();
+}
+
+std::function<Status(engine::Connection&)> StaticRelations(
+    const PreparedQuery& prepared, std::shared_ptr<fs::FileSystem> fs, engine::Engine* engine,
+    std::map<std::string, engine::Batch> empty) {
+  auto refs = prepared.static_tables;
+  auto paths = prepared.static_paths;
+  return [refs, paths, fs, engine, empty](engine::Connection& conn) -> Status {
+    for (size_t i = 0; i < refs.size(); ++i) {
+      if (auto e = empty.find(refs[i].view_name); e != empty.end()) {
+        SLUICE_RETURN_NOT_OK(conn.RegisterBatch(refs[i].view_name, e->second));
+        continue;
+      }
+      SLUICE_ASSIGN_OR_RETURN(auto table, delta::DeltaTable::Open(fs, engine, paths[i]));
+      std::shared_ptr<const delta::Snapshot> snapshot;
+      if (refs[i].kind == DeltaReference::Kind::kVersion) {
+        SLUICE_ASSIGN_OR_RETURN(snapshot, table->SnapshotAt(Version(*refs[i].version)));
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(snapshot, table->Latest());
+      }
+      SLUICE_ASSIGN_OR_RETURN(std::string scan, table->ScanSql(*snapshot));
+      SLUICE_RETURN_NOT_OK(conn.Execute("CREATE OR REPLACE TEMP VIEW " +
+                                        QuoteIdentifier(refs[i].view_name) + " AS " + scan));
+    }
+    return Status::OK();
+  };
+}
 
 StreamingTableManager::StreamingTableManager(StreamingTableManagerOptions options)
     : options_(std::move(options)),
@@ -71,7 +127,8 @@ Result<engine::Batch> StreamingTableManager::Execute(const StreamingStatement& s
   return Show(conn);
 }
 
-Status StreamingTableManager::Analyze(StreamingDefinition* def) {
+Status StreamingTableManager::Analyze(StreamingDefinition* def,
+                                      const std::function<bool(const std::string&)>& also) {
   if (!def->query) return Status::OK();
   const std::string what =
       (def->kind == StreamingDefinition::Kind::kFlow ? "flow " : "table ") + def->name;
@@ -82,7 +139,8 @@ Status StreamingTableManager::Analyze(StreamingDefinition* def) {
     SLUICE_ASSIGN_OR_RETURN_CTX(
         ResolvedSource src,
         ResolveStreamRelation(r, *options_.tables,
-                              [this](const std::string& name) {
+                              [this, &also](const std::string& name) {
+                                if (also && also(NormalizeTableName(name))) return true;
                                 auto def = catalog_.Find(StreamingDefinition::Kind::kTable, name);
                                 return def.ok() && def->has_value();
                               }),
@@ -92,15 +150,15 @@ Status StreamingTableManager::Analyze(StreamingDefinition* def) {
   return Status::OK();
 }
 
-// Parses and plans `def`'s query; static Delta relations become views named as the rewritten
-// query reads them.
-static Result<PreparedQuery> Prepare(const StreamingDefinition& def, engine::Engine* engine,
-                                     const TableCatalog& tables) {
+Result<PreparedQuery> Prepare(const StreamingDefinition& def, engine::Engine* engine,
+                              const TableCatalog& tables,
+                              const std::function<bool(const std::string&)>& also_table) {
   PreparedQuery out;
   SLUICE_ASSIGN_OR_RETURN(plan::ParsedStreamingQuery parsed,
                           plan::ParseStreamingQuery(def.query.value_or("")));
   SLUICE_ASSIGN_OR_RETURN(RewrittenQuery rewritten,
                           RewriteDeltaReferences(parsed.sql, [&](const std::string& name) {
+                            if (also_table && also_table(NormalizeTableName(name))) return true;
                             Result<bool> exists = tables.Exists(TableName{name, false});
                             return exists.ok() && *exists;
                           }));
@@ -130,27 +188,9 @@ static Result<PreparedQuery> Prepare(const StreamingDefinition& def, engine::Eng
 }
 
 Result<engine::Batch> StreamingTableManager::Create(const CreateStreamingTableStatement& s) {
-  StreamingDefinition def;
-  def.kind = StreamingDefinition::Kind::kTable;
-  def.name = NormalizeTableName(s.name);
-  def.target = def.name;
-  def.query = s.query;
-  def.output_mode = s.output_mode;
-  def.trigger = s.trigger;
-  def.schedule_every_ms = s.schedule_every_ms;
-  def.columns = s.columns;
-  def.partitioned_by = s.partitioned_by;
-  def.properties = s.properties;
-  def.expectations = s.expectations;
+  StreamingDefinition def = TableDefinition(s);
   const std::string ctx = "CREATE STREAMING TABLE " + def.name;
-  if (def.trigger && def.trigger->kind == stream::TriggerKind::kContinuous) {
-    return Status::NotSupported(
-        ctx +
-        ": TRIGGER CONTINUOUS is not supported: Sluice runs micro-batches only; use "
-        "TRIGGER PROCESSING TIME '<interval>' for low latency (or the default trigger, "
-        "which starts the next batch as soon as data arrives), or TRIGGER AVAILABLE NOW to "
-        "process what is there and stop");
-  }
+  SLUICE_RETURN_NOT_OK_CTX(CheckTrigger(def), ctx);
   SLUICE_RETURN_NOT_OK_CTX(options_.tables->Resolve(TableName{def.name, false}).status(), ctx);
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> existing,
                           catalog_.Find(StreamingDefinition::Kind::kTable, def.name));
@@ -168,8 +208,9 @@ Result<engine::Batch> StreamingTableManager::Create(const CreateStreamingTableSt
   SLUICE_RETURN_NOT_OK_CTX(Analyze(&def), ctx);
   if (existing && existing->SameAs(def)) return engine::Batch();  // nothing changed
   if (def.query) {
-    // Plan once now so that what the model does not support is refused at CREATE.
-    SLUICE_RETURN_NOT_OK_CTX(Prepare(def, options_.engine, *options_.tables).status(), ctx);
+    // Plan once now so that what the model does not support is refused at CREATE, and bind the
+    // query against its inputs' schemas so that an unknown column or function is too.
+    SLUICE_RETURN_NOT_OK_CTX(CheckDefinition(s, {}).status(), ctx);
   }
   if (!table_exists && !def.columns.empty()) {
     CreateTableStatement create;
@@ -184,12 +225,7 @@ Result<engine::Batch> StreamingTableManager::Create(const CreateStreamingTableSt
 }
 
 Result<engine::Batch> StreamingTableManager::CreateFlow(const CreateFlowStatement& s) {
-  StreamingDefinition def;
-  def.kind = StreamingDefinition::Kind::kFlow;
-  def.name = NormalizeTableName(s.name);
-  def.target = NormalizeTableName(s.target);
-  def.query = s.query;
-  def.auto_cdc = s.auto_cdc;
+  StreamingDefinition def = FlowDefinition(s);
   const std::string ctx = "CREATE FLOW " + def.name;
   SLUICE_RETURN_NOT_OK_CTX(options_.tables->Resolve(TableName{def.name, false}).status(), ctx);
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> existing,
@@ -229,7 +265,7 @@ Result<engine::Batch> StreamingTableManager::CreateFlow(const CreateFlowStatemen
                                    sinks::OutputModeName(target->output_mode));
   }
   SLUICE_RETURN_NOT_OK_CTX(Analyze(&def), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(Prepare(def, options_.engine, *options_.tables).status(), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(CheckDefinition(s, {}).status(), ctx);
   if (def.auto_cdc) {
     SLUICE_ASSIGN_OR_RETURN_CTX(std::string target_path,
                                 options_.tables->Resolve(TableName{def.target, false}), ctx);
@@ -323,25 +359,7 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
     if (on_progress) on_progress(name, p);
   };
   if (!prepared.static_tables.empty()) {
-    auto refs = prepared.static_tables;
-    auto paths = prepared.static_paths;
-    auto fs = options_.fs;
-    engine::Engine* engine = options_.engine;
-    o.prepare_connection = [refs, paths, fs, engine](engine::Connection& conn) -> Status {
-      for (size_t i = 0; i < refs.size(); ++i) {
-        SLUICE_ASSIGN_OR_RETURN(auto table, delta::DeltaTable::Open(fs, engine, paths[i]));
-        std::shared_ptr<const delta::Snapshot> snapshot;
-        if (refs[i].kind == DeltaReference::Kind::kVersion) {
-          SLUICE_ASSIGN_OR_RETURN(snapshot, table->SnapshotAt(Version(*refs[i].version)));
-        } else {
-          SLUICE_ASSIGN_OR_RETURN(snapshot, table->Latest());
-        }
-        SLUICE_ASSIGN_OR_RETURN(std::string scan, table->ScanSql(*snapshot));
-        SLUICE_RETURN_NOT_OK(conn.Execute("CREATE OR REPLACE TEMP VIEW " +
-                                          QuoteIdentifier(refs[i].view_name) + " AS " + scan));
-      }
-      return Status::OK();
-    };
+    o.prepare_connection = StaticRelations(prepared, options_.fs, options_.engine, {});
   }
   return stream::MicroBatchExecution::Start(std::move(o), std::move(sources),
                                             std::move(prepared.planned.plan), sink_factory);

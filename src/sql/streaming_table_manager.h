@@ -22,6 +22,9 @@
 //   a sink writes through its sink (kafka_sink_flow.h) instead of a Delta table.
 // - SHOW STREAMING TABLES, streaming_progress('name'), DROP TABLE of a streaming table.
 // - Start(): a query running on its own trigger, for `sluice run`.
+// - CheckDefinition(): a CREATE STREAMING TABLE or CREATE FLOW checked against its inputs'
+//   schemas without creating, running or writing anything (streaming_table_manager_check.cc):
+//   `sluice run` checks a whole pipeline with it, CREATE checks its own statement with it.
 //
 // Ownership: borrows the engine, catalogs and settings of the Session that owns it.
 // Thread safety: used by one thread at a time (the session's), except Interrupt(), which any
@@ -91,6 +94,28 @@ class StreamingTableManager {
   // The definitions of the warehouse, tables then flows, each sorted by name.
   Result<std::vector<StreamingDefinition>> ListDefinitions() const;
 
+  // Schemas of the datasets a check reads before their tables exist (the datasets of a pipeline
+  // that come before the one checked in its graph's order), by lower-cased name.
+  using PendingSchemas = std::map<std::string, engine::Schema>;
+
+  // Checks CREATE STREAMING TABLE / CREATE FLOW `statement` (in the engine's dialect, as Session
+  // hands it over) against its inputs' schemas, and creates, runs and writes nothing: its STREAM
+  // relations are resolved and its query planned as CREATE does (the planner's refusals), then
+  // the plan runs one batch over empty inputs of its sources' schemas (existing tables' Delta
+  // schemas, `pending` for the pipeline's own datasets, a source's own schema otherwise) in a
+  // scratch directory, so that an unknown column or function, a type error or a WATERMARK on a
+  // non-timestamp is refused as the first batch would refuse it; its expectations are evaluated
+  // over the empty output (a condition that does not bind or is not BOOLEAN), and the output is
+  // checked against the target's schema (declared columns, the existing Delta table's, Delta's
+  // types). Returns the schema readers of the table get (the declared columns, else the query's
+  // output as Delta stores it); nullopt for a flow, for a table without a query or declared
+  // columns, and when an input's schema is not known before the run (a streaming table defined
+  // earlier and never refreshed, whose query cannot be checked either; a source that cannot be
+  // opened now, such as read_files on a directory with no file yet): then the rest is checked
+  // when the query runs.
+  Result<std::optional<engine::Schema>> CheckDefinition(const StreamingStatement& statement,
+                                                        const PendingSchemas& pending);
+
   // Starts `def` on `trigger` (sluice run). The caller owns the execution.
   Result<std::unique_ptr<stream::MicroBatchExecution>> Start(const StreamingDefinition& def,
                                                              const stream::Trigger& trigger,
@@ -117,7 +142,20 @@ class StreamingTableManager {
   Result<std::vector<StreamingDefinition>> FlowsInto(const std::string& name) const;
 
   // Parses, resolves and plans a query; fills def->sources. Refusals come from here.
-  Status Analyze(StreamingDefinition* def);
+  // `also_streaming(lower-cased name)`: a name that is a streaming table whose table does not
+  // exist yet, besides those of the catalog.
+  Status Analyze(StreamingDefinition* def,
+                 const std::function<bool(const std::string&)>& also_streaming = {});
+  // CheckDefinition's query check of `def` (a copy: its sources are resolved here); `depth`
+  // bounds the derivation of inputs from stored definitions. The query's output schema, or
+  // nullopt when an input's is unknown.
+  Result<std::optional<engine::Schema>> CheckQuery(StreamingDefinition def,
+                                                   const PendingSchemas& pending, int depth);
+  // The schema of the table `name` (lower-cased) for a check: `pending`, the Delta table's, or
+  // derived from the stored definition of a streaming table not yet refreshed; nullopt when
+  // none of them gives one.
+  Result<std::optional<engine::Schema>> InputSchema(const std::string& name,
+                                                    const PendingSchemas& pending, int depth);
   // Runs `def` to the end with `trigger` (REFRESH).
   Status RunToEnd(const StreamingDefinition& def, const stream::Trigger& trigger);
   Result<std::unique_ptr<stream::MicroBatchExecution>> StartExecution(

@@ -159,6 +159,21 @@ Status CheckDistinctColumnNames(const engine::Batch& data, const std::string& di
 
 }  // namespace
 
+Result<engine::Schema> ColumnDefinitionsSchema(const std::vector<ColumnDefinition>& columns) {
+  engine::Schema schema;
+  for (const ColumnDefinition& c : columns) {
+    Result<engine::DataType> type = ColumnType(c.type_sql);
+    if (!type.ok()) {
+      return Status::InvalidArgument("column '" + c.name + "' has an unknown type '" + c.type_sql +
+                                     "'");
+    }
+    engine::DataType delta_type = *type;
+    PromoteTimestamps(&delta_type);
+    schema.push_back(engine::Field{c.name, delta_type, !c.not_null});
+  }
+  return schema;
+}
+
 std::string DisplayName(const TableName& table) {
   return table.is_path ? "delta.`" + table.name + "`" : table.name;
 }

@@ -62,4 +62,8 @@ class TableStatementExecutor {
 // "t" or "delta.`/path`", for messages.
 std::string DisplayName(const TableName& table);
 
+// The schema CREATE TABLE gives column definitions (Spark's or the engine's type spellings,
+// TIMESTAMP an instant, NOT NULL kept). InvalidArgument naming a column of unknown type.
+Result<engine::Schema> ColumnDefinitionsSchema(const std::vector<ColumnDefinition>& columns);
+
 }  // namespace sluice::sql

@@ -274,7 +274,10 @@ void MicroBatchExecution::RunQueryThread() {
     std::string q = options_.query_name ? *options_.query_name : "<unnamed>";
     st = st.WithContext("query " + q + " [id = " + query_id_ + ", runId = " + run_id_ +
                         "] terminated with exception");
-    SLUICE_LOG(kError) << st.ToString();
+    // The owner is given the error (AwaitTermination, Exception(), onQueryTerminated) and
+    // reports it (sluice sql, sluice run, the API's caller): logged at INFO, not ERROR, so that a
+    // user sees it once.
+    SLUICE_LOG(kInfo) << st.ToString();
   }
   for (auto& s : sources_) {
     Status stop = s.source->Stop();
