@@ -1,10 +1,13 @@
 #include "cli/bench_command.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -368,6 +371,14 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     err << "Error: --kafka-partitions must not be negative\n";
     return 2;
   }
+  if (!run.o.kafka_bootstrap.empty() && run.o.source != "kafka") {
+    err << "Error: --kafka-bootstrap needs --source kafka\n";
+    return 2;
+  }
+  if (!run.o.kafka_bootstrap.empty() && run.o.kafka_partitions != 0) {
+    err << "Error: --kafka-partitions does not apply to --kafka-bootstrap (its topics exist)\n";
+    return 2;
+  }
   const std::string query_file = run.o.queries_dir + "/" + run.o.query + ".sql";
   Result<std::string> text = ReadFile(query_file);
   if (!text.ok()) return Fail(err, text.status().ToString() + " (is --queries right?)");
@@ -431,8 +442,9 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
   }
 
   // Source "kafka": the mock cluster and its topics; the events are produced in rounds below.
+  // With --kafka-bootstrap the external cluster's topics hold the events already.
   std::unique_ptr<NexmarkKafkaFeed> feed;
-  if (run.o.source == "kafka") {
+  if (run.o.source == "kafka" && run.o.kafka_bootstrap.empty()) {
     nexmark::NexmarkConfig config;
     config.events_per_second = run.o.rate;
     Result<std::unique_ptr<NexmarkKafkaFeed>> started = NexmarkKafkaFeed::Start(
@@ -443,9 +455,10 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
 
   // The streaming table.
   std::string sql_text = StripLineComments(*text);
-  if (feed != nullptr) {
+  if (run.o.source == "kafka") {
+    const std::string bootstrap = feed != nullptr ? feed->bootstrap() : run.o.kafka_bootstrap;
     Result<std::string> rewritten =
-        NexmarkKafkaQueryText(sql_text, NexmarkKafkaStreams{feed->bootstrap(), run.o.batch_events});
+        NexmarkKafkaQueryText(sql_text, NexmarkKafkaStreams{bootstrap, run.o.batch_events});
     if (!rewritten.ok()) return Fail(err, query_file + ": " + rewritten.status().ToString());
     sql_text = *rewritten;
   }
@@ -653,6 +666,8 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
       j["kafkaBrokerCpuSeconds"] = f.kafka_broker_cpu_s;
       j["eventsPerSecondPerCoreWithoutBroker"] =
           f.cpu_s > f.kafka_broker_cpu_s ? n / (f.cpu_s - f.kafka_broker_cpu_s) : 0;
+    } else if (!run.o.kafka_bootstrap.empty()) {
+      j["kafkaBootstrap"] = run.o.kafka_bootstrap;
     }
     j["batches"] = f.batches;
     j["inputRows"] = f.input_rows;
@@ -694,6 +709,9 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
           << " partitions per topic, " << f.kafka_rounds << " rounds; producing took "
           << f.kafka_produce_s << " s (not counted below)\n"
           << std::setprecision(0);
+    } else if (!run.o.kafka_bootstrap.empty()) {
+      out << "  kafka              external cluster " << run.o.kafka_bootstrap
+          << " (topics filled beforehand)\n";
     }
     out << "  batches            " << f.batches << " (" << f.input_rows << " input rows, "
         << f.output_rows << " output rows)\n";
@@ -731,6 +749,31 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
     return 1;
   }
   return 0;
+}
+
+int RunBenchPeers(const BenchPeersOptions& options, std::ostream& err) {
+  const stdfs::path repo(options.repo);
+  const std::string python = (repo / "scripts/peers/run-python.sh").string();
+  const std::string driver = (repo / "bench/peers/nexmark_peers.py").string();
+  std::error_code ec;
+  if (!stdfs::exists(driver, ec)) {
+    err << "Error: " << driver << " not found (run from the clone, or give --repo)\n";
+    return 2;
+  }
+  const stdfs::path self = stdfs::read_symlink("/proc/self/exe", ec);
+  if (ec) return Fail(err, "cannot read /proc/self/exe: " + ec.message());
+  std::vector<std::string> args = {python,        driver,    "--sluice",
+                                   self.string(), "--query", options.query};
+  if (options.events > 0) args.insert(args.end(), {"--events", std::to_string(options.events)});
+  if (!options.engines.empty()) args.insert(args.end(), {"--engines", options.engines});
+  if (!options.bootstrap.empty()) args.insert(args.end(), {"--bootstrap", options.bootstrap});
+  if (options.json) args.push_back("--json");
+  if (options.check) args.push_back("--check");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execv(python.c_str(), argv.data());
+  return Fail(err, "cannot run " + python + ": " + std::strerror(errno));
 }
 
 }  // namespace sluice::cli

@@ -16,6 +16,8 @@
 //       the command starts the cluster and produces the events (nexmark_kafka_feed.h) in
 //       rounds that fit the mock's retention (~5 MiB per partition): produce a round (not
 //       timed), run the query with TRIGGER AVAILABLE NOW to the round's end (timed), repeat.
+//       With --kafka-bootstrap the topics of that external cluster are read as they are (one
+//       run to their end; `sluice bench peers` fills them on the real broker).
 //     A query file's "-- sink: delta" line makes its sink the Delta table whatever --sink says
 //     (q10, whose file sink is what it measures).
 //  2. The streaming table runs with TRIGGER AVAILABLE NOW to the end of the events (every batch,
@@ -58,10 +60,14 @@ struct BenchNexmarkOptions {
   int64_t batch_events = 0;          // M: events per micro-batch; 0 = max(N / 10, 1)
   std::string source = "generator";  // generator | table | kafka
   int kafka_partitions = 0;          // source "kafka": partitions per topic; 0 = 16
-  std::string sink = "blackhole";    // blackhole | delta
-  bool json = false;                 // one JSON object instead of text
-  bool check = false;                // compare with the batch reference (implies delta)
-  bool no_batch = false;             // skip the DuckDB batch run
+  // Source "kafka": non-empty = an external cluster (HOST:PORT) whose topics nexmark-<kind>
+  // already hold the generator's first `events` events as the feed writes them (bench/peers
+  // produces them); the command produces nothing and runs the query once to the topics' end.
+  std::string kafka_bootstrap;
+  std::string sink = "blackhole";  // blackhole | delta
+  bool json = false;               // one JSON object instead of text
+  bool check = false;              // compare with the batch reference (implies delta)
+  bool no_batch = false;           // skip the DuckDB batch run
   // Source "generator" only: release events at the event-time rate in wall time
   // (rateLimited => true), run on the default trigger until every event is processed, and
   // measure end-to-end latency.
@@ -74,5 +80,22 @@ struct BenchNexmarkOptions {
 };
 
 int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::ostream& err);
+
+// `sluice bench peers`: the same Nexmark query over the same events on Sluice, Spark and Flink
+// (bench/peers/README.md). The driver is bench/peers/nexmark_peers.py, run with the peers' Python
+// (scripts/peers/run-python.sh); this command replaces the process with it, passing this binary
+// as the Sluice to measure.
+struct BenchPeersOptions {
+  std::string query;       // q0, q1, q2 (what bench/peers/nexmark_peers.py knows)
+  int64_t events = 0;      // 0 = the driver's default
+  std::string engines;     // comma-separated subset of sluice,spark,flink; empty = all
+  bool json = false;       // one JSON object per engine per line
+  bool check = false;      // a small run whose outputs are compared across the engines
+  std::string repo = ".";  // the clone (its bench/peers and scripts/peers)
+  std::string bootstrap;   // an already running broker; empty = the driver starts one
+};
+
+// Returns only on failure (exit code 1 or 2, the message on `err`).
+int RunBenchPeers(const BenchPeersOptions& options, std::ostream& err);
 
 }  // namespace sluice::cli

@@ -302,6 +302,24 @@ int main(int argc, char** argv) {
       "  sluice bench nexmark --query q5 --events 10000000\n"
       "  sluice bench nexmark --query q7 --events 25000 --rate 500 --source table --check\n"
       "See bench/nexmark/README.md.");
+  nexmark->add_option("--kafka-bootstrap", bench_options.kafka_bootstrap,
+                      "Source kafka: read the topics of this cluster as they are (no mock)");
+  // sluice bench peers (cli/bench_command.h)
+  sluice::cli::BenchPeersOptions peers_options;
+  CLI::App* peers = bench->add_subcommand(
+      "peers", "Run a Nexmark query on Sluice, Spark and Flink over the same Kafka topic");
+  peers->add_option("--query", peers_options.query, "q0 q1 q2")->required();
+  peers->add_option("--events", peers_options.events, "Events of the generator")
+      ->check(CLI::PositiveNumber);
+  peers->add_option("--engines", peers_options.engines,
+                    "Subset of sluice,spark,flink (default all)");
+  peers->add_option("--bootstrap", peers_options.bootstrap,
+                    "A running broker (default: start one with scripts/kafka.sh)");
+  peers->add_option("--repo", peers_options.repo, "The clone (default .)");
+  peers->add_flag("--json", peers_options.json, "One JSON object per engine per line");
+  peers->add_flag("--check", peers_options.check,
+                  "A small run whose outputs must be equal on every engine");
+  peers->footer("See bench/peers/README.md.");
 
   // sluice table history|detail|vacuum|optimize (cli/table_commands.h)
   sluice::cli::TableCommandOptions table_options;
@@ -378,6 +396,7 @@ int main(int argc, char** argv) {
     return sluice::cli::RunPipeline(run_options, std::cout, std::cerr);
   }
   if (nexmark->parsed()) return sluice::cli::RunBenchNexmark(bench_options, std::cout, std::cerr);
+  if (peers->parsed()) return sluice::cli::RunBenchPeers(peers_options, std::cerr);
   if (test->parsed()) {
     sluice::cli::TestRunOptions options;
     options.features = sluice::cli::BuiltInFeatures();
