@@ -37,6 +37,7 @@ constexpr const char* kHelp =
     "  .settings             the sluice.* settings and their values\n"
     "  .tables               the tables of the warehouse (SHOW TABLES)\n"
     "  .schema [table]       the columns of a table, or of every table\n"
+    "  .views                the temporary views of this session (CREATE TEMP VIEW)\n"
     "  .quit / .exit         leave (Ctrl-D too)\n"
     "Ctrl-C cancels the running statement (a REFRESH stops at a batch boundary) or the line\n"
     "being typed; Tab completes keywords, tables and columns; history is kept in\n"
@@ -94,6 +95,13 @@ bool DotCommand(const std::string& line, sql::Session& session, OutputFormat* fo
     PrintSettings(session, std::cout);
   } else if (cmd == ".tables") {
     PrintResult(session.Execute("SHOW TABLES"), *format);
+  } else if (cmd == ".views") {
+    // The session's temporary views; the views Sluice makes for a statement's Delta tables are
+    // dropped before the next statement runs, and its own relations start with "__".
+    PrintResult(session.Execute("SELECT view_name AS viewName FROM duckdb_views() WHERE temporary "
+                                "AND NOT internal AND NOT starts_with(view_name, '__') "
+                                "ORDER BY view_name"),
+                *format);
   } else if (cmd == ".schema") {
     std::vector<std::string> tables =
         arg.empty() ? TableNames(session) : std::vector<std::string>{arg};

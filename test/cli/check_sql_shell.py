@@ -1,6 +1,6 @@
 """`sluice sql`'s interactive shell on a real terminal (a pty): Ctrl-C drops the line being
 typed and keeps the shell; Ctrl-C during a long query cancels it and the shell goes on; the
-history is kept across sessions in $SLUICE_HISTORY; .tables and .schema; Tab completes a table.
+history is kept across sessions in $SLUICE_HISTORY; .tables, .schema and .views; Tab completes a table.
 
     python3 check_sql_shell.py <sluice binary>
 
@@ -106,6 +106,12 @@ def main():
         sh.expect("shipments", ".tables")
         sh.send(".schema shipments\r")
         sh.expect("amount", ".schema shipments")
+        # .views: the session's temporary views, not the view a statement made for a table.
+        sh.send("CREATE TEMP VIEW big_shipments AS SELECT * FROM shipments WHERE amount > 10;\r")
+        sh.expect("sluice> ", "CREATE TEMP VIEW")
+        sh.send(".views\r")
+        sh.expect("big_shipments", ".views")
+        sh.expect("(1 row)", ".views lists one view")
         # Tab completes the table's name from its first letters.
         sh.send("SELECT id FROM shi\t")
         sh.expect("shipments", "Tab completion of a table")
@@ -146,7 +152,7 @@ def main():
         sh.expect("sluice> ", "the prompt of the second session after Ctrl-C")
         code = sh.finish()
         assert code == 0, f"the second shell exited with {code}"
-    print("sql shell: Ctrl-C, cancel, history, .tables, .schema, Tab: ok")
+    print("sql shell: Ctrl-C, cancel, history, .tables, .schema, .views, Tab: ok")
 
 
 if __name__ == "__main__":
