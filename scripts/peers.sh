@@ -6,9 +6,10 @@
 #   scripts/peers/spark-jars.sh  the Delta Lake jars for that Spark, via Maven
 #   scripts/peers/spark-kafka-jars.sh  Spark's Kafka connector for that Spark, via Maven
 #   scripts/peers/kafka-jars.sh  an Apache Kafka broker (KRaft), via Maven
+#   scripts/peers/flink.sh       Apache Flink (PyFlink, its own venv) and its Kafka SQL connector
 set -euo pipefail
 PEERS="$(cd "$(dirname "${BASH_SOURCE[0]}")/peers" && pwd)"
-for step in python spark-jars spark-kafka-jars kafka-jars; do
+for step in python spark-jars spark-kafka-jars kafka-jars flink; do
   if [[ -x "${PEERS}/${step}.sh" ]]; then "${PEERS}/${step}.sh"; fi
 done
 source "${PEERS}/common.sh"
