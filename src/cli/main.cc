@@ -22,6 +22,7 @@
 #include "cli/table_commands.h"
 #include "common/logging.h"
 #include "connect/connect_server.h"
+#include "scaleout/group_runner.h"
 
 namespace {
 
@@ -242,6 +243,15 @@ int main(int argc, char** argv) {
   run->add_option("--restart-backoff", restart_backoff,
                   "Wait before the first restart, doubled per consecutive restart up to 5 min "
                   "(default 10s; e.g. 500ms, 30s, 2m)");
+  // Group mode (scaleout/group_runner.h, docs/scale-out.md): one query over many processes.
+  sluice::scaleout::GroupRunOptions group_options;
+  run->add_option("--group", group_options.group,
+                  "Run as one process of the Kafka consumer group NAME: the processes of a group "
+                  "share the topic's partitions, one task per partition (docs/scale-out.md)");
+  std::string group_instance_id;
+  run->add_option("--group-instance-id", group_instance_id,
+                  "With --group: Kafka's static membership (group.instance.id), unique per "
+                  "process");
   run->footer(kRunFooter);
 
   // sluice checkpoint inspect / sluice state dump (cli/checkpoint_commands.h)
@@ -384,6 +394,24 @@ int main(int argc, char** argv) {
     return sluice::cli::RunTableOptimize(table_options, std::cout, std::cerr);
   }
   if (ui_option->count() > 0) run_options.ui = ui_address;
+  if (run->parsed() && !group_options.group.empty() && !run_options.dry_run) {
+    for (const char* flag : {"--triggered", "--ui", "--progress-log", "--progress-kafka",
+                             "--max-restarts", "--restart-backoff"}) {
+      if (run->count(flag) > 0) {
+        std::cerr << "Error: " << flag
+                  << " is not supported with --group yet (docs/scale-out.md)\n";
+        return 2;
+      }
+    }
+    group_options.file = run_options.file;
+    group_options.warehouse = run_options.warehouse;
+    if (!group_instance_id.empty()) group_options.group_instance_id = group_instance_id;
+    return sluice::scaleout::RunGroupPipeline(group_options, std::cout, std::cerr);
+  }
+  if (run->parsed() && !group_instance_id.empty() && group_options.group.empty()) {
+    std::cerr << "Error: --group-instance-id needs --group\n";
+    return 2;
+  }
   if (run->parsed()) {
     sluice::Result<int64_t> backoff = sluice::cli::ParseDurationMs(restart_backoff);
     if (!backoff.ok()) {
