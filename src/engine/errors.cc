@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "engine/duckdb_convert.h"
+#include "engine/relation_names.h"
 
 namespace sluice::engine::internal {
 namespace {
@@ -53,7 +54,7 @@ std::string WithoutInternalSuggestion(std::string message) {
 
 // The length of a generated stream relation name "__stream_<digits>" at `at` (0 when none).
 size_t StreamNameAt(std::string_view s, size_t at) {
-  static constexpr std::string_view kPrefix = "__stream_";
+  constexpr std::string_view kPrefix = kStreamViewPrefix;
   if (s.substr(at, kPrefix.size()) != kPrefix) return 0;
   size_t end = at + kPrefix.size();
   while (end < s.size() && s[end] >= '0' && s[end] <= '9') ++end;

@@ -5,36 +5,12 @@
 
 #include "common/interval.h"
 #include "common/strings.h"
+#include "engine/relation_names.h"
 #include "ops/hll_sql.h"
 #include "ops/streaming_aggregate.h"
 
 namespace sluice::plan {
 namespace {
-
-bool IsExpressionObject(const Json& j) {
-  return j.is_object() && j.contains("class") && j.contains("type");
-}
-
-// The string of a VARCHAR constant (possibly under a CAST), or nullopt.
-std::optional<std::string> StringConstant(const Json& e) {
-  if (!e.is_object()) return std::nullopt;
-  if (e.value("class", "") == "CAST") return StringConstant(e["child"]);
-  if (e.value("class", "") != "CONSTANT") return std::nullopt;
-  const Json& v = e["value"];
-  if (!v.is_object() || v.value("is_null", false) || !v.contains("value")) return std::nullopt;
-  if (!v["value"].is_string()) return std::nullopt;
-  return v["value"].get<std::string>();
-}
-
-// The integer value of an integer constant (GROUP BY 1), or nullopt.
-std::optional<int64_t> IntegerConstant(const Json& e) {
-  if (!e.is_object() || e.value("class", "") != "CONSTANT") return std::nullopt;
-  const Json& v = e["value"];
-  if (!v.is_object() || !v.contains("value") || !v["value"].is_number_integer()) {
-    return std::nullopt;
-  }
-  return v["value"].get<int64_t>();
-}
 
 // A duration in months or years refused: Spark's window() refuses them ("Intervals greater than a
 // month is not supported (1 month)." from TimeWindow); its session_window() adds calendar months,
@@ -97,16 +73,16 @@ class AggregateBuilder {
 
   Status Groups() {
     const Json& top = a_.top;
-    if (top.value("aggregate_handling", "") == "FORCE_AGGREGATES") {
+    if (GroupsByAll(top)) {
       return Status::InvalidArgument(
           "GROUP BY ALL is not supported in streaming queries yet; list the grouping keys");
     }
-    if (top.contains("group_sets") && top["group_sets"].size() > 1) {
+    if (GroupSets(top).size() > 1) {
       return Status::InvalidArgument(
           "GROUPING SETS, CUBE and ROLLUP are not supported on streaming DataFrames/Datasets");
     }
-    const Json& select = top["select_list"];
-    for (Json g : top["group_expressions"]) {
+    const Json& select = SelectList(top);
+    for (Json g : GroupExpressions(top)) {
       if (auto pos = IntegerConstant(g)) {
         if (*pos < 1 || static_cast<size_t>(*pos) > select.size()) {
           return Status::InvalidArgument("GROUP BY position " + std::to_string(*pos) +
@@ -115,8 +91,7 @@ class AggregateBuilder {
         g = select[static_cast<size_t>(*pos - 1)];
       } else if (auto names = ColumnRefNames(g); names.size() == 1) {
         for (const auto& item : select) {
-          if (!item.value("alias", std::string()).empty() &&
-              AsciiLower(item["alias"].get<std::string>()) == AsciiLower(names[0]) &&
+          if (!Alias(item).empty() && AsciiLower(Alias(item)) == AsciiLower(names[0]) &&
               ColumnRefNames(item) != names) {
             g = item;
           }
@@ -150,7 +125,7 @@ class AggregateBuilder {
   const std::optional<ops::TimeWindowSpec>& window() const { return window_; }
 
   Status Window(const Json& call, bool session) {
-    const Json& args = call["children"];
+    const Json& args = Children(call);
     ops::TimeWindowSpec w;
     w.time_column = "__t";
     if (session) {
@@ -210,7 +185,7 @@ class AggregateBuilder {
       }
       return out;
     }
-    const std::string alias = e.value("alias", std::string());
+    const std::string alias = Alias(e);
     for (size_t k = 0; k < plain_keys_.size(); ++k) {
       if (SameExpression(e, plain_keys_[k])) {
         return MakeColumnRef({"__k" + std::to_string(k)}, alias);
@@ -219,7 +194,7 @@ class AggregateBuilder {
     if (window_ && SameExpression(e, window_call_)) {
       return MakeColumnRef({window_->output}, alias);
     }
-    std::string cls = e.value("class", "");
+    std::string cls = ExpressionClass(e);
     if (cls == "SUBQUERY") {
       return Status::InvalidArgument(
           "subqueries in the select list of a streaming aggregation are not supported");
@@ -229,7 +204,7 @@ class AggregateBuilder {
       if (window_ && AsciiLower(names[0]) == window_->output) return e;
       if (names.size() == 1 && output_aliases_allowed_) {
         for (const auto& o : outputs_) {
-          if (AsciiLower(o.value("alias", std::string())) == AsciiLower(names[0])) return e;
+          if (AsciiLower(Alias(o)) == AsciiLower(names[0])) return e;
         }
       }
       return Status::InvalidArgument("column \"" + names.back() +
@@ -254,20 +229,19 @@ class AggregateBuilder {
 
   Result<Json> Aggregate(const Json& e, const std::string& alias) {
     std::string fn = FunctionName(e);
-    const Json& args = e["children"];
-    bool star = fn == "count_star" || (args.size() == 1 && args[0].value("class", "") == "STAR");
-    if (e.value("distinct", false)) {
+    const Json& args = Children(e);
+    bool star = fn == "count_star" || (args.size() == 1 && ExpressionClass(args[0]) == "STAR");
+    if (IsDistinctCall(e)) {
       return Status::InvalidArgument(
           "Distinct aggregations are not supported on streaming DataFrames/Datasets (" + fn +
           "(DISTINCT ...))");
     }
-    if (e.contains("filter") && !e["filter"].is_null()) {
+    if (!AggregateFilter(e).is_null()) {
       return Status::InvalidArgument(
           "FILTER (WHERE ...) on a streaming aggregate is not "
           "supported yet");
     }
-    if (e.contains("order_bys") && e["order_bys"].is_object() &&
-        !e["order_bys"].value("orders", Json::array()).empty()) {
+    if (HasCallOrderBy(e)) {
       return Status::InvalidArgument("ORDER BY inside a streaming aggregate is not supported yet");
     }
     auto function = ops::AggregateFunctionFromName(fn, star);
@@ -336,12 +310,12 @@ class AggregateBuilder {
 
   // The select list over the operator's output, with every item named.
   Status Outputs() {
-    for (const auto& item : a_.top["select_list"]) {
-      if (item.value("class", "") == "STAR") {
+    for (const auto& item : SelectList(a_.top)) {
+      if (ExpressionClass(item) == "STAR") {
         return Status::InvalidArgument("SELECT * is not supported with a streaming aggregation");
       }
       SLUICE_ASSIGN_OR_RETURN(Json r, Rewrite(item));
-      std::string name = item.value("alias", std::string());
+      std::string name = Alias(item);
       if (name.empty()) {
         auto names = ColumnRefNames(item);
         if (!names.empty()) {
@@ -350,14 +324,34 @@ class AggregateBuilder {
           SLUICE_ASSIGN_OR_RETURN(name, a_.ast->ExpressionToSql(item));
         }
       }
-      r["alias"] = name;
+      SetAlias(r, name);
       outputs_.push_back(std::move(r));
     }
     return Status::OK();
   }
 
+  // The spec, in phases: RefuseOutputMode, Outputs, InputSql, OutputSql, UpdateKeys,
+  // OperatorOptions.
   Result<StatefulPlanSpec> Build() {
-    const Json& top = a_.top;
+    SLUICE_RETURN_NOT_OK(RefuseOutputMode());
+    // UPDATE with a global aggregation (no GROUP BY key) has no MERGE key: update_keys stay
+    // empty and the sink keeps the table at the one row (sinks/delta_sink.h update_single_row).
+    SLUICE_RETURN_NOT_OK(Outputs());
+    StatefulPlanSpec spec;
+    SLUICE_ASSIGN_OR_RETURN(std::string input_sql, InputSql());
+    spec.input_sqls.push_back(std::move(input_sql));
+    SLUICE_ASSIGN_OR_RETURN(spec.output_sql, OutputSql());
+    if (a_.output_mode == sinks::OutputMode::kUpdate) UpdateKeys(&spec);
+    SLUICE_ASSIGN_OR_RETURN(ops::StreamingAggregateOptions options, OperatorOptions());
+    auto op = std::make_unique<ops::StreamingAggregate>(std::move(options));
+    spec.operator_name = op->name();
+    spec.op = std::move(op);
+    return spec;
+  }
+
+ private:
+  // Spark's refusals by output mode: APPEND needs a watermark, UPDATE no session window.
+  Status RefuseOutputMode() const {
     const auto mode = a_.output_mode;
     bool watermarked = (window_ && window_->watermarked) || event_time_key_.has_value();
     if (mode == sinks::OutputMode::kAppend && !watermarked) {
@@ -371,53 +365,51 @@ class AggregateBuilder {
           "Update output mode is not supported for session window aggregation on streaming "
           "DataFrames/Datasets");
     }
-    // UPDATE with a global aggregation (no GROUP BY key) has no MERGE key: update_keys stay
-    // empty and the sink keeps the table at the one row (sinks/delta_sink.h update_single_row).
-    SLUICE_RETURN_NOT_OK(Outputs());
+    return Status::OK();
+  }
 
-    StatefulPlanSpec spec;
-    // Input SQL: the keys, the event time and the aggregate arguments per row.
-    Json input = top;
+  // Input SQL: the keys, the event time and the aggregate arguments per row.
+  Result<std::string> InputSql() const {
+    Json input = a_.top;
     Json items = Json::array();
     for (size_t k = 0; k < plain_keys_.size(); ++k) {
       Json e = plain_keys_[k];
-      e["alias"] = "__k" + std::to_string(k);
+      SetAlias(e, "__k" + std::to_string(k));
       items.push_back(std::move(e));
     }
     if (window_) {
       Json e = time_expr_;
-      e["alias"] = "__t";
+      SetAlias(e, "__t");
       items.push_back(std::move(e));
     }
     for (size_t j = 0; j < calls_.size(); ++j) {
       if (calls_[j].argument.empty()) continue;
       Json e = agg_args_[j];
-      e["alias"] = calls_[j].argument;
+      SetAlias(e, calls_[j].argument);
       items.push_back(std::move(e));
     }
     if (items.empty()) {
       SLUICE_ASSIGN_OR_RETURN(Json one, a_.ast->ParseSelect("SELECT 1 AS __one"));
-      items = one["select_list"];
+      items = SelectList(one);
     }
-    input["select_list"] = items;
-    input["group_expressions"] = Json::array();
-    input["group_sets"] = Json::array();
-    input["having"] = nullptr;
-    input["qualify"] = nullptr;
-    input["modifiers"] = Json::array();
-    input["aggregate_handling"] = "STANDARD_HANDLING";
-    SLUICE_ASSIGN_OR_RETURN(std::string input_sql, a_.ast->ToSql(input));
-    spec.input_sqls.push_back(std::move(input_sql));
+    SelectList(input) = items;
+    DropAggregationAndModifiers(input);
+    return a_.ast->ToSql(input);
+  }
 
-    // Output SQL over __op_output.
-    SLUICE_ASSIGN_OR_RETURN(Json output, a_.ast->ParseSelect("SELECT * FROM __op_output"));
-    output["select_list"] = outputs_;
-    if (!top["having"].is_null()) {
-      SLUICE_ASSIGN_OR_RETURN(output["where_clause"], Rewrite(top["having"]));
+  // Output SQL over __op_output: the select list's outputs, HAVING as WHERE, ORDER BY (COMPLETE
+  // mode only).
+  Result<std::string> OutputSql() {
+    const Json& top = a_.top;
+    SLUICE_ASSIGN_OR_RETURN(Json output, a_.ast->ParseSelect(std::string("SELECT * FROM ") +
+                                                             engine::kOperatorOutputTable));
+    SelectList(output) = outputs_;
+    if (!Having(top).is_null()) {
+      SLUICE_ASSIGN_OR_RETURN(WhereClause(output), Rewrite(Having(top)));
     }
-    for (const auto& m : top["modifiers"]) {
-      if (m.value("type", "") != "ORDER_MODIFIER") continue;
-      if (mode != sinks::OutputMode::kComplete) {
+    for (const auto& m : Modifiers(top)) {
+      if (NodeType(m) != "ORDER_MODIFIER") continue;
+      if (a_.output_mode != sinks::OutputMode::kComplete) {
         return Status::InvalidArgument(
             "Sorting is not supported on streaming DataFrames/Datasets, unless it is on "
             "aggregated DataFrame/Dataset in Complete output mode");
@@ -425,41 +417,45 @@ class AggregateBuilder {
       output_aliases_allowed_ = true;  // ORDER BY may name output columns
       SLUICE_ASSIGN_OR_RETURN(Json r, Rewrite(m));
       output_aliases_allowed_ = false;
-      output["modifiers"].push_back(std::move(r));
+      Modifiers(output).push_back(std::move(r));
     }
-    SLUICE_ASSIGN_OR_RETURN(spec.output_sql, a_.ast->ToSql(output));
+    return a_.ast->ToSql(output);
+  }
 
-    // UPDATE: the output columns without aggregates are the MERGE key when they carry every
-    // grouping key (and the window). Otherwise no output column identifies a group (Spark runs
-    // such a query: update mode emits the changed groups' rows, whatever they select), so there
-    // is no MERGE key and the sink gets each batch's rows appended (StatefulPlanSpec).
-    if (mode == sinks::OutputMode::kUpdate) {
-      std::vector<bool> carried(plain_keys_.size() + 1, false);
-      for (const auto& o : outputs_) {
-        bool has_agg = false;
-        std::vector<std::string> refs;
-        VisitExpression(o, [&](const Json& e) {
-          auto names = ColumnRefNames(e);
-          if (!names.empty()) refs.push_back(AsciiLower(names[0]));
-          return true;
-        });
-        for (const auto& r : refs) has_agg = has_agg || r.rfind("__agg", 0) == 0;
-        if (has_agg) continue;
-        spec.update_keys.push_back(o["alias"].get<std::string>());
-        for (const auto& r : refs) {
-          for (size_t k = 0; k < plain_keys_.size(); ++k) {
-            if (r == "__k" + std::to_string(k)) carried[k] = true;
-          }
-          if (window_ && r == window_->output) carried.back() = true;
+  // UPDATE: the output columns without aggregates are the MERGE key when they carry every
+  // grouping key (and the window). Otherwise no output column identifies a group (Spark runs
+  // such a query: update mode emits the changed groups' rows, whatever they select), so there
+  // is no MERGE key and the sink gets each batch's rows appended (StatefulPlanSpec).
+  void UpdateKeys(StatefulPlanSpec* spec) const {
+    std::vector<bool> carried(plain_keys_.size() + 1, false);
+    for (const auto& o : outputs_) {
+      bool has_agg = false;
+      std::vector<std::string> refs;
+      VisitExpression(o, [&](const Json& e) {
+        auto names = ColumnRefNames(e);
+        if (!names.empty()) refs.push_back(AsciiLower(names[0]));
+        return true;
+      });
+      for (const auto& r : refs) has_agg = has_agg || r.rfind("__agg", 0) == 0;
+      if (has_agg) continue;
+      spec->update_keys.push_back(Alias(o));
+      for (const auto& r : refs) {
+        for (size_t k = 0; k < plain_keys_.size(); ++k) {
+          if (r == "__k" + std::to_string(k)) carried[k] = true;
         }
-      }
-      if (!window_) carried.back() = true;
-      if (std::find(carried.begin(), carried.end(), false) != carried.end()) {
-        spec.update_keys.clear();
-        spec.update_appends = true;
+        if (window_ && r == window_->output) carried.back() = true;
       }
     }
+    if (!window_) carried.back() = true;
+    if (std::find(carried.begin(), carried.end(), false) != carried.end()) {
+      spec->update_keys.clear();
+      spec->update_appends = true;
+    }
+  }
 
+  // The operator's options: key columns and their descriptions (restart checks), the window,
+  // the event-time key and the aggregate calls.
+  Result<ops::StreamingAggregateOptions> OperatorOptions() const {
     ops::StreamingAggregateOptions options;
     for (size_t k = 0; k < plain_keys_.size(); ++k) {
       options.keys.push_back("__k" + std::to_string(k));
@@ -477,13 +473,9 @@ class AggregateBuilder {
     options.window = window_;
     options.event_time_key = event_time_key_;
     options.aggregates = calls_;
-    auto op = std::make_unique<ops::StreamingAggregate>(std::move(options));
-    spec.operator_name = op->name();
-    spec.op = std::move(op);
-    return spec;
+    return options;
   }
 
- private:
   const QueryAnalysis& a_;
   std::vector<Json> plain_keys_;
   std::optional<ops::TimeWindowSpec> window_;
@@ -498,8 +490,8 @@ class AggregateBuilder {
 
 // The name a select-list item gives its column: its alias, else a column's last name.
 std::string OutputName(const Json& item) {
-  std::string name = item.value("alias", std::string());
-  if (name.empty() && item.value("class", "") == "COLUMN_REF") {
+  std::string name = Alias(item);
+  if (name.empty() && ExpressionClass(item) == "COLUMN_REF") {
     auto names = ColumnRefNames(item);
     if (!names.empty()) name = names.back();
   }
@@ -509,7 +501,7 @@ std::string OutputName(const Json& item) {
 // The one item of `select` that a column reference of the query above names, or nullptr (none,
 // several, or not a plain column reference).
 const Json* ReferencedItem(const Json& select, const Json& ref) {
-  if (ref.value("class", "") != "COLUMN_REF") return nullptr;
+  if (ExpressionClass(ref) != "COLUMN_REF") return nullptr;
   auto names = ColumnRefNames(ref);
   if (names.empty()) return nullptr;
   const std::string name = AsciiLower(names.back());
@@ -530,21 +522,20 @@ bool IsConstantOne(const Json& e) {
 // The rank() / dense_rank() window of `e` when `e` is `<window> = 1`, `<window> <= 1`,
 // `1 = <window>` or `1 >= <window>`; nullptr otherwise.
 const Json* RankIsOne(const Json& e) {
-  if (e.value("class", "") != "COMPARISON") return nullptr;
-  const std::string type = e.value("type", "");
-  const Json& l = e["left"];
-  const Json& r = e["right"];
+  if (ExpressionClass(e) != "COMPARISON") return nullptr;
+  const std::string type = NodeType(e);
+  const Json& l = ComparisonLeft(e);
+  const Json& r = ComparisonRight(e);
   const Json* w = nullptr;
   if ((type == "COMPARE_EQUAL" || type == "COMPARE_LESSTHANOREQUALTO") && IsConstantOne(r)) w = &l;
   if ((type == "COMPARE_EQUAL" || type == "COMPARE_GREATERTHANOREQUALTO") && IsConstantOne(l)) {
     w = &r;
   }
-  if (w == nullptr || w->value("class", "") != "WINDOW") return nullptr;
-  const std::string wt = w->value("type", "");
+  if (w == nullptr || ExpressionClass(*w) != "WINDOW") return nullptr;
+  const std::string wt = NodeType(*w);
   if (wt != "WINDOW_RANK" && wt != "WINDOW_RANK_DENSE") return nullptr;
-  if (!(*w)["children"].empty() || w->value("ignore_nulls", false) || w->value("distinct", false) ||
-      !w->value("filter_expr", Json()).is_null() ||
-      !w->value("arg_orders", Json::array()).empty()) {
+  if (!Children(*w).empty() || WindowIgnoresNulls(*w) || IsDistinctCall(*w) ||
+      !WindowFilter(*w).is_null() || !WindowArgOrders(*w).empty()) {
     return nullptr;
   }
   return w;
@@ -555,57 +546,57 @@ const Json* RankIsOne(const Json& e) {
 Status HintTopOneOverAggregation(const QueryAnalysis& lower, const Json& upper_top,
                                  StatefulPlanSpec* stage) {
   auto* op = dynamic_cast<ops::StreamingAggregate*>(stage->op.get());
-  if (op == nullptr || lower.top.value("type", "") != "SELECT_NODE") return Status::OK();
-  if (!upper_top.value("where_clause", Json()).is_null() || !lower.top["having"].is_null() ||
-      upper_top.value("qualify", Json()).is_null()) {
+  if (op == nullptr || !IsSelectNode(lower.top)) return Status::OK();
+  if (!WhereClause(upper_top).is_null() || !Having(lower.top).is_null() ||
+      Qualify(upper_top).is_null()) {
     return Status::OK();
   }
   // No OVER window but the rank: another one would see the pruned rows.
   int windows = 0;
-  for (const char* key : {"select_list", "qualify"}) {
-    VisitExpression(upper_top[key], [&](const Json& e) {
-      if (e.value("class", "") == "WINDOW") ++windows;
+  for (const Json* clause : {&SelectList(upper_top), &Qualify(upper_top)}) {
+    VisitExpression(*clause, [&](const Json& e) {
+      if (ExpressionClass(e) == "WINDOW") ++windows;
       return true;
     });
   }
   if (windows != 1) return Status::OK();
   // The rank is one conjunct of QUALIFY (the others only filter the rank-1 rows further).
-  std::vector<const Json*> conjuncts = {&upper_top["qualify"]};
+  std::vector<const Json*> conjuncts = {&Qualify(upper_top)};
   const Json* rank = nullptr;
   while (!conjuncts.empty() && rank == nullptr) {
     const Json* c = conjuncts.back();
     conjuncts.pop_back();
-    if (c->value("class", "") == "CONJUNCTION" && c->value("type", "") == "CONJUNCTION_AND") {
-      for (const auto& child : (*c)["children"]) conjuncts.push_back(&child);
+    if (ExpressionClass(*c) == "CONJUNCTION" && NodeType(*c) == "CONJUNCTION_AND") {
+      for (const auto& child : Children(*c)) conjuncts.push_back(&child);
       continue;
     }
     rank = RankIsOne(*c);
   }
-  if (rank == nullptr || (*rank)["partitions"].size() != 1 || (*rank)["orders"].size() != 1) {
+  if (rank == nullptr || WindowPartitions(*rank).size() != 1 || WindowOrders(*rank).size() != 1) {
     return Status::OK();
   }
   AggregateBuilder builder(lower);
   SLUICE_RETURN_NOT_OK(builder.Groups());
   const auto& window = builder.window();
   if (!window || window->kind == ops::TimeWindowSpec::Kind::kSession) return Status::OK();
-  const Json& select = lower.top["select_list"];
+  const Json& select = SelectList(lower.top);
   // PARTITION BY the window: a column that is the window or its start or end.
-  const Json* partition = ReferencedItem(select, (*rank)["partitions"][0]);
-  if (partition == nullptr || partition->value("class", "") != "COLUMN_REF") return Status::OK();
+  const Json* partition = ReferencedItem(select, WindowPartitions(*rank)[0]);
+  if (partition == nullptr || ExpressionClass(*partition) != "COLUMN_REF") return Status::OK();
   auto pnames = ColumnRefNames(*partition);
   if (pnames.empty() || pnames.size() > 2 || AsciiLower(pnames[0]) != window->output ||
       (pnames.size() == 2 && AsciiLower(pnames[1]) != "start" && AsciiLower(pnames[1]) != "end")) {
     return Status::OK();
   }
   // ORDER BY a plain grouping key.
-  const Json& order = (*rank)["orders"][0];
-  const Json* item = ReferencedItem(select, order["expression"]);
+  const Json& order = WindowOrders(*rank)[0];
+  const Json* item = ReferencedItem(select, OrderExpression(order));
   if (item == nullptr) return Status::OK();
   for (size_t k = 0; k < builder.plain_keys().size(); ++k) {
     if (!SameExpression(*item, builder.plain_keys()[k])) continue;  // (aliases aside)
     ops::KeepTopSpec spec;
     spec.column = "__k" + std::to_string(k);
-    spec.descending = order.value("type", "") == "DESCENDING";
+    spec.descending = OrderType(order) == "DESCENDING";
     op->set_keep_top(spec);
     return Status::OK();
   }
@@ -613,7 +604,7 @@ Status HintTopOneOverAggregation(const QueryAnalysis& lower, const Json& upper_t
 }
 
 Result<StatefulPlanSpec> PlanAggregation(const QueryAnalysis& analysis) {
-  if (analysis.top.value("type", "") != "SELECT_NODE") {
+  if (!IsSelectNode(analysis.top)) {
     return Status::InvalidArgument("a streaming aggregation must be a SELECT ... GROUP BY");
   }
   AggregateBuilder builder(analysis);

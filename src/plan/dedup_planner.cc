@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "common/strings.h"
+#include "engine/relation_names.h"
 #include "ops/deduplicate.h"
 
 namespace sluice::plan {
@@ -29,13 +30,11 @@ namespace {
 constexpr char kKeyPrefix[] = "__sluice_dedup_key_";
 constexpr char kOrderPrefix[] = "__sluice_dedup_order_";
 
-bool MentionsStream(const Json& j) { return j.dump().find("__stream_") != std::string::npos; }
-
 // True when the FROM clause joins two relations that both read a stream.
 bool JoinsStreams(const Json& from) {
-  if (!from.is_object() || from.value("type", "") != "JOIN") return false;
-  if (MentionsStream(from["left"]) && MentionsStream(from["right"])) return true;
-  return JoinsStreams(from["left"]) || JoinsStreams(from["right"]);
+  if (NodeType(from) != "JOIN") return false;
+  if (ReadsStream(JoinLeft(from)) && ReadsStream(JoinRight(from))) return true;
+  return JoinsStreams(JoinLeft(from)) || JoinsStreams(JoinRight(from));
 }
 
 // The watermarked stream column that `expr` names (a plain column reference), if any.
@@ -59,30 +58,26 @@ const StreamRelation* WatermarkedColumn(const QueryAnalysis& a, const Json& expr
 // A star (unqualified or qualified by the stream's alias) carries the column under its name.
 std::string EventTimeOutputName(const QueryAnalysis& a, const Json& select_list) {
   for (const Json& item : select_list) {
-    const std::string cls = item.value("class", "");
+    const std::string cls = ExpressionClass(item);
     if (cls == "STAR") {
-      if (!item["expr"].is_null() || item.value("columns", false)) continue;
-      const std::string relation = AsciiLower(item.value("relation_name", ""));
+      if (StarHasMoreThanExclude(item)) continue;  // be conservative with the rarer star forms
+      const std::string relation = AsciiLower(StarRelation(item));
       for (const StreamRelation& s : a.query->streams) {
         if (!s.watermark) continue;
         if (!relation.empty() && relation != AsciiLower(s.alias)) continue;
         bool excluded = false;
-        for (const Json& e : item["exclude_list"]) {
+        for (const Json& e : StarExcludeList(item)) {
           if (e.is_string() &&
               AsciiLower(e.get<std::string>()) == AsciiLower(s.watermark->column)) {
             excluded = true;
           }
-        }
-        if (!item["qualified_exclude_list"].empty() || !item["replace_list"].empty() ||
-            !item["rename_list"].empty()) {
-          excluded = true;  // be conservative with the rarer star forms
         }
         if (!excluded) return s.watermark->column;
       }
       continue;
     }
     if (WatermarkedColumn(a, item) != nullptr) {
-      std::string alias = item.value("alias", "");
+      std::string alias = Alias(item);
       return alias.empty() ? ColumnRefNames(item).back() : alias;
     }
   }
@@ -91,11 +86,16 @@ std::string EventTimeOutputName(const QueryAnalysis& a, const Json& select_list)
 
 // "ASC NULLS FIRST" etc. for an ORDER BY item of DuckDB's tree.
 std::string OrderSuffix(const Json& order) {
-  std::string type = order.value("type", "ORDER_DEFAULT");
-  std::string nulls = order.value("null_order", "ORDER_DEFAULT");
+  std::string type = OrderType(order);
+  std::string nulls = OrderNullOrder(order);
   std::string out = type == "DESCENDING" ? " DESC" : " ASC";
-  if (nulls == "NULLS_FIRST" || nulls == "NULLS_FIRST_ORDER") out += " NULLS FIRST";
-  if (nulls == "NULLS_LAST" || nulls == "NULLS_LAST_ORDER") out += " NULLS LAST";
+  // DuckDB 1.4 writes "NULLS FIRST" / "NULLS LAST" (sql_ast_test.cc GoldenModifiers pins it).
+  if (nulls == "NULLS FIRST" || nulls == "NULLS_FIRST" || nulls == "NULLS_FIRST_ORDER") {
+    out += " NULLS FIRST";
+  }
+  if (nulls == "NULLS LAST" || nulls == "NULLS_LAST" || nulls == "NULLS_LAST_ORDER") {
+    out += " NULLS LAST";
+  }
   return out;
 }
 
@@ -104,29 +104,27 @@ Result<Json> RowNumberWindow(const Json& qualify) {
   const Status refused = Status::InvalidArgument(
       "QUALIFY on a streaming query is supported only as deduplication: QUALIFY row_number() "
       "OVER (PARTITION BY key, ... ORDER BY column) = 1");
-  if (qualify.value("type", "") != "COMPARE_EQUAL") return refused;
-  auto is_one = [](const Json& e) {
-    return e.value("class", "") == "CONSTANT" && e["value"].value("is_null", true) == false &&
-           e["value"].contains("value") && e["value"]["value"].is_number_integer() &&
-           e["value"]["value"].get<int64_t>() == 1;
-  };
+  if (NodeType(qualify) != "COMPARE_EQUAL") return refused;
+  auto is_one = [](const Json& e) { return IntegerConstant(e) == 1; };
   auto is_row_number = [](const Json& e) {
-    return e.value("class", "") == "WINDOW" && e.value("type", "") == "WINDOW_ROW_NUMBER";
+    return ExpressionClass(e) == "WINDOW" && NodeType(e) == "WINDOW_ROW_NUMBER";
   };
   Json window;
-  if (is_row_number(qualify["left"]) && is_one(qualify["right"])) {
-    window = qualify["left"];
-  } else if (is_row_number(qualify["right"]) && is_one(qualify["left"])) {
-    window = qualify["right"];
+  const Json& left = ComparisonLeft(qualify);
+  const Json& right = ComparisonRight(qualify);
+  if (is_row_number(left) && is_one(right)) {
+    window = left;
+  } else if (is_row_number(right) && is_one(left)) {
+    window = right;
   } else {
     return refused;
   }
-  if (window["partitions"].empty()) {
+  if (WindowPartitions(window).empty()) {
     return Status::InvalidArgument(
         "QUALIFY row_number() OVER (...) = 1 on a streaming query needs PARTITION BY (the "
         "deduplication key)");
   }
-  if (!window["filter_expr"].is_null()) return refused;
+  if (!WindowFilter(window).is_null()) return refused;
   return window;
 }
 
@@ -134,14 +132,14 @@ Result<Json> RowNumberWindow(const Json& qualify) {
 bool SelectListHasWindow(const Json& select_list) {
   bool found = false;
   VisitExpression(select_list, [&](const Json& e) {
-    if (e.value("class", "") == "WINDOW") found = true;
+    if (ExpressionClass(e) == "WINDOW") found = true;
     return !found;
   });
   return found;
 }
 
 Json WithAlias(Json expr, const std::string& alias) {
-  expr["alias"] = alias;
+  SetAlias(expr, alias);
   return expr;
 }
 
@@ -150,15 +148,20 @@ int Parallelism() {
   return static_cast<int>(std::clamp<unsigned>(hw, 1, 4));
 }
 
-}  // namespace
+// ---- PlanDeduplication's phases ----
 
-Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& analysis) {
-  if (!analysis.has_distinct && !analysis.has_qualify) return std::optional<StatefulPlanSpec>();
+// What the query asks to deduplicate: read from its tree by ReadDedupShape.
+struct DedupShape {
+  Json input;                     // the query without DISTINCT / ORDER BY / QUALIFY
+  std::vector<Json> keys;         // key expressions; empty: the whole output row (plain DISTINCT)
+  Json orders;                    // ORDER BY items (DuckDB's tree) choosing the first row of a key
+  bool within_watermark = false;  // QUALIFY ordered by the watermarked event-time column
+  const StreamRelation* event_time_stream = nullptr;  // that column's stream
+};
+
+// Phase 1: the shapes no deduplication here plans (Spark's refusals and Sluice's "not yet").
+Status RefuseUnsupportedDedup(const QueryAnalysis& analysis) {
   const Json& top = analysis.top;
-  if (top.value("type", "") != "SELECT_NODE" || analysis.query == nullptr ||
-      analysis.ast == nullptr) {
-    return std::optional<StatefulPlanSpec>();
-  }
   if (analysis.has_aggregation) {
     return Status::InvalidArgument(
         "DISTINCT or QUALIFY together with a streaming aggregation is not supported yet (two "
@@ -169,7 +172,7 @@ Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& a
         "DISTINCT together with QUALIFY on a streaming query is not supported yet (two "
         "deduplications)");
   }
-  if (JoinsStreams(top["from_table"])) {
+  if (JoinsStreams(FromTable(top))) {
     return Status::InvalidArgument(
         "deduplication (DISTINCT / QUALIFY) of a stream-stream join is not supported yet (two "
         "stateful operators)");
@@ -179,20 +182,26 @@ Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& a
         "Complete output mode not supported when there are no streaming aggregations on "
         "streaming DataFrames/Datasets");
   }
-  if (SelectListHasWindow(top["select_list"])) {
+  if (SelectListHasWindow(SelectList(top))) {
     return Status::InvalidArgument(
         "Non-time-based windows are not supported on streaming DataFrames/Datasets (OVER ...)");
   }
+  return Status::OK();
+}
 
-  Json input = top;
+// Phase 2: the keys, the ORDER BY and the input query of DISTINCT [ON] or QUALIFY.
+Result<DedupShape> ReadDedupShape(const QueryAnalysis& analysis) {
+  const Json& top = analysis.top;
+  DedupShape shape;
+  shape.input = top;
+  shape.orders = Json::array();
   Json distinct_on = Json::array();
-  Json orders = Json::array();  // ORDER BY items (DuckDB's tree) choosing the first row
   Json modifiers = Json::array();
-  for (const Json& m : top["modifiers"]) {
-    if (m.value("type", "") == "DISTINCT_MODIFIER") distinct_on = m["distinct_on_targets"];
+  for (const Json& m : Modifiers(top)) {
+    if (NodeType(m) == "DISTINCT_MODIFIER") distinct_on = DistinctOnTargets(m);
   }
-  for (const Json& m : top["modifiers"]) {
-    const std::string type = m.value("type", "");
+  for (const Json& m : Modifiers(top)) {
+    const std::string type = NodeType(m);
     if (type == "DISTINCT_MODIFIER") continue;
     if (type == "ORDER_MODIFIER") {
       // Only DISTINCT ON has a choice to make; anywhere else ORDER BY sorts a stream.
@@ -201,121 +210,148 @@ Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& a
             "Sorting is not supported on streaming DataFrames/Datasets, unless it is on "
             "aggregated DataFrame/Dataset in Complete output mode");
       }
-      orders = m["orders"];
+      shape.orders = ModifierOrders(m);
       continue;
     }
     modifiers.push_back(m);
   }
-  input["modifiers"] = modifiers;
-  input["qualify"] = nullptr;
+  Modifiers(shape.input) = modifiers;
+  Qualify(shape.input) = nullptr;
+  if (analysis.has_qualify) {
+    SLUICE_ASSIGN_OR_RETURN(Json window, RowNumberWindow(Qualify(top)));
+    for (const Json& p : WindowPartitions(window)) shape.keys.push_back(p);
+    shape.orders = WindowOrders(window);
+    if (shape.orders.size() == 1) {
+      shape.event_time_stream = WatermarkedColumn(analysis, OrderExpression(shape.orders[0]));
+      shape.within_watermark = shape.event_time_stream != nullptr;
+    }
+  } else {
+    for (const Json& k : distinct_on) shape.keys.push_back(k);
+  }
+  return shape;
+}
+
+// Phase 3: the keys (not the whole row) and ORDER BY expressions as hidden columns of the input
+// (options' key columns, descriptions and order_by); returns the hidden names.
+Result<std::vector<std::string>> AddHiddenColumns(const QueryAnalysis& analysis, DedupShape* shape,
+                                                  ops::DeduplicateOptions* options) {
+  std::vector<std::string> hidden;
+  Json& select_list = SelectList(shape->input);
+  for (size_t i = 0; i < shape->keys.size(); ++i) {
+    const std::string name = kKeyPrefix + std::to_string(i);
+    select_list.push_back(WithAlias(shape->keys[i], name));
+    hidden.push_back(name);
+    options->key_columns.push_back(name);
+    Json described = shape->keys[i];
+    described.erase("alias");
+    SLUICE_ASSIGN_OR_RETURN(std::string key_sql, analysis.ast->ExpressionToSql(described));
+    options->key_descriptions.push_back(std::move(key_sql));
+  }
+  std::string order_by;
+  for (size_t i = 0; i < shape->orders.size(); ++i) {
+    const std::string name = kOrderPrefix + std::to_string(i);
+    select_list.push_back(WithAlias(OrderExpression(shape->orders[i]), name));
+    hidden.push_back(name);
+    if (!order_by.empty()) order_by += ", ";
+    order_by += QuoteIdentifier(name) + OrderSuffix(shape->orders[i]);
+  }
+  options->order_by = order_by;
+  return hidden;
+}
+
+// Phase 4: the event-time column the operator sees: for dedup within the watermark the ORDER BY
+// column; for dedup a key that is the event-time column (then state is evicted), else the
+// output column that carries it (late rows are dropped, state is kept).
+void ChooseEventTimeColumn(const QueryAnalysis& analysis, const DedupShape& shape,
+                           ops::DeduplicateOptions* options) {
+  if (shape.within_watermark) {
+    options->event_time_column = std::string(kOrderPrefix) + "0";
+    options->delay_ms = shape.event_time_stream->watermark->delay_ms;
+    return;
+  }
+  for (size_t i = 0; i < shape.keys.size() && options->event_time_column.empty(); ++i) {
+    if (WatermarkedColumn(analysis, shape.keys[i]) != nullptr) {
+      options->event_time_column = options->key_columns[i];
+    }
+  }
+  if (options->event_time_column.empty()) {
+    options->event_time_column = EventTimeOutputName(analysis, SelectList(analysis.top));
+  }
+}
+
+// Phase 5: UPDATE mode upserts by the deduplication key: the output columns that are the keys
+// (every output column for a plain DISTINCT), or an error when one is not among them.
+Result<std::vector<std::string>> DedupUpdateKeys(const Json& select_list,
+                                                 const std::vector<Json>& keys) {
+  std::vector<std::string> update_keys;
+  auto output_name = [&](const Json& key) -> std::string {
+    for (const Json& item : select_list) {
+      if (ExpressionClass(item) == "STAR") continue;
+      if (SameExpression(item, key)) {
+        std::string alias = Alias(item);
+        if (!alias.empty()) return alias;
+        std::vector<std::string> names = ColumnRefNames(item);
+        if (!names.empty()) return names.back();
+      }
+    }
+    return "";
+  };
+  if (keys.empty()) {
+    for (const Json& item : select_list) {
+      std::string name = Alias(item);
+      if (name.empty() && !ColumnRefNames(item).empty()) name = ColumnRefNames(item).back();
+      if (name.empty()) {
+        return Status::InvalidArgument(
+            "UPDATE output mode with SELECT DISTINCT needs every output column named (a column "
+            "or an alias, no *): the columns are the upsert key");
+      }
+      update_keys.push_back(name);
+    }
+    return update_keys;
+  }
+  for (const Json& k : keys) {
+    std::string name = output_name(k);
+    if (name.empty()) {
+      return Status::InvalidArgument(
+          "UPDATE output mode with deduplication needs each deduplication key among the "
+          "output columns (the upsert key)");
+    }
+    update_keys.push_back(name);
+  }
+  return update_keys;
+}
+
+}  // namespace
+
+Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& analysis) {
+  if (!analysis.has_distinct && !analysis.has_qualify) return std::optional<StatefulPlanSpec>();
+  if (!IsSelectNode(analysis.top) || analysis.query == nullptr || analysis.ast == nullptr) {
+    return std::optional<StatefulPlanSpec>();
+  }
+  SLUICE_RETURN_NOT_OK(RefuseUnsupportedDedup(analysis));
+  SLUICE_ASSIGN_OR_RETURN(DedupShape shape, ReadDedupShape(analysis));
 
   ops::DeduplicateOptions options;
   options.parallelism = Parallelism();
-  std::vector<Json> keys;  // key expressions; empty: the whole output row (plain DISTINCT)
-  bool within_watermark = false;
-  const StreamRelation* event_time_stream = nullptr;
-  if (analysis.has_qualify) {
-    SLUICE_ASSIGN_OR_RETURN(Json window, RowNumberWindow(top["qualify"]));
-    for (const Json& p : window["partitions"]) keys.push_back(p);
-    orders = window["orders"];
-    if (orders.size() == 1) {
-      event_time_stream = WatermarkedColumn(analysis, orders[0]["expression"]);
-      within_watermark = event_time_stream != nullptr;
-    }
-  } else {
-    for (const Json& k : distinct_on) keys.push_back(k);
-  }
-
-  // Hidden columns: keys, then ORDER BY expressions.
-  std::vector<std::string> hidden;
-  Json& select_list = input["select_list"];
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const std::string name = kKeyPrefix + std::to_string(i);
-    select_list.push_back(WithAlias(keys[i], name));
-    hidden.push_back(name);
-    options.key_columns.push_back(name);
-    Json described = keys[i];
-    described.erase("alias");
-    SLUICE_ASSIGN_OR_RETURN(std::string key_sql, analysis.ast->ExpressionToSql(described));
-    options.key_descriptions.push_back(std::move(key_sql));
-  }
-  std::string order_by;
-  for (size_t i = 0; i < orders.size(); ++i) {
-    const std::string name = kOrderPrefix + std::to_string(i);
-    select_list.push_back(WithAlias(orders[i]["expression"], name));
-    hidden.push_back(name);
-    if (!order_by.empty()) order_by += ", ";
-    order_by += QuoteIdentifier(name) + OrderSuffix(orders[i]);
-  }
-  options.order_by = order_by;
-
-  // The event-time column the operator sees: for dedup within the watermark the ORDER BY column;
-  // for dedup a key that is the event-time column (then state is evicted), else the output
-  // column that carries it (late rows are dropped, state is kept).
-  if (within_watermark) {
-    options.event_time_column = std::string(kOrderPrefix) + "0";
-    options.delay_ms = event_time_stream->watermark->delay_ms;
-  } else {
-    for (size_t i = 0; i < keys.size() && options.event_time_column.empty(); ++i) {
-      if (WatermarkedColumn(analysis, keys[i]) != nullptr) {
-        options.event_time_column = options.key_columns[i];
-      }
-    }
-    if (options.event_time_column.empty()) {
-      options.event_time_column = EventTimeOutputName(analysis, top["select_list"]);
-    }
-  }
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> hidden,
+                          AddHiddenColumns(analysis, &shape, &options));
+  ChooseEventTimeColumn(analysis, shape, &options);
 
   StatefulPlanSpec spec;
-  SLUICE_ASSIGN_OR_RETURN(std::string input_sql, analysis.ast->ToSql(input));
+  SLUICE_ASSIGN_OR_RETURN(std::string input_sql, analysis.ast->ToSql(shape.input));
   spec.input_sqls.push_back(std::move(input_sql));
   if (!hidden.empty()) {
     std::string exclude;
     for (const std::string& h : hidden)
       exclude += (exclude.empty() ? "" : ", ") + QuoteIdentifier(h);
-    spec.output_sql = "SELECT * EXCLUDE (" + exclude + ") FROM __op_output";
+    spec.output_sql =
+        "SELECT * EXCLUDE (" + exclude + ") FROM " + std::string(engine::kOperatorOutputTable);
   }
-
-  // UPDATE mode upserts by the deduplication key: it must be among the output columns.
   if (analysis.output_mode == sinks::OutputMode::kUpdate) {
-    const Json& list = top["select_list"];
-    auto output_name = [&](const Json& key) -> std::string {
-      for (const Json& item : list) {
-        if (item.value("class", "") == "STAR") continue;
-        if (SameExpression(item, key)) {
-          std::string alias = item.value("alias", "");
-          if (!alias.empty()) return alias;
-          std::vector<std::string> names = ColumnRefNames(item);
-          if (!names.empty()) return names.back();
-        }
-      }
-      return "";
-    };
-    if (keys.empty()) {
-      for (const Json& item : list) {
-        std::string name = item.value("alias", "");
-        if (name.empty() && !ColumnRefNames(item).empty()) name = ColumnRefNames(item).back();
-        if (name.empty()) {
-          return Status::InvalidArgument(
-              "UPDATE output mode with SELECT DISTINCT needs every output column named (a column "
-              "or an alias, no *): the columns are the upsert key");
-        }
-        spec.update_keys.push_back(name);
-      }
-    } else {
-      for (const Json& k : keys) {
-        std::string name = output_name(k);
-        if (name.empty()) {
-          return Status::InvalidArgument(
-              "UPDATE output mode with deduplication needs each deduplication key among the "
-              "output columns (the upsert key)");
-        }
-        spec.update_keys.push_back(name);
-      }
-    }
+    SLUICE_ASSIGN_OR_RETURN(spec.update_keys,
+                            DedupUpdateKeys(SelectList(analysis.top), shape.keys));
   }
-
-  if (within_watermark) {
+  if (shape.within_watermark) {
     spec.operator_name = ops::kDedupeWithinWatermarkOperatorName;
     spec.op = std::make_unique<ops::DeduplicateWithinWatermark>(std::move(options));
   } else {

@@ -10,6 +10,10 @@
 namespace sluice::plan {
 
 // std::nullopt when the query is not a deduplication shape; an error refuses the query.
+// Its phases (dedup_planner.cc): RefuseUnsupportedDedup (the shapes refused), ReadDedupShape
+// (keys, ORDER BY and the input query of DISTINCT [ON] / QUALIFY), AddHiddenColumns (keys and
+// ORDER BY expressions as hidden input columns), ChooseEventTimeColumn, DedupUpdateKeys (UPDATE
+// mode's upsert key), then the spec.
 Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& analysis);
 
 }  // namespace sluice::plan

@@ -53,12 +53,10 @@ class DedupPlannerTest : public ::testing::Test {
     SLUICE_ASSIGN_OR_RETURN(analysis_.sql, RewriteWindowCalls(parsed_.sql));
     SLUICE_ASSIGN_OR_RETURN(analysis_.top, ast_->ParseSelect(analysis_.sql));
     const Json& top = analysis_.top;
-    analysis_.has_aggregation = !top["group_expressions"].empty() || !top["having"].is_null() ||
-                                ContainsAggregate(top["select_list"]);
-    for (const auto& m : top["modifiers"]) {
-      if (m.value("type", "") == "DISTINCT_MODIFIER") analysis_.has_distinct = true;
-    }
-    analysis_.has_qualify = !top["qualify"].is_null();
+    analysis_.has_aggregation = !GroupExpressions(top).empty() || !Having(top).is_null() ||
+                                ContainsAggregate(SelectList(top));
+    analysis_.has_distinct = HasModifier(top, "DISTINCT_MODIFIER");
+    analysis_.has_qualify = !Qualify(top).is_null();
     return PlanDeduplication(analysis_);
   }
 
@@ -154,6 +152,20 @@ TEST_F(DedupPlannerTest, DistinctOnKeepsQueryColumnsAndUsesOrderByWithinABatch) 
   EXPECT_EQ(Run(spec, 0, kRows), (V{"2|y", "1|z"}));
   EXPECT_EQ(Run(spec, 1, "SELECT * FROM (VALUES (1, 'w', 0), (3, 'u', 0)) t(id, v, n)"),
             (V{"3|u"}));
+}
+
+// An explicit NULLS FIRST / NULLS LAST of the ORDER BY decides which row of a key is kept
+// (DuckDB's tree spells it "NULLS FIRST"; it was read as the default, NULLS LAST for ASC).
+TEST_F(DedupPlannerTest, DistinctOnOrderByKeepsTheNullsOrderWritten) {
+  const char* kRows = "SELECT * FROM (VALUES (1, 'x', 1), (1, 'n', NULL)) t(id, v, n)";
+  StatefulPlanSpec first =
+      MustPlan("SELECT DISTINCT ON (id) id, v FROM STREAM t ORDER BY id, n ASC NULLS FIRST");
+  Open(first);
+  EXPECT_EQ(Run(first, 0, kRows), (V{"1|n"}));
+  StatefulPlanSpec last =
+      MustPlan("SELECT DISTINCT ON (id) id, v FROM STREAM t ORDER BY id, n DESC NULLS LAST");
+  Open(last);
+  EXPECT_EQ(Run(last, 0, kRows), (V{"1|x"}));
 }
 
 TEST_F(DedupPlannerTest, DistinctOnAnExpressionNotInTheOutput) {

@@ -3,27 +3,17 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 
 namespace sluice::plan {
 namespace {
 
 // The __stream_<i> indexes named directly by a FROM clause (through joins, not subqueries).
 void StreamsInFrom(const Json& from, std::vector<size_t>* out) {
-  if (!from.is_object()) return;
-  std::string type = from.value("type", "");
-  if (type == "BASE_TABLE") {
-    std::string name = AsciiLower(from.value("table_name", ""));
-    constexpr std::string_view kPrefix = "__stream_";
-    if (name.compare(0, kPrefix.size(), kPrefix) == 0) {
-      size_t i = 0;
-      auto digits = std::string_view(name).substr(kPrefix.size());
-      auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), i);
-      if (ec == std::errc() && ptr == digits.data() + digits.size()) out->push_back(i);
-    }
-  } else if (type == "JOIN") {
-    StreamsInFrom(from["left"], out);
-    StreamsInFrom(from["right"], out);
+  if (auto i = StreamIndexOf(from)) {
+    out->push_back(*i);
+  } else if (NodeType(from) == "JOIN") {
+    StreamsInFrom(JoinLeft(from), out);
+    StreamsInFrom(JoinRight(from), out);
   }
 }
 
@@ -32,34 +22,28 @@ void Walk(const Json& node, const ParsedStreamingQuery& query, SqlAst& ast,
 
 void WalkFrom(const Json& from, const ParsedStreamingQuery& query, SqlAst& ast,
               std::vector<StatsFilters>* out) {
-  if (!from.is_object()) return;
-  std::string type = from.value("type", "");
-  if (type == "SUBQUERY" && from.contains("subquery")) {
-    Walk(from["subquery"].value("node", Json()), query, ast, out);
+  const std::string type = NodeType(from);
+  if (type == "SUBQUERY") {
+    Walk(SubqueryNode(from), query, ast, out);
   } else if (type == "JOIN") {
-    WalkFrom(from["left"], query, ast, out);
-    WalkFrom(from["right"], query, ast, out);
+    WalkFrom(JoinLeft(from), query, ast, out);
+    WalkFrom(JoinRight(from), query, ast, out);
   }
 }
 
 void Walk(const Json& node, const ParsedStreamingQuery& query, SqlAst& ast,
           std::vector<StatsFilters>* out) {
-  if (!node.is_object()) return;
-  std::string type = node.value("type", "");
+  const std::string type = NodeType(node);
   if (type == "SET_OPERATION_NODE") {
-    if (node.contains("left")) Walk(node["left"], query, ast, out);
-    if (node.contains("right")) Walk(node["right"], query, ast, out);
-    if (node.contains("children")) {
-      for (const auto& c : node["children"]) Walk(c, query, ast, out);
-    }
+    for (const Json* input : SetOperationInputs(node)) Walk(*input, query, ast, out);
     return;
   }
   if (type != "SELECT_NODE") return;
-  WalkFrom(node["from_table"], query, ast, out);
+  WalkFrom(FromTable(node), query, ast, out);
   std::vector<size_t> streams;
-  StreamsInFrom(node["from_table"], &streams);
-  if (streams.empty() || node["where_clause"].is_null()) return;
-  for (const Json& conjunct : Conjuncts(node["where_clause"])) {
+  StreamsInFrom(FromTable(node), &streams);
+  if (streams.empty() || WhereClause(node).is_null()) return;
+  for (const Json& conjunct : Conjuncts(WhereClause(node))) {
     if (ContainsSubquery(conjunct) || ContainsAggregate(conjunct)) continue;
     std::vector<std::vector<std::string>> refs;
     VisitExpression(conjunct, [&](const Json& e) {

@@ -29,58 +29,21 @@
 
 #include "common/interval.h"
 #include "common/strings.h"
+#include "engine/relation_names.h"
 #include "ops/stream_stream_join.h"
 
 namespace sluice::plan {
 namespace {
 
-constexpr char kOutputTable[] = "__op_output";
-
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return AsciiLower(a) == AsciiLower(b);
-}
-
-// The "type" of a tree node ("" when it has none, or when it is not a string: a constant's type).
-std::string NodeType(const Json& node) {
-  if (!node.is_object()) return "";
-  auto it = node.find("type");
-  return it != node.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-// The stream index of a `__stream_<i>` base table, or nullopt.
-std::optional<size_t> StreamIndexOf(const Json& table_ref) {
-  if (NodeType(table_ref) != "BASE_TABLE") return std::nullopt;
-  const std::string name = table_ref.value("table_name", std::string());
-  constexpr std::string_view kPrefix = "__stream_";
-  if (name.compare(0, kPrefix.size(), kPrefix) != 0) return std::nullopt;
-  try {
-    return static_cast<size_t>(std::stoul(name.substr(kPrefix.size())));
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
-// Every stream read anywhere below `node` (subqueries included).
-void CollectStreams(const Json& node, std::set<size_t>* out) {
-  if (node.is_object()) {
-    if (auto i = StreamIndexOf(node)) out->insert(*i);
-    for (auto it = node.begin(); it != node.end(); ++it) CollectStreams(it.value(), out);
-  } else if (node.is_array()) {
-    for (const auto& e : node) CollectStreams(e, out);
-  }
-}
-
-bool ReadsStream(const Json& node) {
-  std::set<size_t> s;
-  CollectStreams(node, &s);
-  return !s.empty();
 }
 
 // True when some JOIN below `node` (not `node` itself) joins two stream-reading relations.
 bool HasNestedStreamJoin(const Json& node, const Json* top_join) {
   if (node.is_object()) {
-    if (&node != top_join && NodeType(node) == "JOIN" && node.contains("left") &&
-        node.contains("right") && ReadsStream(node["left"]) && ReadsStream(node["right"])) {
+    if (&node != top_join && NodeType(node) == "JOIN" && ReadsStream(JoinLeft(node)) &&
+        ReadsStream(JoinRight(node))) {
       return true;
     }
     for (auto it = node.begin(); it != node.end(); ++it) {
@@ -131,7 +94,7 @@ const WatermarkSpec* StreamWatermark(const QueryAnalysis& analysis, size_t i) {
 
 Result<Side> AnalyzeSide(const QueryAnalysis& analysis, const Json& ref, const char* which) {
   Side side;
-  side.alias = ref.value("alias", std::string());
+  side.alias = Alias(ref);
   if (auto i = StreamIndexOf(ref)) {
     if (side.alias.empty()) side.alias = StreamViewName(*i);
     side.relation_sql = StreamViewName(*i) + " AS " + QuoteIdentifier(side.alias);
@@ -144,16 +107,16 @@ Result<Side> AnalyzeSide(const QueryAnalysis& analysis, const Json& ref, const c
     return Status::NotSupported(
         std::string("stream-stream join: the ") + which +
         " side must be a STREAM relation or a subquery over one (not supported yet: " +
-        ref.value("type", std::string("?")) + ")");
+        (NodeType(ref).empty() ? std::string("?") : NodeType(ref)) + ")");
   }
   if (side.alias.empty()) side.alias = std::string("__join_") + which;
-  const Json& node = ref["subquery"]["node"];
+  const Json& node = SubqueryNode(ref);
   SLUICE_ASSIGN_OR_RETURN(std::string sub_sql, analysis.ast->ToSql(node));
   side.relation_sql = "(" + sub_sql + ") AS " + QuoteIdentifier(side.alias);
   if (NodeType(node) != "SELECT_NODE") return side;
 
   std::set<size_t> streams;
-  CollectStreams(node["from_table"], &streams);
+  CollectStreams(FromTable(node), &streams);
   std::vector<const WatermarkSpec*> specs;
   for (size_t i : streams) {
     if (const WatermarkSpec* w = StreamWatermark(analysis, i)) specs.push_back(w);
@@ -168,9 +131,9 @@ Result<Side> AnalyzeSide(const QueryAnalysis& analysis, const Json& ref, const c
   };
   std::vector<std::string> columns;
   bool known = true;
-  for (const Json& item : node["select_list"]) {
-    const std::string cls = item.value("class", "");
-    const std::string alias = item.value("alias", std::string());
+  for (const Json& item : SelectList(node)) {
+    const std::string cls = ExpressionClass(item);
+    const std::string alias = Alias(item);
     if (cls == "STAR") {
       known = false;
       for (const WatermarkSpec* w : specs) side.watermarks.push_back({w->column, false});
@@ -182,8 +145,8 @@ Result<Side> AnalyzeSide(const QueryAnalysis& analysis, const Json& ref, const c
       columns.push_back(name);
       continue;
     }
-    if (FunctionName(item) == kWindowFunction && item.contains("children") &&
-        !item["children"].empty() && watermark_of(item["children"][0]) != nullptr) {
+    if (FunctionName(item) == kWindowFunction && !Children(item).empty() &&
+        watermark_of(Children(item)[0]) != nullptr) {
       std::string name = alias.empty() ? "window" : alias;
       side.watermarks.push_back({name, true});
       columns.push_back(name);
@@ -235,7 +198,7 @@ struct SideResolver {
     int sides = 0;
     Status error;
     VisitExpression(expr, [&](const Json& e) {
-      const std::string cls = e.value("class", "");
+      const std::string cls = ExpressionClass(e);
       if (cls == "SUBQUERY") {
         error = Status::NotSupported("stream-stream join: subqueries in the ON condition");
         return false;
@@ -259,7 +222,7 @@ struct SideResolver {
   Result<Json> Qualify(const Json& expr, const std::set<std::string>& keep = {}) const {
     Status error;
     Json out = RewriteExpression(expr, [&](const Json& e) -> std::optional<Json> {
-      if (e.value("class", "") != "COLUMN_REF") return std::nullopt;
+      if (ExpressionClass(e) != "COLUMN_REF") return std::nullopt;
       std::vector<std::string> names = ColumnRefNames(e);
       if (EqualsIgnoreCase(names[0], left->alias) || EqualsIgnoreCase(names[0], right->alias)) {
         return std::nullopt;
@@ -271,7 +234,7 @@ struct SideResolver {
         return std::nullopt;
       }
       names.insert(names.begin(), *s == 1 ? left->alias : right->alias);
-      return MakeColumnRef(names, e.value("alias", std::string()));
+      return MakeColumnRef(names, Alias(e));
     });
     SLUICE_RETURN_NOT_OK(error);
     return out;
@@ -290,16 +253,15 @@ struct Term {
 
 // The micros of an interval constant subtree, or nullopt.
 std::optional<int64_t> IntervalMicros(const Json& e) {
-  const std::string cls = e.value("class", "");
-  if (cls == "CAST" && e.contains("cast_type") && e["cast_type"].value("id", "") == "INTERVAL" &&
-      e["child"].value("class", "") == "CONSTANT") {
-    const Json& v = e["child"]["value"];
-    if (!v.contains("value") || !v["value"].is_string()) return std::nullopt;
-    auto d = ParseDuration(v["value"].get<std::string>());
+  const std::string cls = ExpressionClass(e);
+  if (cls == "CAST" && CastTypeId(e) == "INTERVAL" && ExpressionClass(CastChild(e)) == "CONSTANT") {
+    const std::optional<std::string> text = StringConstant(CastChild(e));
+    if (!text) return std::nullopt;
+    auto d = ParseDuration(*text);
     if (!d.ok()) return std::nullopt;
     return d->micros;
   }
-  if (cls == "CONSTANT" && e["value"]["type"].value("id", "") == "INTERVAL") {
+  if (IsIntervalConstant(e)) {
     return std::nullopt;  // not produced by DuckDB's parser
   }
   const std::string fn = FunctionName(e);
@@ -311,24 +273,22 @@ std::optional<int64_t> IntervalMicros(const Json& e) {
                                                             {"to_days", "days"},
                                                             {"to_weeks", "weeks"}};
   auto unit = kUnits.find(fn);
-  if (unit == kUnits.end() || e["children"].size() != 1) return std::nullopt;
+  if (unit == kUnits.end() || Children(e).size() != 1) return std::nullopt;
   // The count: a constant, possibly under CAST / trunc (DuckDB's INTERVAL n UNIT).
-  const Json* c = &e["children"][0];
+  const Json* c = &Children(e)[0];
   while (true) {
-    const std::string ccls = c->value("class", "");
+    const std::string ccls = ExpressionClass(*c);
     if (ccls == "CAST") {
-      c = &(*c)["child"];
-    } else if (FunctionName(*c) == "trunc" && (*c)["children"].size() == 1) {
-      c = &(*c)["children"][0];
+      c = &CastChild(*c);
+    } else if (FunctionName(*c) == "trunc" && Children(*c).size() == 1) {
+      c = &Children(*c)[0];
     } else {
       break;
     }
   }
-  if (c->value("class", "") != "CONSTANT") return std::nullopt;
-  const Json& v = (*c)["value"];
-  if (!v.contains("value")) return std::nullopt;
-  std::string count = v["value"].is_string() ? v["value"].get<std::string>() : v["value"].dump();
-  auto d = ParseDuration(count + " " + unit->second);
+  const std::optional<std::string> count = ConstantText(*c);
+  if (!count) return std::nullopt;
+  auto d = ParseDuration(*count + " " + unit->second);
   if (!d.ok()) return std::nullopt;
   return d->micros;
 }
@@ -340,16 +300,16 @@ bool CollectTerms(const Json& e, int sign, const SideResolver& sides, std::vecto
     out->push_back(Term{sign, 0, {}, *micros});
     return true;
   }
-  const std::string cls = e.value("class", "");
+  const std::string cls = ExpressionClass(e);
   if (cls == "COLUMN_REF") {
     auto s = sides.SideOf(ColumnRefNames(e));
     if (!s.ok()) return false;
     out->push_back(Term{sign, *s, ColumnRefNames(e), 0});
     return true;
   }
-  if (cls == "CAST") return CollectTerms(e["child"], sign, sides, out);
+  if (cls == "CAST") return CollectTerms(CastChild(e), sign, sides, out);
   const std::string fn = FunctionName(e);
-  const Json& ch = e.contains("children") ? e["children"] : Json::array();
+  const Json& ch = Children(e);
   if (fn == "+" && ch.size() == 2) {
     return CollectTerms(ch[0], sign, sides, out) && CollectTerms(ch[1], sign, sides, out);
   }
@@ -422,18 +382,18 @@ std::optional<int64_t> StateValueWatermarkOffset(const std::vector<Json>& conjun
     if (v && (!best || *v < *best)) best = v;
   };
   for (const Json& c : conjuncts) {
-    const std::string type = c.value("type", "");
+    const std::string type = NodeType(c);
     if (type == "COMPARE_BETWEEN") {
       // input BETWEEN lower AND upper = input >= lower AND input <= upper.
-      auto ge = StateWatermarkFromLessThan(c["lower"], c["input"], s, sides);
-      auto le = StateWatermarkFromLessThan(c["input"], c["upper"], s, sides);
+      auto ge = StateWatermarkFromLessThan(BetweenLower(c), BetweenInput(c), s, sides);
+      auto le = StateWatermarkFromLessThan(BetweenInput(c), BetweenUpper(c), s, sides);
       consider(ge ? std::optional<int64_t>(*ge - 1) : std::nullopt);
       consider(le ? std::optional<int64_t>(*le - 1) : std::nullopt);
       continue;
     }
-    if (c.value("class", "") != "COMPARISON") continue;
-    const Json& l = c["left"];
-    const Json& r = c["right"];
+    if (ExpressionClass(c) != "COMPARISON") continue;
+    const Json& l = ComparisonLeft(c);
+    const Json& r = ComparisonRight(c);
     if (type == "COMPARE_LESSTHAN") {
       consider(StateWatermarkFromLessThan(l, r, s, sides));
     } else if (type == "COMPARE_LESSTHANOREQUALTO") {
@@ -479,23 +439,14 @@ Json UnnestOf(const std::string& alias) {
               {"catalog", ""}};
 }
 
-Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnalysis& analysis) {
-  const Json& top = analysis.top;
-  if (!top.is_object() || !top.contains("from_table")) return std::optional<StatefulPlanSpec>();
-  const Json& from = top["from_table"];
-  const bool top_is_stream_join =
-      NodeType(from) == "JOIN" && ReadsStream(from["left"]) && ReadsStream(from["right"]);
-  if (HasNestedStreamJoin(top, top_is_stream_join ? &from : nullptr)) {
-    return Status::NotSupported(
-        "a stream-stream join below the top-level FROM (in a subquery, or joined again) is not "
-        "supported yet");
-  }
-  if (!top_is_stream_join) return std::optional<StatefulPlanSpec>();
+// ---- PlanStreamJoinUnchecked's phases ----
 
-  // ---- Refusals (Spark's UnsupportedOperationChecker, and what Sluice does not do yet). ----
-  // Spark 4.2 runs an inner join in Update mode as in Append (each joined row once; the sink
-  // appends, having no keys); other join types are Append only; Complete needs an aggregation.
-  const std::string join_type = from.value("join_type", "INNER");
+// Phase 1: the join type, or the refusal of this join (Spark's UnsupportedOperationChecker, and
+// what Sluice does not do yet). Spark 4.2 runs an inner join in Update mode as in Append (each
+// joined row once; the sink appends, having no keys); other join types are Append only;
+// Complete needs an aggregation.
+Result<ops::JoinType> ReadJoinType(const QueryAnalysis& analysis, const Json& from) {
+  const std::string join_type = JoinType(from);
   if (analysis.output_mode == sinks::OutputMode::kComplete) {
     return Status::InvalidArgument(
         "Complete output mode not supported when there are no streaming aggregations on "
@@ -517,199 +468,200 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
         "a stream-stream join followed by an aggregation or deduplication in the same query is "
         "not supported yet");
   }
-  const std::string ref_type = from.value("ref_type", "REGULAR");
-  if (ref_type != "REGULAR" || !from["using_columns"].empty()) {
+  const std::string ref_type = JoinRefType(from);
+  if (ref_type != "REGULAR" || !JoinUsingColumns(from).empty()) {
     return Status::NotSupported("stream-stream join: only JOIN ... ON is supported (not " +
-                                (from["using_columns"].empty() ? ref_type : std::string("USING")) +
+                                (JoinUsingColumns(from).empty() ? ref_type : std::string("USING")) +
                                 "); write the condition with ON");
   }
   ops::JoinType type;
-  const std::string jt = from.value("join_type", "INNER");
-  if (jt == "INNER") {
+  if (join_type == "INNER") {
     type = ops::JoinType::kInner;
-  } else if (jt == "LEFT") {
+  } else if (join_type == "LEFT") {
     type = ops::JoinType::kLeftOuter;
-  } else if (jt == "RIGHT") {
+  } else if (join_type == "RIGHT") {
     type = ops::JoinType::kRightOuter;
-  } else if (jt == "FULL" || jt == "OUTER") {
+  } else if (join_type == "FULL" || join_type == "OUTER") {
     type = ops::JoinType::kFullOuter;
-  } else if (jt == "SEMI") {
+  } else if (join_type == "SEMI") {
     type = ops::JoinType::kLeftSemi;
-  } else if (jt == "ANTI") {
+  } else if (join_type == "ANTI") {
     return Status::InvalidArgument(
         "Left anti joins with a streaming DataFrame/Dataset on the right are not supported");
   } else {
-    return Status::NotSupported("stream-stream join: join type " + jt + " is not supported");
+    return Status::NotSupported("stream-stream join: join type " + join_type + " is not supported");
   }
-  if (!from.contains("condition") || from["condition"].is_null()) {
+  if (JoinCondition(from).is_null()) {
     return Status::InvalidArgument(
         "Stream-stream join without equality predicate is not supported");
   }
+  return type;
+}
 
-  SLUICE_ASSIGN_OR_RETURN(Side left, AnalyzeSide(analysis, from["left"], "left"));
-  SLUICE_ASSIGN_OR_RETURN(Side right, AnalyzeSide(analysis, from["right"], "right"));
-  if (EqualsIgnoreCase(left.alias, right.alias)) {
-    return Status::InvalidArgument("stream-stream join: both sides are named " + left.alias +
-                                   "; give them different aliases");
-  }
-  SideResolver sides{&left, &right};
-
-  // ---- The ON condition: keys, one-side filters, the rest. ----
-  SLUICE_ASSIGN_OR_RETURN(Json condition, sides.Qualify(from["condition"]));
-  const std::vector<Json> conjuncts = Conjuncts(condition);
+// The ON condition split: equi-join keys (left_keys[k] = right_keys[k]), one-side filters and
+// the conjuncts that read both sides.
+struct OnCondition {
+  std::vector<Json> conjuncts;  // every conjunct, qualified by side
   std::vector<Json> left_keys;
   std::vector<Json> right_keys;
   std::vector<Json> left_only;
   std::vector<Json> right_only;
   std::vector<Json> both;
-  for (const Json& c : conjuncts) {
+};
+
+// Phase 2: the ON condition's keys, one-side filters and the rest.
+Result<OnCondition> SplitOnCondition(const Json& from, const SideResolver& sides) {
+  OnCondition on;
+  SLUICE_ASSIGN_OR_RETURN(Json condition, sides.Qualify(JoinCondition(from)));
+  on.conjuncts = Conjuncts(condition);
+  for (const Json& c : on.conjuncts) {
     SLUICE_ASSIGN_OR_RETURN(int s, sides.SidesOf(c));
-    if (c.value("type", "") == "COMPARE_EQUAL" && s == 3) {
-      SLUICE_ASSIGN_OR_RETURN(int a, sides.SidesOf(c["left"]));
-      SLUICE_ASSIGN_OR_RETURN(int b, sides.SidesOf(c["right"]));
+    if (NodeType(c) == "COMPARE_EQUAL" && s == 3) {
+      SLUICE_ASSIGN_OR_RETURN(int a, sides.SidesOf(ComparisonLeft(c)));
+      SLUICE_ASSIGN_OR_RETURN(int b, sides.SidesOf(ComparisonRight(c)));
       if (a == 1 && b == 2) {
-        left_keys.push_back(c["left"]);
-        right_keys.push_back(c["right"]);
+        on.left_keys.push_back(ComparisonLeft(c));
+        on.right_keys.push_back(ComparisonRight(c));
         continue;
       }
       if (a == 2 && b == 1) {
-        left_keys.push_back(c["right"]);
-        right_keys.push_back(c["left"]);
+        on.left_keys.push_back(ComparisonRight(c));
+        on.right_keys.push_back(ComparisonLeft(c));
         continue;
       }
     }
     if (s == 1) {
-      left_only.push_back(c);
+      on.left_only.push_back(c);
     } else if (s == 2) {
-      right_only.push_back(c);
+      on.right_only.push_back(c);
     } else {
-      both.push_back(c);
+      on.both.push_back(c);
     }
   }
-  if (left_keys.empty()) {
+  if (on.left_keys.empty()) {
     return Status::InvalidArgument(
         "Stream-stream join without equality predicate is not supported");
   }
+  return on;
+}
 
-  // ---- Watermarks: state key watermark, else state value watermarks. ----
-  std::optional<size_t> key_ordinal;
+// How the join's state is evicted: by a join key that carries a watermark (the state key
+// watermark), else by each side's state value watermark offset (from the range conditions).
+struct JoinWatermarks {
+  std::optional<size_t> key_ordinal;  // the watermarked key's index
   bool key_is_window = false;
-  for (size_t k = 0; k < left_keys.size() && !key_ordinal; ++k) {
-    for (const auto& [key, side] :
-         {std::make_pair(&left_keys[k], &left), std::make_pair(&right_keys[k], &right)}) {
+  std::optional<int64_t> left_value_offset;
+  std::optional<int64_t> right_value_offset;
+};
+
+// Phase 3: the state watermarks, or Spark's refusal of an outer / semi join that could never
+// evict (no watermark in the keys, none on the nullable side with a range condition).
+Result<JoinWatermarks> ReadJoinWatermarks(const OnCondition& on, const SideResolver& sides,
+                                          ops::JoinType type) {
+  JoinWatermarks w;
+  for (size_t k = 0; k < on.left_keys.size() && !w.key_ordinal; ++k) {
+    for (const auto& [key, side] : {std::make_pair(&on.left_keys[k], sides.left),
+                                    std::make_pair(&on.right_keys[k], sides.right)}) {
       std::vector<std::string> names = ColumnRefNames(*key);
       if (names.size() == 2 && EqualsIgnoreCase(names[0], side->alias)) {
-        if (const WatermarkColumn* w = side->FindWatermark(names[1])) {
-          key_ordinal = k;
-          key_is_window = w->window;
+        if (const WatermarkColumn* c = side->FindWatermark(names[1])) {
+          w.key_ordinal = k;
+          w.key_is_window = c->window;
           break;
         }
       }
     }
   }
-  std::optional<int64_t> left_value_offset = StateValueWatermarkOffset(conjuncts, 1, sides);
-  std::optional<int64_t> right_value_offset = StateValueWatermarkOffset(conjuncts, 2, sides);
-  if (type != ops::JoinType::kInner && !key_ordinal) {
-    bool valid = false;
-    switch (type) {
-      case ops::JoinType::kLeftOuter:
-      case ops::JoinType::kLeftSemi:
-        valid = left_value_offset.has_value();
-        break;
-      case ops::JoinType::kRightOuter:
-        valid = right_value_offset.has_value();
-        break;
-      case ops::JoinType::kFullOuter:
-        valid = left_value_offset.has_value() && right_value_offset.has_value();
-        break;
-      case ops::JoinType::kInner:
-        break;
-    }
-    if (!valid) {
-      return Status::InvalidArgument(
-          std::string("Stream-stream ") + ops::JoinTypeName(type) +
-          " join between two streaming DataFrame/Datasets is not supported without a watermark "
-          "in the join keys, or a watermark on the nullable side and an appropriate range "
-          "condition");
-    }
+  w.left_value_offset = StateValueWatermarkOffset(on.conjuncts, 1, sides);
+  w.right_value_offset = StateValueWatermarkOffset(on.conjuncts, 2, sides);
+  if (type == ops::JoinType::kInner || w.key_ordinal) return w;
+  bool valid = false;
+  switch (type) {
+    case ops::JoinType::kLeftOuter:
+    case ops::JoinType::kLeftSemi:
+      valid = w.left_value_offset.has_value();
+      break;
+    case ops::JoinType::kRightOuter:
+      valid = w.right_value_offset.has_value();
+      break;
+    case ops::JoinType::kFullOuter:
+      valid = w.left_value_offset.has_value() && w.right_value_offset.has_value();
+      break;
+    case ops::JoinType::kInner:
+      break;
   }
+  if (!valid) {
+    return Status::InvalidArgument(
+        std::string("Stream-stream ") + ops::JoinTypeName(type) +
+        " join between two streaming DataFrame/Datasets is not supported without a watermark "
+        "in the join keys, or a watermark on the nullable side and an appropriate range "
+        "condition");
+  }
+  return w;
+}
 
-  // ---- Operator options and input SQL per side. ----
-  ops::StreamStreamJoinOptions options;
-  options.type = type;
-  std::vector<std::string> input_sqls;
-  for (int s : {1, 2}) {
-    const Side& side = s == 1 ? left : right;
-    const std::vector<Json>& keys = s == 1 ? left_keys : right_keys;
-    const std::vector<Json>& only = s == 1 ? left_only : right_only;
-    ops::JoinSideSpec& spec = s == 1 ? options.left : options.right;
-    spec.alias = side.alias;
-    const std::string a = QuoteIdentifier(side.alias);
-    std::string select = "SELECT " + a + ".*";
-    for (size_t k = 0; k < keys.size(); ++k) {
-      SLUICE_ASSIGN_OR_RETURN(std::string key_sql, analysis.ast->ExpressionToSql(keys[k]));
-      spec.key_columns.push_back("__join_key_" + std::to_string(k));
-      select += ", " + key_sql + " AS " + spec.key_columns.back();
-    }
-    if (!side.watermarks.empty()) {
-      const WatermarkColumn& w = side.watermarks[0];
-      spec.late_time_column = "__join_late_us";
-      select += ", " + TimeMicrosSql(a + "." + QuoteIdentifier(w.name), w.window) + " AS " +
-                spec.late_time_column;
-    }
-    if (key_ordinal) {
-      SLUICE_ASSIGN_OR_RETURN(std::string key_sql,
-                              analysis.ast->ExpressionToSql(keys[*key_ordinal]));
-      spec.state_time_column = "__join_state_us";
-      select += ", " + TimeMicrosSql("(" + key_sql + ")", key_is_window) + " AS " +
-                spec.state_time_column;
-      spec.state_watermark_offset_ms = 0;
-    } else if (!side.watermarks.empty()) {
-      const std::optional<int64_t>& offset = s == 1 ? left_value_offset : right_value_offset;
-      if (offset) {
-        const WatermarkColumn& w = side.watermarks[0];
-        spec.state_time_column = "__join_state_us";
-        select += ", " + TimeMicrosSql(a + "." + QuoteIdentifier(w.name), w.window) + " AS " +
-                  spec.state_time_column;
-        spec.state_watermark_offset_ms = *offset;
-      }
-    }
-    if (!only.empty()) {
-      SLUICE_ASSIGN_OR_RETURN(std::string pre_sql, analysis.ast->ExpressionToSql(AndOf(only)));
-      spec.pre_filter_column = "__join_pre";
-      select += ", (" + pre_sql + ")::BOOLEAN AS " + spec.pre_filter_column;
-    }
-    input_sqls.push_back(select + " FROM " + side.relation_sql);
+// Phase 4: side `s`'s (1 left, 2 right) input SQL and operator spec: its rows with the key
+// columns, the late-row time, the state time and the one-side filter.
+Result<std::string> SideInputSql(const QueryAnalysis& analysis, int s, const Side& side,
+                                 const OnCondition& on, const JoinWatermarks& w,
+                                 ops::JoinSideSpec* spec) {
+  const std::vector<Json>& keys = s == 1 ? on.left_keys : on.right_keys;
+  const std::vector<Json>& only = s == 1 ? on.left_only : on.right_only;
+  spec->alias = side.alias;
+  const std::string a = QuoteIdentifier(side.alias);
+  std::string select = "SELECT " + a + ".*";
+  for (size_t k = 0; k < keys.size(); ++k) {
+    SLUICE_ASSIGN_OR_RETURN(std::string key_sql, analysis.ast->ExpressionToSql(keys[k]));
+    spec->key_columns.push_back("__join_key_" + std::to_string(k));
+    select += ", " + key_sql + " AS " + spec->key_columns.back();
   }
-  if (!both.empty()) {
-    SLUICE_ASSIGN_OR_RETURN(options.condition_sql, analysis.ast->ExpressionToSql(AndOf(both)));
+  if (!side.watermarks.empty()) {
+    const WatermarkColumn& wc = side.watermarks[0];
+    spec->late_time_column = "__join_late_us";
+    select += ", " + TimeMicrosSql(a + "." + QuoteIdentifier(wc.name), wc.window) + " AS " +
+              spec->late_time_column;
   }
-  for (size_t k = 0; k < left_keys.size(); ++k) {  // state schema names (restart checks)
-    SLUICE_ASSIGN_OR_RETURN(std::string l, analysis.ast->ExpressionToSql(left_keys[k]));
-    SLUICE_ASSIGN_OR_RETURN(std::string r, analysis.ast->ExpressionToSql(right_keys[k]));
-    options.key_descriptions.push_back(l + " = " + r);
+  if (w.key_ordinal) {
+    SLUICE_ASSIGN_OR_RETURN(std::string key_sql,
+                            analysis.ast->ExpressionToSql(keys[*w.key_ordinal]));
+    spec->state_time_column = "__join_state_us";
+    select += ", " + TimeMicrosSql("(" + key_sql + ")", w.key_is_window) + " AS " +
+              spec->state_time_column;
+    spec->state_watermark_offset_ms = 0;
+  } else if (!side.watermarks.empty()) {
+    const std::optional<int64_t>& offset = s == 1 ? w.left_value_offset : w.right_value_offset;
+    if (offset) {
+      const WatermarkColumn& wc = side.watermarks[0];
+      spec->state_time_column = "__join_state_us";
+      select += ", " + TimeMicrosSql(a + "." + QuoteIdentifier(wc.name), wc.window) + " AS " +
+                spec->state_time_column;
+      spec->state_watermark_offset_ms = *offset;
+    }
   }
+  if (!only.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(std::string pre_sql, analysis.ast->ExpressionToSql(AndOf(only)));
+    spec->pre_filter_column = "__join_pre";
+    select += ", (" + pre_sql + ")::BOOLEAN AS " + spec->pre_filter_column;
+  }
+  return select + " FROM " + side.relation_sql;
+}
 
-  // ---- Output SQL: the top-level SELECT over __op_output (one struct column per side). ----
+// Phase 5: the output SQL: the top-level SELECT over __op_output, whose columns are one struct
+// per side (`*` / `l.*` as unnest of the side's struct, column references qualified by side).
+Result<std::string> JoinOutputSql(const QueryAnalysis& analysis, const SideResolver& sides,
+                                  ops::JoinType type) {
+  const Json& top = analysis.top;
+  const Side& left = *sides.left;
+  const Side& right = *sides.right;
   Json out = top;
-  out["from_table"] = Json{{"type", "BASE_TABLE"},
-                           {"alias", ""},
-                           {"sample", nullptr},
-                           {"query_location", 18446744073709551615ULL},
-                           {"schema_name", ""},
-                           {"table_name", kOutputTable},
-                           {"column_name_alias", Json::array()},
-                           {"catalog_name", ""},
-                           {"at_clause", nullptr}};
+  FromTable(out) = MakeBaseTableRef(engine::kOperatorOutputTable, "");
   Json select_list = Json::array();
-  for (const Json& item : top["select_list"]) {
-    if (item.value("class", "") == "STAR") {
-      const std::string rel = item.value("relation_name", std::string());
-      if (!item.value("exclude_list", Json::array()).empty() ||
-          !item.value("replace_list", Json::object()).empty() || item.value("columns", false) ||
-          (item.contains("expr") && !item["expr"].is_null())) {
+  for (const Json& item : SelectList(top)) {
+    if (ExpressionClass(item) == "STAR") {
+      const std::string rel = StarRelation(item);
+      if (!IsPlainStar(item)) {
         return Status::NotSupported(
-            "stream-stream join: * with EXCLUDE / REPLACE / COLUMNS in the select list");
+            "stream-stream join: * with EXCLUDE / REPLACE / RENAME / COLUMNS in the select list");
       }
       if (rel.empty() || EqualsIgnoreCase(rel, left.alias))
         select_list.push_back(UnnestOf(left.alias));
@@ -725,14 +677,14 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
     SLUICE_ASSIGN_OR_RETURN(Json q, sides.Qualify(item));
     select_list.push_back(std::move(q));
   }
-  out["select_list"] = std::move(select_list);
-  for (const char* clause : {"where_clause", "having", "qualify"}) {
-    if (out.contains(clause) && !out[clause].is_null()) {
-      SLUICE_ASSIGN_OR_RETURN(out[clause], sides.Qualify(out[clause]));
+  SelectList(out) = std::move(select_list);
+  for (Json* clause : {&WhereClause(out), &Having(out), &Qualify(out)}) {
+    if (!clause->is_null()) {
+      SLUICE_ASSIGN_OR_RETURN(*clause, sides.Qualify(*clause));
     }
   }
   if (type == ops::JoinType::kLeftSemi) {
-    for (const Json& item : out["select_list"]) {
+    for (const Json& item : SelectList(out)) {
       SLUICE_ASSIGN_OR_RETURN(int s, sides.SidesOf(item));
       if (s & 2) {
         return Status::InvalidArgument(
@@ -742,21 +694,66 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
       }
     }
   }
-  SLUICE_ASSIGN_OR_RETURN(std::string output_sql, analysis.ast->ToSql(out));
+  return analysis.ast->ToSql(out);
+}
+
+// Spark's produceOutputWatermark: the smallest state watermark offset of the sides (the input
+// watermark, 0, when no side has one).
+int64_t OutputWatermarkOffset(const ops::StreamStreamJoinOptions& options) {
+  std::optional<int64_t> offset;
+  for (const ops::JoinSideSpec* side : {&options.left, &options.right}) {
+    if (side->state_time_column.empty()) continue;
+    offset =
+        std::min(offset.value_or(side->state_watermark_offset_ms), side->state_watermark_offset_ms);
+  }
+  return std::min<int64_t>(offset.value_or(0), 0);
+}
+
+Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnalysis& analysis) {
+  const Json& top = analysis.top;
+  if (FromTable(top).is_null()) return std::optional<StatefulPlanSpec>();
+  const Json& from = FromTable(top);
+  const bool top_is_stream_join =
+      NodeType(from) == "JOIN" && ReadsStream(JoinLeft(from)) && ReadsStream(JoinRight(from));
+  if (HasNestedStreamJoin(top, top_is_stream_join ? &from : nullptr)) {
+    return Status::NotSupported(
+        "a stream-stream join below the top-level FROM (in a subquery, or joined again) is not "
+        "supported yet");
+  }
+  if (!top_is_stream_join) return std::optional<StatefulPlanSpec>();
+  SLUICE_ASSIGN_OR_RETURN(ops::JoinType type, ReadJoinType(analysis, from));
+  SLUICE_ASSIGN_OR_RETURN(Side left, AnalyzeSide(analysis, JoinLeft(from), "left"));
+  SLUICE_ASSIGN_OR_RETURN(Side right, AnalyzeSide(analysis, JoinRight(from), "right"));
+  if (EqualsIgnoreCase(left.alias, right.alias)) {
+    return Status::InvalidArgument("stream-stream join: both sides are named " + left.alias +
+                                   "; give them different aliases");
+  }
+  SideResolver sides{&left, &right};
+  SLUICE_ASSIGN_OR_RETURN(OnCondition on, SplitOnCondition(from, sides));
+  SLUICE_ASSIGN_OR_RETURN(JoinWatermarks watermarks, ReadJoinWatermarks(on, sides, type));
+
+  ops::StreamStreamJoinOptions options;
+  options.type = type;
+  std::vector<std::string> input_sqls;
+  for (int s : {1, 2}) {
+    SLUICE_ASSIGN_OR_RETURN(std::string sql,
+                            SideInputSql(analysis, s, s == 1 ? left : right, on, watermarks,
+                                         s == 1 ? &options.left : &options.right));
+    input_sqls.push_back(std::move(sql));
+  }
+  if (!on.both.empty()) {
+    SLUICE_ASSIGN_OR_RETURN(options.condition_sql, analysis.ast->ExpressionToSql(AndOf(on.both)));
+  }
+  for (size_t k = 0; k < on.left_keys.size(); ++k) {  // state schema names (restart checks)
+    SLUICE_ASSIGN_OR_RETURN(std::string l, analysis.ast->ExpressionToSql(on.left_keys[k]));
+    SLUICE_ASSIGN_OR_RETURN(std::string r, analysis.ast->ExpressionToSql(on.right_keys[k]));
+    options.key_descriptions.push_back(l + " = " + r);
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::string output_sql, JoinOutputSql(analysis, sides, type));
 
   StatefulPlanSpec spec;
   spec.operator_name = "symmetricHashJoin";
-  // Spark's produceOutputWatermark: the smallest state watermark of the sides (the input
-  // watermark when no side has one).
-  {
-    std::optional<int64_t> offset;
-    for (const ops::JoinSideSpec* side : {&options.left, &options.right}) {
-      if (side->state_time_column.empty()) continue;
-      offset = std::min(offset.value_or(side->state_watermark_offset_ms),
-                        side->state_watermark_offset_ms);
-    }
-    spec.output_watermark_offset_ms = std::min<int64_t>(offset.value_or(0), 0);
-  }
+  spec.output_watermark_offset_ms = OutputWatermarkOffset(options);
   spec.input_sqls = std::move(input_sqls);
   spec.output_sql = std::move(output_sql);
   spec.op = std::make_unique<ops::StreamStreamJoin>(std::move(options));
@@ -766,25 +763,19 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
 Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelowUnchecked(const QueryAnalysis& analysis,
                                                                     const std::string& table) {
   const Json& top = analysis.top;
-  if (!top.is_object() || !top.contains("from_table")) return std::optional<StreamJoinBelow>();
-  const Json& from = top["from_table"];
-  if (NodeType(from) != "JOIN" || !ReadsStream(from["left"]) || !ReadsStream(from["right"])) {
+  const Json& from = FromTable(top);
+  if (NodeType(from) != "JOIN" || !ReadsStream(JoinLeft(from)) || !ReadsStream(JoinRight(from))) {
     return std::optional<StreamJoinBelow>();
   }
   // The join alone: its output is one STRUCT column per side (the left one only for a semi
   // join), filtered by the query's WHERE (which reads the joined rows).
-  SLUICE_ASSIGN_OR_RETURN(Side left, AnalyzeSide(analysis, from["left"], "left"));
-  SLUICE_ASSIGN_OR_RETURN(Side right, AnalyzeSide(analysis, from["right"], "right"));
-  const bool semi = from.value("join_type", "") == "SEMI";
+  SLUICE_ASSIGN_OR_RETURN(Side left, AnalyzeSide(analysis, JoinLeft(from), "left"));
+  SLUICE_ASSIGN_OR_RETURN(Side right, AnalyzeSide(analysis, JoinRight(from), "right"));
+  const bool semi = JoinType(from) == "SEMI";
   Json join_top = top;
-  join_top["select_list"] = Json::array({MakeColumnRef({left.alias})});
-  if (!semi) join_top["select_list"].push_back(MakeColumnRef({right.alias}));
-  join_top["group_expressions"] = Json::array();
-  join_top["group_sets"] = Json::array();
-  join_top["having"] = nullptr;
-  join_top["qualify"] = nullptr;
-  join_top["modifiers"] = Json::array();
-  join_top["aggregate_handling"] = "STANDARD_HANDLING";
+  SelectList(join_top) = Json::array({MakeColumnRef({left.alias})});
+  if (!semi) SelectList(join_top).push_back(MakeColumnRef({right.alias}));
+  DropAggregationAndModifiers(join_top);
   QueryAnalysis join_analysis = analysis;
   join_analysis.top = join_top;
   join_analysis.has_aggregation = false;
@@ -802,9 +793,9 @@ Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelowUnchecked(const QueryA
   const std::set<std::string> keep = {"window", "session_window"};
   Json upper = top;
   Json select_list = Json::array();
-  for (const Json& item : top["select_list"]) {
-    if (item.value("class", "") == "STAR") {
-      const std::string rel = item.value("relation_name", std::string());
+  for (const Json& item : SelectList(top)) {
+    if (ExpressionClass(item) == "STAR") {
+      const std::string rel = StarRelation(item);
       if (rel.empty() || EqualsIgnoreCase(rel, left.alias))
         select_list.push_back(UnnestOf(left.alias));
       if ((rel.empty() && !semi) || EqualsIgnoreCase(rel, right.alias)) {
@@ -815,25 +806,16 @@ Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelowUnchecked(const QueryA
     SLUICE_ASSIGN_OR_RETURN(Json q, sides.Qualify(item, keep));
     select_list.push_back(std::move(q));
   }
-  upper["select_list"] = std::move(select_list);
-  SLUICE_ASSIGN_OR_RETURN(upper["group_expressions"],
-                          sides.Qualify(top["group_expressions"], keep));
-  for (const char* clause : {"having", "qualify"}) {
-    if (upper.contains(clause) && !upper[clause].is_null()) {
-      SLUICE_ASSIGN_OR_RETURN(upper[clause], sides.Qualify(upper[clause], keep));
+  SelectList(upper) = std::move(select_list);
+  SLUICE_ASSIGN_OR_RETURN(GroupExpressions(upper), sides.Qualify(GroupExpressions(top), keep));
+  for (Json* clause : {&Having(upper), &Qualify(upper)}) {
+    if (!clause->is_null()) {
+      SLUICE_ASSIGN_OR_RETURN(*clause, sides.Qualify(*clause, keep));
     }
   }
-  SLUICE_ASSIGN_OR_RETURN(upper["modifiers"], sides.Qualify(top["modifiers"], keep));
-  upper["where_clause"] = nullptr;
-  upper["from_table"] = Json{{"type", "BASE_TABLE"},
-                             {"alias", ""},
-                             {"sample", nullptr},
-                             {"query_location", 18446744073709551615ULL},
-                             {"schema_name", ""},
-                             {"table_name", table},
-                             {"column_name_alias", Json::array()},
-                             {"catalog_name", ""},
-                             {"at_clause", nullptr}};
+  SLUICE_ASSIGN_OR_RETURN(Modifiers(upper), sides.Qualify(Modifiers(top), keep));
+  WhereClause(upper) = nullptr;
+  FromTable(upper) = MakeBaseTableRef(table, "");
   StreamJoinBelow out;
   out.join = std::move(*join);
   out.upper = std::move(upper);

@@ -13,6 +13,11 @@
 namespace sluice::plan {
 
 // std::nullopt when the query has no stream-stream join; an error refuses the query.
+// Its phases (join_planner.cc): ReadJoinType (the join type, or the refusal), AnalyzeSide (each
+// side's relation, columns and watermarks), SplitOnCondition (equi-join keys, one-side filters,
+// the rest), ReadJoinWatermarks (state key or state value watermarks), SideInputSql (each side's
+// input SQL and operator spec), JoinOutputSql (the SELECT over the operator's output) and
+// OutputWatermarkOffset.
 Result<std::optional<StatefulPlanSpec>> PlanStreamJoin(const QueryAnalysis& analysis);
 
 // A stream-stream join with a stateful operator above it (plan/planner.cc: "join, then an

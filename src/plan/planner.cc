@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/strings.h"
+#include "engine/relation_names.h"
 #include "ops/global_limit.h"
 #include "ops/streaming_aggregate.h"
 #include "plan/aggregate_planner.h"
@@ -42,15 +43,22 @@ namespace {
 // The shape flags of a SELECT node (QueryAnalysis::has_*).
 void SetShape(QueryAnalysis* a) {
   a->has_aggregation = a->has_distinct = a->has_qualify = false;
-  if (a->top.value("type", "") != "SELECT_NODE") return;
+  if (!IsSelectNode(a->top)) return;
   const Json& top = a->top;
-  a->has_aggregation = !top["group_expressions"].empty() || !top["having"].is_null() ||
-                       ContainsAggregate(top["select_list"]) ||
-                       top.value("aggregate_handling", "") == "FORCE_AGGREGATES";
-  for (const auto& m : top["modifiers"]) {
-    if (m.value("type", "") == "DISTINCT_MODIFIER") a->has_distinct = true;
+  a->has_aggregation = !GroupExpressions(top).empty() || !Having(top).is_null() ||
+                       ContainsAggregate(SelectList(top)) || GroupsByAll(top);
+  for (const auto& m : Modifiers(top)) {
+    if (NodeType(m) == "DISTINCT_MODIFIER") a->has_distinct = true;
   }
-  a->has_qualify = !top["qualify"].is_null();
+  a->has_qualify = !Qualify(top).is_null();
+}
+
+// The FROM of an upper part that reads stage k's output table, under the alias and column
+// aliases of the subquery ref `from` it replaces.
+Json StageTableRef(size_t k, const Json& from) {
+  const Json& column_aliases = ColumnNameAliases(from);
+  return MakeBaseTableRef(engine::StageTableName(k), Alias(from),
+                          column_aliases.is_null() ? Json::array() : column_aliases);
 }
 
 bool IsStateful(const QueryAnalysis& a) {
@@ -71,8 +79,8 @@ Result<QueryAnalysis> AnalysisOf(const QueryAnalysis& parent, Json node, sinks::
 
 // A plain DISTINCT (every column), Spark's Distinct: an aggregate.
 bool IsPlainDistinct(const Json& node) {
-  for (const auto& m : node["modifiers"]) {
-    if (m.value("type", "") == "DISTINCT_MODIFIER" && m["distinct_on_targets"].empty()) {
+  for (const auto& m : Modifiers(node)) {
+    if (NodeType(m) == "DISTINCT_MODIFIER" && DistinctOnTargets(m).empty()) {
       return true;
     }
   }
@@ -89,8 +97,8 @@ bool IsPlainDistinct(const Json& node) {
 // over one stream is PlanDistinctStar's; the other star forms RefuseDistinctStar refuses in
 // APPEND mode, the dedup planner in the others (docs/differences.md, "Streaming differential").
 bool HasStar(const Json& node) {
-  for (const auto& item : node["select_list"]) {
-    if (item.value("class", "") == "STAR") return true;
+  for (const auto& item : SelectList(node)) {
+    if (ExpressionClass(item) == "STAR") return true;
   }
   return false;
 }
@@ -136,15 +144,9 @@ Status RefuseDistinctStar(const QueryAnalysis& a) {
 
 // The select list is one plain `*` (no EXCLUDE / REPLACE / RENAME / COLUMNS, any qualifier).
 bool IsOnlyStar(const Json& node) {
-  const Json& list = node["select_list"];
+  const Json& list = SelectList(node);
   if (list.size() != 1) return false;
-  const Json& item = list[0];
-  auto empty = [&](const char* key) {
-    return !item.contains(key) || item[key].is_null() || item[key].empty();
-  };
-  return item.value("class", "") == "STAR" && !item.value("columns", false) &&
-         (!item.contains("expr") || item["expr"].is_null()) && empty("exclude_list") &&
-         empty("qualified_exclude_list") && empty("replace_list") && empty("rename_list");
+  return IsPlainStar(list[0]);
 }
 
 // `SELECT DISTINCT * FROM <one stream> ...`: Spark's Distinct by every input column, an
@@ -161,10 +163,10 @@ Result<std::optional<StatefulPlanSpec>> PlanDistinctStar(const QueryAnalysis& a)
   }
   Json node = a.top;
   Json modifiers = Json::array();
-  for (const auto& m : node["modifiers"]) {
-    if (m.value("type", "") != "DISTINCT_MODIFIER") return std::optional<StatefulPlanSpec>();
+  for (const auto& m : Modifiers(node)) {
+    if (NodeType(m) != "DISTINCT_MODIFIER") return std::optional<StatefulPlanSpec>();
   }
-  node["modifiers"] = std::move(modifiers);
+  Modifiers(node) = std::move(modifiers);
   if (a.output_mode == sinks::OutputMode::kAppend && !HasWatermark(a)) {
     return DistinctWithoutWatermark();
   }
@@ -185,20 +187,20 @@ Result<std::optional<StatefulPlanSpec>> PlanDistinctStar(const QueryAnalysis& a)
 Result<QueryAnalysis> DistinctAsGroupBy(const QueryAnalysis& a) {
   Json node = a.top;
   Json modifiers = Json::array();
-  for (const auto& m : node["modifiers"]) {
-    if (m.value("type", "") != "DISTINCT_MODIFIER") modifiers.push_back(m);
+  for (const auto& m : Modifiers(node)) {
+    if (NodeType(m) != "DISTINCT_MODIFIER") modifiers.push_back(m);
   }
-  node["modifiers"] = std::move(modifiers);
+  Modifiers(node) = std::move(modifiers);
   Json keys = Json::array();
   Json set = Json::array();
-  for (const auto& item : node["select_list"]) {
+  for (const auto& item : SelectList(node)) {
     Json key = item;
-    key["alias"] = "";
+    SetAlias(key, "");
     set.push_back(keys.size());
     keys.push_back(std::move(key));
   }
-  node["group_expressions"] = std::move(keys);
-  node["group_sets"] = Json::array({std::move(set)});
+  GroupExpressions(node) = std::move(keys);
+  GroupSets(node) = Json::array({std::move(set)});
   return AnalysisOf(a, std::move(node), a.output_mode);
 }
 
@@ -261,10 +263,10 @@ Result<std::optional<StatefulPlanSpec>> PlanSingle(const QueryAnalysis& analysis
 // expression reads the window / session_window column of an aggregation.
 std::vector<std::string> WindowDerivedColumns(const Json& node) {
   std::vector<std::string> out;
-  for (const auto& item : node["select_list"]) {
+  for (const auto& item : SelectList(node)) {
     bool from_window = false;
     VisitExpression(item, [&](const Json& e) {
-      if (e.value("class", "") == "COLUMN_REF") {
+      if (ExpressionClass(e) == "COLUMN_REF") {
         std::vector<std::string> names = ColumnRefNames(e);
         for (const std::string& n : names) {
           const std::string lower = AsciiLower(n);
@@ -274,8 +276,8 @@ std::vector<std::string> WindowDerivedColumns(const Json& node) {
       return !from_window;
     });
     if (!from_window) continue;
-    std::string name = item.value("alias", std::string());
-    if (name.empty() && item.value("class", "") == "COLUMN_REF") {
+    std::string name = Alias(item);
+    if (name.empty() && ExpressionClass(item) == "COLUMN_REF") {
       std::vector<std::string> names = ColumnRefNames(item);
       if (!names.empty()) name = names.back();
     }
@@ -295,23 +297,22 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanStatelessOverAggregatio
     const QueryAnalysis& analysis) {
   using Stages = std::vector<StatefulPlanSpec>;
   const Json& top = analysis.top;
-  if (top.value("type", "") != "SELECT_NODE" || analysis.has_aggregation || analysis.has_distinct) {
+  if (!IsSelectNode(top) || analysis.has_aggregation || analysis.has_distinct) {
     return std::optional<Stages>();
   }
-  const Json& from = top["from_table"];
-  if (from.value("type", "") != "SUBQUERY" || !from.contains("subquery") ||
-      from["subquery"].value("node", Json()).value("type", "") != "SELECT_NODE") {
+  const Json& from = FromTable(top);
+  if (NodeType(from) != "SUBQUERY" || !IsSelectNode(SubqueryNode(from))) {
     return std::optional<Stages>();
   }
-  const Json& node = from["subquery"]["node"];
+  const Json& node = SubqueryNode(from);
   SLUICE_ASSIGN_OR_RETURN(QueryAnalysis lower,
                           AnalysisOf(analysis, node, sinks::OutputMode::kAppend));
   if (!lower.has_aggregation) return std::optional<Stages>();
   // Only APPEND emits each group once, when final (other modes: refused as before, "below the
   // top level").
   if (analysis.output_mode != sinks::OutputMode::kAppend) return std::optional<Stages>();
-  for (const auto& m : top["modifiers"]) {
-    const std::string type = m.value("type", "");
+  for (const auto& m : Modifiers(top)) {
+    const std::string type = NodeType(m);
     if (type == "LIMIT_MODIFIER" || type == "LIMIT_PERCENT_MODIFIER") {
       return Status::InvalidArgument(
           "LIMIT and OFFSET are not supported on streaming DataFrames/Datasets yet");
@@ -324,13 +325,13 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanStatelessOverAggregatio
   }
   const std::vector<std::string> window_columns = WindowDerivedColumns(node);
   std::optional<Status> bad;
-  for (const char* key : {"select_list", "where_clause", "qualify"}) {
-    if (!top.contains(key) || bad) continue;
-    VisitExpression(top[key], [&](const Json& e) {
-      if (e.value("class", "") != "WINDOW") return true;
+  for (const Json* clause : {&SelectList(top), &WhereClause(top), &Qualify(top)}) {
+    if (bad) continue;
+    VisitExpression(*clause, [&](const Json& e) {
+      if (ExpressionClass(e) != "WINDOW") return true;
       bool by_window = false;
-      for (const auto& p : e["partitions"]) {
-        if (p.value("class", "") != "COLUMN_REF") continue;
+      for (const auto& p : WindowPartitions(e)) {
+        if (ExpressionClass(p) != "COLUMN_REF") continue;
         std::vector<std::string> names = ColumnRefNames(p);
         if (names.empty()) continue;
         const std::string name = AsciiLower(names.back());
@@ -350,16 +351,7 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanStatelessOverAggregatio
   SLUICE_ASSIGN_OR_RETURN(Stages stages, PlanStages(lower));
   if (stages.empty()) return Status::Internal("a streaming aggregation planned no operator");
   Json upper_top = top;
-  upper_top["from_table"] =
-      Json{{"type", "BASE_TABLE"},
-           {"alias", from.value("alias", std::string())},
-           {"sample", nullptr},
-           {"query_location", 18446744073709551615ULL},
-           {"schema_name", ""},
-           {"table_name", StreamingPlan::StageTableName(stages.size() - 1)},
-           {"column_name_alias", from.value("column_name_alias", Json::array())},
-           {"catalog_name", ""},
-           {"at_clause", nullptr}};
+  FromTable(upper_top) = StageTableRef(stages.size() - 1, from);
   SLUICE_ASSIGN_OR_RETURN(stages.back().post_sql, analysis.ast->ToSql(upper_top));
   if (stages.size() == 1) {  // a per-window top-1: the aggregation keeps only its candidates
     SLUICE_RETURN_NOT_OK(HintTopOneOverAggregation(lower, top, &stages.back()));
@@ -375,16 +367,15 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
   SLUICE_ASSIGN_OR_RETURN(std::optional<Stages> over_aggregation,
                           PlanStatelessOverAggregation(analysis));
   if (over_aggregation) return over_aggregation;
-  if (analysis.top.value("type", "") != "SELECT_NODE" || !IsStateful(analysis)) {
+  if (!IsSelectNode(analysis.top) || !IsStateful(analysis)) {
     return std::optional<Stages>();
   }
-  const Json& from = analysis.top["from_table"];
+  const Json& from = FromTable(analysis.top);
   const std::string upper_kind = analysis.has_aggregation ? "an aggregation" : "a deduplication";
 
   // ---- (SELECT ... stateful ...) AS s: plan the subquery, then the top over its output. ----
-  if (from.value("type", "") == "SUBQUERY" && from.contains("subquery") &&
-      from["subquery"].value("node", Json()).value("type", "") == "SELECT_NODE") {
-    const Json& node = from["subquery"]["node"];
+  if (NodeType(from) == "SUBQUERY" && IsSelectNode(SubqueryNode(from))) {
+    const Json& node = SubqueryNode(from);
     // The subquery's rows feed another operator: planned as append (each row once).
     SLUICE_ASSIGN_OR_RETURN(QueryAnalysis lower,
                             AnalysisOf(analysis, node, sinks::OutputMode::kAppend));
@@ -421,17 +412,7 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
     SLUICE_ASSIGN_OR_RETURN(Stages stages, PlanStages(lower));
     if (stages.empty()) return Status::Internal("a stateful subquery planned no operator");
     Json upper_top = analysis.top;
-    Json& table = upper_top["from_table"];
-    const std::string alias = from.value("alias", std::string());
-    table = Json{{"type", "BASE_TABLE"},
-                 {"alias", alias},
-                 {"sample", nullptr},
-                 {"query_location", 18446744073709551615ULL},
-                 {"schema_name", ""},
-                 {"table_name", StreamingPlan::StageTableName(stages.size() - 1)},
-                 {"column_name_alias", from.value("column_name_alias", Json::array())},
-                 {"catalog_name", ""},
-                 {"at_clause", nullptr}};
+    FromTable(upper_top) = StageTableRef(stages.size() - 1, from);
     SLUICE_ASSIGN_OR_RETURN(QueryAnalysis upper,
                             AnalysisOf(analysis, std::move(upper_top), analysis.output_mode));
     SLUICE_RETURN_NOT_OK(CheckSupportedOperations(upper));
@@ -443,7 +424,7 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
 
   // ---- A stream-stream join, then an aggregation. ----
   if (analysis.query->streams.size() < 2) return std::optional<Stages>();
-  if (from.value("type", "") != "JOIN") return std::optional<Stages>();
+  if (NodeType(from) != "JOIN") return std::optional<Stages>();
   SLUICE_RETURN_NOT_OK(CheckSupportedOperations(analysis));
   // The join's rows feed the aggregation: the join runs as in append (each row once), the
   // aggregation in the query's mode (Spark 4.2 runs a join feeding an aggregation in Update mode,
@@ -482,29 +463,28 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
 // are refused by CheckSupportedOperations as before.
 Result<std::optional<StatefulPlanSpec>> PlanGlobalLimit(const QueryAnalysis& analysis) {
   const Json& top = analysis.top;
-  if (analysis.output_mode != sinks::OutputMode::kAppend ||
-      top.value("type", "") != "SELECT_NODE") {
+  if (analysis.output_mode != sinks::OutputMode::kAppend || !IsSelectNode(top)) {
     return std::optional<StatefulPlanSpec>();
   }
   const Json* limit = nullptr;
   Json rest_modifiers = Json::array();
-  for (const auto& m : top["modifiers"]) {
-    if (m.value("type", "") == "LIMIT_MODIFIER") {
+  for (const auto& m : Modifiers(top)) {
+    if (NodeType(m) == "LIMIT_MODIFIER") {
       limit = &m;
     } else {
       rest_modifiers.push_back(m);
     }
   }
-  if (limit == nullptr || !(*limit)["offset"].is_null()) return std::optional<StatefulPlanSpec>();
-  const Json& n = (*limit)["limit"];
-  if (n.value("class", "") != "CONSTANT" || !n.contains("value") ||
-      !n["value"].value("value", Json()).is_number_integer() ||
-      n["value"]["value"].get<int64_t>() < 0) {
+  if (limit == nullptr || !LimitOffset(*limit).is_null()) {
+    return std::optional<StatefulPlanSpec>();
+  }
+  const std::optional<int64_t> n = IntegerConstant(LimitCount(*limit));
+  if (!n || *n < 0) {
     return Status::InvalidArgument(
         "LIMIT of a streaming query takes a constant row count >= 0 (LIMIT n)");
   }
   Json node = top;
-  node["modifiers"] = std::move(rest_modifiers);
+  Modifiers(node) = std::move(rest_modifiers);
   SLUICE_ASSIGN_OR_RETURN(QueryAnalysis rest,
                           AnalysisOf(analysis, std::move(node), sinks::OutputMode::kAppend));
   if (IsStateful(rest) || analysis.query->streams.size() >= 2) {
@@ -515,8 +495,7 @@ Result<std::optional<StatefulPlanSpec>> PlanGlobalLimit(const QueryAnalysis& ana
   StatefulPlanSpec spec;
   spec.operator_name = ops::kGlobalLimitOperatorName;
   spec.input_sqls.push_back(rest.sql);
-  spec.op = std::make_unique<ops::GlobalLimit>(
-      ops::GlobalLimitOptions{n["value"]["value"].get<int64_t>()});
+  spec.op = std::make_unique<ops::GlobalLimit>(ops::GlobalLimitOptions{*n});
   return std::optional<StatefulPlanSpec>(std::move(spec));
 }
 

@@ -111,11 +111,11 @@ Result<std::string> SqlAst::ExpressionToSql(const Json& expression) {
 
 // ---- helpers ----
 
-namespace {
-
 bool IsExpressionObject(const Json& j) {
   return j.is_object() && j.contains("class") && j.contains("type");
 }
+
+namespace {
 
 // Keys of an expression object that hold child expressions (arrays or single objects).
 bool IsSkippedKey(const std::string& key) {

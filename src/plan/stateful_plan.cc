@@ -1,6 +1,7 @@
 #include "plan/stateful_plan.h"
 
 #include "common/strings.h"
+#include "engine/relation_names.h"
 #include "plan/operator_check.h"
 #include "plan/window_sql.h"
 
@@ -107,7 +108,7 @@ static Status CheckEventTimeType(const StreamRelation& relation, const engine::S
       return Status::OK();
     }
     const std::string of =
-        relation.alias.rfind("__stream_", 0) == 0 ? std::string() : " of " + relation.alias;
+        engine::HasStreamViewPrefix(relation.alias) ? std::string() : " of " + relation.alias;
     return Status::InvalidArgument(
         "WATERMARK " + column + of + ": the event-time column " + column + " is " + f.type.ToSql() +
         ", not a TIMESTAMP (convert it in the clause: WATERMARK <expression> AS <name> DELAY OF "
@@ -200,7 +201,7 @@ Result<PlanOutput> StreamingPlan::Execute(const PlanInput& input) {
     if (stage.output_sql.empty()) {
       rows = std::move(op_out);
     } else {
-      SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch("__op_output", op_out), sctx);
+      SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(engine::kOperatorOutputTable, op_out), sctx);
       SLUICE_ASSIGN_OR_RETURN_CTX(rows, conn_->Query(stage.output_sql), sctx + ", output");
     }
     if (k + 1 == stages_.size()) {

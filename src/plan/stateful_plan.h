@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/relation_names.h"
 #include "plan/event_time_stats.h"
 #include "plan/incremental_plan.h"
 #include "plan/planner.h"
@@ -52,7 +53,7 @@ class StreamingPlan final : public IncrementalPlan {
                                               std::vector<StatsFilters> stats_filters);
 
   // "__stage_<k>": the table holding stage k's output rows for stage k + 1.
-  static std::string StageTableName(size_t k) { return "__stage_" + std::to_string(k); }
+  static std::string StageTableName(size_t k) { return engine::StageTableName(k); }
   // The watermark a downstream operator gets from its upstream's `watermark_ms` (see above).
   static int64_t PropagateWatermark(int64_t watermark_ms, int64_t offset_ms) {
     return watermark_ms == 0 ? 0 : watermark_ms + offset_ms;

@@ -7,6 +7,7 @@
 #include "common/interval.h"
 #include "common/strings.h"
 #include "dialect/tokenizer.h"
+#include "engine/relation_names.h"
 
 namespace sluice::plan {
 
@@ -424,7 +425,7 @@ const char* StreamRelationKindName(StreamRelation::Kind kind) {
   return "?";
 }
 
-std::string StreamViewName(size_t i) { return "__stream_" + std::to_string(i); }
+std::string StreamViewName(size_t i) { return engine::StreamViewName(i); }
 
 Result<ParsedStreamingQuery> ParseStreamingQuery(std::string_view select_sql) {
   SLUICE_ASSIGN_OR_RETURN(auto tokens, Tokenize(select_sql));

@@ -1,22 +1,16 @@
 #include "plan/supported_operations.h"
 
+#include "engine/relation_names.h"
+
 namespace sluice::plan {
 namespace {
 
-bool HasModifier(const Json& node, const char* type) {
-  if (!node.contains("modifiers")) return false;
-  for (const auto& m : node["modifiers"]) {
-    if (m.value("type", "") == type) return true;
-  }
-  return false;
-}
-
 bool HasOverWindow(const Json& node) {
   bool found = false;
-  for (const char* key : {"select_list", "where_clause", "having", "qualify"}) {
-    if (!node.contains(key)) continue;
-    VisitExpression(node[key], [&](const Json& e) {
-      if (e.value("class", "") == "WINDOW") found = true;
+  for (const Json* clause :
+       {&SelectList(node), &WhereClause(node), &Having(node), &Qualify(node)}) {
+    VisitExpression(*clause, [&](const Json& e) {
+      if (ExpressionClass(e) == "WINDOW") found = true;
       return !found;
     });
   }
@@ -24,9 +18,9 @@ bool HasOverWindow(const Json& node) {
 }
 
 bool SelectHasAggregation(const Json& node) {
-  if (!node["group_expressions"].empty()) return true;
-  if (!node["having"].is_null()) return true;
-  return ContainsAggregate(node["select_list"]);
+  if (!GroupExpressions(node).empty()) return true;
+  if (!Having(node).is_null()) return true;
+  return ContainsAggregate(SelectList(node));
 }
 
 Status CheckNested(const Json& node, bool top);
@@ -34,26 +28,17 @@ bool NodeReadsStream(const Json& node);
 
 // True when the FROM tree reads a stream relation (a __stream_<i> view, stream_query_parser.h).
 bool FromReadsStream(const Json& from) {
-  if (!from.is_object()) return false;
-  const std::string type = from.value("type", "");
-  if (type == "BASE_TABLE") return from.value("table_name", "").rfind("__stream_", 0) == 0;
-  if (type == "SUBQUERY" && from.contains("subquery")) {
-    return NodeReadsStream(from["subquery"].value("node", Json()));
-  }
-  if (type == "JOIN") return FromReadsStream(from["left"]) || FromReadsStream(from["right"]);
+  const std::string type = NodeType(from);
+  if (type == "BASE_TABLE") return engine::HasStreamViewPrefix(BaseTableName(from));
+  if (type == "SUBQUERY") return NodeReadsStream(SubqueryNode(from));
+  if (type == "JOIN") return FromReadsStream(JoinLeft(from)) || FromReadsStream(JoinRight(from));
   return false;
 }
 
 bool NodeReadsStream(const Json& node) {
-  if (!node.is_object()) return false;
-  if (node.value("type", "") == "SELECT_NODE") return FromReadsStream(node["from_table"]);
-  for (const char* side : {"left", "right"}) {
-    if (node.contains(side) && NodeReadsStream(node[side])) return true;
-  }
-  if (node.contains("children")) {
-    for (const auto& c : node["children"]) {
-      if (NodeReadsStream(c)) return true;
-    }
+  if (IsSelectNode(node)) return FromReadsStream(FromTable(node));
+  for (const Json* input : SetOperationInputs(node)) {
+    if (NodeReadsStream(*input)) return true;
   }
   return false;
 }
@@ -61,10 +46,10 @@ bool NodeReadsStream(const Json& node) {
 // Spark's checks of a join between a stream and a static relation: the stream must be on the
 // preserved (outer) side of an outer join, and a full outer join needs streams on both sides.
 Status CheckStreamStaticJoin(const Json& join) {
-  const bool left = FromReadsStream(join["left"]);
-  const bool right = FromReadsStream(join["right"]);
+  const bool left = FromReadsStream(JoinLeft(join));
+  const bool right = FromReadsStream(JoinRight(join));
   if (left == right) return Status::OK();  // both static, or stream-stream (join_planner.cc)
-  const std::string jt = join.value("join_type", "INNER");
+  const std::string jt = JoinType(join);
   if ((jt == "FULL" || jt == "OUTER")) {
     return Status::InvalidArgument(
         "Full outer joins with streaming DataFrames/Datasets are not supported when only one side "
@@ -91,37 +76,30 @@ Status CheckStreamStaticJoin(const Json& join) {
 }
 
 Status CheckFrom(const Json& from) {
-  if (!from.is_object()) return Status::OK();
-  std::string type = from.value("type", "");
-  if (type == "SUBQUERY" && from.contains("subquery")) {
-    return CheckNested(from["subquery"].value("node", Json()), false);
-  }
+  const std::string type = NodeType(from);
+  if (type == "SUBQUERY") return CheckNested(SubqueryNode(from), false);
   if (type == "JOIN") {
     SLUICE_RETURN_NOT_OK(CheckStreamStaticJoin(from));
-    SLUICE_RETURN_NOT_OK(CheckFrom(from["left"]));
-    return CheckFrom(from["right"]);
+    SLUICE_RETURN_NOT_OK(CheckFrom(JoinLeft(from)));
+    return CheckFrom(JoinRight(from));
   }
   return Status::OK();
 }
 
 Status CheckNested(const Json& node, bool top) {
-  if (!node.is_object()) return Status::OK();
-  std::string type = node.value("type", "");
+  const std::string type = NodeType(node);
   if (type == "SET_OPERATION_NODE") {
-    std::string op = node.value("setop_type", "");
+    std::string op = SetOperationType(node);
     if (op != "UNION" && op != "UNION_BY_NAME") {
       return Status::InvalidArgument(op + " is not supported on streaming DataFrames/Datasets");
     }
-    if (!node.value("setop_all", true)) {
+    if (!SetOperationAll(node)) {
       return Status::InvalidArgument(
           "UNION (without ALL) is a deduplication, which is not supported here yet; use UNION "
           "ALL, or SELECT DISTINCT over it");
     }
-    for (const char* side : {"left", "right"}) {
-      if (node.contains(side)) SLUICE_RETURN_NOT_OK(CheckNested(node[side], false));
-    }
-    if (node.contains("children")) {
-      for (const auto& c : node["children"]) SLUICE_RETURN_NOT_OK(CheckNested(c, false));
+    for (const Json* input : SetOperationInputs(node)) {
+      SLUICE_RETURN_NOT_OK(CheckNested(*input, false));
     }
     return Status::OK();
   }
@@ -130,7 +108,7 @@ Status CheckNested(const Json& node, bool top) {
     return Status::InvalidArgument(
         "LIMIT and OFFSET are not supported on streaming DataFrames/Datasets yet");
   }
-  if (HasOverWindow(node) && !(top && !node["qualify"].is_null())) {
+  if (HasOverWindow(node) && !(top && !Qualify(node).is_null())) {
     return Status::InvalidArgument(
         "Non-time-based windows are not supported on streaming DataFrames/Datasets (OVER ...)");
   }
@@ -140,7 +118,7 @@ Status CheckNested(const Json& node, bool top) {
           "a streaming aggregation below the top level of the query (in a subquery) is not "
           "supported yet");
     }
-    if (HasModifier(node, "DISTINCT_MODIFIER") || !node["qualify"].is_null()) {
+    if (HasModifier(node, "DISTINCT_MODIFIER") || !Qualify(node).is_null()) {
       return Status::InvalidArgument(
           "a streaming deduplication below the top level of the query (in a subquery) is not "
           "supported yet");
@@ -151,7 +129,7 @@ Status CheckNested(const Json& node, bool top) {
           "DataFrame/Dataset in Complete output mode");
     }
   }
-  return CheckFrom(node["from_table"]);
+  return CheckFrom(FromTable(node));
 }
 
 }  // namespace
@@ -166,8 +144,7 @@ Status CheckStatelessOutputMode(const QueryAnalysis& analysis) {
         "Complete output mode not supported when there are no streaming aggregations on "
         "streaming DataFrames/Datasets");
   }
-  if (analysis.top.value("type", "") == "SELECT_NODE" &&
-      HasModifier(analysis.top, "ORDER_MODIFIER")) {
+  if (IsSelectNode(analysis.top) && HasModifier(analysis.top, "ORDER_MODIFIER")) {
     return Status::InvalidArgument(
         "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated "
         "DataFrame/Dataset in Complete output mode");
