@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
+#include "delta/field_comment.h"
 #include "delta/values.h"
 
 namespace sluice::delta {
@@ -202,9 +203,7 @@ Result<engine::Batch> DescribeColumns(DeltaTable* table, engine::Connection* con
   for (const json& f : schema.value("fields", json::array())) {
     std::string name = f.value("name", "");
     std::string type = TypeOf(f.contains("type") ? f["type"] : json());
-    std::optional<std::string> comment;
-    if (f.contains("metadata") && f["metadata"].is_object())
-      comment = TextField(f["metadata"], "comment");
+    std::optional<std::string> comment = FieldComment(f.value("metadata", json()));
     types[name] = type;
     rows.push_back({name, {type, comment}});
   }
