@@ -12,8 +12,10 @@
 
 namespace sluice::engine::testing {
 
-// An engine and one connection per test.
-class EngineTest : public ::testing::Test {
+// An engine and one connection per test. `Base` is ::testing::Test or a
+// ::testing::TestWithParam<T> for a parameterized suite.
+template <typename Base>
+class EngineTestOf : public Base {
  protected:
   void SetUp() override {
     auto engine = Engine::Open();
@@ -41,6 +43,8 @@ class EngineTest : public ::testing::Test {
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Connection> conn_;
 };
+
+using EngineTest = EngineTestOf<::testing::Test>;
 
 // A fresh directory removed at the end of the test.
 class TempDir {

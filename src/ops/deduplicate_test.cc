@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/test_util.h"
 #include "fs/file_system.h"
 #include "fs/test_util.h"
 #include "state/state_reader.h"
@@ -46,17 +47,9 @@ Metrics Of(const StateOperatorProgress& p) {
           it == p.custom_metrics.end() ? -1 : it->second};
 }
 
-class DeduplicateTest : public ::testing::TestWithParam<const char*> {
+class DeduplicateTest
+    : public engine::testing::EngineTestOf<::testing::TestWithParam<const char*>> {
  protected:
-  void SetUp() override {
-    auto engine = engine::Engine::Open();
-    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-    engine_ = std::move(engine).ValueOrDie();
-    auto conn = engine_->Connect();
-    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
-    conn_ = std::move(conn).ValueOrDie();
-  }
-
   OperatorContext Context(int32_t partitions = 4) {
     OperatorContext c;
     c.engine = engine_.get();
@@ -108,8 +101,6 @@ class DeduplicateTest : public ::testing::TestWithParam<const char*> {
     return out.ok() ? Rows(*out) : std::vector<std::string>{"<error>"};
   }
 
-  std::unique_ptr<engine::Engine> engine_;
-  std::unique_ptr<engine::Connection> conn_;
   fs::ScopedTempDir dir_{"sluice-dedup-test"};
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/test_util.h"
 #include "fs/file_system.h"
 #include "fs/test_util.h"
 #include "ops/custom_state_codec.h"
@@ -179,17 +180,9 @@ engine::Schema Schema(const std::vector<std::pair<std::string, TypeId>>& cols) {
   return s;
 }
 
-class TransformWithStateTest : public ::testing::TestWithParam<const char*> {
+class TransformWithStateTest
+    : public engine::testing::EngineTestOf<::testing::TestWithParam<const char*>> {
  protected:
-  void SetUp() override {
-    auto engine = engine::Engine::Open();
-    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
-    engine_ = std::move(engine).ValueOrDie();
-    auto conn = engine_->Connect();
-    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
-    conn_ = std::move(conn).ValueOrDie();
-  }
-
   OperatorContext Context(int32_t partitions = 4) {
     OperatorContext c;
     c.engine = engine_.get();
@@ -253,8 +246,6 @@ class TransformWithStateTest : public ::testing::TestWithParam<const char*> {
     return it == p.custom_metrics.end() ? -1 : it->second;
   }
 
-  std::unique_ptr<engine::Engine> engine_;
-  std::unique_ptr<engine::Connection> conn_;
   fs::ScopedTempDir dir_{"sluice-tws-test"};
   std::string checkpoint_ = "checkpoint";
 };
