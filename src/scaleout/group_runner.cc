@@ -137,6 +137,17 @@ class GroupProcess final : public GroupListener {
             p, query_id_, [this](int32_t partition, const stream::StreamingQueryProgress& pr) {
               OnProgress(partition, pr);
             });
+        if (!exec.ok() && IsHeldByAnother(exec.status())) {
+          // The previous owner (a zombie, or one still stopping the task) holds the task's
+          // checkpoint: wait for it without counting a failure; the group decides who owns p.
+          if (t.held_waits++ % 30 == 0) {
+            Log(err_, "task " + TaskName(p) + " waits for its checkpoint: " +
+                          exec.status().ToString() + " (retrying every second while owned)");
+          }
+          t.start_at_ms = now + 1000;
+          continue;
+        }
+        t.held_waits = 0;
         if (!exec.ok()) {
           SLUICE_RETURN_NOT_OK(OnFailure(p, t, exec.status(), now));
           continue;
@@ -161,7 +172,13 @@ class GroupProcess final : public GroupListener {
     std::unique_ptr<stream::MicroBatchExecution> exec;
     std::optional<int64_t> start_at_ms;  // when to (re)start it; nullopt: running or waiting
     int failures = 0;                    // in a row, without a batch committed in between
+    int held_waits = 0;                  // starts refused because another run holds the task
   };
+
+  // The task's checkpoint lock is held by another run (stream/checkpoint_lock.h's Conflict).
+  static bool IsHeldByAnother(const Status& st) {
+    return st.IsConflict() && st.message().find("is in use by another query") != std::string::npos;
+  }
 
   std::string TaskName(int32_t p) const { return query_->name() + "[" + std::to_string(p) + "]"; }
 
