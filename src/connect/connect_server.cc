@@ -37,6 +37,14 @@ Result<std::unique_ptr<ConnectServer>> ConnectServer::Start(const ConnectServerO
     return Status::IOError("connect: cannot listen on " + address +
                            " (in use, or not an address of this machine)");
   }
+  // foreachBatch workers connect back here, as clients on this machine.
+  std::string host = options.host;
+  if (host.empty() || host == "0.0.0.0" || host == "::" || host == "[::]") host = "127.0.0.1";
+  if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
+  PythonWorkerConfig workers;
+  workers.connect_url = "sc://" + host + ":" + std::to_string(server->port_) + "/";
+  workers.python = options.python;
+  server->service_->SetWorkerConfig(std::move(workers));
   return server;
 }
 

@@ -29,6 +29,9 @@ struct ConnectServerOptions {
   std::string host = "127.0.0.1";       // the address bound; loopback only by default
   int port = 15002;                     // Spark Connect's default; 0 picks a free one
   std::string warehouse = "warehouse";  // where table names resolve (created when missing)
+  // The Python of foreachBatch workers; empty: $PYSPARK_PYTHON, else $VIRTUAL_ENV/bin/python,
+  // else python3 (connect/foreach_batch.h WorkerPython).
+  std::string python;
 };
 
 class ConnectServer {

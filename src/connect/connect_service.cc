@@ -6,6 +6,7 @@
 
 #include "common/uuid.h"
 #include "connect/batch_to_arrow.h"
+#include "connect/batch_write.h"
 #include "connect/plan_translator.h"
 #include "connect/pyspark_names.h"
 #include "connect/rpc_errors.h"
@@ -99,6 +100,8 @@ Result<sc::Relation> ResultRelation(const engine::Batch& batch) {
 PlanTranslator TranslatorFor(ConnectSession& session) {
   TranslationContext ctx;
   ctx.temp_views = &session.temp_views;
+  std::shared_ptr<CachedRelations> cached = session.cached;
+  ctx.cached_relation = [cached](const std::string& id) { return cached->Get(id); };
   sql::Session* engine = session.sql.get();
   ctx.schema_of = [engine](const std::string& sql) -> Result<engine::Schema> {
     SLUICE_ASSIGN_OR_RETURN(engine::Batch b,
@@ -253,12 +256,23 @@ std::string TreeString(const engine::Schema& schema, Status* status) {
 
 ConnectService::ConnectService(std::string warehouse) : sessions_(std::move(warehouse)) {}
 
-grpc::Status ConnectService::ExecutePlan(grpc::ServerContext*, const sc::ExecutePlanRequest* req,
+void ConnectService::SetWorkerConfig(PythonWorkerConfig config) {
+  MutexLock lock(&config_mu_);
+  worker_config_ = std::move(config);
+}
+
+PythonWorkerConfig ConnectService::WorkerConfig() {
+  MutexLock lock(&config_mu_);
+  return worker_config_;
+}
+
+grpc::Status ConnectService::ExecutePlan(grpc::ServerContext* context,
+                                         const sc::ExecutePlanRequest* req,
                                          grpc::ServerWriter<sc::ExecutePlanResponse>* writer) {
   Result<std::shared_ptr<ConnectSession>> got = sessions_.GetOrCreate(req->session_id());
   if (!got.ok()) return ToGrpcStatus(got.status());
   ConnectSession& session = **got;
-  std::lock_guard<std::mutex> lock(session.mu);
+  std::unique_lock<std::mutex> lock(session.mu);
   const std::string operation_id = req->has_operation_id() ? req->operation_id() : NewUuidV4();
   auto send = [&](sc::ExecutePlanResponse r) {
     Stamp(session, &r);
@@ -275,26 +289,93 @@ grpc::Status ConnectService::ExecutePlan(grpc::ServerContext*, const sc::Execute
   const sc::Plan& plan = req->plan();
   if (plan.has_command()) {
     const sc::Command& cmd = plan.command();
+    if (cmd.has_streaming_query_listener_bus_command()) {
+      if (!session.streams) {
+        session.streams = std::make_unique<SessionStreams>(
+            session.sql->warehouse(), session.session_id, WorkerConfig(), session.cached);
+      }
+      SessionStreams* streams = session.streams.get();
+      lock.unlock();  // the stream stays open while the session's other requests run
+      Result<QueryListenerBus*> bus = streams->Bus();
+      if (!bus.ok()) return ToGrpcStatus(bus.status());
+      if (!cmd.streaming_query_listener_bus_command().add_listener_bus_listener()) {
+        (*bus)->Close();  // remove_listener_bus_listener: the open stream ends
+        return complete();
+      }
+      const uint64_t generation = (*bus)->Open();
+      sc::ExecutePlanResponse added;
+      added.mutable_streaming_query_listener_events_result()->set_listener_bus_listener_added(true);
+      if (!send(std::move(added))) return grpc::Status(grpc::StatusCode::CANCELLED, "client gone");
+      while (!context->IsCancelled()) {
+        std::optional<std::vector<QueryListenerBus::Event>> events =
+            (*bus)->Next(generation, std::chrono::milliseconds(500));
+        if (!events) break;  // removed, replaced by another add, or the session ended
+        if (events->empty()) continue;
+        sc::ExecutePlanResponse r;
+        for (QueryListenerBus::Event& e : *events) {
+          sc::StreamingQueryListenerEvent* out =
+              r.mutable_streaming_query_listener_events_result()->add_events();
+          out->set_event_json(std::move(e.json));
+          out->set_event_type(static_cast<sc::StreamingQueryEventType>(e.type));
+        }
+        if (!send(std::move(r))) return grpc::Status(grpc::StatusCode::CANCELLED, "client gone");
+      }
+      return complete();
+    }
     if (cmd.has_write_stream_operation_start() || cmd.has_streaming_query_command() ||
         cmd.has_streaming_query_manager_command()) {
       if (!session.streams) {
-        session.streams = std::make_unique<SessionStreams>(session.sql->warehouse());
+        session.streams = std::make_unique<SessionStreams>(
+            session.sql->warehouse(), session.session_id, WorkerConfig(), session.cached);
       }
+      SessionStreams* streams = session.streams.get();  // lives as long as the session
       sc::ExecutePlanResponse r;
       Status st;
+      bool query_failed = false;
       if (cmd.has_write_stream_operation_start()) {
         PlanTranslator translator = TranslatorFor(session);
-        st = session.streams->Start(cmd.write_stream_operation_start(), translator,
-                                    r.mutable_write_stream_operation_start_result());
-      } else if (cmd.has_streaming_query_command()) {
-        st = session.streams->Command(cmd.streaming_query_command(),
-                                      r.mutable_streaming_query_command_result());
+        st = streams->Start(cmd.write_stream_operation_start(), translator,
+                            r.mutable_write_stream_operation_start_result());
       } else {
-        st = session.streams->Manager(cmd.streaming_query_manager_command(),
-                                      r.mutable_streaming_query_manager_command_result());
+        // Without the session's lock: these may wait while a foreachBatch worker of this
+        // session sends its requests.
+        lock.unlock();
+        if (cmd.has_streaming_query_command()) {
+          st = streams->Command(cmd.streaming_query_command(),
+                                r.mutable_streaming_query_command_result(), &query_failed);
+        } else {
+          st = streams->Manager(cmd.streaming_query_manager_command(),
+                                r.mutable_streaming_query_manager_command_result(), &query_failed);
+        }
+      }
+      if (query_failed) {
+        // Spark's StreamingQueryException: what PySpark raises from awaitTermination.
+        SparkError e;
+        e.code = grpc::StatusCode::INTERNAL;
+        e.exception_class = "org.apache.spark.sql.streaming.StreamingQueryException";
+        e.error_class = "STREAM_FAILED";
+        e.message = st.message();
+        return ToGrpcStatus(e);
       }
       if (!st.ok()) return ToGrpcStatus(st);
       send(std::move(r));
+      return complete();
+    }
+    if (cmd.has_write_operation()) {
+      if (!session.write_engine) {
+        Result<std::unique_ptr<engine::Engine>> engine = engine::Engine::Open();
+        if (!engine.ok()) return ToGrpcStatus(engine.status());
+        session.write_engine = std::move(*engine);
+      }
+      PlanTranslator translator = TranslatorFor(session);
+      Status st =
+          RunWriteOperation(cmd.write_operation(), translator, *session.sql, *session.write_engine);
+      if (!st.ok()) return ToGrpcStatus(st);
+      return complete();
+    }
+    if (cmd.has_remove_cached_remote_relation_command()) {
+      // A foreachBatch DataFrame the worker let go; the runner drops it after the call anyway.
+      session.cached->Remove(cmd.remove_cached_remote_relation_command().relation().relation_id());
       return complete();
     }
     if (cmd.has_create_dataframe_view()) {

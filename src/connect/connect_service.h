@@ -14,18 +14,26 @@
 //   ReleaseExecute   acknowledged: every operation is complete when its stream ends, so there
 //                    is nothing kept to release. ReattachExecute is answered
 //                    INVALID_HANDLE.OPERATION_NOT_FOUND for the same reason.
+//   Commands         sql_command, create_dataframe_view, write_operation (batch_write.h),
+//                    write_stream_operation_start, streaming_query_command and
+//                    streaming_query_manager_command (stream_commands.h; a failed query's error
+//                    is Spark's StreamingQueryException), remove_cached_remote_relation_command.
 //   ReleaseSession   drops the session. Interrupt: acknowledged, nothing interrupted (a request
 //                    runs to its end). AddArtifacts, ArtifactStatus, CloneSession, GetStatus and
 //                    FetchErrorDetails: UNIMPLEMENTED (no error carries an errorId to fetch).
 // Errors carry Spark's exception classes and error classes (connect/rpc_errors.h).
 //
 // Thread safety: gRPC calls the service from its thread pool; requests of one session are
-// serialized by the session's mutex, requests of different sessions run in parallel.
+// serialized by the session's mutex, requests of different sessions run in parallel. The
+// StreamingQuery and spark.streams commands do not take the session's mutex (they may block
+// while a foreachBatch worker of the same session sends requests).
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "common/mutex.h"
+#include "connect/foreach_batch.h"
 #include "connect/session_registry.h"
 #include "spark/connect/base.grpc.pb.h"
 
@@ -36,6 +44,10 @@ inline constexpr int64_t kRowsPerArrowBatch = 8192;
 class ConnectService final : public spark::connect::SparkConnectService::Service {
  public:
   explicit ConnectService(std::string warehouse);
+
+  // Where foreachBatch workers connect back to and their Python (foreach_batch.h); set by the
+  // server once it listens. Without a URL, foreachBatch is refused.
+  void SetWorkerConfig(PythonWorkerConfig config);
 
   grpc::Status ExecutePlan(
       grpc::ServerContext* context, const spark::connect::ExecutePlanRequest* request,
@@ -61,7 +73,11 @@ class ConnectService final : public spark::connect::SparkConnectService::Service
   SessionRegistry& sessions() { return sessions_; }
 
  private:
+  PythonWorkerConfig WorkerConfig();
+
   SessionRegistry sessions_;
+  Mutex config_mu_;
+  PythonWorkerConfig worker_config_ SLUICE_GUARDED_BY(config_mu_);
 };
 
 }  // namespace sluice::connect

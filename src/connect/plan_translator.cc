@@ -436,6 +436,65 @@ bool IsQueryText(std::string_view text) {
          word == "TABLE";
 }
 
+Result<std::string> PlanTranslator::ViewsInStatement(const std::string& text,
+                                                     const std::vector<dialect::Token>& tokens) {
+  // Words after which a table name is read (FROM t, JOIN t, MERGE ... USING t) or written.
+  auto read_position = [](const dialect::Token& t) {
+    return t.IsKeyword("from") || t.IsKeyword("join") || t.IsKeyword("using");
+  };
+  auto write_position = [](const dialect::Token& t) {
+    return t.IsKeyword("into") || t.IsKeyword("update") || t.IsKeyword("table") ||
+           t.IsKeyword("overwrite");
+  };
+  // Words that may follow a table reference and are not its alias.
+  auto clause_word = [](const dialect::Token& t) {
+    static const char* kWords[] = {
+        "on",      "where",  "when",      "join",   "inner",   "left",        "right",
+        "full",    "cross",  "natural",   "using",  "group",   "order",       "limit",
+        "union",   "except", "intersect", "having", "window",  "lateral",     "anti",
+        "semi",    "set",    "values",    "select", "qualify", "tablesample", "pivot",
+        "unpivot", "with",   "partition", "by",     "cluster", "sort",        "distribute",
+        "minus",   "offset", "timestamp", "version"};
+    for (const char* w : kWords) {
+      if (t.IsKeyword(w)) return true;
+    }
+    return false;
+  };
+  std::string out;
+  size_t copied = 0;
+  for (size_t i = 1; i < tokens.size(); ++i) {
+    const dialect::Token& t = tokens[i];
+    if (t.kind != dialect::TokenKind::kWord && t.kind != dialect::TokenKind::kBacktick) continue;
+    if (tokens[i - 1].IsSymbol(".")) continue;
+    if (i + 1 < tokens.size() && (tokens[i + 1].IsSymbol(".") || tokens[i + 1].IsSymbol("(")))
+      continue;
+    auto it = ctx_.temp_views->find(Lower(t.text));
+    if (it == ctx_.temp_views->end()) continue;
+    const dialect::Token& before = tokens[i - 1];
+    if (write_position(before) ||
+        (before.IsKeyword("from") && i >= 2 && tokens[i - 2].IsKeyword("delete"))) {
+      return NotYet("a statement that writes the temporary view '" + it->second.name +
+                    "' (a temporary view is read only)");
+    }
+    if (!read_position(before)) continue;  // not a table name here (a column, an alias, ...)
+    // The user's alias, when one follows, names the derived table; else the view's name does.
+    bool aliased = false;
+    if (i + 1 < tokens.size()) {
+      const dialect::Token& next = tokens[i + 1];
+      aliased =
+          next.IsKeyword("as") ||
+          ((next.kind == dialect::TokenKind::kWord || next.kind == dialect::TokenKind::kBacktick) &&
+           !clause_word(next));
+    }
+    out += text.substr(copied, t.begin - copied);
+    out += "(" + it->second.sql + ")";
+    if (!aliased) out += " AS " + QuoteName(it->second.name);
+    copied = t.end;
+  }
+  out += text.substr(copied);
+  return out;
+}
+
 Result<std::string> PlanTranslator::WithTempViews(const std::string& text) {
   if (ctx_.temp_views == nullptr || ctx_.temp_views->empty()) return text;
   SLUICE_ASSIGN_OR_RETURN(std::vector<dialect::Token> tokens,
@@ -453,10 +512,7 @@ Result<std::string> PlanTranslator::WithTempViews(const std::string& text) {
     if (!seen) named.push_back(&it->second);
   }
   if (named.empty()) return text;
-  if (!IsQueryText(text)) {
-    return NotYet("a statement other than a query that reads the temporary view '" +
-                  named[0]->name + "'");
-  }
+  if (!IsQueryText(text)) return ViewsInStatement(text, tokens);
   std::string ctes;
   for (const TempView* v : named) {
     ctes += (ctes.empty() ? "" : ", ") + QuoteName(v->name) + " AS (" + v->sql + ")";
@@ -520,6 +576,17 @@ Result<PlanTranslator::Sub> PlanTranslator::TranslateRelation(const sc::Relation
         text.pop_back();
       }
       SLUICE_ASSIGN_OR_RETURN(out.sql, WithTempViews(text));
+      return out;
+    }
+    case K::kCachedRemoteRelation: {
+      const std::string& id = rel.cached_remote_relation().relation_id();
+      if (!ctx_.cached_relation) return NotYet("a cached remote relation here");
+      std::optional<std::string> sql = ctx_.cached_relation(id);
+      if (!sql) {
+        return Status::NotFound("Spark Connect: no cached DataFrame with id " + id +
+                                " (a foreachBatch DataFrame is readable during its call only)");
+      }
+      out.sql = *sql;
       return out;
     }
     case K::kRange: {

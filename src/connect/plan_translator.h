@@ -35,11 +35,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/result.h"
+#include "dialect/tokenizer.h"
 #include "engine/types.h"
 
 namespace spark::connect {
@@ -62,6 +64,9 @@ struct TranslationContext {
   const TempViews* temp_views = nullptr;  // none when null
   // The columns of a query; relations that need them are refused when it is not set.
   std::function<Result<engine::Schema>(const std::string& sql)> schema_of;
+  // The SQL of a cached relation (CachedRemoteRelation: a foreachBatch micro-batch) by its id;
+  // nullopt for an unknown id. Cached relations are refused when it is not set.
+  std::function<std::optional<std::string>(const std::string& id)> cached_relation;
 };
 
 class PlanTranslator {
@@ -73,7 +78,10 @@ class PlanTranslator {
   // An expression as Spark SQL text.
   Result<std::string> Expr(const spark::connect::Expression& expression);
   // SQL text with the temporary views it names given as CTEs; the text itself when it names
-  // none. A statement other than a query that names a view is refused (NotSupported).
+  // none. In a statement other than a query (MERGE, INSERT ... SELECT, ...), a view named as a
+  // table to read (right after FROM, JOIN or USING) becomes its query as a derived table of the
+  // view's name; a view named anywhere else as a table (INTO, UPDATE, TABLE, MERGE INTO ...) is
+  // refused (NotSupported: a temporary view is not written).
   Result<std::string> WithTempViews(const std::string& text);
   // An expression whose columns carrying one of `qualifiers`' plan ids (df.col of a side of a
   // join) are qualified by that name: "l.id". For a join's condition built outside Query.
@@ -89,6 +97,9 @@ class PlanTranslator {
   Result<Sub> TranslateRelation(const spark::connect::Relation& relation);
   Result<Sub> TranslateJoin(const spark::connect::Relation& relation);
   Result<engine::Schema> SchemaOf(const Sub& sub, const char* what);
+  // WithTempViews of a statement other than a query (the views in its FROM/JOIN/USING).
+  Result<std::string> ViewsInStatement(const std::string& text,
+                                       const std::vector<dialect::Token>& tokens);
   // `sub` as a FROM item: "(query) AS name", or a join's FROM item.
   std::string From(const Sub& sub);
   Result<std::string> Function(const std::string& name, const std::string& args_joined,

@@ -341,9 +341,53 @@ TEST(PlanTranslatorTest, TemporaryViewsAreReadByNameAndInSql) {
   // Names that are not a view reference: a column's qualifier part, a function.
   EXPECT_EQ(*t.WithTempViews("SELECT t.people, people(1) FROM t"),
             "SELECT t.people, people(1) FROM t");
-  Result<std::string> insert = t.WithTempViews("INSERT INTO t SELECT * FROM people");
-  ASSERT_TRUE(insert.status().IsNotSupported());
-  EXPECT_NE(insert.status().message().find("'People'"), std::string::npos);
+}
+
+TEST(PlanTranslatorTest, TemporaryViewsInStatementsAreDerivedTables) {
+  TempViews views;
+  views["b"] = TempView{"b", "SELECT 1 AS id"};
+  TranslationContext ctx;
+  ctx.temp_views = &views;
+  PlanTranslator t(ctx);
+  // foreachBatch's upsert: the view after USING, without and with an alias; `b.id` and a column
+  // named b stay as they are.
+  EXPECT_EQ(*t.WithTempViews("MERGE INTO silver USING b ON silver.id = b.id "
+                             "WHEN MATCHED THEN UPDATE SET v = b"),
+            "MERGE INTO silver USING (SELECT 1 AS id) AS b ON silver.id = b.id "
+            "WHEN MATCHED THEN UPDATE SET v = b");
+  EXPECT_EQ(*t.WithTempViews("MERGE INTO silver s USING B u ON s.id = u.id"),
+            "MERGE INTO silver s USING (SELECT 1 AS id) u ON s.id = u.id");
+  EXPECT_EQ(*t.WithTempViews("MERGE INTO silver s USING `b` AS u ON s.id = u.id"),
+            "MERGE INTO silver s USING (SELECT 1 AS id) AS u ON s.id = u.id");
+  EXPECT_EQ(*t.WithTempViews("INSERT INTO t SELECT * FROM b WHERE id > 0"),
+            "INSERT INTO t SELECT * FROM (SELECT 1 AS id) AS b WHERE id > 0");
+  EXPECT_EQ(*t.WithTempViews("DELETE FROM t WHERE id IN (SELECT id FROM b JOIN b AS c ON TRUE)"),
+            "DELETE FROM t WHERE id IN (SELECT id FROM (SELECT 1 AS id) AS b JOIN (SELECT 1 AS "
+            "id) AS c ON TRUE)");
+  // A view is read only: a statement writing one is refused, naming it.
+  for (const char* text : {"INSERT INTO b VALUES (1)", "MERGE INTO b USING t ON b.id = t.id",
+                           "UPDATE b SET id = 2", "DELETE FROM b WHERE id = 1"}) {
+    Result<std::string> write = t.WithTempViews(text);
+    ASSERT_TRUE(write.status().IsNotSupported()) << text;
+    EXPECT_NE(write.status().message().find("writes the temporary view 'b'"), std::string::npos);
+  }
+}
+
+TEST(PlanTranslatorTest, CachedRemoteRelationIsItsSqlWhileCached) {
+  sc::Relation rel;
+  rel.mutable_cached_remote_relation()->set_relation_id("r1");
+  EXPECT_TRUE(PlanTranslator().Query(rel).status().IsNotSupported());  // no cache in context
+  TranslationContext ctx;
+  ctx.cached_relation = [](const std::string& id) -> std::optional<std::string> {
+    if (id == "r1") return std::string("SELECT * FROM delta.`/tmp/b`");
+    return std::nullopt;
+  };
+  PlanTranslator t(ctx);
+  EXPECT_EQ(*t.Query(rel), "SELECT * FROM delta.`/tmp/b`");
+  rel.mutable_cached_remote_relation()->set_relation_id("gone");
+  Result<std::string> gone = t.Query(rel);
+  ASSERT_TRUE(gone.status().IsNotFound());
+  EXPECT_NE(gone.status().message().find("no cached DataFrame with id gone"), std::string::npos);
 }
 
 }  // namespace

@@ -14,7 +14,8 @@
 //
 // Thread safety: the registry is thread-safe. A ConnectSession's `mu` serializes the requests
 // of one session (sql::Session is used by one thread at a time); hold it for every use of `sql`,
-// `confs` and `temp_views`.
+// `confs`, `temp_views`, `streams` (the pointer; SessionStreams has its own lock) and
+// `write_engine`.
 #pragma once
 
 #include <map>
@@ -24,6 +25,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "connect/foreach_batch.h"
 #include "connect/plan_translator.h"
 #include "connect/stream_commands.h"
 #include "sql/session.h"
@@ -38,6 +40,9 @@ struct ConnectSession {
   std::map<std::string, std::string> confs;  // set by the client
   TempViews temp_views;                      // createOrReplaceTempView
   std::unique_ptr<SessionStreams> streams;   // writeStream queries (opened on first use)
+  // foreachBatch micro-batches by relation id (thread-safe itself: the query threads add them).
+  std::shared_ptr<CachedRelations> cached = std::make_shared<CachedRelations>();
+  std::unique_ptr<engine::Engine> write_engine;  // df.write's Delta writer (opened on first use)
 
   // The conf's value: set, else Spark's default; nullopt when neither.
   std::optional<std::string> GetConf(const std::string& key) const;

@@ -67,12 +67,99 @@ std::optional<size_t> FindName(const std::vector<std::string>& names, const std:
 
 }  // namespace
 
-SessionStreams::SessionStreams(std::string warehouse) : warehouse_(std::move(warehouse)) {}
+struct SessionStreams::Workers {
+  Mutex mu;
+  std::map<std::string, std::shared_ptr<ForeachBatchRunner>> by_run SLUICE_GUARDED_BY(mu);
+
+  void Close(const std::string& run_id) {
+    std::shared_ptr<ForeachBatchRunner> runner;
+    {
+      MutexLock lock(&mu);
+      auto it = by_run.find(run_id);
+      if (it == by_run.end()) return;
+      runner = it->second;
+      by_run.erase(it);
+    }
+    runner->Close();
+  }
+  void CloseAll() {
+    std::map<std::string, std::shared_ptr<ForeachBatchRunner>> all;
+    {
+      MutexLock lock(&mu);
+      all.swap(by_run);
+    }
+    for (auto& [run, runner] : all) runner->Close();
+  }
+};
+
+// Kills a query's foreachBatch worker when the query ends by itself (availableNow, a failure).
+class SessionStreams::EndListener : public sluice::StreamingQueryListener {
+ public:
+  explicit EndListener(std::weak_ptr<Workers> workers) : workers_(std::move(workers)) {}
+  void OnQueryTerminated(const sluice::QueryTerminatedEvent& event) override {
+    if (std::shared_ptr<Workers> w = workers_.lock()) w->Close(event.run_id);
+  }
+
+ private:
+  std::weak_ptr<Workers> workers_;
+};
+
+SessionStreams::SessionStreams(std::string warehouse, std::string session_id,
+                               PythonWorkerConfig workers, std::shared_ptr<CachedRelations> cache)
+    : warehouse_(std::move(warehouse)),
+      session_id_(std::move(session_id)),
+      worker_config_(std::move(workers)),
+      cache_(std::move(cache)),
+      workers_(std::make_shared<Workers>()) {}
 
 SessionStreams::~SessionStreams() {
-  // Stop every query before the API session that runs them closes.
+  bus_->Close();
+  // The session (or the server) ends: the workers first (a batch waiting on its worker fails at
+  // once instead of the worker's requests to a server that is going away), then every query,
+  // before the API session that runs them closes.
+  workers_->CloseAll();
+  MutexLock lock(&mu_);
   for (auto& [id, query] : queries_) (void)query->Stop();
   queries_.clear();
+}
+
+std::shared_ptr<sluice::StreamingQuery> SessionStreams::Find(const std::string& id,
+                                                             const std::string& run_id) {
+  MutexLock lock(&mu_);
+  std::string run = run_id;
+  if (run.empty()) {
+    auto latest = latest_run_.find(id);
+    if (latest == latest_run_.end()) return nullptr;
+    run = latest->second;
+  }
+  auto it = queries_.find(run);
+  if (it == queries_.end() || it->second->Id() != id) return nullptr;
+  return it->second;
+}
+
+std::vector<std::shared_ptr<sluice::StreamingQuery>> SessionStreams::All() {
+  MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<sluice::StreamingQuery>> out;
+  for (const auto& [id, q] : queries_) out.push_back(q);
+  return out;
+}
+
+void SessionStreams::CloseWorker(const std::string& run_id) { workers_->Close(run_id); }
+
+Status SessionStreams::OpenApi() {
+  if (api_) return Status::OK();
+  sluice::SessionOptions options;
+  options.warehouse = warehouse_;
+  SLUICE_ASSIGN_OR_RETURN(api_, sluice::Session::Open(options));
+  api_->AddListener(std::make_shared<EndListener>(workers_));
+  api_->AddListener(bus_);
+  return Status::OK();
+}
+
+Result<QueryListenerBus*> SessionStreams::Bus() {
+  MutexLock lock(&mu_);
+  SLUICE_RETURN_NOT_OK(OpenApi());
+  return bus_.get();
 }
 
 bool SessionStreams::IsStreaming(const sc::Relation& rel) {
@@ -263,18 +350,32 @@ Result<sluice::DataFrame> SessionStreams::JoinFrame(const sc::Join& j, PlanTrans
 
 Status SessionStreams::Start(const sc::WriteStreamOperationStart& start, PlanTranslator& t,
                              sc::WriteStreamOperationStartResult* result) {
-  if (start.has_foreach_batch()) return NotYet("writeStream.foreachBatch");
   if (start.has_foreach_writer()) return NotYet("writeStream.foreach");
   if (start.clustering_column_names_size()) return NotYet("writeStream.clusterBy");
-  if (!api_) {
-    sluice::SessionOptions options;
-    options.warehouse = warehouse_;
-    SLUICE_ASSIGN_OR_RETURN(api_, sluice::Session::Open(options));
+  std::shared_ptr<ForeachBatchRunner> runner;
+  if (start.has_foreach_batch()) {
+    if (!start.foreach_batch().has_python_function()) {
+      return NotYet("writeStream.foreachBatch of a Scala function");
+    }
+    const sc::PythonUDF& fn = start.foreach_batch().python_function();
+    ForeachBatchOptions fo;
+    fo.config = worker_config_;
+    fo.session_id = session_id_;
+    fo.python_version = fn.python_ver();
+    fo.command = fn.command();
+    fo.cache = cache_;
+    runner = std::make_shared<ForeachBatchRunner>(std::move(fo));
   }
+  MutexLock lock(&mu_);
+  SLUICE_RETURN_NOT_OK(OpenApi());
   SLUICE_ASSIGN_OR_RETURN(sluice::DataFrame frame, Frame(start.input(), t));
   SLUICE_RETURN_NOT_OK(frame.status());
   sluice::DataStreamWriter writer = frame.WriteStream();
-  if (!start.format().empty()) {
+  if (runner) {
+    writer.ForeachBatch([runner](const sluice::DataFrame& batch, int64_t batch_id) -> Status {
+      return runner->Run(batch, batch_id);
+    });
+  } else if (!start.format().empty()) {
     writer.Format(start.format());
   } else if (!start.has_table_name()) {
     return NotYet("writeStream without format(...) (Spark's default sink, parquet files)");
@@ -314,18 +415,39 @@ Status SessionStreams::Start(const sc::WriteStreamOperationStart& start, PlanTra
   result->mutable_query_id()->set_id(query->Id());
   result->mutable_query_id()->set_run_id(query->RunId());
   if (query->Name()) result->set_name(*query->Name());
-  queries_[query->Id()] = query;
+  if (bus_->IsOpen()) {
+    result->set_query_started_event_json(
+        QueryListenerBus::StartedEventJson(query->Id(), query->RunId(), query->Name()));
+  }
+  queries_[query->RunId()] = query;
+  latest_run_[query->Id()] = query->RunId();
+  if (runner) {
+    {
+      MutexLock wl(&workers_->mu);
+      workers_->by_run[query->RunId()] = runner;
+    }
+    // Ended before it was registered (its end event found nothing to close): close it now.
+    if (!query->IsActive()) workers_->Close(query->RunId());
+  }
   return Status::OK();
 }
 
 Status SessionStreams::Command(const sc::StreamingQueryCommand& cmd,
-                               sc::StreamingQueryCommandResult* result) {
-  auto it = queries_.find(cmd.query_id().id());
-  if (it == queries_.end()) {
+                               sc::StreamingQueryCommandResult* result, bool* query_failed) {
+  // The run the client's StreamingQuery object stands for (a restart on the same checkpoint is
+  // another run of the same id, as in Spark).
+  std::shared_ptr<sluice::StreamingQuery> found =
+      Find(cmd.query_id().id(), cmd.query_id().run_id());
+  if (!found) {
     return Status::NotFound("Spark Connect: no streaming query with id " + cmd.query_id().id() +
                             " in this session");
   }
-  sluice::StreamingQuery& q = *it->second;
+  sluice::StreamingQuery& q = *found;
+  // The query's own error (it failed), told apart from the command's.
+  auto failed = [&](Status st) {
+    if (!st.ok() && query_failed != nullptr && q.Exception().has_value()) *query_failed = true;
+    return st;
+  };
   *result->mutable_query_id() = cmd.query_id();
   using K = sc::StreamingQueryCommand::CommandCase;
   switch (cmd.command_case()) {
@@ -348,10 +470,14 @@ Status SessionStreams::Command(const sc::StreamingQueryCommand& cmd,
       for (const std::string& p : q.RecentProgress()) out->add_recent_progress_json(p);
       return Status::OK();
     }
-    case K::kStop:
-      return q.Stop();
+    case K::kStop: {
+      // A batch in progress completes (its foreachBatch call too), then the worker is killed.
+      Status st = q.Stop();
+      CloseWorker(q.RunId());
+      return st;
+    }
     case K::kProcessAllAvailable:
-      return q.ProcessAllAvailable();
+      return failed(q.ProcessAllAvailable());
     case K::kException: {
       auto* out = result->mutable_exception();
       if (std::optional<sluice::Status> e = q.Exception()) {
@@ -363,13 +489,13 @@ Status SessionStreams::Command(const sc::StreamingQueryCommand& cmd,
     case K::kAwaitTermination: {
       auto* out = result->mutable_await_termination();
       if (cmd.await_termination().has_timeout_ms()) {
-        SLUICE_ASSIGN_OR_RETURN(
-            bool ended,
-            q.AwaitTermination(std::chrono::milliseconds(cmd.await_termination().timeout_ms())));
-        out->set_terminated(ended);
+        Result<bool> ended =
+            q.AwaitTermination(std::chrono::milliseconds(cmd.await_termination().timeout_ms()));
+        if (!ended.ok()) return failed(ended.status());
+        out->set_terminated(*ended);
         return Status::OK();
       }
-      SLUICE_RETURN_NOT_OK(q.AwaitTermination());
+      SLUICE_RETURN_NOT_OK(failed(q.AwaitTermination()));
       out->set_terminated(true);
       return Status::OK();
     }
@@ -381,7 +507,8 @@ Status SessionStreams::Command(const sc::StreamingQueryCommand& cmd,
 }
 
 Status SessionStreams::Manager(const sc::StreamingQueryManagerCommand& cmd,
-                               sc::StreamingQueryManagerCommandResult* result) {
+                               sc::StreamingQueryManagerCommandResult* result, bool* query_failed) {
+  const std::vector<std::shared_ptr<sluice::StreamingQuery>> queries = All();
   auto instance = [](const sluice::StreamingQuery& q,
                      sc::StreamingQueryManagerCommandResult::StreamingQueryInstance* out) {
     out->mutable_id()->set_id(q.Id());
@@ -392,27 +519,32 @@ Status SessionStreams::Manager(const sc::StreamingQueryManagerCommand& cmd,
   switch (cmd.command_case()) {
     case K::kActive: {
       auto* out = result->mutable_active();
-      for (const auto& [id, q] : queries_) {
+      for (const auto& q : queries) {
         if (q->IsActive()) instance(*q, out->add_active_queries());
       }
       return Status::OK();
     }
     case K::kGetQuery: {
       // Spark's spark.streams.get: the active query of that id, else none.
-      auto it = queries_.find(cmd.get_query());
-      if (it != queries_.end() && it->second->IsActive()) {
-        instance(*it->second, result->mutable_query());
-      }
+      std::shared_ptr<sluice::StreamingQuery> q = Find(cmd.get_query());
+      if (q && q->IsActive()) instance(*q, result->mutable_query());
       return Status::OK();
     }
     case K::kAwaitAnyTermination: {
       const bool timed = cmd.await_any_termination().has_timeout_ms();
       const auto deadline = std::chrono::steady_clock::now() +
                             std::chrono::milliseconds(cmd.await_any_termination().timeout_ms());
+      auto forgotten = [this](const std::string& run_id) {
+        MutexLock lock(&mu_);
+        return reset_.count(run_id) > 0;
+      };
       while (true) {
-        for (const auto& [id, q] : queries_) {
-          if (q->IsActive() || reset_.count(q->RunId())) continue;
-          if (std::optional<sluice::Status> e = q->Exception()) return *e;
+        for (const auto& q : queries) {
+          if (q->IsActive() || forgotten(q->RunId())) continue;
+          if (std::optional<sluice::Status> e = q->Exception()) {
+            if (query_failed != nullptr) *query_failed = true;
+            return *e;
+          }
           result->mutable_await_any_termination()->set_terminated(true);
           return Status::OK();
         }
@@ -422,7 +554,7 @@ Status SessionStreams::Manager(const sc::StreamingQueryManagerCommand& cmd,
         }
         // Wait on one active query a little; none active and none ended: nothing will end.
         bool waited = false;
-        for (const auto& [id, q] : queries_) {
+        for (const auto& q : queries) {
           if (!q->IsActive()) continue;
           SLUICE_RETURN_NOT_OK(q->AwaitTermination(std::chrono::milliseconds(50)).status());
           waited = true;
@@ -436,15 +568,19 @@ Status SessionStreams::Manager(const sc::StreamingQueryManagerCommand& cmd,
         if (!waited) std::this_thread::sleep_until(deadline);
       }
     }
-    case K::kResetTerminated:
-      for (const auto& [id, q] : queries_) {
+    case K::kResetTerminated: {
+      MutexLock lock(&mu_);
+      for (const auto& q : queries) {
         if (!q->IsActive()) reset_.insert(q->RunId());
       }
       return Status::OK();
+    }
     case K::kAddListener:
     case K::kRemoveListener:
     case K::kListListeners:
-      return NotYet("spark.streams listeners (StreamingQueryListener)");
+      return NotYet(
+          "server-side streaming query listeners (StreamingQueryManagerCommand "
+          "add_listener, of clients before PySpark 4; PySpark 4's addListener is served)");
     default:
       return Status::InvalidArgument(
           "Spark Connect: a streaming query manager command without a "

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/uuid.h"
 #include "spark/connect/commands.pb.h"
 #include "spark/connect/relations.pb.h"
 #include "sql/session.h"
@@ -74,7 +75,7 @@ class SessionStreamsTest : public ::testing::Test {
 // A stream joined with a batch relation on a column name: Spark's columns (the key, the left
 // side's others, the right side's), the batch side read in the micro-batch.
 TEST_F(SessionStreamsTest, StreamStaticJoinOnNamesHasSparksColumns) {
-  SessionStreams streams(dir_ + "/wh");
+  SessionStreams streams(dir_ + "/wh", NewUuidV4(), {}, std::make_shared<CachedRelations>());
   sc::Relation join;
   *join.mutable_join()->mutable_left() = StreamOf("ev");
   join.mutable_join()->mutable_right()->mutable_sql()->set_query(
@@ -128,7 +129,7 @@ TEST_F(SessionStreamsTest, StreamStaticJoinOnNamesHasSparksColumns) {
 // dropDuplicates(subset) on a stream keeps one row per key.
 TEST_F(SessionStreamsTest, DropDuplicatesOfASubset) {
   Run("INSERT INTO ev VALUES (4, 'a'), (5, 'b')");
-  SessionStreams streams(dir_ + "/wh");
+  SessionStreams streams(dir_ + "/wh", NewUuidV4(), {}, std::make_shared<CachedRelations>());
   sc::Relation dedup;
   *dedup.mutable_deduplicate()->mutable_input() = StreamOf("ev");
   dedup.mutable_deduplicate()->add_column_names("user");
@@ -142,7 +143,7 @@ TEST_F(SessionStreamsTest, DropDuplicatesOfASubset) {
 
 // A relation the stream path does not translate is refused naming it and its PySpark API.
 TEST_F(SessionStreamsTest, UnsupportedRelationOnAStreamIsNamed) {
-  SessionStreams streams(dir_ + "/wh");
+  SessionStreams streams(dir_ + "/wh", NewUuidV4(), {}, std::make_shared<CachedRelations>());
   sc::WriteStreamOperationStart start;
   *start.mutable_input()->mutable_sample()->mutable_input() = StreamOf("ev");
   start.set_format("delta");

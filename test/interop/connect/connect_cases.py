@@ -408,6 +408,183 @@ def stream_rate(spark, ctx):
             "evens": evens == (len(values) + 1) // 2, "active": q.isActive}
 
 
+def _bronze(spark, name, rows):
+    spark.sql(f"CREATE TABLE IF NOT EXISTS {name} (id BIGINT, user STRING, amount BIGINT) "
+              "USING DELTA")
+    spark.sql(f"INSERT INTO {name} VALUES " + ", ".join(f"({i}, '{u}', {a})" for i, u, a in rows))
+
+
+def _foreach_run(spark, source, cp, fn):
+    q = (spark.readStream.table(source).writeStream.foreachBatch(fn)
+         .option("checkpointLocation", cp).trigger(availableNow=True).start())
+    q.awaitTermination()
+    return q
+
+
+def foreach_batch_append(spark, ctx):
+    """foreachBatch appending each micro-batch to a Delta path (format("delta").mode("append")
+    .save) and to a table (saveAsTable), with the batch id and df.count() of each call; run twice
+    on one checkpoint with data in between: the batch ids continue."""
+    import os
+    from pyspark.sql import functions as F
+    t, tmp = ctx["table"], ctx["tmp"]
+    out, cp = os.path.join(tmp, "out"), os.path.join(tmp, "cp")
+    _bronze(spark, t, [(1, "a", 10), (2, "b", 20), (3, "a", 30)])
+
+    def fn(df, batch_id):
+        n = df.count()
+        (df.withColumn("batch", F.lit(batch_id)).withColumn("n", F.lit(n))
+         .write.format("delta").mode("append").save(out))
+        df.select("id").write.mode("append").saveAsTable(f"{t}_copy")
+
+    q1 = _foreach_run(spark, t, cp, fn)
+    first = _progress(q1)
+    _bronze(spark, t, [(4, "c", 40), (5, "b", 50)])
+    q2 = _foreach_run(spark, t, cp, fn)
+    result = {
+        "out": rows(spark.sql(f"SELECT batch, n, id, user, amount FROM delta.`{out}` "
+                              "ORDER BY batch, id")),
+        "copy": rows(spark.sql(f"SELECT id FROM {t}_copy ORDER BY id")),
+        "progress": [first, _progress(q2)], "same_id": q1.id == q2.id,
+        "active": [q1.isActive, q2.isActive], "exception": [q1.exception(), q2.exception()]}
+    spark.sql(f"DROP TABLE {t}_copy")
+    spark.sql(f"DROP TABLE {t}")
+    return result
+
+
+def foreach_batch_merge(spark, ctx):
+    """The Databricks upsert: inside foreachBatch, the batch as a temporary view and
+    df.sparkSession.sql("MERGE INTO silver USING view ..."); two runs, the second updating rows
+    the first inserted and inserting new ones; also df.collect() inside the function."""
+    import os
+    t, tmp = ctx["table"], ctx["tmp"]
+    cp = os.path.join(tmp, "cp")
+    silver = f"{t}_silver"
+    spark.sql(f"CREATE TABLE {silver} (id BIGINT, user STRING, amount BIGINT) USING DELTA")
+    _bronze(spark, t, [(1, "a", 10), (2, "b", 20), (3, "a", 30)])
+
+    def fn(df, batch_id):
+        view = f"{t}_updates"
+        df.createOrReplaceTempView(view)
+        seen = sorted(r.id for r in df.collect())
+        df.sparkSession.sql(
+            f"MERGE INTO {silver} s USING {view} u ON s.id = u.id "
+            "WHEN MATCHED THEN UPDATE SET s.user = u.user, s.amount = u.amount "
+            "WHEN NOT MATCHED THEN INSERT (id, user, amount) VALUES (u.id, u.user, u.amount)")
+        df.sparkSession.sql(f"CREATE TABLE IF NOT EXISTS {t}_log (batch BIGINT, ids STRING) "
+                            "USING DELTA")
+        df.sparkSession.sql(f"INSERT INTO {t}_log VALUES ({batch_id}, "
+                            f"'{','.join(str(i) for i in seen)}')")
+
+    _foreach_run(spark, t, cp, fn)
+    first = rows(spark.sql(f"SELECT * FROM {silver} ORDER BY id"))
+    _bronze(spark, t, [(2, "b", 25), (4, "c", 40)])
+    _foreach_run(spark, t, cp, fn)
+    result = {"first": first, "second": rows(spark.sql(f"SELECT * FROM {silver} ORDER BY id")),
+              "log": rows(spark.sql(f"SELECT * FROM {t}_log ORDER BY batch"))}
+    for name in (silver, f"{t}_log", t):
+        spark.sql(f"DROP TABLE {name}")
+    return result
+
+
+def foreach_batch_error(spark, ctx):
+    """An exception raised by the foreachBatch function fails the query: awaitTermination
+    raises StreamingQueryException carrying the Python exception's message, exception() has
+    it, and the query is no longer active; nothing of the failed batch is committed (a restart
+    with a function that works runs the same batch id again)."""
+    import os
+    t, tmp = ctx["table"], ctx["tmp"]
+    cp = os.path.join(tmp, "cp")
+    _bronze(spark, t, [(1, "a", 10), (2, "b", 20)])
+
+    def fails(df, batch_id):
+        raise ValueError(f"boom at batch {batch_id} with {df.count()} rows")
+
+    q = (spark.readStream.table(t).writeStream.foreachBatch(fails)
+         .option("checkpointLocation", cp).trigger(availableNow=True).start())
+    try:
+        q.awaitTermination()
+        raised = None
+    except Exception as e:
+        raised = [type(e).__name__, "ValueError: boom at batch 0 with 2 rows" in str(e)]
+    exc = q.exception()
+    out = {"raised": raised, "exception_has_message":
+           exc is not None and "boom at batch 0 with 2 rows" in str(exc), "active": q.isActive}
+    seen = os.path.join(tmp, "seen")
+
+    def works(df, batch_id):
+        df.selectExpr(f"{batch_id} AS batch", "id").write.format("delta").mode("append").save(seen)
+
+    _foreach_run(spark, t, cp, works)
+    out["rerun"] = rows(spark.sql(f"SELECT batch, id FROM delta.`{seen}` ORDER BY id"))
+    spark.sql(f"DROP TABLE {t}")
+    return out
+
+
+def foreach_batch_txn(spark, ctx):
+    """Exactly-once from foreachBatch with Delta's idempotent writes: each batch written with
+    txnAppId/txnVersion = batch id, and written twice (a retried function): the second write of
+    a (appId, version) is skipped; across a restart from the checkpoint the batch ids continue
+    and no batch is in the table twice."""
+    import os
+    t, tmp = ctx["table"], ctx["tmp"]
+    out, cp = os.path.join(tmp, "out"), os.path.join(tmp, "cp")
+    _bronze(spark, t, [(1, "a", 10), (2, "b", 20)])
+
+    def fn(df, batch_id):
+        for _ in range(2):
+            (df.selectExpr(f"{batch_id} AS batch", "id").write.format("delta").mode("append")
+             .option("txnAppId", "silver-app").option("txnVersion", batch_id).save(out))
+
+    _foreach_run(spark, t, cp, fn)
+    _bronze(spark, t, [(3, "c", 30)])
+    _foreach_run(spark, t, cp, fn)
+    log = os.path.join(out, "_delta_log")
+    versions = len([f for f in os.listdir(log) if f.endswith(".json")])  # commits
+    spark.sql(f"DROP TABLE {t}")
+    return {"rows": rows(spark.sql(f"SELECT batch, id FROM delta.`{out}` ORDER BY batch, id")),
+            "versions": versions}
+
+
+def streams_listener(spark, ctx):
+    """spark.streams.addListener: a StreamingQueryListener sees the query's start (name), each
+    batch's progress (batch id, rows) and its end, then removeListener; events come
+    asynchronously, so the case waits (boundedly) for the terminated event."""
+    import os
+    import time
+    from pyspark.sql.streaming import StreamingQueryListener
+    t, tmp = ctx["table"], ctx["tmp"]
+    _bronze(spark, t, [(1, "a", 10), (2, "b", 20)])
+    events = []
+
+    class Recorder(StreamingQueryListener):
+        def onQueryStarted(self, event):
+            events.append(["started", event.name == f"{t}_l"])
+
+        def onQueryProgress(self, event):
+            events.append(["progress", event.progress.batchId, event.progress.numInputRows])
+
+        def onQueryIdle(self, event):
+            pass
+
+        def onQueryTerminated(self, event):
+            events.append(["terminated", event.exception])
+
+    listener = Recorder()
+    spark.streams.addListener(listener)
+    q = (spark.readStream.table(t).writeStream.format("delta").queryName(f"{t}_l")
+         .option("checkpointLocation", os.path.join(tmp, "cp")).trigger(availableNow=True)
+         .start(os.path.join(tmp, "out")))
+    q.awaitTermination()
+    for _ in range(600):
+        if any(e[0] == "terminated" for e in events):
+            break
+        time.sleep(0.1)
+    spark.streams.removeListener(listener)
+    spark.sql(f"DROP TABLE {t}")
+    return {"events": events, "same_query": q.name == f"{t}_l"}
+
+
 def F_col(name):
     from pyspark.sql import functions as F
     return F.col(name)
@@ -419,4 +596,5 @@ CASES = [sql_literals, sql_types, range_collect, range_step, dataframe_ops,
          schema_and_columns, conf_set_get, delta_table_by_sql, create_dataframe, temp_views,
          with_columns, joins_on_names, joins_on_condition, stream_delta_available_now,
          stream_window_watermark, stream_update_and_complete, stream_dedup, stream_static_join,
-         stream_query_manager, stream_rate, sql_temp_view_over_delta]
+         stream_query_manager, stream_rate, sql_temp_view_over_delta, foreach_batch_append,
+         foreach_batch_merge, foreach_batch_error, foreach_batch_txn, streams_listener]

@@ -45,10 +45,11 @@ def errors(spark):
     spark.sql("CREATE TABLE refusal_probe_events (id BIGINT, ts TIMESTAMP) USING DELTA")
     stream = spark.readStream.table("refusal_probe_events")
     probes = {
-        "unsupported_command": lambda: spark.range(3).write.format("delta").save(tmp + "/w"),
+        "unsupported_command": lambda: spark.range(3).writeTo("refusal_probe_v2").create(),
         "unsupported_stream_relation": lambda: stream.sample(0.5).writeStream.option(
             "checkpointLocation", tmp + "/c1").start(tmp + "/o1"),
-        "foreach_batch": lambda: stream.writeStream.foreachBatch(lambda df, i: None).start(),
+        "foreach_writer": lambda: stream.writeStream.foreach(lambda row: None).option(
+            "checkpointLocation", tmp + "/c3").start(),
         "continuous_trigger": lambda: stream.writeStream.format("delta").option(
             "checkpointLocation", tmp + "/c2").trigger(continuous="1 second").start(tmp + "/o2"),
         "unsupported_relation": lambda: spark.range(3).sample(0.5).collect(),
