@@ -13,8 +13,9 @@
 #   make fuzz         build the fuzz targets and run each for FUZZ_SECONDS (60) over its corpus
 #                     (test/fuzz/: libFuzzer with CXX=clang++ CMAKE_FLAGS=-DSLUICE_FUZZ=ON,
 #                     else a standalone driver); `make test` replays the corpora
-#   make faults       the fault campaign: ROUNDS (1) rounds of test/crash/campaign.sh (SEED, KILLS)
-#                     and each fuzz target for FAULT_FUZZ_SECONDS (30); docs/reliability.md
+#   make faults       the fault campaign: ROUNDS (1) rounds of test/faults/fault_harness.py (SEED,
+#                     STEPS), CAMPAIGN_ROUNDS (1) of test/crash/campaign.sh (KILLS) and each fuzz
+#                     target for FAULT_FUZZ_SECONDS (30); docs/reliability.md
 #   make bench        build (optimized, $(BUILD_DIR)) and run the Nexmark suite; writes its table
 #                     in bench/RESULTS.md (scripts/bench_nexmark.sh)
 #   make bench-all    also every micro-benchmark program under bench/ (scripts/bench.sh)
@@ -106,23 +107,34 @@ fuzz: configure
 	SLUICE_FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --test-dir $(BUILD_DIR) -L fuzz --output-on-failure \
 	  -j 1 --timeout $$(( $(FUZZ_SECONDS) + 600 ))
 
-# The fault campaign (docs/reliability.md): ROUNDS rounds of every crash script of test/crash/
-# (campaign.sh: SIGKILLs, crash points and torn files, each script its own oracle; SEED makes a
-# run reproducible and is printed), then every fuzz target for FAULT_FUZZ_SECONDS. Bounded:
-# about 80 s per round plus 7 x FAULT_FUZZ_SECONDS on 2 cores. Fails when either part failed.
+# The fault campaign (docs/reliability.md): ROUNDS rounds of the fault harness
+# (test/faults/fault_harness.py: one pipeline under a seeded schedule of kills, crash points,
+# injected I/O errors, zombies, torn files and ENOSPC, every table compared with a batch oracle;
+# SEED makes a run reproducible and is printed, each failure prints its round's seed; about 6 s a
+# round on 2 cores), then CAMPAIGN_ROUNDS rounds of every crash script of test/crash/
+# (campaign.sh, each script its own oracle, KILLS per script), then every fuzz target for
+# FAULT_FUZZ_SECONDS (0: none). Fails when any part failed.
 ROUNDS ?= 1
+STEPS ?= 8
+CAMPAIGN_ROUNDS ?= 1
 KILLS ?= 5
 SEED ?=
 FAULT_FUZZ_SECONDS ?= 30
 MOCK_KAFKA := $(BUILD_DIR)/src/sources/kafka/sluice_mock_kafka
+ENOSPC_PRELOAD := $(BUILD_DIR)/test/libsluice_enospc_preload.so
 faults: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS) --target sluice sluice_mock_kafka fuzzers
-	@seed="$(SEED)"; seed="$${seed:-$$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}"; rc=0; \
-	  test/crash/campaign.sh $(SLUICE) $(MOCK_KAFKA) $(ROUNDS) "$$seed" $(KILLS) || rc=1; \
-	  SLUICE_FUZZ_SECONDS=$(FAULT_FUZZ_SECONDS) ctest --test-dir $(BUILD_DIR) -L fuzz \
-	    --output-on-failure -j 1 --timeout $$(( $(FAULT_FUZZ_SECONDS) + 600 )) || rc=1; \
-	  echo "faults: rounds=$(ROUNDS) seed=$$seed kills=$(KILLS) fuzz=$(FAULT_FUZZ_SECONDS)s/target" \
-	    "$$( [ $$rc = 0 ] && echo passed || echo FAILED)"; exit $$rc
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target sluice sluice_mock_kafka sluice_enospc_preload fuzzers
+	@seed="$(SEED)"; seed="$${seed:-$$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}"; h=0; c=0; f=0; \
+	  python3 test/faults/fault_harness.py --sluice $(SLUICE) --mock-kafka $(MOCK_KAFKA) \
+	    --enospc-preload $(ENOSPC_PRELOAD) --rounds $(ROUNDS) --steps $(STEPS) --seed "$$seed" || h=1; \
+	  if [ $(CAMPAIGN_ROUNDS) -gt 0 ]; then \
+	    test/crash/campaign.sh $(SLUICE) $(MOCK_KAFKA) $(CAMPAIGN_ROUNDS) "$$seed" $(KILLS) || c=1; fi; \
+	  if [ $(FAULT_FUZZ_SECONDS) -gt 0 ]; then \
+	    SLUICE_FUZZ_SECONDS=$(FAULT_FUZZ_SECONDS) ctest --test-dir $(BUILD_DIR) -L fuzz \
+	      --output-on-failure -j 1 --timeout $$(( $(FAULT_FUZZ_SECONDS) + 600 )) || f=1; fi; \
+	  ok() { [ $$1 = 0 ] && echo passed || echo FAILED; }; \
+	  echo "make faults: seed=$$seed harness $$(ok $$h), campaign ($(CAMPAIGN_ROUNDS) rounds)" \
+	    "$$(ok $$c), fuzz ($(FAULT_FUZZ_SECONDS) s/target) $$(ok $$f)"; [ $$h$$c$$f = 000 ]
 
 bench-all: build
 	@scripts/bench.sh $(BUILD_DIR)

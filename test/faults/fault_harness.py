@@ -1,0 +1,574 @@
+#!/usr/bin/env python3
+"""The fault harness of issue 24 section 1: one real pipeline, a seeded fault schedule, a batch oracle.
+
+Each round builds a fresh work directory and a Kafka cluster (sluice_mock_kafka in its own
+process, or the real broker when SLUICE_KAFKA_BOOTSTRAP is set: the mock binary then stands for
+it), and a pipeline (`pipeline.sql` below) with JSON files and two Kafka topics in, Delta tables
+out, and the stateful operators of the engine:
+
+  orders      files -> Delta (append)
+  payments    Kafka -> Delta (append)
+  changes     Kafka -> Delta (append)
+  win_agg     windowed aggregation over orders (APPEND mode, 10 s windows, watermark 20 s)
+  dedup       deduplication within the watermark over orders
+  matched     stream-stream inner join orders x payments with an event-time range
+  cdc_target  AUTO CDC (SCD type 1, deletes) from changes
+
+Every step of a round adds inputs (one file of orders, some of them repeated from the previous
+file; payments for some of the new orders; change events) and then runs `sluice run --triggered`
+under one fault of the schedule, drawn from the round's seed:
+
+  clean       no fault
+  kill        SIGKILL at a random moment
+  crash       SLUICE_CRASH_AT=<named crash point>:<n> (the n-th hit ends the process as kill -9)
+  fail        SLUICE_TEST_FAIL_AT=<named crash point>:<n>: injected transient I/O errors; the
+              run's supervisor restarts the query (--max-restarts)
+  zombie      SIGSTOP at a random moment, a second run started beside the stopped one (it must
+              finish or be refused with an error naming the checkpoint lock), then SIGCONT; the
+              first run then finishes or is killed
+  torn        temporary files as a killed write leaves them (".<name>.<random>.tmp", cut at a
+              random byte of a real file) planted in the checkpoints and the Delta logs
+  enospc      with --enospc-preload: the run's writes to regular files fail with ENOSPC after a
+              random number of bytes (test/faults/enospc_preload.c, LD_PRELOAD), as on a full
+              disk; the run must fail with an error that says so, or finish
+
+A run may only end in the ways its fault allows (0, a kill, the crash point's 137, an error that
+names the injected fault); anything else (a crash signal, an unclear error, a hang past the
+timeout) is a failure. After the last step the inputs are flushed (a late event that closes every
+window), one clean run must succeed, and then every output table is compared, as a multiset of
+rows, with a batch query over the same inputs (`sluice sql` with DuckDB's read_json over the files
+and a batch read_kafka over the topics: the oracle). The checkpoints must hold no temporary file
+and TMPDIR must be empty.
+
+At the end one line:
+  faults: rounds=R runs=N faults=F lost=L duplicated=D wrong=W seed=S
+lost: rows of the oracle missing from a table; duplicated: extra copies of a row the oracle has;
+wrong: rows the oracle does not have. Every failing round prints its seed and the command that
+reproduces it (--round-seed). Exits 1 when any round failed. All loops are bounded.
+"""
+
+import argparse
+import collections
+import os
+import random
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+# Named crash points (src/fs/crash_point.h; grep CrashPoint/MaybeCrash in src/).
+CRASH_POINTS = [
+    "after_offsets_write", "after_state_commit", "after_sink_write", "after_commit_write",
+    "delta.before_commit", "delta.after_commit", "sources.before_file_log_write",
+    "sources.after_file_log_write", "state.before_changelog_write",
+    "state.after_changelog_write", "state.after_snapshot_write",
+    "stream.before_offsets_write", "stream.after_offsets_write", "stream.after_commit",
+]
+FAULTS = ["clean", "kill", "kill", "kill", "crash", "crash", "fail", "zombie", "torn", "enospc"]
+TABLES = ["orders", "payments", "changes", "win_agg", "dedup", "matched", "cdc_target"]
+BASE_EPOCH = 1767225600  # 2026-01-01 00:00:00 UTC, a multiple of the 10 s window
+DELAY_S = 20             # the watermark delay of every event-time relation
+STEP_S = 10              # event time moves 10 s per step
+RUN_TIMEOUT_S = 180      # a run that takes longer has hung
+KILLED = -signal.SIGKILL
+
+
+class RoundFailure(Exception):
+    pass
+
+
+def pipeline_sql(bootstrap, pay_topic, changes_topic):
+    kafka = ("bootstrapServers => '{b}', subscribe => '{t}', startingOffsets => 'earliest', "
+             "maxOffsetsPerTrigger => 25")
+    return f"""
+CREATE OR REFRESH STREAMING TABLE orders AS
+SELECT id, k, v, ts FROM STREAM read_files('landing/', format => 'json',
+  schema => 'id BIGINT, k VARCHAR, v BIGINT, ts TIMESTAMP', maxFilesPerTrigger => 1);
+
+CREATE OR REFRESH STREAMING TABLE win_agg AS
+SELECT window.start AS ws, window.end AS we, count(*) AS n, sum(v) AS total
+FROM STREAM orders WATERMARK ts DELAY OF INTERVAL {DELAY_S} SECONDS AS o
+GROUP BY window(ts, '10 seconds');
+
+CREATE OR REFRESH STREAMING TABLE dedup AS
+SELECT id, k, v, ts FROM STREAM orders WATERMARK ts DELAY OF INTERVAL {DELAY_S} SECONDS AS o
+QUALIFY row_number() OVER (PARTITION BY id ORDER BY ts) = 1;
+
+CREATE OR REFRESH STREAMING TABLE payments AS
+SELECT (decode(value)::JSON->>'id')::BIGINT AS pid,
+       (decode(value)::JSON->>'amount')::BIGINT AS amount,
+       (decode(value)::JSON->>'pts')::TIMESTAMPTZ AS pts
+FROM STREAM read_kafka({kafka.format(b=bootstrap, t=pay_topic)});
+
+CREATE OR REFRESH STREAMING TABLE matched AS
+SELECT o.id, o.v, p.amount, o.ts, p.pts
+FROM STREAM orders WATERMARK ts DELAY OF INTERVAL {DELAY_S} SECONDS AS o
+JOIN STREAM payments WATERMARK pts DELAY OF INTERVAL {DELAY_S} SECONDS AS p
+  ON p.pid = o.id AND p.pts BETWEEN o.ts AND o.ts + INTERVAL 30 SECONDS;
+
+CREATE OR REFRESH STREAMING TABLE changes AS
+SELECT (decode(value)::JSON->>'key')::BIGINT AS key, decode(value)::JSON->>'val' AS val,
+       (decode(value)::JSON->>'seq')::BIGINT AS seq, decode(value)::JSON->>'op' AS op
+FROM STREAM read_kafka({kafka.format(b=bootstrap, t=changes_topic)});
+
+CREATE OR REFRESH STREAMING TABLE cdc_target (key BIGINT, val VARCHAR, seq BIGINT);
+CREATE FLOW cdc_flow AS AUTO CDC INTO cdc_target FROM STREAM changes KEYS (key) SEQUENCE BY seq
+APPLY AS DELETE WHEN op = 'DELETE' COLUMNS * EXCEPT (op);
+"""
+
+
+def oracle_and_tables_sql(bootstrap, pay_topic, changes_topic):
+    """One query: every table's rows ('g') and the oracle's ('w'), as text, tagged by table."""
+    files = ("read_json('landing/*.json', format = 'newline_delimited', columns = "
+             "{id: 'BIGINT', k: 'VARCHAR', v: 'BIGINT', ts: 'TIMESTAMPTZ'})")
+    kafka = "read_kafka(bootstrapServers => '{b}', subscribe => '{t}', startingOffsets => 'earliest')"
+    pay = (f"(SELECT (decode(value)::JSON->>'id')::BIGINT AS pid, "
+           f"(decode(value)::JSON->>'amount')::BIGINT AS amount, "
+           f"(decode(value)::JSON->>'pts')::TIMESTAMPTZ AS pts "
+           f"FROM {kafka.format(b=bootstrap, t=pay_topic)})")
+    chg = (f"(SELECT (decode(value)::JSON->>'key')::BIGINT AS key, decode(value)::JSON->>'val' AS val, "
+           f"(decode(value)::JSON->>'seq')::BIGINT AS seq, decode(value)::JSON->>'op' AS op "
+           f"FROM {kafka.format(b=bootstrap, t=changes_topic)})")
+    cols = {
+        "orders": "id, k, v, ts", "payments": "pid, amount, pts", "changes": "key, val, seq, op",
+        "win_agg": "ws, we, n, total", "dedup": "id, k, v, ts",
+        "matched": "id, v, amount, ts, pts", "cdc_target": "key, val, seq",
+    }
+    oracle = {
+        "orders": "SELECT * FROM o",
+        "payments": "SELECT * FROM p",
+        "changes": "SELECT * FROM c",
+        "win_agg": ("SELECT win.start AS ws, win.end AS we, n, total FROM (SELECT window(ts, "
+                    "'10 seconds') AS win, count(*) AS n, sum(v) AS total FROM o GROUP BY "
+                    f"window(ts, '10 seconds')) WHERE win.end <= (SELECT max(ts) FROM o) - "
+                    f"INTERVAL {DELAY_S} SECONDS"),
+        "dedup": "SELECT DISTINCT * FROM o",
+        "matched": ("SELECT o.id, o.v, p.amount, o.ts, p.pts FROM o JOIN p ON p.pid = o.id AND "
+                    "p.pts BETWEEN o.ts AND o.ts + INTERVAL 30 SECONDS"),
+        "cdc_target": ("SELECT key, val, seq FROM c QUALIFY row_number() OVER (PARTITION BY key "
+                       "ORDER BY seq DESC) = 1 AND op <> 'DELETE'"),
+    }
+
+    def text(c):
+        return "concat_ws('|', " + ", ".join(
+            f"coalesce({x.strip()}::VARCHAR, 'NULL')" for x in c.split(",")) + ")"
+
+    parts = []
+    for t in TABLES:
+        parts.append(f"SELECT '{t}' AS t, 'g' AS side, {text(cols[t])} AS r FROM {t}")
+        parts.append(f"SELECT '{t}', 'w', {text(cols[t])} FROM ({oracle[t]})")
+    return (f"WITH o AS (SELECT * FROM {files}), p AS {pay}, c AS {chg} " +
+            " UNION ALL ".join(parts))
+
+
+class Round:
+    def __init__(self, args, seed, steps):
+        self.args = args
+        self.seed = seed
+        self.steps = steps
+        self.rng = random.Random(seed)
+        self.work = tempfile.mkdtemp(prefix=f"sluice-faults-{seed}-", dir=args.work_root)
+        self.runs = 0
+        self.faults = 0
+        self.events = []  # what happened, for the failure report
+        self.next_id = 0
+        self.files = 0
+        self.prev_rows = []
+        self.seq = 0
+        self.mock = None
+        self.bootstrap = None
+        self.run_seconds = 0.5  # how long a run without a fault took last (where kills aim)
+
+    # ----- inputs -----
+    def start_kafka(self):
+        boot = os.path.join(self.work, "mock-kafka-bootstrap.txt")
+        log = open(os.path.join(self.work, "mock-kafka.log"), "w")
+        self.mock = subprocess.Popen([self.args.mock_kafka, boot, "pay:1", "changes:1"],
+                                     stdout=log, stderr=subprocess.STDOUT, cwd=self.work)
+        for _ in range(300):
+            if os.path.exists(boot) and os.path.getsize(boot) > 0:
+                break
+            if self.mock.poll() is not None:
+                break
+            time.sleep(0.1)
+        if not (os.path.exists(boot) and os.path.getsize(boot) > 0):
+            raise RoundFailure("the Kafka cluster did not start: " + read(log.name))
+        self.bootstrap = read(boot).strip()
+
+    def stop_kafka(self):
+        if self.mock is not None and self.mock.poll() is None:
+            self.mock.terminate()
+            try:
+                self.mock.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.mock.kill()
+                self.mock.wait()
+
+    def produce(self, topic, lines):
+        if not lines:
+            return
+        p = subprocess.run(["kcat", "-P", "-b", self.bootstrap, "-t", topic, "-p", "0"],
+                           input="\n".join(lines) + "\n", text=True, capture_output=True,
+                           timeout=60)
+        if p.returncode != 0:
+            raise RoundFailure(f"kcat could not produce to {topic}: {p.stderr.strip()}")
+
+    def add_inputs(self, step, final=False):
+        rng = self.rng
+        t0 = BASE_EPOCH + step * STEP_S
+        rows = []
+        if final:  # one late event: its watermark closes every window of the steps
+            rows.append((self.new_id(), "flush", 0, t0 + 3600))
+        else:
+            for _ in range(rng.randint(10, 40)):
+                rows.append((self.new_id(), rng.choice("abcdefg"), rng.randint(-50, 1000),
+                             t0 + rng.randint(0, 5)))
+        # Copies of some of the previous file's rows (same id and event time): the dedup drops
+        # them, the aggregation and the join count them.
+        repeats = rng.sample(self.prev_rows, min(len(self.prev_rows), rng.randint(0, 10)))
+        self.prev_rows = [r for r in rows if not final]
+        name = "part-%05d.json" % self.files
+        self.files += 1
+        staging = os.path.join(self.work, "staging", name)
+        with open(staging, "w") as f:
+            for (i, k, v, ts) in rows + repeats:
+                f.write('{"id": %d, "k": "%s", "v": %d, "ts": "%s"}\n' % (i, k, v, ts_text(ts)))
+        os.rename(staging, os.path.join(self.work, "landing", name))
+        # Payments: for some new orders (0-20 s after the order), and some that match nothing;
+        # in event-time order within a step, so that no payment is late for its watermark.
+        pays = []
+        if final:
+            pays.append((-1, 0, t0 + 3600))
+        else:
+            for (i, _, _, ts) in rows:
+                if rng.random() < 0.6:
+                    pays.append((i, rng.randint(1, 500), ts + rng.randint(0, 20)))
+            for _ in range(rng.randint(0, 3)):
+                pays.append((-rng.randint(2, 10**6), rng.randint(1, 500), t0 + rng.randint(0, 20)))
+        pays.sort(key=lambda p: p[2])
+        self.produce("pay", ['{"id": %d, "amount": %d, "pts": "%s"}' % (i, a, ts_text(ts))
+                             for (i, a, ts) in pays])
+        changes = []
+        for _ in range(0 if final else rng.randint(5, 25)):
+            self.seq += 1
+            op = "DELETE" if rng.random() < 0.2 else "UPSERT"
+            changes.append('{"key": %d, "val": "v%d", "seq": %d, "op": "%s"}' %
+                           (rng.randint(0, 29), rng.randint(0, 99), self.seq, op))
+        self.produce("changes", changes)
+
+    def new_id(self):
+        self.next_id += 1
+        return self.next_id
+
+    # ----- runs -----
+    def command(self):
+        return [self.args.sluice, "run", "pipeline.sql", "--warehouse", "wh", "--triggered",
+                "--restart-backoff", "100ms"]
+
+    def start(self, env_extra, log_name):
+        env = dict(os.environ)
+        env["TMPDIR"] = os.path.join(self.work, "tmp")
+        env.update(env_extra)
+        log = open(os.path.join(self.work, log_name), "w")
+        self.runs += 1
+        p = subprocess.Popen(self.command(), cwd=self.work, env=env, stdout=log,
+                             stderr=subprocess.STDOUT)
+        p.log_path = log.name
+        log.close()
+        return p
+
+    def wait(self, p, what):
+        try:
+            return p.wait(timeout=RUN_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            raise RoundFailure(f"{what}: sluice run did not end within {RUN_TIMEOUT_S} s (hung):\n"
+                               + tail(p.log_path))
+
+    def check_exit(self, code, p, what, allowed_codes, allowed_error=None):
+        if code in allowed_codes:
+            return
+        log = read(p.log_path)
+        if code == 1 and allowed_error is not None and allowed_error(log):
+            return
+        raise RoundFailure(f"{what}: sluice run exited {code}:\n" + tail(p.log_path))
+
+    def run_step(self, fault, step):
+        rng = self.rng
+        what = f"step {step} ({fault})"
+        if fault == "clean":
+            started = time.time()
+            p = self.start({}, "run.log")
+            self.check_exit(self.wait(p, what), p, what, {0})
+            self.run_seconds = time.time() - started
+        elif fault == "kill":
+            p = self.start({}, "run.log")
+            delay = rng.uniform(0.0, 1.2 * self.run_seconds)
+            time.sleep(delay)
+            if p.poll() is None:
+                p.send_signal(signal.SIGKILL)
+                self.faults += 1
+                what += f" after {delay:.3f} s"
+            self.check_exit(self.wait(p, what), p, what, {0, KILLED})
+        elif fault == "crash":
+            point = f"{rng.choice(CRASH_POINTS)}:{rng.randint(1, 4)}"
+            what += f" SLUICE_CRASH_AT={point}"
+            p = self.start({"SLUICE_CRASH_AT": point}, "run.log")
+            code = self.wait(p, what)
+            self.check_exit(code, p, what, {0, 137})
+            if code == 137:
+                self.faults += 1
+        elif fault == "fail":
+            point = f"{rng.choice(CRASH_POINTS)}:{rng.randint(1, 2)}"
+            what += f" SLUICE_TEST_FAIL_AT={point}"
+            p = self.start({"SLUICE_TEST_FAIL_AT": point}, "run.log")
+            code = self.wait(p, what)
+            # The supervisor restarts a query up to 3 times; a failure it gave up on must say so.
+            self.check_exit(code, p, what, {0}, lambda log: "injected failure" in log)
+            if "injected failure" in read(p.log_path):
+                self.faults += 1
+        elif fault == "zombie":
+            self.zombie(step, what)
+        elif fault == "torn":
+            planted = self.plant_torn_files()
+            self.faults += planted
+            what += f" ({planted} files)"
+            p = self.start({}, "run.log")
+            self.check_exit(self.wait(p, what), p, what, {0})
+        elif fault == "enospc":
+            limit = rng.randint(0, 400000)
+            what += f" ENOSPC after {limit} bytes"
+            p = self.start({"LD_PRELOAD": self.args.enospc_preload,
+                            "SLUICE_FAULT_ENOSPC_AFTER_BYTES": str(limit)}, "run.log")
+            code = self.wait(p, what)
+            self.check_exit(code, p, what, {0}, lambda log: "No space left on device" in log)
+            if code != 0:
+                self.faults += 1
+        self.events.append(what)
+
+    def zombie(self, step, what):
+        rng = self.rng
+        a = self.start({}, "run-a.log")
+        time.sleep(rng.uniform(0.0, 0.8))
+        if a.poll() is not None:  # it finished before it could be stopped: a clean run
+            self.check_exit(a.wait(), a, what, {0})
+            return
+        a.send_signal(signal.SIGSTOP)
+        self.faults += 1
+        pause = rng.uniform(0.5, 2.0)  # past the trigger's and the caller's patience
+        time.sleep(pause)
+        b = self.start({}, "run-b.log")
+        code = self.wait(b, what + " (second run beside the stopped one)")
+        self.events.append(f"{what}: the second run beside the stopped one exited {code}")
+        # The second run must finish (the stopped one held no checkpoint it needed) or be refused
+        # naming the checkpoint lock and its holder.
+        self.check_exit(code, b, what + " (second run)", {0},
+                        lambda log: "checkpoint" in log and ("in use" in log or "lock" in log
+                                                              or "using" in log))
+        a.send_signal(signal.SIGCONT)
+        if rng.random() < 0.5:
+            time.sleep(rng.uniform(0.0, 0.5))
+            if a.poll() is None:
+                a.send_signal(signal.SIGKILL)
+        code = self.wait(a, what + " (resumed run)")
+        self.events.append(f"{what}: the resumed run exited {code}")
+        # The resumed run may be fenced by what the second one committed meanwhile: an error
+        # that says so is allowed, a crash or a hang is not.
+        self.check_exit(code, a, what + " (resumed run)", {0, KILLED},
+                        lambda log: "Error" in log and "crash" not in log.lower())
+
+    def plant_torn_files(self):
+        """Temporary files as a killed AtomicReplace/CreateIfAbsent leaves them: a prefix of a
+        real file of the directory, named .<name>.<16 hex>.tmp."""
+        rng = self.rng
+        dirs = []
+        for root, subdirs, files in os.walk(os.path.join(self.work, "wh")):
+            if files and (root.endswith(("offsets", "commits", "_delta_log")) or "/state/" in root
+                          or "/sources/" in root):
+                dirs.append((root, sorted(f for f in files if not f.startswith("."))))
+        dirs.sort()
+        planted = 0
+        for (root, files) in rng.sample(dirs, min(len(dirs), rng.randint(1, 6))):
+            if not files:
+                continue
+            src = rng.choice(files)
+            data = open(os.path.join(root, src), "rb").read()
+            cut = data[: rng.randint(0, len(data))]
+            name = ".%s.%016x.tmp" % (src, rng.getrandbits(64))
+            with open(os.path.join(root, name), "wb") as f:
+                f.write(cut)
+            planted += 1
+        return planted
+
+    # ----- the oracle -----
+    def compare(self):
+        sql = oracle_and_tables_sql(self.bootstrap, "pay", "changes")
+        p = subprocess.run([self.args.sluice, "sql", "--warehouse", "wh", "--format", "csv", sql],
+                           cwd=self.work, capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, TMPDIR=os.path.join(self.work, "tmp")))
+        if p.returncode != 0:
+            raise RoundFailure("the oracle query failed: " + p.stderr.strip()[-2000:])
+        got = collections.defaultdict(collections.Counter)
+        want = collections.defaultdict(collections.Counter)
+        lines = p.stdout.splitlines()
+        if not lines or lines[0].strip() != "t,side,r":
+            raise RoundFailure("unexpected oracle output: " + p.stdout[:500])
+        import csv
+        for (t, side, r) in csv.reader(lines[1:]):
+            (got if side == "g" else want)[t][r] += 1
+        lost = duplicated = wrong = 0
+        report = []
+        for t in TABLES:
+            if not want[t]:
+                raise RoundFailure(f"the oracle of {t} is empty: the round tested nothing")
+            t_lost = sum(max(0, n - got[t][r]) for r, n in want[t].items())
+            t_dup = sum(max(0, n - want[t][r]) for r, n in got[t].items() if r in want[t])
+            t_wrong = sum(n for r, n in got[t].items() if r not in want[t])
+            lost, duplicated, wrong = lost + t_lost, duplicated + t_dup, wrong + t_wrong
+            if t_lost or t_dup or t_wrong:
+                missing = [r for r in want[t] if got[t][r] < want[t][r]][:3]
+                extra = [r for r in got[t] if got[t][r] > want[t].get(r, 0)][:3]
+                report.append(f"{t}: {sum(got[t].values())} rows, oracle "
+                              f"{sum(want[t].values())}: lost={t_lost} duplicated={t_dup} "
+                              f"wrong={t_wrong}; missing e.g. {missing}; extra e.g. {extra}")
+        return lost, duplicated, wrong, report
+
+    def check_leftovers(self):
+        temps = []
+        for root, _, files in os.walk(os.path.join(self.work, "wh", "_checkpoints")):
+            temps += [os.path.join(root, f) for f in files if f.startswith(".") and f.endswith(".tmp")]
+        left = os.listdir(os.path.join(self.work, "tmp"))
+        problems = []
+        if temps:
+            problems.append(f"{len(temps)} temporary files left in the checkpoints, e.g. {temps[:3]}")
+        if left:
+            problems.append(f"{len(left)} entries left in TMPDIR, e.g. {left[:3]}")
+        return problems
+
+    def play(self):
+        os.makedirs(os.path.join(self.work, "landing"))
+        os.makedirs(os.path.join(self.work, "staging"))
+        os.makedirs(os.path.join(self.work, "tmp"))
+        self.start_kafka()
+        with open(os.path.join(self.work, "pipeline.sql"), "w") as f:
+            f.write(pipeline_sql(self.bootstrap, "pay", "changes"))
+        faults = [f for f in FAULTS if f != "enospc" or self.args.enospc_preload]
+        for step in range(self.steps):
+            self.add_inputs(step)
+            fault = self.rng.choice(faults)
+            self.run_step("clean" if step == 0 and self.args.clean_first_run else fault, step)
+        self.add_inputs(self.steps, final=True)
+        p = self.start({}, "run.log")
+        self.check_exit(self.wait(p, "final clean run"), p, "final clean run", {0})
+        self.events.append("final clean run")
+        result = self.compare()
+        return result, self.check_leftovers()
+
+    def cleanup(self, keep):
+        self.stop_kafka()
+        if not keep:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def ts_text(epoch):
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch))
+
+
+def read(path):
+    with open(path, errors="replace") as f:
+        return f.read()
+
+
+def tail(path, n=40):
+    return "\n".join(read(path).splitlines()[-n:])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sluice", required=True)
+    ap.add_argument("--mock-kafka", required=True, help="the sluice_mock_kafka binary")
+    ap.add_argument("--enospc-preload", default="",
+                    help="the ENOSPC LD_PRELOAD library (test/faults/enospc_preload.c); without "
+                         "it the schedule has no ENOSPC faults")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=None, help="the schedule's seed (random, printed)")
+    ap.add_argument("--round-seed", type=int, default=None,
+                    help="run the one round of this seed (a failure prints it)")
+    ap.add_argument("--steps", type=int, default=8, help="faulty runs per round (default 8)")
+    ap.add_argument("--work-root", default=None, help="where round directories go (TMPDIR)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory of failed rounds")
+    ap.add_argument("--verbose", action="store_true", help="print each round's schedule")
+    ap.add_argument("--max-seconds", type=float, default=0,
+                    help="start no round after this many seconds (0: no limit); the summary "
+                         "says how many rounds ran")
+    ap.add_argument("--clean-first-run", action="store_true",
+                    help="make each round's first run fault-free (the tables' creation is then "
+                         "not under faults; see docs/reliability.md, finding 13)")
+    args = ap.parse_args()
+    args.sluice = os.path.realpath(args.sluice)
+    args.mock_kafka = os.path.realpath(args.mock_kafka)
+    if args.enospc_preload:
+        args.enospc_preload = os.path.realpath(args.enospc_preload)
+    if shutil.which("kcat") is None:
+        print("faults: FAIL: kcat is not installed (apt install kcat)")
+        return 1
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**31)
+    if args.round_seed is not None:
+        round_seeds = [args.round_seed]
+    else:
+        master = random.Random(seed)
+        round_seeds = [master.randrange(1, 2**31) for _ in range(args.rounds)]
+    base_cmd = [sys.argv[0], "--sluice", args.sluice, "--mock-kafka", args.mock_kafka,
+                "--steps", str(args.steps)]
+    if args.enospc_preload:
+        base_cmd += ["--enospc-preload", args.enospc_preload]
+    totals = collections.Counter()
+    failed = 0
+    started = time.time()
+    done = 0
+    for rs in round_seeds:
+        if args.max_seconds and time.time() - started > args.max_seconds:
+            break
+        done += 1
+        r = Round(args, rs, args.steps)
+        ok = False
+        try:
+            (lost, dup, wrong, report), leftovers = r.play()
+            totals.update(lost=lost, duplicated=dup, wrong=wrong, leftovers=len(leftovers) > 0)
+            ok = not (lost or dup or wrong or leftovers)
+            problems = report + leftovers
+        except RoundFailure as e:
+            problems = [str(e)]
+            totals.update(errors=1)
+        except subprocess.TimeoutExpired as e:
+            problems = [f"timed out: {e}"]
+        totals.update(runs=r.runs, faults=r.faults)
+        if args.verbose:
+            print(f"faults: round seed={rs} runs={r.runs} faults={r.faults}: {'; '.join(r.events)}")
+        if not ok:
+            failed += 1
+            print(f"faults: round seed={rs} FAILED after: {'; '.join(r.events) or 'nothing'}")
+            for p in problems:
+                print("  " + p.replace("\n", "\n  "))
+            print("  reproduce: " + shlex.join(base_cmd + ["--round-seed", str(rs), "--keep"]))
+            if args.keep:
+                print(f"  work directory kept: {r.work}")
+        r.cleanup(keep=args.keep and not ok)
+    rounds = done
+    shown_seed = args.round_seed if args.round_seed is not None else seed
+    detail = ""
+    if failed:
+        detail = (f" FAILED={failed} (rounds with a run that failed or hung: {totals['errors']}, "
+                  f"with files left behind: {totals['leftovers']})")
+    print(f"faults: rounds={rounds} runs={totals['runs']} faults={totals['faults']} "
+          f"lost={totals['lost']} duplicated={totals['duplicated']} wrong={totals['wrong']} "
+          f"seed={shown_seed}{detail} ({time.time() - started:.0f} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
