@@ -144,14 +144,16 @@ std::function<bool(const std::string&)> ExistsIn(const std::string& warehouse) {
   };
 }
 
-// The schema check of the graph on a session that only reads: the warehouse's when it exists,
-// else an empty one in a scratch directory (so that a new warehouse is not created by a check).
+// The schema check of the graph on a session that only reads: the warehouse's when it exists
+// (or is on an object store), else an empty one in a scratch directory (so that a new local
+// warehouse is not created by a check).
 Status CheckSchemas(const sql::PipelineGraph& graph, const std::string& warehouse) {
   Result<bool> exists = fs::PathFileSystem()->Exists(warehouse);
   std::string scratch;
   sql::SessionOptions session_options;
   session_options.warehouse = warehouse;
-  if (!exists.ok() || !*exists) {
+  // An object store has no directories to create: its warehouse is opened as it is.
+  if (fs::PathScheme(warehouse).empty() && (!exists.ok() || !*exists)) {
     std::error_code ec;
     std::filesystem::path base = std::filesystem::temp_directory_path(ec);
     if (ec) base = "/tmp";

@@ -158,12 +158,6 @@ class Parser : private plan::TokenCursor {
       return Error("AS <query> or a column list");
     }
     SLUICE_RETURN_NOT_OK(ExpectEnd());
-    if (!s.query && !s.expectations.empty()) {
-      return Status::NotSupported(
-          "expectations (CONSTRAINT " + s.expectations[0].name +
-          " EXPECT ...) on a streaming table without AS <query> are not supported: the rows its "
-          "flows write would not be checked; declare them on a streaming table with a query");
-    }
     if (!s.query && columns_text.empty()) return Error("AS <query> or a column list");
     if (!columns_text.empty() || !properties_text.empty()) {
       std::string create =

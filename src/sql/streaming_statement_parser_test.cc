@@ -185,14 +185,15 @@ TEST(StreamingStatementParserTest, BadExpectationsAreRefusedWithTheirPlace) {
   auto empty = ParseStreamingStatement(
       "CREATE STREAMING TABLE t (CONSTRAINT a EXPECT ()) AS SELECT v FROM STREAM src");
   ASSERT_FALSE(empty.ok());
-  // Flows into a table are not checked, so a table without a query takes no expectations.
+  // A table that only flows fill takes expectations: they check the rows its flows write.
   auto no_query =
       ParseStreamingStatement("CREATE STREAMING TABLE t (v BIGINT, CONSTRAINT a EXPECT (v > 0))");
-  ASSERT_FALSE(no_query.ok());
-  EXPECT_TRUE(no_query.status().code() == StatusCode::kNotSupported)
-      << no_query.status().ToString();
-  EXPECT_NE(no_query.status().message().find("the rows its flows write would not be checked"),
-            std::string::npos);
+  ASSERT_TRUE(no_query.ok()) << no_query.status().ToString();
+  const auto& create = std::get<CreateStreamingTableStatement>(**no_query);
+  EXPECT_FALSE(create.query.has_value());
+  ASSERT_EQ(create.expectations.size(), 1u);
+  EXPECT_EQ(create.expectations[0].condition, "v > 0");
+  ASSERT_EQ(create.columns.size(), 1u);
 }
 
 TEST(StreamingStatementParserTest, ExpectationsRoundTripThroughTheirJson) {

@@ -207,9 +207,10 @@ Result<engine::Batch> StreamingTableManager::Create(const CreateStreamingTableSt
   if (sink) return Status::AlreadyExists(ctx + ": " + def.name + " is a sink (DROP SINK it first)");
   SLUICE_RETURN_NOT_OK_CTX(Analyze(&def), ctx);
   if (existing && existing->SameAs(def)) return engine::Batch();  // nothing changed
-  if (def.query) {
+  if (def.query || !def.expectations.empty()) {
     // Plan once now so that what the model does not support is refused at CREATE, and bind the
-    // query against its inputs' schemas so that an unknown column or function is too.
+    // query (or, for a table that flows fill, its expectations) against its inputs' schemas so
+    // that an unknown column or function is too.
     SLUICE_RETURN_NOT_OK_CTX(CheckDefinition(s, {}).status(), ctx);
   }
   if (!table_exists && !def.columns.empty()) {
@@ -277,6 +278,17 @@ Result<engine::Batch> StreamingTableManager::CreateFlow(const CreateFlowStatemen
   return engine::Batch();
 }
 
+Result<StreamingTableManager::ExpectationsOf> StreamingTableManager::ExpectationsFor(
+    const StreamingDefinition& def) const {
+  if (def.kind == StreamingDefinition::Kind::kTable)
+    return ExpectationsOf{def.name, def.expectations};
+  if (def.auto_cdc) return ExpectationsOf{def.target, {}};
+  SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> target,
+                          catalog_.Find(StreamingDefinition::Kind::kTable, def.target));
+  if (!target) return ExpectationsOf{def.target, {}};
+  return ExpectationsOf{def.target, target->expectations};
+}
+
 Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::StartExecution(
     const StreamingDefinition& def, const stream::Trigger& trigger,
     std::optional<std::string> crash_at, const StartOptions& start) {
@@ -319,12 +331,14 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> StreamingTableManager::Star
   }
   if (start.sink_factory) sink_factory = start.sink_factory;
   // Expectations (pipeline_expectation_sink.h): checked on the rows before the sink; their
-  // counts go into the batch's progress.
+  // counts go into the batch's progress. An append flow's rows are checked against its target
+  // table's expectations, as the table's own query's are.
+  SLUICE_ASSIGN_OR_RETURN(ExpectationsOf checked, ExpectationsFor(def));
   std::shared_ptr<ExpectationMetrics> expectation_metrics;
-  if (!def.expectations.empty()) {
+  if (!checked.expectations.empty()) {
     expectation_metrics = std::make_shared<ExpectationMetrics>();
-    sink_factory = ExpectationSinkFactory(std::move(sink_factory), def.name, def.expectations,
-                                          expectation_metrics);
+    sink_factory = ExpectationSinkFactory(std::move(sink_factory), checked.dataset,
+                                          checked.expectations, expectation_metrics);
   }
 
   stream::ExecutionOptions o;

@@ -98,6 +98,14 @@ class StreamingTableManager {
   // that come before the one checked in its graph's order), by lower-cased name.
   using PendingSchemas = std::map<std::string, engine::Schema>;
 
+  // The expectations a query's rows are checked against, and the dataset they belong to: a
+  // table's own; an append flow's target table's (none for an AUTO CDC flow or a flow into a
+  // sink).
+  struct ExpectationsOf {
+    std::string dataset;
+    std::vector<Expectation> expectations;
+  };
+
   // Checks CREATE STREAMING TABLE / CREATE FLOW `statement` (in the engine's dialect, as Session
   // hands it over) against its inputs' schemas, and creates, runs and writes nothing: its STREAM
   // relations are resolved and its query planned as CREATE does (the planner's refusals), then
@@ -161,6 +169,7 @@ class StreamingTableManager {
   Result<std::unique_ptr<stream::MicroBatchExecution>> StartExecution(
       const StreamingDefinition& def, const stream::Trigger& trigger,
       std::optional<std::string> crash_at, const StartOptions& start);
+  Result<ExpectationsOf> ExpectationsFor(const StreamingDefinition& def) const;
   // Table properties of a streaming table's Delta table (the change data feed on by default).
   static std::map<std::string, std::string> TableProperties(const StreamingDefinition& def);
   std::string Key(const StreamingDefinition& def) const;

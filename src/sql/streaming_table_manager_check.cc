@@ -75,6 +75,21 @@ Status WithoutBatch(const Status& st) {
   return Status(st.code(), m);
 }
 
+// The expectations' own check (their conditions bound and typed) over `rows` (no rows: the
+// schema is what matters), through the sink that checks them in a run.
+Status CheckExpectations(const StreamingTableManager::ExpectationsOf& checked,
+                         const engine::Batch& rows, sinks::OutputMode mode,
+                         engine::Engine* engine) {
+  if (checked.expectations.empty()) return Status::OK();
+  stream::SinkFactory check = ExpectationSinkFactory(
+      stream::FixedSink(std::make_shared<sinks::BlackholeSink>()), checked.dataset,
+      checked.expectations, std::make_shared<ExpectationMetrics>());
+  stream::SinkContext sink_context;
+  sink_context.engine = engine;
+  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<sinks::Sink> sink, check(sink_context));
+  return sink->AddBatch(BatchId(0), rows, mode);
+}
+
 }  // namespace
 
 Result<engine::Schema> DeltaStoredSchema(const engine::Schema& schema) {
@@ -219,16 +234,8 @@ Result<std::optional<engine::Schema>> StreamingTableManager::CheckQuery(
   input.sources = std::move(inputs);
   Result<plan::PlanOutput> out = plan.Execute(input);
   if (!out.ok()) return WithoutBatch(out.status());
-  if (!def.expectations.empty()) {
-    // The expectations' own check (their conditions bound and typed) over the empty output.
-    stream::SinkFactory check =
-        ExpectationSinkFactory(stream::FixedSink(std::make_shared<sinks::BlackholeSink>()),
-                               def.name, def.expectations, std::make_shared<ExpectationMetrics>());
-    stream::SinkContext sink_context;
-    sink_context.engine = options_.engine;
-    SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<sinks::Sink> sink, check(sink_context));
-    SLUICE_RETURN_NOT_OK(sink->AddBatch(BatchId(0), out->rows, def.output_mode));
-  }
+  SLUICE_ASSIGN_OR_RETURN(ExpectationsOf checked, ExpectationsFor(def));
+  SLUICE_RETURN_NOT_OK(CheckExpectations(checked, out->rows, def.output_mode, options_.engine));
   return std::optional(out->rows.schema());
 }
 
@@ -243,6 +250,13 @@ Result<std::optional<engine::Schema>> StreamingTableManager::CheckDefinition(
   Unknown declared;
   if (!def.columns.empty()) {
     SLUICE_ASSIGN_OR_RETURN(declared, ColumnDefinitionsSchema(def.columns));
+  }
+  if (table && !def.query && declared && !def.expectations.empty()) {
+    // A table that only flows fill: its expectations are checked over its declared columns.
+    SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, options_.engine->Connect());
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch empty, sources::EmptyBatch(conn.get(), *declared));
+    SLUICE_RETURN_NOT_OK(CheckExpectations(ExpectationsOf{def.name, def.expectations}, empty,
+                                           def.output_mode, options_.engine));
   }
   SLUICE_ASSIGN_OR_RETURN(Unknown output, CheckQuery(def, pending, 0));
   if (!output) return table ? declared : Unknown();

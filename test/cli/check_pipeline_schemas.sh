@@ -94,6 +94,18 @@ check "planner refusal says why" 1 "Append output mode not supported" -- "${SLUI
 check "declared columns" 1 "Error: more.sql:3: streaming table 'd': its query's output cannot be written to the table d: " -- \
   "${SLUICE}" run more.sql -w wh --dry-run
 
+# 6b. A table that only flows fill: its expectations are bound over its declared columns, and
+# its flows against it.
+cat > flows.sql <<'SQL'
+CREATE OR REFRESH STREAMING TABLE all_ids (id BIGINT, CONSTRAINT c EXPECT (idd > 0));
+CREATE FLOW f AS INSERT INTO all_ids BY NAME SELECT id FROM STREAM src;
+CREATE FLOW g AS INSERT INTO all_ids BY NAME SELECT s AS id FROM STREAM src;
+SQL
+run_bad "expectation of a flows' table" flows.sql "Error: flows.sql:1: streaming table 'all_ids': expectation 'c' of 'all_ids': cannot evaluate (idd > 0)"
+sed 's/idd > 0/id > 0/' flows.sql > flows2.sql
+run_bad "flow into declared columns" flows2.sql "Error: flows2.sql:3: flow 'g': its query's output cannot be written to the table all_ids: "
+check_not "the good flow passes" "flow 'f'" -- "${SLUICE}" run flows2.sql -w wh --dry-run
+
 # 7. A valid pipeline (bronze declared last, a materialized view over it, a stream-static join
 # with the view) checks, then runs.
 cat > good.sql <<'SQL'
