@@ -217,39 +217,43 @@ Status DeltaSource::CheckSchemaChangeUnblocked() {
       ": [DELTA_STREAMING_CANNOT_CONTINUE_PROCESSING_POST_SCHEMA_EVOLUTION] We've detected one "
       "or more non-additive schema change(s) (" +
       kind + ") between Delta version " + std::to_string(previous.delta_commit_version) + " and " +
-      to + " in the Delta streaming source.\nChanges:\n";
+      to + " in the Delta streaming source. Changes:";
   if (!changes.renamed.empty()) {
-    text += "Columns renamed:\n";
-    for (const auto& [old_name, new_name] : changes.renamed) {
-      text += "'" + old_name + "' -> '" + new_name + "'\n";
+    text += " columns renamed:";
+    for (size_t i = 0; i < changes.renamed.size(); ++i) {
+      text += std::string(i ? "," : "") + " '" + changes.renamed[i].first + "' -> '" +
+              changes.renamed[i].second + "'";
     }
+    text += ";";
   }
   if (!changes.dropped.empty()) {
-    text += "Columns dropped:\n";
-    for (const std::string& name : changes.dropped) text += "'" + name + "'\n";
+    text += " columns dropped:";
+    for (size_t i = 0; i < changes.dropped.size(); ++i) {
+      text += std::string(i ? "," : "") + " '" + changes.dropped[i] + "'";
+    }
+    text += ";";
   }
   std::vector<std::string> options;
   if (!changes.renamed.empty()) options.push_back("allowSourceColumnRename");
   if (!changes.dropped.empty()) options.push_back("allowSourceColumnDrop");
+  auto spelled = [&](const std::string& value) {
+    std::string api, sql;
+    for (const std::string& o : options) {
+      api += ".option(\"" + o + "\", \"" + value + "\")";
+      sql += std::string(sql.empty() ? "" : ", ") + o + " = '" + value + "'";
+    }
+    return api + " (SQL: FROM STREAM t WITH (" + sql + "))";
+  };
   text +=
-      "Please check if you want to manually propagate the schema change(s) to the sink table "
+      " please check if you want to manually propagate the schema change(s) to the sink table "
       "before we proceed with stream processing using the finalized schema at version " +
       to +
-      ".\nOnce you have fixed the schema of the sink table or have decided there is no need to "
+      ". Once you have fixed the schema of the sink table or have decided there is no need to "
       "fix, you can set the following reader option(s) to unblock the non-additive schema "
-      "change(s) and continue stream processing.\nTo unblock for this particular stream just "
-      "for this series of schema change(s):\n";
-  for (const std::string& o : options) {
-    text += "  .option(\"" + o + "\", \"" + to + "\")  (SQL: FROM STREAM t WITH (" + o + " = '" +
-            to + "'))\n";
-  }
-  text += "To unblock for this particular stream:\n";
-  for (const std::string& o : options) {
-    text +=
-        "  .option(\"" + o + "\", \"always\")  (SQL: FROM STREAM t WITH (" + o + " = 'always'))\n";
-  }
-  text +=
-      "(Spark's SQL confs spark.databricks.delta.streaming.allowSourceColumnRename / "
+      "change(s) and continue stream processing: to unblock for this particular stream just "
+      "for this series of schema change(s): " +
+      spelled(to) + "; to unblock for this particular stream: " + spelled("always") +
+      ". (Spark's SQL confs spark.databricks.delta.streaming.allowSourceColumnRename / "
       "allowSourceColumnDrop / allowSourceColumnRenameAndDrop are not read by Sluice: use the "
       "reader options.)";
   return Status::InvalidArgument(text);

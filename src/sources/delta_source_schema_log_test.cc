@@ -159,8 +159,11 @@ TEST_F(DeltaSourceSchemaLogTest, ConsecutiveRenameAndDropAreMergedIntoOneEntry) 
   EXPECT_THAT(blocked.status.message(), HasSubstr(kCannotContinue));
   EXPECT_THAT(blocked.status.message(),
               HasSubstr("(RENAME AND DROP COLUMN) between Delta version 0 and 2"));
-  EXPECT_THAT(blocked.status.message(), HasSubstr("Columns dropped:\n't'"));
-  EXPECT_THAT(blocked.status.message(), HasSubstr(".option(\"allowSourceColumnDrop\", \"2\")"));
+  EXPECT_THAT(blocked.status.message(), HasSubstr("columns dropped: 't';"));
+  EXPECT_THAT(
+      blocked.status.message(),
+      HasSubstr(
+          ".option(\"allowSourceColumnRename\", \"2\").option(\"allowSourceColumnDrop\", \"2\")"));
   EXPECT_EQ(Newest(), std::make_tuple(int64_t{2}, int64_t{2}, Names{"id", "s2"}));
   auto merged = Log().Get(2);
   ASSERT_TRUE(merged.ok());

@@ -51,14 +51,19 @@ bool IsInteger(const std::string& s) {
 
 // The options of `STREAM t [WITH (...)]` (names lower-cased, as the parser gives them).
 Status CheckDeltaTableOptions(const plan::StreamRelation& relation, bool change_feed) {
-  static const std::set<std::string> kDelta = {"startingversion",    "startingtimestamp",
-                                               "maxfilespertrigger", "maxbytespertrigger",
-                                               "skipchangecommits",  "readchangefeed"};
+  static const std::set<std::string> kDelta = {
+      "startingversion",        "startingtimestamp",       "maxfilespertrigger",
+      "maxbytespertrigger",     "skipchangecommits",       "readchangefeed",
+      "schematrackinglocation", "allowsourcecolumnrename", "allowsourcecolumndrop"};
+  // The Delta table source's own options (delta_source.h), not the change feed's.
+  static const std::set<std::string> kTableOnly = {"skipchangecommits", "schematrackinglocation",
+                                                   "allowsourcecolumnrename",
+                                                   "allowsourcecolumndrop"};
   for (const auto& [key, value] : relation.named) {
-    if (kDelta.count(key) == 0 || (change_feed && key == "skipchangecommits")) {
+    if (kDelta.count(key) == 0 || (change_feed && kTableOnly.count(key) > 0)) {
       std::string known;
       for (const std::string& k : kDelta) {
-        if (change_feed && k == "skipchangecommits") continue;
+        if (change_feed && kTableOnly.count(k) > 0) continue;
         known += (known.empty() ? "" : ", ") + k;
       }
       return Status::InvalidArgument(

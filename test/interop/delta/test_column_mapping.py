@@ -3,14 +3,17 @@ renames and drops columns (top-level, nested, a partition column), re-adds a dro
 name; Sluice must read the same rows as Spark at every version, the same rows for filtered
 queries (data skipping reads stats under physical names), and stream them with Delta's rule:
 a RENAME or DROP COLUMN stops the stream with the error Spark gives, naming
-schemaTrackingLocation. Sluice writes modes name and id (CREATE, INSERT, UPDATE, DELETE, MERGE,
+schemaTrackingLocation; with a schemaTrackingLocation, Sluice and Spark stream the same table
+run by run across a rename, a drop and an added column with the same errors and rows. Sluice writes modes name and id (CREATE, INSERT, UPDATE, DELETE, MERGE,
 ADD COLUMNS, RENAME / DROP COLUMN, the upgrade by SET TBLPROPERTIES, into Spark's renamed
 tables; in mode id with Parquet field ids) and Spark (and delta-rs, for mode id) reads the same
 rows; none -> id is refused, as Spark refuses it.
 """
 
+import glob
 import json
 import os
+import re
 import tempfile
 
 import pyarrow as pa
@@ -142,8 +145,8 @@ def _spark_stream_error(p, checkpoint):
 def test_stream_across_rename_and_drop(wh):
     """Sluice streams a column-mapped table; a RENAME COLUMN, then a DROP COLUMN, stops the
     stream with Delta's DELTA_STREAMING_INCOMPATIBLE_SCHEMA_CHANGE_USE_SCHEMA_LOG (Spark gives
-    the same error for the same table); Sluice has no schemaTrackingLocation and refuses the
-    option instead of ignoring it."""
+    the same error for the same table); a schemaTrackingLocation outside the checkpoint is
+    refused (Delta's DELTA_STREAMING_SCHEMA_LOCATION_NOT_UNDER_CHECKPOINT)."""
     name = "cm_stream"
     p = os.path.join(wh, name)
     spark_sql(f"""
@@ -186,8 +189,105 @@ REFRESH STREAMING TABLE {name}_rows;""")
         wh, f"CREATE STREAMING TABLE {name}_tracked AS SELECT * FROM STREAM {name} "
             f"WITH (schemaTrackingLocation = '{wh}/tracking'); REFRESH STREAMING TABLE "
             f"{name}_tracked;", check=False)
-    assert refused.returncode != 0 and "schematrackinglocation" in refused.stderr.lower(), \
+    assert refused.returncode != 0, refused.stdout
+    assert "DELTA_STREAMING_SCHEMA_LOCATION_NOT_UNDER_CHECKPOINT" in refused.stderr, \
         refused.stderr
+
+
+def _error_code(text):
+    """The first Delta error class in an error text ('' for none): Spark's comes after its
+    [STREAM_FAILED] wrapper."""
+    m = re.search(r"\[(DELTA_[A-Z_]+)\]", text or "")
+    return m.group(1) if m else ("" if not text else "OTHER: " + text[:300])
+
+
+def _row_set(dicts):
+    """Rows as sorted JSON objects without their NULL fields (Spark's json sink omits them; the
+    streaming table has every column it has had, NULL where a row has none)."""
+    return sorted(json.dumps({k: v for k, v in r.items() if v is not None}, sort_keys=True)
+                  for r in dicts)
+
+
+def test_stream_with_schema_tracking_location(wh):
+    """Spark's probe (spark_schema_tracking_probe{,2}.py) as a differential test: one table,
+    a Spark stream (json sink) and a Sluice streaming table, each with a schemaTrackingLocation
+    and restarted after every stop; after each change both give the same error class (or none)
+    and have the same rows: a RENAME stops with DELTA_STREAMING_METADATA_EVOLUTION, the
+    restart is blocked (DELTA_STREAMING_CANNOT_CONTINUE_PROCESSING_POST_SCHEMA_EVOLUTION) until
+    allowSourceColumnRename names the version, a DROP needs allowSourceColumnDrop, an ADD
+    COLUMN continues after the restart."""
+    name = "cm_tracked"
+    p = os.path.join(wh, name)
+    spark_ck = tempfile.mkdtemp(prefix="spark-tracked-ck-", dir=wh)
+    spark_out = tempfile.mkdtemp(prefix="spark-tracked-out-", dir=wh)
+    spark_sql(f"""
+CREATE TABLE delta.`{p}` (id BIGINT, s STRING, t STRING) USING delta
+  TBLPROPERTIES ('delta.columnMapping.mode' = 'name');
+INSERT INTO delta.`{p}` VALUES (1, 'a', 'x'), (2, 'b', 'y')""")
+
+    def spark_run(options):
+        r = (peers.spark().readStream.format("delta")
+             .option("schemaTrackingLocation", spark_ck + "/_schema_log"))
+        for k, v in options.items():
+            r = r.option(k, v)
+        q = (r.load(p).writeStream.format("json").option("checkpointLocation", spark_ck)
+             .trigger(availableNow=True).start(spark_out))
+        try:
+            q.awaitTermination(600)
+            error = ""
+        except Exception as e:  # noqa: BLE001 (Spark's StreamingQueryException)
+            error = str(e)
+        rows = []
+        for f in sorted(glob.glob(spark_out + "/*.json")):
+            rows += [json.loads(line) for line in open(f) if line.strip()]
+        return _error_code(error), _row_set(rows)
+
+    def sluice_run(options):
+        with_options = ", ".join([f"{k} = '{v}'" for k, v in
+                                  {"schemaTrackingLocation": "_schema_log", **options}.items()])
+        run = peers.sluice_sql(
+            wh, f"CREATE OR REFRESH STREAMING TABLE {name}_rows AS SELECT * FROM STREAM {name} "
+                f"WITH ({with_options}); REFRESH STREAMING TABLE {name}_rows;", check=False)
+        error = run.stderr if run.returncode != 0 else ""
+        got = d.sluice_arrow(wh, {0: f"SELECT * FROM {name}_rows"})[0].to_pylist()
+        return _error_code(error), _row_set(got), run.stderr
+
+    def both(what, want_code, options=None):
+        spark_code, spark_rows = spark_run(options or {})
+        sluice_code, sluice_rows, stderr = sluice_run(options or {})
+        assert spark_code == want_code, f"{what}: Spark's answer changed: {spark_code}"
+        assert sluice_code == spark_code, f"{what}: Spark {spark_code}, Sluice {sluice_code}: {stderr}"
+        assert sluice_rows == spark_rows, f"{what}: rows differ:\n{d.diff(spark_rows, sluice_rows, 'spark', 'sluice')}"
+        return stderr
+
+    both("first run", "")
+    spark_sql(f"ALTER TABLE delta.`{p}` RENAME COLUMN s TO s2; "
+              f"INSERT INTO delta.`{p}` VALUES (3, 'c', 'z')")
+    renamed_at = d.latest_version(p) - 1
+    both("after the rename", "DELTA_STREAMING_METADATA_EVOLUTION")
+    stderr = both("restart, not unblocked", "DELTA_STREAMING_CANNOT_CONTINUE_PROCESSING_POST_SCHEMA_EVOLUTION")
+    assert f'.option("allowSourceColumnRename", "{renamed_at}")' in stderr, stderr
+    assert "'s' -> 's2'" in stderr, stderr
+    both("restart, the drop unblocked only",
+         "DELTA_STREAMING_CANNOT_CONTINUE_PROCESSING_POST_SCHEMA_EVOLUTION",
+         {"allowSourceColumnDrop": "always"})
+    both("restart, the rename unblocked by its version", "",
+         {"allowSourceColumnRename": str(renamed_at)})
+    spark_sql(f"ALTER TABLE delta.`{p}` DROP COLUMN t; INSERT INTO delta.`{p}` VALUES (4, 'd')")
+    both("after the drop", "DELTA_STREAMING_METADATA_EVOLUTION",
+         {"allowSourceColumnRename": "always"})
+    stderr = both("restart, the rename unblocked only",
+                  "DELTA_STREAMING_CANNOT_CONTINUE_PROCESSING_POST_SCHEMA_EVOLUTION",
+                  {"allowSourceColumnRename": "always"})
+    assert "columns dropped: 't'" in stderr, stderr
+    both("restart, the drop unblocked", "", {"allowSourceColumnDrop": "always"})
+    spark_sql(f"INSERT INTO delta.`{p}` VALUES (5, 'e')")
+    both("an append after the drop", "", {"allowSourceColumnDrop": "always"})
+    spark_sql(f"ALTER TABLE delta.`{p}` ADD COLUMNS (u STRING); "
+              f"INSERT INTO delta.`{p}` VALUES (6, 'f', 'n')")
+    both("after an added column", "DELTA_STREAMING_METADATA_EVOLUTION",
+         {"allowSourceColumnDrop": "always"})
+    both("restart after the added column", "", {"allowSourceColumnDrop": "always"})
 
 
 def _sluice_and_spark_agree(wh, name, versions=None):
