@@ -196,3 +196,22 @@ def test_foreach_batch_worker_is_killed_on_stop(server):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_example_foreach_batch_merge(server):
+    """examples/pyspark/foreach_batch_merge.py, unchanged, against Sluice (SPARK_REMOTE): two
+    runs on one checkpoint; silver has the merged rows and the audit table each batch once."""
+    example = os.path.join(HERE, "..", "..", "..", "examples", "pyspark",
+                           "foreach_batch_merge.py")
+    env = dict(os.environ, TZ="UTC", PYTHONDONTWRITEBYTECODE="1",
+               SPARK_REMOTE=f"sc://127.0.0.1:{server['port']}")
+    base = tempfile.mkdtemp(prefix="sluice-example-")
+    outputs = []
+    for run in ("first", "second"):
+        proc = subprocess.run([sys.executable, example, base, run], capture_output=True,
+                              text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        outputs.append(proc.stdout.splitlines())
+    assert outputs[0] == ["1 placed 10.0", "2 placed 25.5", "3 placed 7.25", "audit rows: 3"]
+    assert outputs[1] == ["1 placed 10.0", "2 shipped 25.5", "3 cancelled 0.0", "4 placed 12.0",
+                          "audit rows: 6"]
