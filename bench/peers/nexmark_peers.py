@@ -347,6 +347,8 @@ def main():
         for e in engines:
             out = os.path.join(work, f"{e}.rows.jsonl") if a.check else None
             r = RUNNERS[e](a, bootstrap, os.path.join(work, e), out)
+            with open(os.path.join(work, f"{e}.stdout"), "w") as f:  # kept with --work
+                f.write("\n".join(r["lines"]) + "\n")
             if out:
                 outputs[e] = collections.Counter(peers_rows.read_rows(out))
                 r["output_rows"] = sum(outputs[e].values())
