@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <thread>
@@ -9,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 #include "common/uuid.h"
 #include "delta/log_segment.h"
 #include "delta/write_util.h"
@@ -29,14 +33,67 @@ int ActionRank(const Action& a) {
   return 7;
 }
 
+// The backoff after the `lost`-th lost race of one commit, in microseconds: it grows
+// (initial * 2^(lost-1), capped at max) over the first kGrowingLosses losses, as contention shows,
+// then halves with every further loss down to a quarter of the initial backoff: a commit that has
+// lost many races retries sooner than those that lost few, instead of waiting the longest while
+// writers that keep winning commit back to back (issue 24, finding 10). Times a random factor in
+// [0.5, 1.5).
+constexpr int kGrowingLosses = 4;
+
 int64_t Backoff(const CommitOptions& o, int lost) {
-  int64_t ms = o.initial_backoff_ms;
-  for (int i = 1; i < lost && ms < o.max_backoff_ms; ++i) ms *= 2;
-  ms = std::min(ms, o.max_backoff_ms);
+  double ms = static_cast<double>(o.initial_backoff_ms);
+  for (int i = 1; i < std::min(lost, kGrowingLosses); ++i) ms *= 2;
+  ms = std::min(ms, static_cast<double>(o.max_backoff_ms));
+  for (int i = kGrowingLosses; i < lost; ++i) ms /= 2;
+  ms = std::max(ms, static_cast<double>(o.initial_backoff_ms) / 4);
   thread_local std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<double> jitter(0.5, 1.5);
-  return static_cast<int64_t>(static_cast<double>(ms) * jitter(rng) * 1000.0);  // micros
+  return static_cast<int64_t>(ms * jitter(rng) * 1000.0);
 }
+
+// The commits of one process to one table take turns, first come first served, so that threads
+// of one process (the tasks of a group, the queries of a pipeline) never lose races to each other
+// and a commit waits at most for the commits queued before it. Keyed by the table root as given.
+struct Turnstile {
+  Mutex mu;
+  CondVar turn_changed;
+  uint64_t next_ticket SLUICE_GUARDED_BY(mu) = 0;
+  uint64_t serving SLUICE_GUARDED_BY(mu) = 0;
+};
+
+std::shared_ptr<Turnstile> TurnstileFor(const std::string& table_root) {
+  static Mutex* mu = new Mutex;
+  static auto* turnstiles = new std::map<std::string, std::weak_ptr<Turnstile>>;
+  MutexLock lock(mu);
+  if (auto found = (*turnstiles)[table_root].lock()) return found;
+  if (turnstiles->size() > 64) {  // forget the tables nobody commits to now
+    std::erase_if(*turnstiles, [](const auto& e) { return e.second.expired(); });
+  }
+  auto made = std::make_shared<Turnstile>();
+  (*turnstiles)[table_root] = made;
+  return made;
+}
+
+// Holds the turn of one table from construction (waiting for it) to destruction.
+class Turn {
+ public:
+  explicit Turn(std::shared_ptr<Turnstile> t) : t_(std::move(t)) {
+    MutexLock lock(&t_->mu);
+    const uint64_t mine = t_->next_ticket++;
+    while (t_->serving != mine) t_->turn_changed.Wait(&t_->mu);
+  }
+  ~Turn() {
+    MutexLock lock(&t_->mu);
+    ++t_->serving;
+    t_->turn_changed.SignalAll();
+  }
+  Turn(const Turn&) = delete;
+  Turn& operator=(const Turn&) = delete;
+
+ private:
+  std::shared_ptr<Turnstile> t_;
+};
 
 }  // namespace
 
@@ -166,7 +223,38 @@ Result<CommitResult> Transaction::Commit() {
   fs::WriteOptions wo;
   wo.sync = options_.sync;
   const int max_attempts = std::max(1, options_.max_attempts);
-  for (int attempt = 1;; ++attempt) {
+  // Checks every commit from `version` on (the winners of a lost race, or what was committed since
+  // the read snapshot) and moves `version` past them; true when there was one.
+  auto catch_up = [&]() -> Result<bool> {
+    bool found = false;
+    for (;;) {
+      auto actions = ReadCommitActions(fs_.get(), CommitPath(table_root_, version));
+      if (!actions.ok()) {
+        if (actions.status().IsNotFound()) return found;
+        return actions.status().WithContext(ctx);
+      }
+      if (!read_snapshot_ && version == Version(0)) {
+        return Status::Conflict("Delta table " + table_root_ +
+                                " was created concurrently (commit 0 exists)");
+      }
+      SLUICE_RETURN_NOT_OK(CheckConflict(pending, *actions, version, table_root_));
+      winners.emplace_back(version, std::move(*actions));
+      version = version.Next();
+      found = true;
+    }
+  };
+  Turn turn(TurnstileFor(table_root_));  // no race with this process's other commits
+  auto give_up = [&](int attempts) {
+    return Status::Conflict(
+        "gave up " + ctx + " after " + std::to_string(attempts) +
+        " attempts: every attempt lost the race to a concurrent commit (last tried version " +
+        version.Prev().ToString() + ")");
+  };
+  // Commits made while this one waited for its turn (or since its snapshot) are checked before the
+  // first attempt rather than after a write that cannot win; they count as one lost race.
+  SLUICE_ASSIGN_OR_RETURN(const bool behind, catch_up());
+  if (behind && max_attempts < 2) return give_up(1);
+  for (int attempt = behind ? 2 : 1;; ++attempt) {
     int64_t now = NowMillis();
     CommitInfo info;
     info.raw_json = CommitInfoJson(now, blind_append_info);
@@ -211,26 +299,8 @@ Result<CommitResult> Transaction::Commit() {
     if (!st.IsAlreadyExists()) return st.WithContext(ctx + " at version " + version.ToString());
 
     // Lost the race: check every commit that won, from `version` on, then retry after them.
-    for (;;) {
-      auto actions = ReadCommitActions(fs_.get(), CommitPath(table_root_, version));
-      if (!actions.ok()) {
-        if (actions.status().IsNotFound()) break;
-        return actions.status().WithContext(ctx);
-      }
-      if (!read_snapshot_ && version == Version(0)) {
-        return Status::Conflict("Delta table " + table_root_ +
-                                " was created concurrently (commit 0 exists)");
-      }
-      SLUICE_RETURN_NOT_OK(CheckConflict(pending, *actions, version, table_root_));
-      winners.emplace_back(version, std::move(*actions));
-      version = version.Next();
-    }
-    if (attempt >= max_attempts) {
-      return Status::Conflict(
-          "gave up " + ctx + " after " + std::to_string(attempt) +
-          " attempts: every attempt lost the race to a concurrent commit (last tried version " +
-          version.Prev().ToString() + ")");
-    }
+    SLUICE_RETURN_NOT_OK(catch_up().status());
+    if (attempt >= max_attempts) return give_up(attempt);
     std::this_thread::sleep_for(std::chrono::microseconds(Backoff(options_, attempt)));
   }
 }

@@ -5,8 +5,12 @@
 // v = read version + 1 with FileSystem::CreateIfAbsent (put-if-absent: exactly one of several
 // racing writers wins). A writer that loses reads the winning commits, checks them for logical
 // conflicts (conflict_checker.h) and, when there are none, retries at the next free version
-// after a bounded, jittered exponential backoff; after `max_attempts` attempts it gives up with
-// Conflict. Data files must be written before Commit (the commit is the last step).
+// after a jittered backoff that grows over the first four lost races and then shrinks again, so
+// that a commit that has lost many races retries sooner than the others (fairness: it is not
+// starved by writers that keep winning); after `max_attempts` attempts it gives up with
+// Conflict. Within one process the commits to one table take turns (first come, first served:
+// threads of a process never race each other; processes still race through put-if-absent). Data
+// files must be written before Commit (the commit is the last step).
 //
 // The commit file holds commitInfo first, then protocol, metaData, txn, remove and add actions,
 // one per line. Commit also computes the snapshot right after the commit (the read snapshot +
@@ -46,8 +50,8 @@ namespace sluice::delta {
 struct CommitOptions {
   // Commit attempts before giving up with Conflict (>= 1).
   int max_attempts = 1000;
-  // Backoff after a lost race: initial * 2^(n-1), capped at max, times a random factor in
-  // [0.5, 1.5).
+  // Backoff after the n-th lost race: initial * 2^(n-1), capped at max, for n <= 4; then halved
+  // per further loss down to initial / 4; times a random factor in [0.5, 1.5).
   int64_t initial_backoff_ms = 1;
   int64_t max_backoff_ms = 100;
   // fsync the commit file (fs::WriteOptions::sync).
