@@ -282,6 +282,7 @@ Result<sluice::DataFrame> SessionStreams::JoinFrame(const sc::Join& j, PlanTrans
   // Each side by its alias (df.alias("x")) or "l" / "r"; the condition's df.col qualified so.
   auto side = [&](const sc::Relation& r, const char* fallback,
                   std::string* name) -> Result<sluice::DataFrame> {
+    mu_.AssertHeld();  // held by JoinFrame's caller; the analysis does not see into lambdas
     const bool aliased = r.has_subquery_alias() && r.subquery_alias().qualifier_size() == 0;
     *name = aliased ? r.subquery_alias().alias() : fallback;
     SLUICE_ASSIGN_OR_RETURN(sluice::DataFrame f,

@@ -523,20 +523,34 @@ def foreach_batch_error(spark, ctx):
 
 def foreach_batch_txn(spark, ctx):
     """Exactly-once from foreachBatch with Delta's idempotent writes: each batch written with
-    txnAppId/txnVersion = batch id, and written twice (a retried function): the second write of
-    a (appId, version) is skipped; across a restart from the checkpoint the batch ids continue
-    and no batch is in the table twice."""
+    txnAppId/txnVersion = batch id. A function that fails after its write leaves the batch
+    uncommitted: the restart runs batch 0 again and its write is skipped; a write done twice (a
+    retried function) is skipped the second time; across restarts the batch ids continue and no
+    batch is in the table twice."""
     import os
     t, tmp = ctx["table"], ctx["tmp"]
     out, cp = os.path.join(tmp, "out"), os.path.join(tmp, "cp")
     _bronze(spark, t, [(1, "a", 10), (2, "b", 20)])
 
+    def write(df, batch_id):
+        (df.selectExpr(f"{batch_id} AS batch", "id").write.format("delta").mode("append")
+         .option("txnAppId", "silver-app").option("txnVersion", batch_id).save(out))
+
+    def write_then_fail(df, batch_id):  # a crash after the write, before the batch commits
+        write(df, batch_id)
+        raise RuntimeError("after the write")
+
     def fn(df, batch_id):
         for _ in range(2):
-            (df.selectExpr(f"{batch_id} AS batch", "id").write.format("delta").mode("append")
-             .option("txnAppId", "silver-app").option("txnVersion", batch_id).save(out))
+            write(df, batch_id)
 
-    _foreach_run(spark, t, cp, fn)
+    failed = (spark.readStream.table(t).writeStream.foreachBatch(write_then_fail)
+              .option("checkpointLocation", cp).trigger(availableNow=True).start())
+    try:
+        failed.awaitTermination()
+    except Exception:
+        pass
+    _foreach_run(spark, t, cp, fn)  # batch 0 again: its write is skipped
     _bronze(spark, t, [(3, "c", 30)])
     _foreach_run(spark, t, cp, fn)
     log = os.path.join(out, "_delta_log")
