@@ -19,7 +19,7 @@
 #   make bench        build (optimized, $(BUILD_DIR)) and run the Nexmark suite; writes its table
 #                     in bench/RESULTS.md (scripts/bench_nexmark.sh)
 #   make bench-all    also every micro-benchmark program under bench/ (scripts/bench.sh)
-#   make bench-peers  Nexmark q0-q2 on Sluice, Spark and Flink over the same Kafka topic, one JSON
+#   make bench-peers  Nexmark q0-q2, q5 on Sluice, Spark and Flink over the same Kafka topic, one JSON
 #                     line per engine per query (bench/peers/README.md; needs make peers)
 #   make format       clang-format the sources; make format-check fails on a diff
 #   make thread-safety-check  clang's -Wthread-safety over the sources that lock (the lock
@@ -140,7 +140,7 @@ bench-all: build
 	@scripts/bench.sh $(BUILD_DIR)
 
 # Nexmark on Sluice, Spark and Flink, the same events in a real broker's topic (bench/peers).
-PEERS_QUERIES ?= q0 q1 q2
+PEERS_QUERIES ?= q0 q1 q2 q5
 PEERS_EVENTS ?= 2000000
 bench-peers: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target sluice nexmark_emit
