@@ -41,6 +41,15 @@ TOTAL=1800
 dump_logs() {
   local f
   for f in [a-d].log; do echo "---- ${f}"; tail -n 40 "${f}"; done
+  # A process that hangs: its threads' stacks, to see where (gdb when installed).
+  local pid
+  if command -v gdb > /dev/null; then
+    for pid in "${PIDS[@]}"; do
+      kill -0 "${pid}" 2> /dev/null || continue
+      echo "---- stacks of ${pid}"
+      timeout 60 gdb -p "${pid}" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | head -n 200
+    done
+  fi
 }
 produce() {  # produce FIRST LAST: ids FIRST..LAST, id % 6 is the partition
   local p id

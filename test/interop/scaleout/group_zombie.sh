@@ -42,6 +42,15 @@ curl -sf -X PUT "${AWS_ENDPOINT_URL_S3}/zombie" > /dev/null || fail "could not c
 dump_logs() {
   local f
   for f in [ab].log; do echo "---- ${f}"; tail -n 40 "${f}"; done
+  # A process that hangs: its threads' stacks, to see where (gdb when installed).
+  local pid
+  if command -v gdb > /dev/null; then
+    for pid in "${PIDS[@]}"; do
+      kill -0 "${pid}" 2> /dev/null || continue
+      echo "---- stacks of ${pid}"
+      timeout 60 gdb -p "${pid}" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | head -n 200
+    done
+  fi
 }
 produce() {  # produce FIRST LAST: ids FIRST..LAST, id % PARTITIONS is the partition
   local p id
