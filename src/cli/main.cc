@@ -199,6 +199,9 @@ int main(int argc, char** argv) {
                       "Address to bind (default 127.0.0.1: this machine only)");
   connect->add_option("--warehouse,-w", connect_options.warehouse,
                       "Directory where table names resolve (default ./warehouse)");
+  connect->add_option("--python", connect_options.python,
+                      "Python that runs foreachBatch functions (default $PYSPARK_PYTHON, "
+                      "else $VIRTUAL_ENV/bin/python, else python3)");
 
   // sluice test
   std::vector<std::string> test_paths;

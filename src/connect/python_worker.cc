@@ -122,9 +122,9 @@ Result<std::unique_ptr<PythonWorker>> PythonWorker::Start(const PythonWorkerOpti
   close(exec_pipe[0]);
   if (got == static_cast<ssize_t>(sizeof(exec_errno))) {
     w->Kill();
-    return Status::InvalidArgument("Python worker: cannot run '" + w->command_ +
-                                   "': " + strerror(exec_errno) +
-                                   " (set PYSPARK_PYTHON to the Python that has pyspark)");
+    return Status::InvalidArgument(
+        "Python worker: cannot run '" + w->command_ + "': " + strerror(exec_errno) +
+        " (give sluice connect --python, or set PYSPARK_PYTHON, to the Python that has pyspark)");
   }
   // Wait for the connection, checking that the worker is still alive.
   const auto deadline = std::chrono::steady_clock::now() + options.connect_timeout;
