@@ -222,6 +222,7 @@ Result<std::string> Session::PrepareDeltaViews(std::string_view statement) {
   SLUICE_ASSIGN_OR_RETURN(RewrittenQuery query,
                           RewriteDeltaReferences(statement, [&](const std::string& name) {
                             if (user_views_.Contains(name)) return false;
+                            if (check_relations_.count(AsciiLower(name)) > 0) return false;
                             if (created && AsciiLower(name) == *created) return false;
                             Result<bool> exists = catalog_->Exists(TableName{name, false});
                             return exists.ok() && *exists;
@@ -519,9 +520,9 @@ Result<engine::Schema> Session::CheckQuerySchema(
     std::string_view query, const StreamingTableManager::PendingSchemas& pending) {
   std::vector<std::string> registered;
   Status st;
+  // A dataset of the pipeline is read with the schema its definition gives, also when its table
+  // exists (its new query may add columns): the name then reads the batch, not the table.
   for (const auto& [name, schema] : pending) {
-    Result<bool> exists = catalog_->Exists(TableName{name, false});
-    if (!exists.ok() || *exists) continue;  // an existing table is read as it is
     Result<engine::Batch> empty = sources::EmptyBatch(connection_.get(), schema);
     if (empty.ok()) st = connection_->RegisterBatch(name, *empty);
     if (!empty.ok() || !st.ok()) {
@@ -529,6 +530,7 @@ Result<engine::Schema> Session::CheckQuerySchema(
       break;
     }
     registered.push_back(name);
+    check_relations_.insert(name);
   }
   std::optional<engine::Schema> schema;
   if (st.ok()) {
@@ -538,6 +540,7 @@ Result<engine::Schema> Session::CheckQuerySchema(
     st = rows.status();
   }
   for (const std::string& name : registered) (void)connection_->UnregisterBatch(name);
+  check_relations_.clear();
   SLUICE_RETURN_NOT_OK(st);
   return *schema;
 }

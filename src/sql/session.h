@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +112,8 @@ class Session {
   // references (PrepareDeltaViews), recorded for a CREATE TEMP VIEW.
   SessionTempViews user_views_;
   std::vector<DeltaReference> statement_references_;
+  // During CheckQuerySchema: the names (lower case) read as the check's empty relations.
+  std::set<std::string> check_relations_;
 };
 
 }  // namespace sluice::sql

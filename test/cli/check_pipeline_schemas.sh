@@ -120,6 +120,15 @@ unchanged "dry run of a valid pipeline"
 check "its rows" 0 "1,1" -- "${SLUICE}" sql -w wh --format csv "SELECT id, n FROM joined ORDER BY id"
 # Run again: its tables exist now, readers are checked against their Delta schemas.
 "${SLUICE}" run good.sql -w wh > good2.log 2>&1 && pass || { fail "run it again"; cat good2.log; }
+# bronze's new query adds a column that its readers (a streaming table and the materialized
+# view) read: checked against the schema bronze's table will have, not the one it has.
+sed -e 's/SELECT id, s, ts FROM STREAM src/SELECT id, s, ts, id * 10 AS big FROM STREAM src/' \
+    -e 's/SELECT b.id, m.n FROM/SELECT b.id, b.big, m.n, m.top FROM/' \
+    -e 's/CAST(count(\*) AS BIGINT) AS n FROM bronze/CAST(count(*) AS BIGINT) AS n, max(big) AS top FROM bronze/' \
+    good.sql > grown.sql
+grep -q "max(big)" grown.sql && grep -q "b.big" grown.sql || fail "could not write grown.sql"
+check "a new upstream column" 0 "valid: 2 streaming tables, 1 materialized view" -- \
+  "${SLUICE}" run grown.sql -w wh --dry-run
 
 # 8. A new warehouse is not created by a check, valid or not.
 mkdir landing && echo '{"k":"a","v":1}' > landing/1.json
