@@ -86,7 +86,7 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
 // (scripts/peers/run-python.sh); this command replaces the process with it, passing this binary
 // as the Sluice to measure.
 struct BenchPeersOptions {
-  std::string query;       // q0, q1, q2 (what bench/peers/nexmark_peers.py knows)
+  std::string query;       // q0, q1, q2, q5 (what bench/peers/nexmark_peers.py knows)
   int64_t events = 0;      // 0 = the driver's default
   std::string engines;     // comma-separated subset of sluice,spark,flink; empty = all
   bool json = false;       // one JSON object per engine per line

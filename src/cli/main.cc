@@ -321,7 +321,7 @@ int main(int argc, char** argv) {
   sluice::cli::BenchPeersOptions peers_options;
   CLI::App* peers = bench->add_subcommand(
       "peers", "Run a Nexmark query on Sluice, Spark and Flink over the same Kafka topic");
-  peers->add_option("--query", peers_options.query, "q0 q1 q2")->required();
+  peers->add_option("--query", peers_options.query, "q0 q1 q2 q5")->required();
   peers->add_option("--events", peers_options.events, "Events of the generator")
       ->check(CLI::PositiveNumber);
   peers->add_option("--engines", peers_options.engines,
