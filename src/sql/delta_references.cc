@@ -31,24 +31,69 @@ bool IsClauseWord(const Token& t) {
   return false;
 }
 
-// The token range [begin, end) of the table a DML statement writes: UPDATE <t>, DELETE FROM <t>,
-// MERGE INTO <t> (<t> a name or delta.`path`); {0, 0} for other statements.
-std::pair<size_t, size_t> DmlTargetTokens(const std::vector<Token>& tokens) {
-  size_t at = 0;
-  if (tokens.size() > 1 && tokens[0].IsKeyword("update")) {
-    at = 1;
-  } else if (tokens.size() > 2 && ((tokens[0].IsKeyword("delete") && tokens[1].IsKeyword("from")) ||
-                                   (tokens[0].IsKeyword("merge") && tokens[1].IsKeyword("into")))) {
-    at = 2;
-  } else {
+// The token range [begin, end) of the table a statement names at its head, as its target: UPDATE
+// <t>, DELETE FROM <t>, MERGE INTO <t>, and the table statements (DESCRIBE [HISTORY | DETAIL |
+// EXTENDED] <t>, VACUUM, OPTIMIZE, ALTER TABLE, SHOW TBLPROPERTIES, SHOW CREATE TABLE, RESTORE,
+// DROP, CREATE / REPLACE TABLE, INSERT INTO | OVERWRITE, TRUNCATE), <t> a name or
+// delta.`path`; {0, 0} for other statements. Such a table is acted on, not read by a query.
+std::pair<size_t, size_t> StatementTargetTokens(const std::vector<Token>& tokens) {
+  // Each head: its keywords, then optional keywords that may follow it, in order.
+  struct Head {
+    std::vector<const char*> words;
+    std::vector<std::vector<const char*>> optional;
+  };
+  static const Head kHeads[] = {
+      {{"update"}, {}},
+      {{"delete", "from"}, {}},
+      {{"merge", "into"}, {}},
+      {{"describe"}, {{"history"}, {"detail"}, {"table"}, {"extended"}, {"formatted"}}},
+      {{"desc"}, {{"history"}, {"detail"}, {"table"}, {"extended"}, {"formatted"}}},
+      {{"vacuum"}, {}},
+      {{"optimize"}, {}},
+      {{"alter", "table"}, {}},
+      {{"show", "tblproperties"}, {}},
+      {{"show", "create", "table"}, {}},
+      {{"restore"}, {{"table"}}},
+      {{"drop", "table"}, {{"if", "exists"}}},
+      {{"create"}, {{"or", "replace"}, {"table"}, {"if", "not", "exists"}}},
+      {{"replace", "table"}, {}},
+      {{"insert"}, {{"into"}, {"overwrite"}, {"table"}}},
+      {{"truncate", "table"}, {}},
+  };
+  auto words_at = [&](size_t at, const std::vector<const char*>& words) {
+    if (at + words.size() > tokens.size()) return false;
+    for (size_t k = 0; k < words.size(); ++k) {
+      if (!tokens[at + k].IsKeyword(words[k])) return false;
+    }
+    return true;
+  };
+  for (const Head& head : kHeads) {
+    if (!words_at(0, head.words)) continue;
+    size_t at = head.words.size();
+    bool more = true;
+    while (more) {
+      more = false;
+      for (const auto& option : head.optional) {
+        if (words_at(at, option)) {
+          at += option.size();
+          more = true;
+        }
+      }
+    }
+    // CREATE must be CREATE [OR REPLACE] TABLE: CREATE VIEW etc. name no Delta table.
+    if (head.words[0] == std::string_view("create") && !tokens[at - 1].IsKeyword("table") &&
+        !tokens[at - 1].IsKeyword("exists")) {
+      return {0, 0};
+    }
+    if (at + 2 < tokens.size() && tokens[at].IsKeyword("delta") && tokens[at + 1].IsSymbol(".") &&
+        tokens[at + 2].kind == TokenKind::kBacktick) {
+      return {at, at + 3};
+    }
+    if (at < tokens.size() &&
+        (tokens[at].kind == TokenKind::kWord || tokens[at].kind == TokenKind::kQuotedIdent)) {
+      return {at, at + 1};
+    }
     return {0, 0};
-  }
-  if (at + 2 < tokens.size() && tokens[at].IsKeyword("delta") && tokens[at + 1].IsSymbol(".") &&
-      tokens[at + 2].kind == TokenKind::kBacktick) {
-    return {at, at + 3};
-  }
-  if (tokens[at].kind == TokenKind::kWord || tokens[at].kind == TokenKind::kQuotedIdent) {
-    return {at, at + 1};
   }
   return {0, 0};
 }
@@ -120,8 +165,10 @@ Result<RewrittenQuery> RewriteDeltaReferences(
   };
 
   // The target of UPDATE / DELETE / MERGE is written, not read: it gets no view (a view opens
-  // every file of the table) and stays as written; the DML reads only its candidate files.
-  const auto [target_begin, target_end] = DmlTargetTokens(tokens);
+  // every file of the table) and stays as written; the DML reads only its candidate files. The
+  // table a table statement acts on (DESCRIBE HISTORY delta.`p`, VACUUM, ...) stays as written
+  // too: that statement's executor opens it.
+  const auto [target_begin, target_end] = StatementTargetTokens(tokens);
   for (size_t i = 0; i + 1 < tokens.size(); ++i) {
     if (i >= target_begin && i < target_end) continue;
     const Token& t = tokens[i];

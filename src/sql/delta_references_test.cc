@@ -48,6 +48,36 @@ TEST(DeltaReferencesTest, TheTargetOfUpdateDeleteAndMergeIsNotAReference) {
   ASSERT_EQ(q.references.size(), 1u);
 }
 
+// The table a table statement acts on is named as written, for its executor to open: a view
+// in its place made `DESCRIBE HISTORY delta.`/p`` a syntax error and `DESCRIBE delta.`/p``
+// abort the process.
+TEST(DeltaReferencesTest, TheTableATableStatementActsOnIsNotAReference) {
+  for (const char* sql : {
+           "DESCRIBE HISTORY delta.`/data/t`",
+           "DESCRIBE HISTORY delta.`/data/t` LIMIT 2",
+           "DESCRIBE DETAIL delta.`/data/t`",
+           "DESCRIBE delta.`/data/t`",
+           "DESCRIBE TABLE EXTENDED delta.`/data/t`",
+           "VACUUM delta.`/data/t` RETAIN 0 HOURS",
+           "OPTIMIZE delta.`/data/t`",
+           "ALTER TABLE delta.`/data/t` ADD COLUMNS (c INT)",
+           "SHOW TBLPROPERTIES delta.`/data/t`",
+           "RESTORE TABLE delta.`/data/t` TO VERSION AS OF 1",
+           "DROP TABLE IF EXISTS delta.`/data/t`",
+       }) {
+    auto r = Rewrite(sql);
+    EXPECT_EQ(r.sql, sql);
+    EXPECT_TRUE(r.references.empty()) << sql;
+  }
+  // What a statement's query reads still is one.
+  auto c = Rewrite("CREATE TABLE delta.`/data/u` AS SELECT * FROM delta.`/data/t`");
+  EXPECT_EQ(c.sql, "CREATE TABLE delta.`/data/u` AS SELECT * FROM \"delta:/data/t\" AS \"t\"");
+  ASSERT_EQ(c.references.size(), 1u);
+  EXPECT_EQ(c.references[0].table.name, "/data/t");
+  auto v = Rewrite("CREATE VIEW v AS SELECT * FROM delta.`/data/t`");
+  ASSERT_EQ(v.references.size(), 1u);
+}
+
 TEST(DeltaReferencesTest, TimeTravel) {
   auto q = Rewrite("SELECT * FROM t VERSION AS OF 3 WHERE a > 1");
   EXPECT_EQ(q.sql, "SELECT * FROM \"t@v3\" AS \"t\" WHERE a > 1");

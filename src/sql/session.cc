@@ -491,6 +491,10 @@ Result<engine::Batch> Session::Execute(std::string_view original) {
       insert->query = std::move(sql);
     } else if (sql != statement) {
       SLUICE_ASSIGN_OR_RETURN(table_statement, ParseTableStatement(sql));
+      if (!table_statement) {
+        return Status::Internal("the table statement is no longer one after its views: " +
+                                std::string(statement));
+      }
     }
     Result<engine::Batch> result = Status::Internal("unset");
     if (const auto* drop = std::get_if<DropTableStatement>(&*table_statement)) {
