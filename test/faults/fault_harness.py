@@ -542,7 +542,7 @@ def main():
         ok = False
         try:
             (lost, dup, wrong, report), leftovers = r.play()
-            totals.update(lost=lost, duplicated=dup, wrong=wrong, leftovers=len(leftovers) > 0)
+            totals.update(lost=lost, duplicated=dup, wrong=wrong, leftovers=int(len(leftovers) > 0))
             ok = not (lost or dup or wrong or leftovers)
             problems = report + leftovers
         except RoundFailure as e:
@@ -550,6 +550,10 @@ def main():
             totals.update(errors=1)
         except subprocess.TimeoutExpired as e:
             problems = [f"timed out: {e}"]
+            totals.update(errors=1)
+        except OSError as e:  # e.g. the binary being relinked by a build meanwhile
+            problems = [f"could not run a program: {e}"]
+            totals.update(errors=1)
         totals.update(runs=r.runs, faults=r.faults)
         if args.verbose:
             print(f"faults: round seed={rs} runs={r.runs} faults={r.faults}: {'; '.join(r.events)}")
