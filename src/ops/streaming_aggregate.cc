@@ -188,6 +188,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   sql->row_schema = engine::SelectSchema(schema, sql->row_columns);
   if (!sql->session) {
     std::vector<PartialMergeSpec> specs;
+    specs.reserve(partials.size());
     for (const auto& p : partials) {
       specs.push_back({p.merge_fn, schema[*probe.ColumnIndex(p.name)].type.id, p.schema_name});
     }

@@ -224,6 +224,7 @@ std::string AggregateMergeSql(const std::vector<std::string>& key_items, const s
                               const std::string& helpers) {
   const bool w = !wcol.empty();
   std::vector<std::string> row_items;
+  row_items.reserve(row_names.size());
   for (const auto& name : row_names) row_items.push_back(QuoteIdentifier(name));
   std::vector<std::string> merged_items;
   for (const auto& p : partials) {
