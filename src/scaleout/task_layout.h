@@ -15,11 +15,12 @@
 
 #include "common/result.h"
 #include "fs/file_system.h"
+#include "stream/checkpoint_layout.h"
 
 namespace sluice::scaleout {
 
 inline constexpr std::string_view kTasksDirName = "tasks";
-inline constexpr std::string_view kGroupRecordName = "group";
+inline constexpr std::string_view kGroupRecordName = stream::kGroupRecordFileName;
 
 // <root>/tasks
 std::string TasksDir(std::string_view root);

@@ -6,6 +6,8 @@
 //   <root>/sources/<i>/   per-source logs              (sources/)
 //   <root>/state/         operator state               (state/)
 //   <root>/lock           the checkpoint lock          (checkpoint_lock.h)
+//   <root>/group          a group-mode query's root: its batches are under <root>/tasks/<p>/,
+//                         one checkpoint per input partition (scaleout/task_layout.h)
 #pragma once
 
 #include <string>
@@ -21,6 +23,7 @@ inline constexpr std::string_view kCommitsDirName = "commits";
 inline constexpr std::string_view kSourcesDirName = "sources";
 inline constexpr std::string_view kStateDirName = "state";
 inline constexpr std::string_view kLockFileName = "lock";
+inline constexpr std::string_view kGroupRecordFileName = "group";
 
 inline std::string MetadataPath(std::string_view root) {
   return fs::JoinPath(root, kMetadataFileName);

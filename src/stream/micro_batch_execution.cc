@@ -132,6 +132,15 @@ Status MicroBatchExecution::Open(std::vector<SourceSpec> sources,
   clock_ = options_.clock ? options_.clock : DefaultClock();
   start_time_ms_ = clock_->NowMs();
 
+  // A group-mode query's root holds no batches of its own (its tasks' are under tasks/): a run
+  // of it here would read its sources again from the start and write their rows twice.
+  SLUICE_ASSIGN_OR_RETURN(bool group_root, fs_->Exists(fs::JoinPath(root, kGroupRecordFileName)));
+  if (group_root) {
+    return Status::InvalidArgument(
+        "checkpoint " + std::string(root) +
+        " belongs to a query run with sluice run --group (it has a group record; its batches are "
+        "under tasks/): run it with --group, or use a new checkpoint");
+  }
   // Query id, then the lock before any log is read.
   SLUICE_ASSIGN_OR_RETURN(StreamMetadata meta,
                           LoadOrCreateStreamMetadata(*fs_, root, {.sync = options_.sync}));

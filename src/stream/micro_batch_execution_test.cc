@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "sinks/foreach_batch_sink.h"
+#include "stream/checkpoint_layout.h"
 #include "stream/commit_log.h"
 #include "stream/loop_test_util.h"
 #include "stream/offset_seq_log.h"
@@ -166,6 +167,21 @@ TEST_F(MicroBatchExecutionTest, ContinuousTriggerIsRefusedWithAdvice) {
   ASSERT_FALSE(q.ok());
   EXPECT_TRUE(q.status().IsNotSupported());
   EXPECT_NE(q.status().message().find("AvailableNow"), std::string::npos);
+}
+
+// A group-mode query's root (sluice run --group) holds its batches under tasks/: a run of it
+// without the group would read its sources again from the start and write their rows twice.
+TEST_F(MicroBatchExecutionTest, CheckpointOfAGroupModeQueryIsRefused) {
+  ASSERT_TRUE(fs::LocalFileSystem()->CreateDirectories(root_).ok());
+  ASSERT_TRUE(fs::LocalFileSystem()
+                  ->CreateIfAbsent(fs::JoinPath(root_, kGroupRecordFileName),
+                                   R"({"version":1,"group":"g","topic":"t"})")
+                  .ok());
+  auto q = StartQuery(Options(), FixedSink(std::make_shared<sinks::MemorySink>()));
+  ASSERT_FALSE(q.ok());
+  EXPECT_TRUE(q.status().IsInvalidArgument());
+  EXPECT_NE(q.status().message().find("--group"), std::string::npos) << q.status().ToString();
+  EXPECT_FALSE(fs::LocalFileSystem()->Exists(MetadataPath(root_)).ValueOr(true));
 }
 
 TEST_F(MicroBatchExecutionTest, SinkFailureFailsTheQueryWithContextAndTheBatchIsRerun) {
