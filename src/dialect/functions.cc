@@ -51,6 +51,7 @@
 
 #include "common/strings.h"
 #include "dialect/rules.h"
+#include "dialect/types.h"
 
 namespace sluice::dialect {
 namespace {
@@ -178,6 +179,28 @@ std::string StructFieldName(const std::vector<Token>& tokens, size_t from, size_
 bool ExpressionFollows(const Token& prev) {
   if (prev.kind == TokenKind::kSymbol) return !prev.IsSymbol(".") && !prev.IsSymbol("::");
   return IsClauseWord(prev) && !prev.IsKeyword("as");
+}
+
+// STRUCT(c INT, d STRUCT(e VARCHAR)) is the engine's spelling of a struct type (a column's type
+// in CREATE TABLE, a CAST target), not Spark's struct() value: every argument is a field name
+// followed by a type that runs to the argument's end (struct(a AS x), struct(NOT b),
+// struct(x IS NULL) are values).
+bool IsStructTypeDeclaration(const std::vector<Token>& tokens,
+                             const std::vector<std::pair<size_t, size_t>>& args) {
+  static const char* const kValueWords[] = {"not", "case", "exists", "interval", "distinct", "all"};
+  for (const auto& [begin, end] : args) {
+    if (end < begin + 2) return false;
+    const Token& name = tokens[begin];
+    const Token& type = tokens[begin + 1];
+    if (name.kind != TokenKind::kWord && name.kind != TokenKind::kQuotedIdent) return false;
+    for (const char* w : kValueWords) {
+      if (name.IsKeyword(w)) return false;
+    }
+    if (type.kind != TokenKind::kWord || type.IsKeyword("as")) return false;
+    size_t j = begin + 1;
+    if (!ConvertType(tokens, &j).ok() || j != end) return false;
+  }
+  return !args.empty();
 }
 
 bool IsComparison(const Token& t) {
@@ -552,7 +575,12 @@ Status RewriteFunctions(std::string_view sql, const std::vector<Token>& tokens,
         edits->push_back({tokens[commas[k]].begin, tokens[commas[k]].end, k % 2 == 0 ? ":" : ","});
       }
       edits->push_back({tokens[close].begin, tokens[close].end, "}"});
-    } else if (t.IsKeyword("struct") && args >= 1 && !tokens[open + 1].IsSymbol("*")) {
+    } else if (t.IsKeyword("struct") && args >= 1 && !tokens[open + 1].IsSymbol("*") &&
+               !IsStructTypeDeclaration(tokens, [&] {
+                 std::vector<std::pair<size_t, size_t>> spans;
+                 for (size_t k = 0; k < args; ++k) spans.emplace_back(call.begin(k), call.end(k));
+                 return spans;
+               }())) {
       edits->push_back({t.begin, t.end, "struct_pack"});
       for (size_t k = 0; k < args; ++k) {
         size_t alias_at = kNoToken;
