@@ -22,6 +22,7 @@
 #include "cli/restart_policy.h"
 #include "cli/status_line.h"
 #include "fs/routing_file_system.h"
+#include "fs/scratch_dir.h"
 #include "server/monitor_server.h"
 #include "sinks/kafka_record_writer.h"
 #include "sql/pipeline_expectations.h"
@@ -149,31 +150,17 @@ std::function<bool(const std::string&)> ExistsIn(const std::string& warehouse) {
 // warehouse is not created by a check).
 Status CheckSchemas(const sql::PipelineGraph& graph, const std::string& warehouse) {
   Result<bool> exists = fs::PathFileSystem()->Exists(warehouse);
-  std::string scratch;
+  std::unique_ptr<fs::ScratchDir> scratch;
   sql::SessionOptions session_options;
   session_options.warehouse = warehouse;
   // An object store has no directories to create: its warehouse is opened as it is.
   if (fs::PathScheme(warehouse).empty() && (!exists.ok() || !*exists)) {
-    std::error_code ec;
-    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-    if (ec) base = "/tmp";
-    std::string pattern = (base / "sluice-check-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      return Status::IOError("cannot create a scratch directory under " + base.string());
-    }
-    scratch = pattern;
-    session_options.warehouse = scratch + "/warehouse";
+    // Removed below; what a killed check left, by the next one (fs/scratch_dir.h).
+    SLUICE_ASSIGN_OR_RETURN(scratch, fs::ScratchDir::Make("sluice-check"));
+    session_options.warehouse = scratch->path() + "/warehouse";
   }
-  Status st;
-  {
-    Result<std::unique_ptr<sql::Session>> session = sql::Session::Open(session_options);
-    st = session.ok() ? sql::CheckPipelineSchemas(graph, **session) : session.status();
-  }
-  if (!scratch.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(scratch, ec);
-  }
-  return st;
+  Result<std::unique_ptr<sql::Session>> session = sql::Session::Open(session_options);
+  return session.ok() ? sql::CheckPipelineSchemas(graph, **session) : session.status();
 }
 
 // --dry-run: the graph in run order, then a summary line.

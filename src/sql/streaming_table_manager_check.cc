@@ -12,6 +12,7 @@
 #include "delta/schema.h"
 #include "delta/schema_evolution.h"
 #include "delta/table.h"
+#include "fs/scratch_dir.h"
 #include "sinks/blackhole_sink.h"
 #include "sources/kafka/kafka_source.h"
 #include "sources/source_factory.h"
@@ -28,29 +29,7 @@ namespace {
 // Derivations of an input from a stored definition that reads another one, at most.
 constexpr int kMaxDepth = 8;
 
-// A local directory removed with everything in it when the check ends.
-class ScratchDir {
- public:
-  static Result<std::unique_ptr<ScratchDir>> Make() {
-    std::error_code ec;
-    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-    if (ec) base = "/tmp";
-    std::string pattern = (base / "sluice-check-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      return Status::IOError("cannot create a scratch directory under " + base.string());
-    }
-    return std::unique_ptr<ScratchDir>(new ScratchDir(pattern));
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
+constexpr std::string_view kCheckScratchPrefix = "sluice-check";
 
 // Copies the files under `from` (on `fs`) to the local directory `to`: a source's private logs
 // in an existing checkpoint (its persisted schema), read by a source opened on the copy.
@@ -164,7 +143,9 @@ Result<std::optional<engine::Schema>> StreamingTableManager::CheckQuery(
     if (path.ok()) names_by_path[*path] = name;
   }
 
-  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<ScratchDir> scratch, ScratchDir::Make());
+  // Removed when the check ends; what a killed check left, by the next one (fs/scratch_dir.h).
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<fs::ScratchDir> scratch,
+                          fs::ScratchDir::Make(kCheckScratchPrefix));
   const std::string checkpoint = catalog_.CheckpointOf(def);
   std::vector<engine::Batch> inputs;
   for (size_t i = 0; i < def.sources.size(); ++i) {
