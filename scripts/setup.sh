@@ -12,7 +12,7 @@ PACKAGES=(
   librocksdb-dev kcat liblz4-dev libzstd-dev
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libcpp-httplib-dev
   libedit-dev libssl-dev zlib1g-dev
-  clang-format clang-14
+  clang-format clang-14 clang-tidy-14
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc python3 python3-pip
 )
 
