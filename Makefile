@@ -24,6 +24,8 @@
 #   make format       clang-format the sources; make format-check fails on a diff
 #   make thread-safety-check  clang's -Wthread-safety over the sources that lock (the lock
 #                     annotations of common/mutex.h checked; scripts/thread-safety-check.sh)
+#   make tidy         clang-tidy with .clang-tidy's checks over src/'s folders in TIDY_DIRS
+#                     (scripts/clang-tidy-check.sh; clang-tidy-14 from make setup; TIDY_JOBS)
 #   make clean        remove build/
 
 BUILD_DIR   ?= build/release
@@ -42,7 +44,7 @@ export CCACHE_NOHASHDIR ?= 1
 SOURCES := $(shell git ls-files '*.cc' '*.h' 2>/dev/null)
 
 .PHONY: all setup configure build run test test-all acceptance peers interop fixtures debug bench \
-        bench-all bench-peers fuzz faults format format-check thread-safety-check clean
+        bench-all bench-peers fuzz faults format format-check thread-safety-check tidy clean
 
 all: build
 
@@ -156,6 +158,9 @@ format-check:
 
 thread-safety-check: configure
 	scripts/thread-safety-check.sh $(BUILD_DIR)
+
+tidy: configure
+	scripts/clang-tidy-check.sh $(BUILD_DIR)
 
 clean:
 	rm -rf build
