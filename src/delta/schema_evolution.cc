@@ -80,8 +80,12 @@ Result<DataType> MergeType(const std::string& path, const DataType& table, const
       }
       SLUICE_ASSIGN_OR_RETURN(DataType merged,
                               MergeType(child_path, tf->type, df.type, merge_schema, changed));
+      // One field of the table per name (Delta's names are unique case-insensitively).
       for (Field& of : out.children) {
-        if (Lower(of.name) == Lower(df.name)) of.type = std::move(merged);
+        if (Lower(of.name) == Lower(df.name)) {
+          of.type = std::move(merged);
+          break;
+        }
       }
     }
     return out;
