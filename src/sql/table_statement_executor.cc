@@ -15,6 +15,7 @@
 #include "delta/dml_delete.h"
 #include "delta/dml_merge.h"
 #include "delta/dml_update.h"
+#include "delta/field_comment.h"
 #include "delta/optimize.h"
 #include "delta/restore.h"
 #include "delta/schema.h"
@@ -339,14 +340,8 @@ Result<engine::Batch> TableStatementExecutor::Run(const DescribeStatement& s) {
       SLUICE_ASSIGN_OR_RETURN(auto snapshot, table->Latest());
       std::vector<std::vector<std::optional<std::string>>> rows;
       // A column's COMMENT is its field metadata's "comment" (as Spark stores it).
-      auto comment_of = [&](const std::string& column) -> std::optional<std::string> {
-        auto it = snapshot->schema.metadata.find(column);
-        if (it == snapshot->schema.metadata.end()) return std::nullopt;
-        nlohmann::json md = nlohmann::json::parse(it->second, nullptr, false);
-        if (!md.is_object() || !md.contains("comment") || !md["comment"].is_string()) {
-          return std::nullopt;
-        }
-        return md["comment"].get<std::string>();
+      auto comment_of = [&](const std::string& column) {
+        return delta::FieldComment(snapshot->schema.metadata, column);
       };
       for (const engine::Field& f : snapshot->schema.fields) {
         rows.push_back({f.name, f.type.ToSql(), comment_of(f.name)});
