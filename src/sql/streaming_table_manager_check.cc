@@ -83,10 +83,14 @@ Result<std::optional<engine::Schema>> StreamingTableManager::InputSchema(
   SLUICE_ASSIGN_OR_RETURN(bool exists, options_.tables->Exists(TableName{name, false}));
   if (exists) {
     SLUICE_ASSIGN_OR_RETURN(std::string path, options_.tables->Resolve(TableName{name, false}));
-    SLUICE_ASSIGN_OR_RETURN(auto table,
-                            delta::DeltaTable::Open(options_.fs, options_.engine, path));
-    SLUICE_ASSIGN_OR_RETURN(auto snapshot, table->Latest());
-    return std::optional(snapshot->schema.fields);
+    Result<std::unique_ptr<delta::DeltaTable>> table =
+        delta::DeltaTable::Open(options_.fs, options_.engine, path);
+    Result<std::shared_ptr<const delta::Snapshot>> snapshot =
+        table.ok() ? (*table)->Latest() : table.status();
+    if (snapshot.ok()) return std::optional((*snapshot)->schema.fields);
+    // A _delta_log without a commit (a run killed in its table's first commit): no table yet,
+    // the first batch's commit creates it, as it does without the check.
+    if (!snapshot.status().IsNotFound()) return snapshot.status();
   }
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingDefinition> def,
                           catalog_.Find(StreamingDefinition::Kind::kTable, name));
