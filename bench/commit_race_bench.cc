@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_percentile.h"
 #include "delta/commit.h"
 #include "fs/file_system.h"
 
@@ -105,11 +106,7 @@ std::vector<Sample> Write(const Options& o, const std::string& root,
   return out;
 }
 
-double Percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
-}
+using bench::Percentile;
 
 int Run(const Options& o) {
   const std::string root = o.dir + "/t";

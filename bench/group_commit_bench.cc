@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_percentile.h"
 #include "delta/table.h"
 #include "delta/table_writer.h"
 #include "engine/engine.h"
@@ -48,12 +49,7 @@ T Check(Result<T> r, const char* what) {
   return std::move(r).ValueOrDie();
 }
 
-double Percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
-  return v[i];
-}
+using bench::Percentile;
 
 struct Options {
   std::vector<int> tasks = {1, 2, 4, 8};
