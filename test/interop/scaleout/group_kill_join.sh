@@ -38,28 +38,8 @@ cd "${WORK}"
 PARTITIONS=6
 TOTAL=1800
 
-dump_logs() {
-  local f
-  for f in [a-d].log; do echo "---- ${f}"; tail -n 40 "${f}"; done
-  # A process that hangs: its threads' stacks, to see where (gdb when installed).
-  local pid
-  if command -v gdb > /dev/null; then
-    for pid in "${PIDS[@]}"; do
-      kill -0 "${pid}" 2> /dev/null || continue
-      echo "---- stacks of ${pid}"
-      timeout 60 gdb -p "${pid}" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | head -n 200
-    done
-  fi
-}
-produce() {  # produce FIRST LAST: ids FIRST..LAST, id % 6 is the partition
-  local p id
-  for ((p = 0; p < PARTITIONS; p++)); do
-    for ((id = $1; id <= $2; id++)); do
-      if ((id % PARTITIONS == p)); then echo "{\"id\": ${id}}"; fi
-    done | kcat -P -b "${KAFKA_BOOTSTRAP}" -t events -p "${p}" 2>> kcat.log ||
-      { cat kcat.log; fail "kcat could not produce"; }
-  done
-}
+# shellcheck source=group_test_lib.sh
+source "$(dirname "$0")/group_test_lib.sh"
 table() {  # count,distinct,min,max of the table's ids
   "${SLUICE}" sql --warehouse wh --format csv \
     "SELECT count(*) || ',' || count(DISTINCT id) || ',' || coalesce(min(id), -1) || ',' || coalesce(max(id), -1)
@@ -70,21 +50,6 @@ start() {  # start NAME: a process of the group, its log NAME.log
   PIDS+=($!)
   eval "PID_$1=$!"
 }
-# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every 0.5 s, bounded.
-wait_for() {
-  local limit=$(($1 * 2)) what="$2" i
-  shift 2
-  for ((i = 0; i < limit; i++)); do
-    "$@" && return 0
-    sleep 0.5
-  done
-  dump_logs
-  fail "${what} (waited ${limit} polls)"
-}
-owned() {  # owned NAME: the partitions NAME.log says it owns now ("owned now: 0, 3")
-  grep -o 'owned now: [0-9, a-z]*' "$1.log" | tail -n 1 | sed 's/owned now: //'
-}
-owns_some() { local o; o="$(owned "$1")"; [[ -n "${o}" && "${o}" != none ]]; }
 all_owned_by() {  # all_owned_by NAME...: every partition owned by one of them, none twice
   local n seen="" o
   for n in "$@"; do
@@ -93,7 +58,6 @@ all_owned_by() {  # all_owned_by NAME...: every partition owned by one of them, 
   done
   [[ "$(echo "${seen}" | tr ',' '\n' | tr -d ' ' | sort -n | tr '\n' ' ')" == "0 1 2 3 4 5 " ]]
 }
-table_is() { [[ "$(table)" == "$1" ]]; }
 
 start_mock_kafka "${MOCK}" "events:${PARTITIONS}" || fail "could not create the topic"
 cat > pipeline.sql <<EOF

@@ -39,28 +39,8 @@ TOTAL=1200
 WH="s3://zombie/wh"
 curl -sf -X PUT "${AWS_ENDPOINT_URL_S3}/zombie" > /dev/null || fail "could not create the bucket"
 
-dump_logs() {
-  local f
-  for f in [ab].log; do echo "---- ${f}"; tail -n 40 "${f}"; done
-  # A process that hangs: its threads' stacks, to see where (gdb when installed).
-  local pid
-  if command -v gdb > /dev/null; then
-    for pid in "${PIDS[@]}"; do
-      kill -0 "${pid}" 2> /dev/null || continue
-      echo "---- stacks of ${pid}"
-      timeout 60 gdb -p "${pid}" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | head -n 200
-    done
-  fi
-}
-produce() {  # produce FIRST LAST: ids FIRST..LAST, id % PARTITIONS is the partition
-  local p id
-  for ((p = 0; p < PARTITIONS; p++)); do
-    for ((id = $1; id <= $2; id++)); do
-      if ((id % PARTITIONS == p)); then echo "{\"id\": ${id}}"; fi
-    done | kcat -P -b "${KAFKA_BOOTSTRAP}" -t events -p "${p}" 2>> kcat.log ||
-      { cat kcat.log; fail "kcat could not produce"; }
-  done
-}
+# shellcheck source=group_test_lib.sh
+source "$(dirname "$0")/group_test_lib.sh"
 table() {
   SLUICE_LOCAL_CACHE_DIR="${WORK}/cache-sql" "${SLUICE}" sql --warehouse "${WH}" --format csv \
     "SELECT count(*) || ',' || count(DISTINCT id) || ',' || coalesce(min(id), -1) || ',' || coalesce(max(id), -1)
@@ -72,20 +52,7 @@ start() {  # start NAME: a process of the group with a local cache of its own (a
   PIDS+=($!)
   eval "PID_$1=$!"
 }
-wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...: polls every 0.5 s, bounded
-  local limit=$(($1 * 2)) what="$2" i
-  shift 2
-  for ((i = 0; i < limit; i++)); do
-    "$@" && return 0
-    sleep 0.5
-  done
-  dump_logs
-  fail "${what}"
-}
-owned() { grep -o 'owned now: [0-9, a-z]*' "$1.log" | tail -n 1 | sed 's/owned now: //'; }
-owns_some() { local o; o="$(owned "$1")"; [[ -n "${o}" && "${o}" != none ]]; }
 owns_all() { [[ "$(owned "$1")" == "0, 1, 2, 3" ]]; }
-table_is() { [[ "$(table)" == "$1" ]]; }
 batches_of() {  # batches_of NAME PARTITION...: batch lines NAME.log has for those tasks
   local n="$1" p c=0
   shift
