@@ -7,9 +7,10 @@
 #   scripts/peers/spark-kafka-jars.sh  Spark's Kafka connector for that Spark, via Maven
 #   scripts/peers/kafka-jars.sh  an Apache Kafka broker (KRaft), via Maven
 #   scripts/peers/flink.sh       Apache Flink (PyFlink, its own venv) and its Kafka SQL connector
+#   scripts/peers/kubernetes-check.sh  deploy/kubernetes/check built with Go (k8s.io/api)
 set -euo pipefail
 PEERS="$(cd "$(dirname "${BASH_SOURCE[0]}")/peers" && pwd)"
-for step in python spark-jars spark-kafka-jars kafka-jars flink; do
+for step in python spark-jars spark-kafka-jars kafka-jars flink kubernetes-check; do
   if [[ -x "${PEERS}/${step}.sh" ]]; then "${PEERS}/${step}.sh"; fi
 done
 source "${PEERS}/common.sh"

@@ -4,7 +4,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 missing=()
-for step in python spark-jars spark-kafka-jars kafka-jars flink; do
+for step in python spark-jars spark-kafka-jars kafka-jars flink kubernetes-check; do
   "${PEERS_DIR}/${step}.sh" --check >/dev/null 2>&1 || missing+=("${step}")
 done
 if ((${#missing[@]} > 0)); then
