@@ -13,7 +13,9 @@
 // case), starting together. Each commit is timed (the whole Write: Parquet file + log commit)
 // and its attempts counted (WriteResult::attempts, 1 = no lost race). At the end the table must
 // hold T * commits * rows rows and T * commits commits after the create, or the bench fails.
-// DIR defaults to /dev/shm/sluice-group-commit-bench (tmpfs; --sync turns fsync on).
+// DIR defaults to /dev/shm/sluice-group-commit-bench (tmpfs; --sync turns fsync on). DIR may be
+// s3://bucket/prefix (the S3 file system of docs/s3.md, e.g. moto's through
+// test/interop/s3/with_moto.sh): the tables are then DIR/t<T>-<ms since the epoch>, new each run.
 //
 // One line per T: tasks, commits, commits that lost a race (and %), retries per commit, commit
 // latency p50 / p90 / max ms, and commits/s over the run. Figures are recorded in
@@ -67,10 +69,18 @@ std::vector<int> ParseList(const std::string& text) {
   return out;
 }
 
+bool IsS3(const std::string& path) { return path.rfind("s3://", 0) == 0; }
+
 void RunOne(const Options& o, int tasks) {
-  auto fs = fs::LocalFileSystem();
-  const std::string root = o.dir + "/t" + std::to_string(tasks);
-  std::filesystem::remove_all(root);
+  auto fs = Check(fs::FileSystemForPath(o.dir), "file system");
+  std::string root = o.dir + "/t" + std::to_string(tasks);
+  if (IsS3(o.dir)) {
+    root += "-" + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
+  } else {
+    std::filesystem::remove_all(root);
+  }
   auto engine = Check(engine::Engine::Open(), "engine");
   delta::TableWriterOptions writer_options;
   writer_options.commit.sync = o.sync;
@@ -196,7 +206,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::filesystem::create_directories(o.dir);
+  if (!sluice::IsS3(o.dir)) std::filesystem::create_directories(o.dir);
   for (int t : o.tasks) sluice::RunOne(o, t);
   return 0;
 }
