@@ -194,16 +194,28 @@ Result<CommitResult> Transaction::Commit() {
     return Status::InvalidArgument(
         ctx + ": the first commit of a table needs protocol and metaData actions");
   }
-  // Sluice reads deletion vectors but writes none: a rewrite, remove or VACUUM that ignored them
-  // would resurrect deleted rows or drop DV files, so no commit touches such a table (every
-  // writer of the table, DML, OPTIMIZE, RESTORE and VACUUM included, commits through here).
+  // A remove names the entry it removes by (path, deletion vector): one that named a live file
+  // without the DV that file has now would leave the file live beside the new entry (rows
+  // resurrected or read twice). Every writer copies the DV (RemoveFor); this is the backstop.
   if (read_snapshot_) {
-    const auto& wf = read_snapshot_->protocol.writer_features;
-    if (wf && std::find(wf->begin(), wf->end(), "deletionVectors") != wf->end()) {
-      return Status::NotSupported(
-          ctx +
-          ": Unsupported Delta writer feature 'deletionVectors': writes with deletion vectors are "
-          "not supported yet");
+    const auto& files = read_snapshot_->files;
+    auto dv_id = [](const std::optional<DeletionVector>& dv) {
+      return dv ? dv->UniqueId() : std::string();
+    };
+    for (const Action& a : actions_) {
+      const auto* r = std::get_if<RemoveFile>(&a);
+      if (!r) continue;
+      auto it = std::lower_bound(files.begin(), files.end(), r->path,
+                                 [](const AddFile& f, const std::string& p) { return f.path < p; });
+      bool live_path = false, live_entry = false;
+      for (; it != files.end() && it->path == r->path; ++it) {
+        live_path = true;
+        live_entry |= dv_id(it->deletion_vector) == dv_id(r->deletion_vector);
+      }
+      if (live_path && !live_entry) {
+        return Status::Internal(ctx + ": the remove of '" + r->path +
+                                "' does not carry the deletion vector of its live entry");
+      }
     }
   }
 

@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "delta/cdc_writer.h"
 #include "delta/changes.h"
+#include "delta/dml_deletion_vectors.h"
 #include "delta/values.h"
 
 namespace sluice::delta {
@@ -49,11 +50,11 @@ Result<DmlResult> DeleteRows(const DmlTable& table, const std::optional<std::str
       txn->Add(RemoveFor(f, now, true));
       m["numRemovedFiles"]++;
       m["numRemovedBytes"] += f.size;
-      auto n = NumRecords(f);
+      auto n = LiveRows(f);
       if (n) {
         m["numDeletedRows"] += *n;
       } else {
-        SLUICE_ASSIGN_OR_RETURN(std::string sql, CandidateReadSql(table.conn, snap, {f}));
+        SLUICE_ASSIGN_OR_RETURN(std::string sql, CandidateReadSql(table, snap, {f}));
         SLUICE_ASSIGN_OR_RETURN(engine::Batch c,
                                 QueryCtx(table.conn, "SELECT count(*) FROM (" + sql + ")", ctx));
         SLUICE_ASSIGN_OR_RETURN(auto cnt, c.GetInt64(0, 0));
@@ -89,11 +90,41 @@ Result<DmlResult> DeleteRows(const DmlTable& table, const std::optional<std::str
     }
   }
 
+  // With deletion vectors: the deleted rows are marked in their files' DVs, nothing is
+  // rewritten and no cdc file is written (the feed derives the deleted rows from the DVs, as
+  // Spark's DELETE leaves it).
+  if (WritesDeletionVectors(snap)) {
+    for (const char* k :
+         {"numDeletionVectorsAdded", "numDeletionVectorsUpdated", "numDeletionVectorsRemoved"}) {
+      m[k] = 0;
+    }
+    if (candidates.empty()) return CommitDml(table, txn.get(), options, "DELETE", params, m);
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string read_sql,
+                                CandidateReadSql(table, snap, candidates, /*with_row_index=*/true),
+                                ctx);
+    SLUICE_ASSIGN_OR_RETURN(
+        auto deleted, QueryRowIndexes(table.conn,
+                                      "SELECT " + alias + "." + kFileColumn + ", " + alias + "." +
+                                          kRowIndexColumn + " FROM (" + read_sql + ") AS " + alias +
+                                          " WHERE COALESCE(" + cond + ", FALSE)",
+                                      ctx));
+    if (deleted.empty()) return CommitDml(table, txn.get(), options, "DELETE", params, m);
+    SLUICE_ASSIGN_OR_RETURN(DeletionVectorChanges c,
+                            MarkDeletedRows(table, txn.get(), snap, candidates, deleted, now));
+    m["numDeletedRows"] = c.rows_deleted;
+    m["numRemovedFiles"] = c.files_removed;
+    m["numRemovedBytes"] = c.bytes_removed;
+    m["numDeletionVectorsAdded"] = c.dvs_added;
+    m["numDeletionVectorsUpdated"] = c.dvs_updated;
+    m["numDeletionVectorsRemoved"] = c.dvs_removed;
+    return CommitDml(table, txn.get(), options, "DELETE", params, m);
+  }
+
   // Which candidate files hold rows to delete?
   std::set<std::string> touched_paths;
   if (!candidates.empty()) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(std::string read_sql,
-                                CandidateReadSql(table.conn, snap, candidates), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string read_sql, CandidateReadSql(table, snap, candidates),
+                                ctx);
     SLUICE_ASSIGN_OR_RETURN(
         engine::Batch hits,
         QueryCtx(table.conn,
@@ -108,8 +139,7 @@ Result<DmlResult> DeleteRows(const DmlTable& table, const std::optional<std::str
   for (const AddFile& f : candidates) {
     if (touched_paths.count(f.path)) touched.push_back(f);
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(table.conn, snap, touched),
-                              ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(table, snap, touched), ctx);
   const std::string from = " FROM (" + touched_sql + ") AS " + alias;
   const std::string cols = ColumnList(snap.schema.fields, alias);
 

@@ -10,6 +10,7 @@
 #include "common/strings.h"
 #include "delta/cdc_writer.h"
 #include "delta/changes.h"
+#include "delta/dml_deletion_vectors.h"
 #include "delta/values.h"
 
 namespace sluice::delta {
@@ -352,9 +353,12 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
     }
     for (const AddFile& f : candidates) txn->ReadFile(f.path);
   }
+  // With deletion vectors: the target rows a clause updates or deletes are marked in their files'
+  // DVs, and only updated and inserted rows are written.
+  const bool dvs = WritesDeletionVectors(snap);
   std::string candidate_sql;
   if (!candidates.empty()) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(candidate_sql, CandidateReadSql(conn, snap, candidates), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(candidate_sql, CandidateReadSql(table, snap, candidates), ctx);
   }
   const std::string file_col = std::string(kFileColumn);
 
@@ -419,12 +423,19 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
     new_cols += "__sluice_n" + std::to_string(i) + " AS " + QuoteIdentifier(schema[i].name);
   }
   if (!touched.empty()) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(conn, snap, touched),
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql,
+                                CandidateReadSql(table, snap, touched, /*with_row_index=*/dvs),
                                 ctx);
-    SLUICE_ASSIGN_OR_RETURN(
-        engine::Batch tgt,
-        QueryCtx(conn, "SELECT *, row_number() OVER () AS __sluice_rid FROM (" + touched_sql + ")",
-                 ctx));
+    // Without NOT MATCHED BY SOURCE clauses only target rows with a matching source row can
+    // change; with DVs the others are neither rewritten nor looked at again.
+    std::string tgt_sql =
+        "SELECT *, row_number() OVER () AS __sluice_rid FROM (" + touched_sql + ")";
+    if (dvs && plan.by_source.empty()) {
+      tgt_sql = "SELECT " + ta + ".*, row_number() OVER () AS __sluice_rid FROM (" + touched_sql +
+                ") AS " + ta + " WHERE EXISTS (SELECT 1 FROM " + kSrcView + " AS " + sa +
+                " WHERE " + on + ")";
+    }
+    SLUICE_ASSIGN_OR_RETURN(engine::Batch tgt, QueryCtx(conn, tgt_sql, ctx));
     SLUICE_RETURN_NOT_OK_CTX(conn->RegisterBatch(kTgtView, tgt), ctx);
     const std::string tgt_from = std::string(kTgtView) + " AS " + ta;
 
@@ -489,9 +500,10 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
         "), __m AS (SELECT * FROM __m_all WHERE __a <> 0 QUALIFY row_number() OVER (PARTITION BY "
         "__rid) = 1), "
         "__hit AS (SELECT DISTINCT __rid FROM __m_all) SELECT " +
-        ColumnList(schema, ta) + ", " + kind_case + out_vals + " FROM " + tgt_from +
-        " LEFT JOIN __m ON " + ta + ".__sluice_rid = __m.__rid LEFT JOIN __hit ON " + ta +
-        ".__sluice_rid = __hit.__rid ORDER BY " + ta +
+        ColumnList(schema, ta) + ", " + kind_case + out_vals +
+        (dvs ? ", " + ta + "." + kFileColumn + ", " + ta + "." + kRowIndexColumn : "") + " FROM " +
+        tgt_from + " LEFT JOIN __m ON " + ta + ".__sluice_rid = __m.__rid LEFT JOIN __hit ON " +
+        ta + ".__sluice_rid = __hit.__rid ORDER BY " + ta +
         ".__sluice_rid";  // keep the files' row order (and so their clustering) in the rewrite
     SLUICE_ASSIGN_OR_RETURN(engine::Batch r,
                             QueryCtx(conn, r_sql, ctx + ": applying the MERGE clauses"));
@@ -518,14 +530,15 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
     m["numTargetRowsMatchedDeleted"] = c[2];
     m["numTargetRowsNotMatchedBySourceDeleted"] = c[3];
     m["numTargetRowsDeleted"] = c[2] + c[3];
-    m["numTargetRowsCopied"] = c[4];
+    m["numTargetRowsCopied"] = dvs ? 0 : c[4];  // with DVs, kept rows stay where they are
   }
 
   // Output rows: surviving rows of the touched files + inserted rows.
   std::vector<std::string> out_parts;
   if (!touched.empty()) {
     out_parts.push_back("SELECT " + new_cols + " FROM " + kResultView +
-                        " WHERE __sluice_kind NOT IN ('md', 'nd')");
+                        (dvs ? " WHERE __sluice_kind IN ('mu', 'nu')"
+                             : " WHERE __sluice_kind NOT IN ('md', 'nd')"));
   }
   if (inserted) out_parts.push_back(std::string("SELECT * FROM ") + kInsertView);
   std::string out_sql;
@@ -558,11 +571,29 @@ Result<DmlResult> MergeInto(const DmlTable& table, const MergeSpec& spec,
     for (AddCdcFile& f : *cdc) txn->Add(std::move(f));
   }
   const int64_t now = DmlNow(options);
-  for (const AddFile& f : touched) {
-    txn->Add(RemoveFor(f, now, true));
-    m["numTargetBytesRemoved"] += f.size;
+  if (dvs) {
+    std::map<std::string, RowIndexSet> dv_rows;
+    if (!touched.empty()) {
+      SLUICE_ASSIGN_OR_RETURN(
+          dv_rows, QueryRowIndexes(conn,
+                                   std::string("SELECT ") + kFileColumn + ", " + kRowIndexColumn +
+                                       " FROM " + kResultView + " WHERE __sluice_kind <> 'keep'",
+                                   ctx));
+    }
+    SLUICE_ASSIGN_OR_RETURN(DeletionVectorChanges c,
+                            MarkDeletedRows(table, txn.get(), snap, touched, dv_rows, now));
+    m["numTargetFilesRemoved"] = c.files_removed;
+    m["numTargetBytesRemoved"] = c.bytes_removed;
+    m["numTargetDeletionVectorsAdded"] = c.dvs_added;
+    m["numTargetDeletionVectorsUpdated"] = c.dvs_updated;
+    m["numTargetDeletionVectorsRemoved"] = c.dvs_removed;
+  } else {
+    for (const AddFile& f : touched) {
+      txn->Add(RemoveFor(f, now, true));
+      m["numTargetBytesRemoved"] += f.size;
+    }
+    m["numTargetFilesRemoved"] = static_cast<int64_t>(touched.size());
   }
-  m["numTargetFilesRemoved"] = static_cast<int64_t>(touched.size());
   m["numTargetFilesAdded"] = static_cast<int64_t>(adds.size());
   for (AddFile& a : adds) {
     m["numTargetBytesAdded"] += a.size;

@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "delta/cdc_writer.h"
 #include "delta/changes.h"
+#include "delta/dml_deletion_vectors.h"
 #include "delta/values.h"
 
 namespace sluice::delta {
@@ -61,10 +62,25 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
     txn->ReadWholeTable();
   }
 
+  // With deletion vectors: the old rows are marked deleted in their files' DVs and only the
+  // updated rows are written (cdc files as without DVs, as Spark writes them).
+  const bool dvs = WritesDeletionVectors(snap);
+  std::map<std::string, RowIndexSet> dv_rows;
   std::set<std::string> touched_paths;
-  if (!candidates.empty()) {
+  if (dvs && !candidates.empty()) {
     SLUICE_ASSIGN_OR_RETURN_CTX(std::string read_sql,
-                                CandidateReadSql(table.conn, snap, candidates), ctx);
+                                CandidateReadSql(table, snap, candidates, /*with_row_index=*/true),
+                                ctx);
+    SLUICE_ASSIGN_OR_RETURN(
+        dv_rows, QueryRowIndexes(table.conn,
+                                 "SELECT " + alias + "." + kFileColumn + ", " + alias + "." +
+                                     kRowIndexColumn + " FROM (" + read_sql + ") AS " + alias +
+                                     " WHERE " + cond,
+                                 ctx));
+    for (const auto& [path, rows] : dv_rows) touched_paths.insert(path);
+  } else if (!candidates.empty()) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string read_sql, CandidateReadSql(table, snap, candidates),
+                                ctx);
     SLUICE_ASSIGN_OR_RETURN(engine::Batch hits,
                             QueryCtx(table.conn,
                                      "SELECT DISTINCT " + alias + "." + kFileColumn + " FROM (" +
@@ -78,8 +94,7 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
   for (const AddFile& f : candidates) {
     if (touched_paths.count(f.path)) touched.push_back(f);
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(table.conn, snap, touched),
-                              ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(std::string touched_sql, CandidateReadSql(table, snap, touched), ctx);
   const std::string from = " FROM (" + touched_sql + ") AS " + alias;
 
   // New values: each assigned column is CASE WHEN cond THEN CAST(expr) ELSE old END.
@@ -101,8 +116,11 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
       post_cols += casted + " AS " + QuoteIdentifier(f.name);
     }
   }
-  SLUICE_ASSIGN_OR_RETURN(engine::Batch rows,
-                          QueryCtx(table.conn, "SELECT " + out_cols + from, ctx));
+  SLUICE_ASSIGN_OR_RETURN(
+      engine::Batch rows,
+      QueryCtx(table.conn,
+               dvs ? "SELECT " + post_cols + from + " WHERE " + cond : "SELECT " + out_cols + from,
+               ctx));
   SLUICE_ASSIGN_OR_RETURN(
       engine::Batch counts,
       QueryCtx(table.conn, "SELECT count(*) FILTER (WHERE " + cond + "), count(*)" + from, ctx));
@@ -125,18 +143,29 @@ Result<DmlResult> UpdateRows(const DmlTable& table, const Assignments& assignmen
     m["numAddedChangeFiles"] = static_cast<int64_t>(cdc->size());
     for (AddCdcFile& c : *cdc) txn->Add(std::move(c));
   }
-  for (const AddFile& f : touched) {
-    txn->Add(RemoveFor(f, DmlNow(options), true));
-    m["numRemovedBytes"] += f.size;
+  if (dvs) {
+    SLUICE_ASSIGN_OR_RETURN(
+        DeletionVectorChanges c,
+        MarkDeletedRows(table, txn.get(), snap, touched, dv_rows, DmlNow(options)));
+    m["numRemovedFiles"] = c.files_removed;
+    m["numRemovedBytes"] = c.bytes_removed;
+    m["numDeletionVectorsAdded"] = c.dvs_added;
+    m["numDeletionVectorsUpdated"] = c.dvs_updated;
+    m["numDeletionVectorsRemoved"] = c.dvs_removed;
+  } else {
+    for (const AddFile& f : touched) {
+      txn->Add(RemoveFor(f, DmlNow(options), true));
+      m["numRemovedBytes"] += f.size;
+    }
+    m["numRemovedFiles"] = static_cast<int64_t>(touched.size());
   }
-  m["numRemovedFiles"] = static_cast<int64_t>(touched.size());
   m["numAddedFiles"] = static_cast<int64_t>(adds.size());
   for (AddFile& a : adds) {
     m["numAddedBytes"] += a.size;
     txn->Add(std::move(a));
   }
   m["numUpdatedRows"] = updated.value_or(0);
-  m["numCopiedRows"] = total.value_or(0) - updated.value_or(0);
+  m["numCopiedRows"] = dvs ? 0 : total.value_or(0) - updated.value_or(0);
   return CommitDml(table, txn.get(), options, "UPDATE", params, m);
 }
 

@@ -262,20 +262,23 @@ std::optional<std::vector<std::string>> SplitTopLevelAnd(std::string_view condit
   return SplitConjunctsImpl(condition);
 }
 
-Result<std::string> CandidateReadSql(engine::Connection* conn, const Snapshot& snapshot,
-                                     const std::vector<AddFile>& files) {
+Result<std::string> CandidateReadSql(const DmlTable& table, const Snapshot& snapshot,
+                                     const std::vector<AddFile>& files, bool with_row_index) {
   SLUICE_ASSIGN_OR_RETURN(ReadSpec spec, ReadSpecForTable(snapshot.schema, snapshot.metadata));
   engine::Field file_col;
   file_col.name = kFileColumn;
   file_col.type.id = engine::TypeId::kVarchar;
   spec.extra_columns.push_back(file_col);
+  if (with_row_index) spec.row_index_column = kRowIndexColumn;
+  DeletionVectorLoader dvs(table.fs.get(), snapshot.table_root);
   std::vector<FileToRead> reads;
   reads.reserve(files.size());
   for (const AddFile& f : files) {
-    SLUICE_ASSIGN_OR_RETURN(std::string path, ResolveLogPath(snapshot.table_root, f.path));
-    reads.push_back(FileToRead{path, f.partition_values, {QuoteLiteral(f.path)}});
+    SLUICE_ASSIGN_OR_RETURN(FileToRead read,
+                            FileToReadForAdd(&dvs, snapshot.table_root, f, {QuoteLiteral(f.path)}));
+    reads.push_back(std::move(read));
   }
-  return BuildReadSql(conn, spec, reads);
+  return BuildReadSql(table.conn, spec, reads);
 }
 
 std::string ColumnList(const engine::Schema& schema, std::string_view qualifier) {
@@ -418,6 +421,7 @@ RemoveFile RemoveFor(const AddFile& add, int64_t deletion_timestamp_ms, bool dat
   r.size = add.size;
   r.stats = add.stats;
   r.tags = add.tags;
+  r.deletion_vector = add.deletion_vector;  // the entry removed is (path, DV)
   r.base_row_id = add.base_row_id;
   r.default_row_commit_version = add.default_row_commit_version;
   return r;
@@ -430,6 +434,12 @@ std::optional<int64_t> NumRecords(const AddFile& add) {
   auto it = j.find("numRecords");
   if (it == j.end() || !it->is_number_integer()) return std::nullopt;
   return it->get<int64_t>();
+}
+
+std::optional<int64_t> LiveRows(const AddFile& add) {
+  std::optional<int64_t> n = NumRecords(add);
+  if (n && add.deletion_vector) *n -= add.deletion_vector->cardinality;
+  return n;
 }
 
 int64_t DmlNow(const DmlOptions& options) {

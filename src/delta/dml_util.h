@@ -85,9 +85,16 @@ ScanFilter ExtractPruningFilter(std::string_view condition, const engine::Schema
 // has a top-level OR or unbalanced parentheses/quotes.
 std::optional<std::vector<std::string>> SplitTopLevelAnd(std::string_view condition);
 
-// The SQL reading `files` of `snapshot` (table columns in schema order plus kFileColumn).
-Result<std::string> CandidateReadSql(engine::Connection* conn, const Snapshot& snapshot,
-                                     const std::vector<AddFile>& files);
+// Name of the extra column holding each row's 0-based position in its data file (the index
+// deletion vectors use), in candidate reads that ask for it.
+inline constexpr char kRowIndexColumn[] = "__sluice_row_index";
+
+// The SQL reading `files` of `snapshot` (table columns in schema order plus kFileColumn, and
+// kRowIndexColumn when `with_row_index`). A file's deletion vector is applied: the rows it
+// deletes are not read (deletion_vector.h), so a rewrite never brings them back.
+Result<std::string> CandidateReadSql(const DmlTable& table, const Snapshot& snapshot,
+                                     const std::vector<AddFile>& files,
+                                     bool with_row_index = false);
 
 // Comma-separated quoted table columns, each prefixed by `qualifier` + "." when not empty.
 std::string ColumnList(const engine::Schema& schema, std::string_view qualifier = "");
@@ -116,11 +123,14 @@ Result<std::vector<AddFile>> WriteRowsInFiles(const DmlTable& table, Transaction
 // Rows per rewritten file: the largest numRecords among `files` (1,000,000 when none is known).
 int64_t RowsPerFile(const std::vector<AddFile>& files);
 
-// A remove action for a live file.
+// A remove action for a live file (with its deletion vector: the entry removed is (path, DV)).
 RemoveFile RemoveFor(const AddFile& add, int64_t deletion_timestamp_ms, bool data_change);
 
-// numRecords from add.stats, or nullopt.
+// numRecords from add.stats (the rows in the data file, deleted ones included), or nullopt.
 std::optional<int64_t> NumRecords(const AddFile& add);
+
+// The rows of the file that are live: numRecords minus its deletion vector's cardinality.
+std::optional<int64_t> LiveRows(const AddFile& add);
 
 // Current time per `options`.
 int64_t DmlNow(const DmlOptions& options);

@@ -86,7 +86,7 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
   const int64_t now = DmlNow(options);
   int64_t min_size = std::numeric_limits<int64_t>::max(), max_size = 0;
   for (const auto& bin : bins) {
-    SLUICE_ASSIGN_OR_RETURN_CTX(std::string sql, CandidateReadSql(table.conn, snap, bin), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string sql, CandidateReadSql(table, snap, bin), ctx);
     SLUICE_ASSIGN_OR_RETURN(
         engine::Batch rows,
         QueryCtx(table.conn, "SELECT " + ColumnList(snap.schema.fields) + " FROM (" + sql + ")",

@@ -116,6 +116,22 @@ RowIndexSet Difference(const RowIndexSet& a, const RowIndexSet& b) {
   return out;
 }
 
+RowIndexSet Union(const RowIndexSet& a, const RowIndexSet& b) {
+  RowIndexSet out;
+  size_t i = 0, j = 0;
+  while (i < a.ranges.size() || j < b.ranges.size()) {
+    const bool take_a =
+        j >= b.ranges.size() || (i < a.ranges.size() && a.ranges[i].begin <= b.ranges[j].begin);
+    const RowRange& r = take_a ? a.ranges[i++] : b.ranges[j++];
+    if (!out.ranges.empty() && r.begin <= out.ranges.back().end) {
+      out.ranges.back().end = std::max(out.ranges.back().end, r.end);
+    } else {
+      out.ranges.push_back(r);
+    }
+  }
+  return out;
+}
+
 Status DecodeRoaring32(std::string_view bytes, uint64_t high, size_t base_offset, RowIndexSet* out,
                        size_t* consumed) {
   Reader in(bytes, base_offset);

@@ -42,6 +42,9 @@ struct RowIndexSet {
 // The indexes of `a` that are not in `b`.
 RowIndexSet Difference(const RowIndexSet& a, const RowIndexSet& b);
 
+// The indexes in `a` or in `b` (a file's old deletion vector and the rows a DML deletes now).
+RowIndexSet Union(const RowIndexSet& a, const RowIndexSet& b);
+
 // Decodes the 64-bit portable format ("numBuckets" u64, then per bucket a u32 key and a 32-bit
 // bitmap; little endian). Keys must be ascending and have their top bit clear (Delta's rule).
 Result<RowIndexSet> DecodeRoaring64(std::string_view bytes);

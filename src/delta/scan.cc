@@ -62,6 +62,7 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
   if (files.empty()) {
     for (const engine::Field& f : spec.schema) add_col(CastNull(f.type), f.name);
     for (const engine::Field& f : spec.extra_columns) add_col(CastNull(f.type), f.name);
+    if (!spec.row_index_column.empty()) add_col("CAST(NULL AS BIGINT)", spec.row_index_column);
     if (select.empty()) return std::string("SELECT 1 WHERE FALSE");
     return "SELECT * FROM (SELECT " + select + ") WHERE FALSE";
   }
@@ -80,9 +81,10 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
   list += "]";
   bool any_filter = false;
   for (const FileToRead& f : files) any_filter |= f.row_filter != nullptr;
+  const bool row_numbers = any_filter || !spec.row_index_column.empty();
   std::string source = "read_parquet(" + list +
                        ", union_by_name=true, hive_partitioning=false, filename='__sluice_file'" +
-                       (any_filter ? ", file_row_number=true" : "") + ")";
+                       (row_numbers ? ", file_row_number=true" : "") + ")";
 
   // Which columns do the files have (by lower-case name -> actual name)?
   SLUICE_ASSIGN_OR_RETURN(engine::Batch probe, conn->Query("SELECT * FROM " + source + " LIMIT 0"));
@@ -194,6 +196,7 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     }
     add_col(expr, f.name);
   }
+  if (!spec.row_index_column.empty()) add_col("d.file_row_number", spec.row_index_column);
   // Row filters: the rows of each filtered entry as (entry, row index) pairs, expanded in the
   // engine from the ranges' text, then an anti join (deleted rows) or a semi join (kept rows).
   auto filter_rows = [](const std::string& pairs) {

@@ -57,6 +57,9 @@ struct ReadSpec {
   // same name (cdc files carry _change_type).
   std::vector<std::string> extra_from_file;
   std::string where_sql = "TRUE";  // applied to the output columns
+  // When not empty: a BIGINT column of this name after the extra columns, each row's 0-based
+  // position in its data file (read_parquet's file_row_number, the index deletion vectors use).
+  std::string row_index_column;
 };
 
 // The ReadSpec of a table's own columns: its logical schema, partition columns and, under

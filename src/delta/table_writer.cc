@@ -62,10 +62,6 @@ Status CheckNewTableConfiguration(const std::map<std::string, std::string>& conf
       return Status::NotSupported("Unsupported column mapping mode '" + v +
                                   "' (delta.columnMapping.mode is none, name or id)");
     }
-    if (k == "delta.enableDeletionVectors" && lv == "true") {
-      return Status::NotSupported(
-          "Sluice cannot write tables with deletion vectors (delta.enableDeletionVectors)");
-    }
     if (k.rfind("delta.constraints.", 0) == 0) {
       return Status::NotSupported("Sluice does not enforce CHECK constraints (" + k + ")");
     }
@@ -113,6 +109,9 @@ RemoveFile RemoveFor(const AddFile& a, int64_t now_ms) {
   r.size = a.size;
   r.stats = a.stats;
   r.tags = a.tags;
+  r.deletion_vector = a.deletion_vector;  // the entry removed is (path, DV)
+  r.base_row_id = a.base_row_id;
+  r.default_row_commit_version = a.default_row_commit_version;
   return r;
 }
 
@@ -130,10 +129,28 @@ Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configura
   }
   // Column mapping: reader 2 / writer 5, as Delta's legacy protocol for it.
   it = configuration.find("delta.columnMapping.mode");
-  if (it != configuration.end() &&
-      (AsciiEqualsIgnoreCase(it->second, "name") || AsciiEqualsIgnoreCase(it->second, "id"))) {
+  const bool column_mapping =
+      it != configuration.end() &&
+      (AsciiEqualsIgnoreCase(it->second, "name") || AsciiEqualsIgnoreCase(it->second, "id"));
+  if (column_mapping) {
     p.min_reader_version = 2;
     p.min_writer_version = 5;
+  }
+  // Deletion vectors need table features (reader 3 / writer 7), listed as Spark lists them.
+  it = configuration.find("delta.enableDeletionVectors");
+  if (it != configuration.end() && AsciiEqualsIgnoreCase(it->second, "true")) {
+    const bool cdf = p.min_writer_version == 4;
+    p.min_reader_version = 3;
+    p.min_writer_version = 7;
+    p.reader_features = std::vector<std::string>{"deletionVectors"};
+    p.writer_features = std::vector<std::string>{"deletionVectors"};
+    if (column_mapping) {
+      p.reader_features->push_back("columnMapping");
+      p.writer_features->push_back("columnMapping");
+    }
+    if (cdf) p.writer_features->push_back("changeDataFeed");
+    p.writer_features->push_back("invariants");
+    p.writer_features->push_back("appendOnly");
   }
   return p;
 }
@@ -141,11 +158,35 @@ Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configura
 namespace {
 
 // The protocol a table at `current` needs once its metadata is `md`, when that is more than
-// `current` (never a downgrade): a higher writer version for legacy protocols, or the
-// changeDataFeed writer feature for table-features protocols (writer version 7).
+// `current` (never a downgrade): a higher writer version for legacy protocols, table features
+// (reader 3 / writer 7) when deletion vectors are enabled, or the changeDataFeed,
+// deletionVectors and columnMapping features for table-features protocols (writer version 7).
 std::optional<Protocol> ProtocolUpgradeFor(const Protocol& current, const Metadata& md) {
   Protocol needed = ProtocolForNewTable(md.configuration);
   Protocol upgraded = current;
+  if (current.min_writer_version < 7 && needed.min_writer_version == 7) {
+    // A legacy protocol becomes table features: the features its versions imply (Delta's
+    // legacy feature list), then the ones the metadata needs.
+    std::vector<std::string> writer = {"appendOnly", "invariants"};
+    const int wv = current.min_writer_version;
+    if (wv >= 3) writer.push_back("checkConstraints");
+    if (wv >= 4) writer.insert(writer.end(), {"changeDataFeed", "generatedColumns"});
+    if (wv >= 5) writer.push_back("columnMapping");
+    std::vector<std::string> reader;
+    if (current.min_reader_version >= 2) reader.push_back("columnMapping");
+    auto merge = [](std::vector<std::string>* into, const std::vector<std::string>& more) {
+      for (const std::string& f : more) {
+        if (std::find(into->begin(), into->end(), f) == into->end()) into->push_back(f);
+      }
+    };
+    merge(&writer, needed.writer_features.value_or(std::vector<std::string>{}));
+    merge(&reader, needed.reader_features.value_or(std::vector<std::string>{}));
+    upgraded.min_reader_version = 3;
+    upgraded.min_writer_version = 7;
+    upgraded.reader_features = reader;
+    upgraded.writer_features = writer;
+    return upgraded;
+  }
   if (current.min_writer_version < 7) {
     if (needed.min_writer_version <= current.min_writer_version &&
         needed.min_reader_version <= current.min_reader_version) {
@@ -168,7 +209,20 @@ std::optional<Protocol> ProtocolUpgradeFor(const Protocol& current, const Metada
   if (md.ConfigIsTrue("delta.enableChangeDataFeed")) {
     add_feature(&upgraded.writer_features, "changeDataFeed");
   }
-  if (needed.min_reader_version >= 2) {  // column mapping
+  if (md.ConfigIsTrue("delta.enableDeletionVectors")) {
+    add_feature(&upgraded.writer_features, "deletionVectors");
+    if (upgraded.min_reader_version < 3) {
+      // Reader features need reader 3; a reader-2 table had column mapping implicitly.
+      std::vector<std::string> reader;
+      if (upgraded.min_reader_version == 2) reader.push_back("columnMapping");
+      upgraded.reader_features = reader;
+      upgraded.min_reader_version = 3;
+      changed = true;
+    }
+    add_feature(&upgraded.reader_features, "deletionVectors");
+  }
+  auto mode = ColumnMappingModeOf(md);
+  if (mode.ok() && *mode != ColumnMappingMode::kNone) {
     add_feature(&upgraded.writer_features, "columnMapping");
     if (upgraded.min_reader_version == 3) {
       add_feature(&upgraded.reader_features, "columnMapping");
@@ -193,14 +247,13 @@ Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata) {
                                 " (Sluice writes versions 1-5 and 7)");
   }
   if (protocol.min_writer_version == 7) {
-    static const std::set<std::string> kSupported = {"appendOnly", "invariants", "changeDataFeed",
-                                                     "columnMapping"};
+    // checkConstraints, generatedColumns and identityColumns (implied by legacy writer versions
+    // 3-6 when such a table moves to table features) are safe while the table has no
+    // constraint, generated or identity column, which the checks below refuse.
+    static const std::set<std::string> kSupported = {
+        "appendOnly",      "invariants",       "changeDataFeed",   "columnMapping",
+        "deletionVectors", "checkConstraints", "generatedColumns", "identityColumns"};
     for (const std::string& f : protocol.writer_features.value_or(std::vector<std::string>{})) {
-      if (f == "deletionVectors") {  // read (scan.h), not written
-        return Status::NotSupported(
-            "Unsupported Delta writer feature 'deletionVectors': writes with deletion vectors are "
-            "not supported yet");
-      }
       if (!kSupported.count(f))
         return Status::NotSupported("Unsupported Delta writer feature '" + f + "'");
     }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "delta/checkpoint_writer.h"
+#include "delta/deletion_vector.h"
 #include "delta/paths.h"
 #include "delta/write_util.h"
 
@@ -71,14 +72,23 @@ Result<VacuumResult> Vacuum(const DmlTable& table, const VacuumOptions& options)
   const int64_t cutoff = now - retention_ms;
 
   std::set<std::string> keep;  // storage paths
+  // The DV file of an entry is kept with its data file (inline DVs have none).
+  auto keep_dv = [&](const std::optional<DeletionVector>& dv) -> Status {
+    if (!dv || dv->storage_type == "i") return Status::OK();
+    SLUICE_ASSIGN_OR_RETURN(std::string p, DeletionVectorFilePath(snap.table_root, *dv));
+    keep.insert(p);
+    return Status::OK();
+  };
   for (const AddFile& f : snap.files) {
     SLUICE_ASSIGN_OR_RETURN_CTX(std::string p, ResolveLogPath(snap.table_root, f.path), ctx);
     keep.insert(p);
+    SLUICE_RETURN_NOT_OK_CTX(keep_dv(f.deletion_vector), ctx);
   }
   for (const RemoveFile& r : snap.tombstones) {
     if (r.deletion_timestamp.value_or(0) > cutoff) {
       SLUICE_ASSIGN_OR_RETURN_CTX(std::string p, ResolveLogPath(snap.table_root, r.path), ctx);
       keep.insert(p);
+      SLUICE_RETURN_NOT_OK_CTX(keep_dv(r.deletion_vector), ctx);
     }
   }
   SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<fs::FileInfo> all,

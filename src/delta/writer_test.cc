@@ -339,9 +339,9 @@ TEST_F(WriterTest, ReplaceTableReplacesSchemaAndFiles) {
   EXPECT_FALSE(w->Write(Sql("SELECT NULL::INTEGER AS k")).ok());  // NOT NULL of the new schema
 
   // Refusals commit nothing.
-  ReplaceTableOptions dv;
-  dv.configuration = {{"delta.enableDeletionVectors", "true"}};
-  EXPECT_FALSE(w->ReplaceTable(rows.schema(), &rows, dv).ok());
+  ReplaceTableOptions constrained;
+  constrained.configuration = {{"delta.constraints.positive", "id > 0"}};
+  EXPECT_FALSE(w->ReplaceTable(rows.schema(), &rows, constrained).ok());
   ReplaceTableOptions bad_part;
   bad_part.partition_columns = {"nope"};
   EXPECT_FALSE(w->ReplaceTable(rows.schema(), &rows, bad_part).ok());
@@ -527,7 +527,7 @@ TEST_F(WriterTest, ProtocolForChangeDataFeed) {
   EXPECT_EQ(lines[1]["protocol"]["minWriterVersion"], 4);
   // Unsupported settings are refused.
   EXPECT_TRUE(
-      w2->SetProperties({{"delta.enableDeletionVectors", "true"}}).status().IsNotSupported());
+      w2->SetProperties({{"delta.constraints.positive", "id > 0"}}).status().IsNotSupported());
 }
 
 TEST_F(WriterTest, TimestampNtzAndBadPartitionColumnsRefused) {
