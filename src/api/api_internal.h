@@ -22,6 +22,7 @@
 
 #include "common/mutex.h"
 #include "common/result.h"
+#include "common/strings.h"
 #include "delta/table.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"

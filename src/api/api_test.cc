@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/api_internal.h"
 #include "fs/test_util.h"
 #include "sluice/sluice.h"
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <functional>
 
 #include "api/api_internal.h"
@@ -9,6 +10,8 @@
 #include "common/interval.h"
 #include "delta/table_writer.h"
 #include "dialect/spark_sql.h"
+#include "engine/registered_batch.h"
+#include "engine/relation_names.h"
 #include "sinks/console_sink.h"
 #include "sources/source_util.h"
 
@@ -155,7 +158,7 @@ std::string TrimQuery(std::string q) {
 // A grouping key that is a bare window(...) / session_window(...) call gets its column name,
 // as in Spark: "window(ts, '5 minutes')" -> "window(ts, '5 minutes') AS \"window\"".
 std::string NameWindowKey(const std::string& key) {
-  std::string k = Lower(key);
+  std::string k = AsciiLower(key);
   size_t b = k.find_first_not_of(" \t\n");
   size_t e = k.find_last_not_of(" \t\n");
   if (b == std::string::npos) return key;
@@ -177,7 +180,7 @@ std::string NameWindowKey(const std::string& key) {
 }
 
 Result<std::string> JoinKeyword(const std::string& how) {
-  std::string h = Lower(how);
+  std::string h = AsciiLower(how);
   h.erase(std::remove(h.begin(), h.end(), '_'), h.end());
   if (h == "inner" || h.empty()) return std::string("JOIN");
   if (h == "left" || h == "leftouter") return std::string("LEFT JOIN");
@@ -207,8 +210,8 @@ class Compiler {
     if (plan_mode_ && !HasStream(n)) return StaticView(n);
     if (plan_mode_ && (n->kind == K::kStream || n->kind == K::kWatermark)) {
       SLUICE_ASSIGN_OR_RETURN(size_t i, StreamRelation(n));
-      out_.relations[i].alias = "__stream_" + std::to_string(i);
-      return "SELECT * FROM __stream_" + std::to_string(i);
+      out_.relations[i].alias = engine::StreamViewName(i);
+      return "SELECT * FROM " + engine::StreamViewName(i);
     }
     switch (n->kind) {
       case K::kSql: {
@@ -224,7 +227,7 @@ class Compiler {
       case K::kStream: {
         size_t i = out_.streams.size();
         out_.streams.push_back(n->stream);
-        std::string name = "__source_" + std::to_string(i);
+        std::string name = engine::SourceTableName(i);
         std::optional<engine::Schema> schema = n->stream->schema;
         auto it = schemas_.find(i);
         if (it != schemas_.end()) schema = it->second;
@@ -233,7 +236,7 @@ class Compiler {
                                       n->stream->description +
                                       ") is known only when the query starts");
         }
-        SLUICE_ASSIGN_OR_RETURN(engine::Batch empty, sources::EmptyBatch(conn_, *schema));
+        SLUICE_ASSIGN_OR_RETURN(engine::Batch empty, engine::EmptyBatch(*schema));
         SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(name, empty));
         return "SELECT * FROM " + name;
       }
@@ -249,19 +252,19 @@ class Compiler {
         std::string name = "__sluice_batch_" + std::to_string(session_->NextId());
         out_.batches.emplace_back(name, n->batch);
         SLUICE_RETURN_NOT_OK(PrepareSoFar());
-        return "SELECT * FROM " + Quote(name);
+        return "SELECT * FROM " + QuoteIdentifier(name);
       }
       case K::kDeltaTable: {
         std::string name = "__sluice_delta_" + std::to_string(session_->NextId());
         AddDeltaView(name, n->path);
         SLUICE_RETURN_NOT_OK(PrepareSoFar());
-        return "SELECT * FROM " + Quote(name);
+        return "SELECT * FROM " + QuoteIdentifier(name);
       }
       case K::kMemorySink: {
         std::string name = "__sluice_memory_" + std::to_string(session_->NextId());
         AddMemoryView(name, n->memory_sink);
         SLUICE_RETURN_NOT_OK(PrepareSoFar());
-        return "SELECT * FROM " + Quote(name);
+        return "SELECT * FROM " + QuoteIdentifier(name);
       }
       case K::kSelect: {
         SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
@@ -279,23 +282,24 @@ class Compiler {
                                 conn_->Query("SELECT * FROM " + from + " LIMIT 0"));
         bool exists = false;
         for (const engine::Field& f : probe.schema()) {
-          if (Lower(f.name) == Lower(n->name)) exists = true;
+          if (AsciiLower(f.name) == AsciiLower(n->name)) exists = true;
         }
         SLUICE_ASSIGN_OR_RETURN(std::string expr, Spark(n->text));
         if (exists) {
-          return "SELECT * REPLACE ((" + expr + ") AS " + Quote(n->name) + ") FROM " + from;
+          return "SELECT * REPLACE ((" + expr + ") AS " + QuoteIdentifier(n->name) + ") FROM " +
+                 from;
         }
-        return "SELECT *, (" + expr + ") AS " + Quote(n->name) + " FROM " + from;
+        return "SELECT *, (" + expr + ") AS " + QuoteIdentifier(n->name) + " FROM " + from;
       }
       case K::kDrop: {
         SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
         std::vector<std::string> quoted;
-        for (const std::string& col : n->list) quoted.push_back(Quote(col));
+        for (const std::string& col : n->list) quoted.push_back(QuoteIdentifier(col));
         return "SELECT * EXCLUDE (" + JoinList(quoted) + ") FROM " + from;
       }
       case K::kAlias: {
         SLUICE_ASSIGN_OR_RETURN(std::string c, Gen(n->children[0]));
-        return "SELECT * FROM (" + c + ") AS " + Quote(n->name);
+        return "SELECT * FROM (" + c + ") AS " + QuoteIdentifier(n->name);
       }
       case K::kJoin: {
         SLUICE_ASSIGN_OR_RETURN(std::string from, JoinFrom(n));
@@ -348,7 +352,7 @@ class Compiler {
     if (kw == "CROSS JOIN") return from;
     if (n->using_join) {
       std::vector<std::string> quoted;
-      for (const std::string& col : n->list) quoted.push_back(Quote(col));
+      for (const std::string& col : n->list) quoted.push_back(QuoteIdentifier(col));
       return from + " USING (" + JoinList(quoted) + ")";
     }
     SLUICE_ASSIGN_OR_RETURN(std::string condition, Spark(n->text));
@@ -377,12 +381,12 @@ class Compiler {
       if (r->kind == FrameNode::Kind::kStream || r->kind == FrameNode::Kind::kWatermark) {
         SLUICE_ASSIGN_OR_RETURN(size_t i, StreamRelation(r));
         out_.relations[i].alias = aliased ? n->name : default_alias;
-        return "__stream_" + std::to_string(i) + " AS " + Quote(out_.relations[i].alias);
+        return engine::StreamViewName(i) + " AS " + QuoteIdentifier(out_.relations[i].alias);
       }
     }
     if (n->kind == FrameNode::Kind::kAlias) {
       SLUICE_ASSIGN_OR_RETURN(std::string c, Gen(n->children[0]));
-      return "(" + c + ") AS " + Quote(n->name);
+      return "(" + c + ") AS " + QuoteIdentifier(n->name);
     }
     SLUICE_ASSIGN_OR_RETURN(std::string c, Gen(n));
     return "(" + c + ") AS " + default_alias;
@@ -400,15 +404,15 @@ class Compiler {
     out_.static_views.emplace_back(name, *sql);
     SLUICE_RETURN_NOT_OK(PrepareSoFar());
     SLUICE_RETURN_NOT_OK(
-        conn_->Execute("CREATE OR REPLACE TEMP VIEW " + Quote(name) + " AS " + *sql));
-    return "SELECT * FROM " + Quote(name);
+        conn_->Execute("CREATE OR REPLACE TEMP VIEW " + QuoteIdentifier(name) + " AS " + *sql));
+    return "SELECT * FROM " + QuoteIdentifier(name);
   }
 
   // Plan mode: registers stream relation i for a stream leaf or a WithWatermark over one stream
   // (an empty __stream_<i> of its schema on the connection, for the checks) and returns i.
   Result<size_t> StreamRelation(const NodePtr& n) {
     const size_t i = out_.streams.size();
-    const std::string view = "__stream_" + std::to_string(i);
+    const std::string view = engine::StreamViewName(i);
     CompiledQuery::Relation rel;
     engine::Batch empty;
     if (n->kind == FrameNode::Kind::kStream) {
@@ -434,13 +438,13 @@ class Compiler {
           empty, conn_->Query("SELECT * FROM (" + *pre + ") AS " + NextAlias() + " LIMIT 0"));
       const engine::Field* field = nullptr;
       for (const engine::Field& f : empty.schema()) {
-        if (Lower(f.name) == Lower(n->name)) field = &f;
+        if (AsciiLower(f.name) == AsciiLower(n->name)) field = &f;
       }
       if (field == nullptr) {
         return Status::InvalidArgument("WithWatermark: no column \"" + n->name + "\" in the frame");
       }
       const std::string type = field->type.ToSql();
-      if (Lower(type).find("timestamp") == std::string::npos) {
+      if (AsciiLower(type).find("timestamp") == std::string::npos) {
         return Status::InvalidArgument(
             "Event time must be defined on a window or a timestamp, "
             "but " +
@@ -460,7 +464,7 @@ class Compiler {
   Result<std::string> Dedup(const NodePtr& n) {
     SLUICE_ASSIGN_OR_RETURN(std::string from, FromClause(n->children[0]));
     std::vector<std::string> keys;
-    for (const std::string& k : n->list) keys.push_back(Quote(k));
+    for (const std::string& k : n->list) keys.push_back(QuoteIdentifier(k));
     if (n->how == "within_watermark" && HasStream(n->children[0])) {
       std::vector<const FrameNode*> marks = WatermarkNodes(n->children[0]);
       if (marks.empty()) {
@@ -471,10 +475,10 @@ class Compiler {
       if (keys.empty()) {
         SLUICE_ASSIGN_OR_RETURN(engine::Batch probe,
                                 conn_->Query("SELECT * FROM " + from + " LIMIT 0"));
-        for (const engine::Field& f : probe.schema()) keys.push_back(Quote(f.name));
+        for (const engine::Field& f : probe.schema()) keys.push_back(QuoteIdentifier(f.name));
       }
       return "SELECT * FROM " + from + " QUALIFY row_number() OVER (PARTITION BY " +
-             JoinList(keys) + " ORDER BY " + Quote(marks[0]->name) + ") = 1";
+             JoinList(keys) + " ORDER BY " + QuoteIdentifier(marks[0]->name) + ") = 1";
     }
     if (keys.empty() && !HasStream(n->children[0])) return "SELECT DISTINCT * FROM " + from;
     if (keys.empty()) {
@@ -483,7 +487,7 @@ class Compiler {
       // every output mode (Spark refuses SELECT DISTINCT there, not dropDuplicates()).
       SLUICE_ASSIGN_OR_RETURN(engine::Batch probe,
                               conn_->Query("SELECT * FROM " + from + " LIMIT 0"));
-      for (const engine::Field& f : probe.schema()) keys.push_back(Quote(f.name));
+      for (const engine::Field& f : probe.schema()) keys.push_back(QuoteIdentifier(f.name));
     }
     return "SELECT DISTINCT ON (" + JoinList(keys) + ") * FROM " + from;
   }
@@ -535,7 +539,7 @@ Result<CompiledQuery> Compile(SessionState* session, const NodePtr& node, engine
 Status Prepare(SessionState* session, const CompiledQuery& q, engine::Connection* conn) {
   for (const auto& [name, batch] : q.batches) {
     if (batch.num_columns() == 0) {
-      SLUICE_RETURN_NOT_OK(conn->Execute("CREATE OR REPLACE TEMP VIEW " + Quote(name) +
+      SLUICE_RETURN_NOT_OK(conn->Execute("CREATE OR REPLACE TEMP VIEW " + QuoteIdentifier(name) +
                                          " AS SELECT 1 AS __empty WHERE false"));
       continue;
     }
@@ -547,7 +551,7 @@ Status Prepare(SessionState* session, const CompiledQuery& q, engine::Connection
     SLUICE_ASSIGN_OR_RETURN(auto snapshot, table->Latest());
     SLUICE_ASSIGN_OR_RETURN(std::string scan, table->ScanSql(*snapshot));
     SLUICE_RETURN_NOT_OK(
-        conn->Execute("CREATE OR REPLACE TEMP VIEW " + Quote(name) + " AS " + scan));
+        conn->Execute("CREATE OR REPLACE TEMP VIEW " + QuoteIdentifier(name) + " AS " + scan));
   }
   for (const auto& [name, sink] : q.memory_views) {
     SLUICE_ASSIGN_OR_RETURN(engine::Batch rows, sink->AllRows());
@@ -560,7 +564,7 @@ Status Prepare(SessionState* session, const CompiledQuery& q, engine::Connection
   }
   for (const auto& [name, sql] : q.static_views) {
     SLUICE_RETURN_NOT_OK(
-        conn->Execute("CREATE OR REPLACE TEMP VIEW " + Quote(name) + " AS " + sql));
+        conn->Execute("CREATE OR REPLACE TEMP VIEW " + QuoteIdentifier(name) + " AS " + sql));
   }
   return Status::OK();
 }
@@ -853,12 +857,12 @@ Status DataFrameWriter::Save(const std::string& path) {
     return Status::InvalidArgument(
         "'Write' can not be called on streaming DataFrame: use WriteStream()");
   }
-  if (api::Lower(format_) != "delta") {
+  if (AsciiLower(format_) != "delta") {
     return Status::NotSupported("DataFrameWriter format '" + format_ +
                                 "' is not supported (supported: delta)");
   }
   delta::WriteOptions opts;
-  std::string mode = api::Lower(mode_);
+  std::string mode = AsciiLower(mode_);
   if (mode == "append") {
     opts.mode = delta::SaveMode::kAppend;
   } else if (mode == "overwrite") {
@@ -895,7 +899,7 @@ Status DataFrameWriter::Save(const std::string& path) {
           "delta.checkpoint.writeStatsAsStruct"};
       std::string name;
       for (const char* p : kProperties) {
-        if (api::Lower(p) == k) name = p;
+        if (AsciiLower(p) == k) name = p;
       }
       if (name.empty()) {
         std::string known;

@@ -22,6 +22,7 @@
 #include "delta/table_writer.h"
 #include "delta/vacuum.h"
 #include "delta/write_util.h"
+#include "engine/registered_batch.h"
 #include "fs/routing_file_system.h"
 #include "sluice/session.h"
 
@@ -181,12 +182,12 @@ Result<std::string> DeltaTable::DetailAsJson() {
   SLUICE_ASSIGN_OR_RETURN(engine::Batch detail,
                           delta::DescribeDetail(state_->reader.get(), state_->conn.get()));
   const std::string view = "__sluice_detail_" + NewUuidV4().substr(0, 8);
-  SLUICE_RETURN_NOT_OK(state_->conn->RegisterBatch(view, detail));
-  auto json = state_->conn->Query("SELECT CAST(to_json(d) AS VARCHAR) FROM \"" + view + "\" d");
-  (void)state_->conn->UnregisterBatch(view);
-  SLUICE_RETURN_NOT_OK(json.status());
-  if (json->num_rows() != 1) return Status::Internal("DESCRIBE DETAIL did not return one row");
-  return json->GetString(0, 0).value_or("{}");
+  SLUICE_ASSIGN_OR_RETURN(
+      engine::Batch json,
+      engine::QueryOver(state_->conn.get(), view, detail,
+                        "SELECT CAST(to_json(d) AS VARCHAR) FROM " + QuoteIdentifier(view) + " d"));
+  if (json.num_rows() != 1) return Status::Internal("DESCRIBE DETAIL did not return one row");
+  return json.GetString(0, 0).value_or("{}");
 }
 
 Result<std::optional<int64_t>> DeltaTable::LatestTxnVersion(const std::string& app_id) {
@@ -250,7 +251,7 @@ Result<DeltaOperationResult> DeltaTable::RunMerge(const MergeBuilder& builder,
     // A query is used as a subquery; anything else is a relation name.
     size_t start = sql.find_first_not_of(" \t\r\n(");
     std::string head = start == std::string::npos ? sql : sql.substr(start);
-    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    head = AsciiLower(head);
     if (head.rfind("select", 0) == 0 || head.rfind("values", 0) == 0 ||
         head.rfind("with", 0) == 0 || head.rfind("from", 0) == 0) {
       sql = "(" + sql + ")";

@@ -1,6 +1,7 @@
 #include "api/frame_plan.h"
 
 #include "api/transform_with_state_plan.h"
+#include "engine/relation_names.h"
 #include "plan/planner.h"
 #include "plan/sql_ast.h"
 #include "plan/stream_query_parser.h"
@@ -133,8 +134,8 @@ Result<plan::PlanOutput> FramePlan::Execute(const plan::PlanInput& input) {
       SLUICE_RETURN_NOT_OK_CTX(Prepare(session_.get(), compiled_, conn_.get()), ctx);
       prepared = true;
     }
-    SLUICE_RETURN_NOT_OK_CTX(
-        conn_->RegisterBatch(plan::SqlPlan::SourceTableName(i), input.sources[i]), ctx);
+    SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(engine::SourceTableName(i), input.sources[i]),
+                             ctx);
     SLUICE_ASSIGN_OR_RETURN_CTX(in.sources[i], conn_->Query(pre), ctx);
   }
   SLUICE_ASSIGN_OR_RETURN(plan::PlanOutput out, inner_->Execute(in));

@@ -41,7 +41,7 @@ Result<std::set<std::string>> SessionState::WarehouseTableNames() const {
 
 std::shared_ptr<sinks::MemorySink> SessionState::FindMemorySink(const std::string& name) const {
   MutexLock lock(&mu);
-  auto it = memory_sinks.find(Lower(name));
+  auto it = memory_sinks.find(AsciiLower(name));
   return it == memory_sinks.end() ? nullptr : it->second;
 }
 
@@ -107,7 +107,7 @@ DataFrame Session::Sql(const std::string& query) {
   for (const dialect::Token& t : *tokens) {
     if (t.kind == dialect::TokenKind::kWord || t.kind == dialect::TokenKind::kQuotedIdent ||
         t.kind == dialect::TokenKind::kBacktick) {
-      words.insert(api::Lower(t.text));
+      words.insert(AsciiLower(t.text));
     }
   }
   Result<std::set<std::string>> tables = state_->WarehouseTableNames();

@@ -123,7 +123,7 @@ DataStreamWriter& DataStreamWriter::OutputMode(sluice::OutputMode mode) {
   return *this;
 }
 DataStreamWriter& DataStreamWriter::OutputMode(const std::string& mode) {
-  std::string m = api::Lower(mode);
+  std::string m = AsciiLower(mode);
   if (m == "append") return OutputMode(sluice::OutputMode::kAppend);
   if (m == "update") return OutputMode(sluice::OutputMode::kUpdate);
   if (m == "complete") return OutputMode(sluice::OutputMode::kComplete);
@@ -163,7 +163,7 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start(const std::strin
 Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::ToTable(const std::string& name) {
   SLUICE_RETURN_NOT_OK(frame_.status());
   SLUICE_ASSIGN_OR_RETURN(std::string path, FrameAccess::Session(frame_)->TablePath(name));
-  table_ = api::Lower(name);
+  table_ = AsciiLower(name);
   format_ = "delta";
   options_["path"] = path;
   return Start();
@@ -179,7 +179,7 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   if (mode_error_) return Status::InvalidArgument(*mode_error_);
   SLUICE_ASSIGN_OR_RETURN(stream::Trigger trigger, api::ToStreamTrigger(trigger_));
 
-  std::string format = foreach_batch_ ? "foreachbatch" : api::Lower(format_);
+  std::string format = foreach_batch_ ? "foreachbatch" : AsciiLower(format_);
   if (format != "delta" && format != "console" && format != "memory" && format != "kafka" &&
       format != "foreachbatch") {
     return Status::InvalidArgument("unknown sink format '" + format_ +
@@ -347,7 +347,7 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   state->execution = execution.MoveValueUnsafe();
   if (state->memory_sink) {
     MutexLock lock(&session->mu);
-    session->memory_sinks[api::Lower(*name_)] = state->memory_sink;
+    session->memory_sinks[AsciiLower(*name_)] = state->memory_sink;
   }
   std::shared_ptr<StreamingQuery> query = FrameAccess::Query(std::move(state));
   {

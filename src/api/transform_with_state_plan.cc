@@ -67,7 +67,7 @@ Result<TransformWithStatePlan> PlanTransformWithState(const std::shared_ptr<Sess
   for (const std::string& key : node->list) {
     const engine::Field* found = nullptr;
     for (const engine::Field& f : probe.schema()) {
-      if (Lower(f.name) == Lower(key)) found = &f;
+      if (AsciiLower(f.name) == AsciiLower(key)) found = &f;
     }
     if (found == nullptr) {
       std::string cols;
@@ -94,7 +94,7 @@ Result<TransformWithStatePlan> PlanTransformWithState(const std::shared_ptr<Sess
           "WithWatermark(column, delay) on the stream before GroupBy");
     }
     for (const engine::Field& f : probe.schema()) {
-      if (Lower(f.name) == Lower(*watermark)) o.event_time_column = f.name;
+      if (AsciiLower(f.name) == AsciiLower(*watermark)) o.event_time_column = f.name;
     }
   }
   SLUICE_ASSIGN_OR_RETURN(
@@ -106,7 +106,8 @@ Result<TransformWithStatePlan> PlanTransformWithState(const std::shared_ptr<Sess
   }
   for (const std::string& k : o.key_columns) {
     bool present = false;
-    for (const engine::Field& f : o.output_schema) present = present || Lower(f.name) == Lower(k);
+    for (const engine::Field& f : o.output_schema)
+      present = present || AsciiLower(f.name) == AsciiLower(k);
     if (!present) {
       out.update_keys.clear();
       break;

@@ -29,6 +29,12 @@ std::shared_ptr<Clock> DefaultClock() {
   return clock;
 }
 
+int64_t MonotonicMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 int64_t ManualClock::NowMs() const {
   MutexLock lock(&mu_);
   return now_ms_;

@@ -44,6 +44,10 @@ class SystemClock final : public Clock {
 // The process-wide system clock. Never null.
 std::shared_ptr<Clock> DefaultClock();
 
+// Milliseconds of std::chrono::steady_clock (monotonic; its epoch is arbitrary): for measuring
+// durations (progress durationMs, timeouts), never for timestamps. Thread-safe.
+int64_t MonotonicMs();
+
 // A clock that moves only when told to, for tests (Spark's ManualClock).
 //
 // WaitTillTime either blocks until another thread advances the time far enough (the default),

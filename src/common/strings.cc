@@ -39,4 +39,30 @@ std::string QuoteLiteral(std::string_view text) {
   return out + "'";
 }
 
+std::string Trim(std::string_view s) {
+  auto blank = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+  };
+  size_t b = 0, e = s.size();
+  while (b < e && blank(s[b])) ++b;
+  while (e > b && blank(s[e - 1])) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::optional<bool> ParseBoolText(std::string_view s) {
+  const std::string t = AsciiLower(Trim(s));
+  if (t == "true") return true;
+  if (t == "false") return false;
+  return std::nullopt;
+}
+
+std::string Join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
 }  // namespace sluice

@@ -2,8 +2,10 @@
 // ops, sinks, stream, sql, cli): the one SQL literal and identifier quoters. Pure; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sluice {
 
@@ -18,5 +20,15 @@ std::string QuoteIdentifier(std::string_view name);
 
 // `text` as a SQL string literal: in single quotes, each ' doubled.
 std::string QuoteLiteral(std::string_view text);
+
+// `s` without its leading and trailing ASCII white space (space, \t, \n, \v, \f, \r).
+std::string Trim(std::string_view s);
+
+// The one reading of a boolean option: "true" or "false" in any ASCII case, white space around
+// ignored; nullopt for anything else (the caller refuses it, naming the option).
+std::optional<bool> ParseBoolText(std::string_view s);
+
+// `items` with `separator` between them: Join({"a", "b"}, ", ") -> "a, b"; {} -> "".
+std::string Join(const std::vector<std::string>& items, std::string_view separator);
 
 }  // namespace sluice

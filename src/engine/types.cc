@@ -77,13 +77,6 @@ bool HasUnresolvedType(const duckdb::LogicalType& type) {
   }
 }
 
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 }  // namespace
 
 std::string DataType::ToSql() const {

@@ -13,14 +13,6 @@ namespace {
 
 using Ini = std::map<std::string, std::map<std::string, std::string>>;
 
-std::string Trim(std::string_view s) {
-  size_t b = 0;
-  size_t e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 // Reads an AWS shared file: "[section]" lines and "key = value" lines; '#' and ';' start a
 // comment line; an indented "key = value" under "parent =" is kept as "parent.key" (the config
 // file's nested settings such as "s3 =\n  addressing_style = path"). A missing file is empty.

@@ -20,6 +20,7 @@
 
 #include "common/strings.h"
 #include "engine/batch_builder.h"
+#include "engine/registered_batch.h"
 #include "engine/row_codec.h"
 #include "ops/dedup_candidates.h"
 #include "ops/dedup_state_mirror.h"
@@ -276,7 +277,8 @@ Result<engine::Batch> DeduplicateOperator::CandidatesBySql(const engine::Batch& 
                                                            int64_t late_watermark_ms,
                                                            int64_t* late_rows) {
   *late_rows = 0;
-  SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(kDedupInputView, input));
+  SLUICE_ASSIGN_OR_RETURN(engine::RegisteredBatch in,
+                          engine::RegisteredBatch::Make(conn_.get(), kDedupInputView, input));
   DedupCandidatesSqlSpec spec;
   if (event_time_index_.has_value()) {
     spec.late_condition = DedupLateConditionSql(event_time_us_sql_, late_watermark_ms);
@@ -291,10 +293,8 @@ Result<engine::Batch> DeduplicateOperator::CandidatesBySql(const engine::Batch& 
   }
   for (size_t i : key_indexes_) spec.key_names.push_back(input_schema_[i].name);
   spec.order_by = options_.order_by;
-  auto candidates = conn_->Query(DedupCandidatesSql(spec));
-  Status unregister = conn_->UnregisterBatch(kDedupInputView);
-  if (!candidates.ok()) return candidates.status();
-  SLUICE_RETURN_NOT_OK(unregister);
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch candidates, conn_->Query(DedupCandidatesSql(spec)));
+  SLUICE_RETURN_NOT_OK(in.Release());
   return candidates;
 }
 
@@ -514,19 +514,12 @@ Result<engine::Batch> DeduplicateOperator::SelectKept(const engine::Batch& input
 
 Result<engine::Batch> DeduplicateOperator::QueryKept(const engine::Batch& rows, bool are_candidates,
                                                      const engine::Batch& kept) {
-  SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(kDedupCandidatesView, rows));
-  Status registered = conn_->RegisterBatch(kDedupKeptView, kept);
-  Result<engine::Batch> output = Status::Internal("not queried");
-  if (!registered.ok()) {
-    output = registered;
-  } else {
-    output = conn_->Query(DedupSelectKeptSql(are_candidates, has_value_));
-  }
-  Status u1 = conn_->UnregisterBatch(kDedupCandidatesView);
-  Status u2 = registered.ok() ? conn_->UnregisterBatch(kDedupKeptView) : Status::OK();
-  if (!output.ok()) return output.status();
-  SLUICE_RETURN_NOT_OK(u1);
-  SLUICE_RETURN_NOT_OK(u2);
+  SLUICE_ASSIGN_OR_RETURN(engine::RegisteredBatch candidates,
+                          engine::RegisteredBatch::Make(conn_.get(), kDedupCandidatesView, rows));
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch output,
+                          engine::QueryOver(conn_.get(), kDedupKeptView, kept,
+                                            DedupSelectKeptSql(are_candidates, has_value_)));
+  SLUICE_RETURN_NOT_OK(candidates.Release());
   return output;
 }
 

@@ -1,15 +1,8 @@
 #include "ops/session_window.h"
 
+#include "common/strings.h"
+
 namespace sluice::ops {
-namespace {
-
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
-}
-
-}  // namespace
 
 std::string SessionMergeSql(const std::vector<std::string>& key_items, const std::string& wcol,
                             const std::string& row_list,
@@ -17,7 +10,8 @@ std::string SessionMergeSql(const std::vector<std::string>& key_items, const std
                             const std::string& helpers) {
   const std::string start = "struct_extract(" + wcol + ", 'start')";
   const std::string end = "struct_extract(" + wcol + ", 'end')";
-  const std::string partition = key_items.empty() ? "" : "PARTITION BY " + Join(key_items) + " ";
+  const std::string partition =
+      key_items.empty() ? "" : "PARTITION BY " + Join(key_items, ", ") + " ";
   const std::string order = "ORDER BY " + start + ", __ord, __seq";
   std::vector<std::string> group = key_items;
   group.push_back("__island");
@@ -36,7 +30,8 @@ std::string SessionMergeSql(const std::vector<std::string>& key_items, const std
          start + " <= __prev_end THEN 0 ELSE 1 END) OVER (" + partition + order +
          " ROWS UNBOUNDED PRECEDING) AS __island FROM __o) "
          "SELECT *, " +
-         helpers + " FROM (SELECT " + Join(items) + " FROM __g GROUP BY " + Join(group) + ")";
+         helpers + " FROM (SELECT " + Join(items, ", ") + " FROM __g GROUP BY " +
+         Join(group, ", ") + ")";
 }
 
 }  // namespace sluice::ops

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "engine/registered_batch.h"
 #include "engine/row_codec.h"
 #include "ops/join_state_table.h"
 #include "ops/operator_state.h"
@@ -256,10 +257,7 @@ Result<engine::Batch> StreamStreamJoin::Impl::CastKeys(
     const engine::Batch& batch, const char* table,
     const std::vector<std::pair<std::string, std::string>>& casts) {
   if (casts.empty()) return batch;
-  SLUICE_RETURN_NOT_OK(conn->RegisterBatch(table, batch));
-  auto result = conn->Query(JoinCastKeysSql(table, casts));
-  SLUICE_RETURN_NOT_OK(conn->UnregisterBatch(table));
-  return result;
+  return engine::QueryOver(conn.get(), table, batch, JoinCastKeysSql(table, casts));
 }
 
 StreamStreamJoin::StreamStreamJoin(StreamStreamJoinOptions options) : options_(std::move(options)) {
@@ -456,9 +454,8 @@ Result<std::vector<bool>> StreamStreamJoin::Impl::EvaluateCondition(
   }
   std::vector<std::string_view> views(rows.begin(), rows.end());
   SLUICE_ASSIGN_OR_RETURN(engine::Batch candidates, engine::DecodeRows(output_schema, views));
-  SLUICE_RETURN_NOT_OK(conn->RegisterBatch(kJoinCandidatesTable, candidates));
-  auto result = conn->Query(JoinConditionSql(options.condition_sql));
-  SLUICE_RETURN_NOT_OK(conn->UnregisterBatch(kJoinCandidatesTable));
+  auto result = engine::QueryOver(conn.get(), kJoinCandidatesTable, candidates,
+                                  JoinConditionSql(options.condition_sql));
   if (!result.ok()) return result.status().WithContext("join condition");
   const engine::Batch& m = *result;
   if (m.num_rows() != static_cast<int64_t>(pairs.size())) {

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <functional>
 #include <map>
 #include <set>
 #include <thread>
 
+#include "common/clock.h"
 #include "common/strings.h"
 #include "engine/row_codec.h"
 #include "ops/aggregate_merge.h"
@@ -24,12 +24,6 @@ using engine::Batch;
 
 // Partitions loaded and committed at once (their file I/O and fsyncs overlap).
 constexpr int kStateParallelism = 16;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -304,7 +298,7 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
                                    &stores,    w.mirrored ? &mirror_ : nullptr};
       SLUICE_ASSIGN_OR_RETURN(w.partial, top_->Filter(in));
     }
-    int64_t updates_start = NowMs();
+    int64_t updates_start = MonotonicMs();
     bool unchanged = false;  // a global aggregation over an empty input keeps its stored row
     if (w.empty_global) {
       SLUICE_ASSIGN_OR_RETURN(unchanged, StoredGlobalRow(stores, w));
@@ -313,10 +307,10 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
       SLUICE_RETURN_NOT_OK(LoadAndMerge(stores, w));
       SLUICE_RETURN_NOT_OK(Write(stores, w));
     }
-    progress_.all_updates_time_ms = NowMs() - updates_start;
-    int64_t removals_start = NowMs();
+    progress_.all_updates_time_ms = MonotonicMs() - updates_start;
+    int64_t removals_start = MonotonicMs();
     if (w.watermark) SLUICE_RETURN_NOT_OK(Evict(stores, w));
-    progress_.all_removals_time_ms = NowMs() - removals_start;
+    progress_.all_removals_time_ms = MonotonicMs() - removals_start;
     return Emit(stores, w);
   };
   auto committed = state_->RunBatchOverAll(version, phases, kStateParallelism);

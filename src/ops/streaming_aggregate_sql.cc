@@ -15,12 +15,6 @@ bool IsIntegral(engine::TypeId id) {
          id == TypeId::kBigInt || id == TypeId::kBoolean;
 }
 
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
-}
-
 }  // namespace
 
 Result<AggregatePartials> AggregatePartialsSql(
@@ -158,8 +152,8 @@ std::string AggregateBatchSql(const AggregateBatchSqlSpec& spec) {
     items.insert(items.end(), partial_items.begin(), partial_items.end());
     items.push_back("1 AS __ord");
     items.push_back("row_number() OVER () AS __seq");
-    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM __agg_in WHERE " + t +
-           " IS NOT NULL)";
+    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items, ", ") + " FROM __agg_in WHERE " +
+           t + " IS NOT NULL)";
   } else if (w && time_type) {
     // Window assignment in integer epoch microseconds: TIMESTAMPTZ +/- INTERVAL runs through
     // ICU's calendar (per row and window, ~10 % of a sliding-window query); the window bounds are
@@ -190,8 +184,8 @@ std::string AggregateBatchSql(const AggregateBatchSqlSpec& spec) {
              " IS NOT NULL) WHERE __ws + " + size + " > __t_us";
     }
     if (spec.pre_reduce) rows = spec.pre_reduce(rows);
-    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM (" + rows +
-           ") GROUP BY " + Join(group) + ")";
+    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items, ", ") + " FROM (" + rows +
+           ") GROUP BY " + Join(group, ", ") + ")";
   } else if (w) {
     std::string t = QuoteIdentifier(w->time_column);
     int64_t n = (w->size_us + w->slide_us - 1) / w->slide_us;
@@ -204,15 +198,15 @@ std::string AggregateBatchSql(const AggregateBatchSqlSpec& spec) {
     items.insert(items.end(), partial_items.begin(), partial_items.end());
     std::vector<std::string> group = key_items;
     group.push_back("__ws");
-    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM (SELECT *, " + start +
-           " AS __ws FROM __agg_in CROSS JOIN range(0, " + std::to_string(n) +
+    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items, ", ") + " FROM (SELECT *, " +
+           start + " AS __ws FROM __agg_in CROSS JOIN range(0, " + std::to_string(n) +
            ") __r(__wi) WHERE " + t + " IS NOT NULL) WHERE __ws + " + size + " > " + t +
-           " GROUP BY " + Join(group) + ")";
+           " GROUP BY " + Join(group, ", ") + ")";
   } else {
     std::vector<std::string> items = key_items;
     items.insert(items.end(), partial_items.begin(), partial_items.end());
-    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM __agg_in" +
-           (key_items.empty() ? "" : " GROUP BY " + Join(key_items)) +
+    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items, ", ") + " FROM __agg_in" +
+           (key_items.empty() ? "" : " GROUP BY " + Join(key_items, ", ")) +
            (key_items.empty() && spec.empty_input_row ? ")" : " HAVING count(*) > 0)");
   }
 }
@@ -242,16 +236,16 @@ std::string AggregateMergeSql(const std::vector<std::string>& key_items, const s
                            type_sql(p.name) + ") AS " + QuoteIdentifier(p.name));
   }
   if (session) {
-    return SessionMergeSql(key_items, wcol, Join(row_items), merged_items, helpers);
+    return SessionMergeSql(key_items, wcol, Join(row_items, ", "), merged_items, helpers);
   } else {
     std::vector<std::string> group = key_items;
     if (w) group.push_back(wcol);
     std::vector<std::string> items = group;
     items.insert(items.end(), merged_items.begin(), merged_items.end());
-    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items) + " FROM (SELECT " +
-           Join(row_items) + ", 0 AS __ord FROM __agg_state UNION ALL SELECT " + Join(row_items) +
-           ", 1 AS __ord FROM __agg_batch)" + (group.empty() ? "" : " GROUP BY " + Join(group)) +
-           ")";
+    return "SELECT *, " + helpers + " FROM (SELECT " + Join(items, ", ") + " FROM (SELECT " +
+           Join(row_items, ", ") + ", 0 AS __ord FROM __agg_state UNION ALL SELECT " +
+           Join(row_items, ", ") + ", 1 AS __ord FROM __agg_batch)" +
+           (group.empty() ? "" : " GROUP BY " + Join(group, ", ")) + ")";
   }
 }
 
@@ -263,7 +257,7 @@ std::string AggregateFinalizeSql(const std::vector<std::string>& key_items, cons
   for (size_t j = 0; j < finals.size(); ++j) {
     fin.push_back(finals[j] + " AS " + QuoteIdentifier(calls[j].output));
   }
-  return "SELECT " + Join(fin) + " FROM __agg_rows";
+  return "SELECT " + Join(fin, ", ") + " FROM __agg_rows";
 }
 
 std::string AggregateNotLateSql(int64_t late_watermark_ms) {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "common/strings.h"
+#include "engine/registered_batch.h"
 #include "engine/row_codec.h"
 #include "ops/custom_state_codec.h"
 #include "ops/custom_state_vars.h"
@@ -197,12 +198,9 @@ Status TransformWithState::Impl::Convert(const std::string& view, const engine::
                                          const std::vector<size_t>& keys, std::vector<Row>* rows,
                                          std::vector<std::string>* gks) {
   SLUICE_ASSIGN_OR_RETURN(*gks, engine::EncodeRows(batch, keys));
-  SLUICE_RETURN_NOT_OK(conn->RegisterBatch(view, batch));
-  auto cast = conn->Query(TwsCastSql(batch.schema(), view));
-  Status un = conn->UnregisterBatch(view);
-  if (!cast.ok()) return cast.status();
-  SLUICE_RETURN_NOT_OK(un);
-  SLUICE_ASSIGN_OR_RETURN(*rows, BatchToValueRows(*cast));
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch cast, engine::QueryOver(conn.get(), view, batch,
+                                                                TwsCastSql(batch.schema(), view)));
+  SLUICE_ASSIGN_OR_RETURN(*rows, BatchToValueRows(cast));
   return Status::OK();
 }
 
@@ -253,16 +251,14 @@ Result<engine::Batch> TransformWithState::Impl::DropLate(const OperatorBatch& ba
   *late_rows = 0;
   if (late_sql.empty()) return input;
   const std::string late = TwsLateConditionSql(late_sql, batch.late_watermark_ms);
-  SLUICE_RETURN_NOT_OK(conn->RegisterBatch(kTwsInputView, input));
-  auto count = conn->Query(TwsLateCountSql(late));
-  auto rest = conn->Query(TwsNotLateSql(late));
-  Status un = conn->UnregisterBatch(kTwsInputView);
-  if (!count.ok()) return count.status();
-  if (!rest.ok()) return rest.status();
-  SLUICE_RETURN_NOT_OK(un);
-  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> c, count->GetInt64(0, 0));
+  SLUICE_ASSIGN_OR_RETURN(engine::RegisteredBatch in,
+                          engine::RegisteredBatch::Make(conn.get(), kTwsInputView, input));
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch count, conn->Query(TwsLateCountSql(late)));
+  SLUICE_ASSIGN_OR_RETURN(engine::Batch rest, conn->Query(TwsNotLateSql(late)));
+  SLUICE_RETURN_NOT_OK(in.Release());
+  SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> c, count.GetInt64(0, 0));
   *late_rows = c.value_or(0);
-  return std::move(*rest);
+  return rest;
 }
 
 Status TransformWithState::Impl::GroupRows(const OperatorBatch& batch, const engine::Batch& input,

@@ -59,7 +59,7 @@ Result<PlanOutput> SqlPlan::Execute(const PlanInput& input) {
     return out;
   }
   for (size_t i = 0; i < input.sources.size(); ++i) {
-    SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(SourceTableName(i), input.sources[i]),
+    SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(engine::SourceTableName(i), input.sources[i]),
                              ctx + ", registering source " + std::to_string(i));
   }
   if (context_prepare_) SLUICE_RETURN_NOT_OK_CTX(context_prepare_(*conn_), ctx);

@@ -29,6 +29,7 @@
 #include "common/ids.h"
 #include "common/result.h"
 #include "engine/engine.h"
+#include "engine/relation_names.h"
 #include "fs/file_system.h"
 #include "ops/operator_progress.h"
 #include "sinks/sink.h"
@@ -124,16 +125,13 @@ class SqlPlan final : public IncrementalPlan {
   SqlPlan(std::string sql, size_t num_sources)
       : sql_(std::move(sql)),
         num_sources_(num_sources),
-        identity_(num_sources_ == 1 && IsSelectStarFrom(sql_, SourceTableName(0))) {}
+        identity_(num_sources_ == 1 && IsSelectStarFrom(sql_, engine::SourceTableName(0))) {}
 
   Status Open(const PlanContext& context) override;
   size_t num_sources() const override { return num_sources_; }
   // Errors carry the batch id and DuckDB's message.
   Result<PlanOutput> Execute(const PlanInput& input) override;
   std::string Description() const override { return "SqlPlan[" + sql_ + "]"; }
-
-  // "__source_<i>".
-  static std::string SourceTableName(size_t i) { return "__source_" + std::to_string(i); }
 
  private:
   std::string sql_;

@@ -12,16 +12,6 @@ namespace sluice::plan {
 using dialect::Token;
 using dialect::Tokenize;
 using dialect::TokenKind;
-namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-}  // namespace
 
 Result<std::string> RewriteWindowCalls(std::string_view sql) {
   SLUICE_ASSIGN_OR_RETURN(auto tokens, Tokenize(sql));
@@ -30,7 +20,7 @@ Result<std::string> RewriteWindowCalls(std::string_view sql) {
   for (size_t i = 0; tokens[i].kind != TokenKind::kEnd; ++i) {
     const Token& t = tokens[i];
     if (t.kind != TokenKind::kWord) continue;
-    std::string w = Lower(t.text);
+    std::string w = AsciiLower(t.text);
     if (w == "left" && (tokens[i + 1].IsKeyword("semi") || tokens[i + 1].IsKeyword("anti")) &&
         tokens[i + 2].IsKeyword("join")) {
       // Spark's LEFT SEMI / LEFT ANTI JOIN is DuckDB's SEMI / ANTI JOIN.
@@ -133,13 +123,15 @@ bool SameExpression(const Json& a, const Json& b) {
       const Json& other = b[it.key()];
       if ((it.key() == "function_name" || it.key() == "column_names") && it.value().is_string() &&
           other.is_string()) {
-        if (Lower(it.value().get<std::string>()) != Lower(other.get<std::string>())) return false;
+        if (AsciiLower(it.value().get<std::string>()) != AsciiLower(other.get<std::string>()))
+          return false;
         continue;
       }
       if (it.key() == "column_names" && it.value().is_array() && other.is_array()) {
         if (it.value().size() != other.size()) return false;
         for (size_t i = 0; i < other.size(); ++i) {
-          if (Lower(it.value()[i].get<std::string>()) != Lower(other[i].get<std::string>())) {
+          if (AsciiLower(it.value()[i].get<std::string>()) !=
+              AsciiLower(other[i].get<std::string>())) {
             return false;
           }
         }
@@ -225,7 +217,7 @@ std::vector<std::string> ColumnRefNames(const Json& expr) {
 
 std::string FunctionName(const Json& expr) {
   if (!expr.is_object() || expr.value("class", "") != "FUNCTION") return "";
-  return Lower(expr.value("function_name", std::string()));
+  return AsciiLower(expr.value("function_name", std::string()));
 }
 
 bool IsAggregateCall(const Json& expr) {

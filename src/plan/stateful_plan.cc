@@ -50,7 +50,7 @@ std::string StreamingPlan::StreamViewSql(size_t i, const StreamRelation& relatio
               QuoteIdentifier(relation.watermark->column);
   }
   return "CREATE OR REPLACE TEMP VIEW " + StreamViewName(i) + " AS " + select + " FROM " +
-         SqlPlan::SourceTableName(i);
+         engine::SourceTableName(i);
 }
 
 Status StreamingPlan::Open(const PlanContext& context) {
@@ -142,7 +142,7 @@ Result<PlanOutput> StreamingPlan::Execute(const PlanInput& input) {
     return out;
   }
   for (size_t i = 0; i < input.sources.size(); ++i) {
-    SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(SqlPlan::SourceTableName(i), input.sources[i]),
+    SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(engine::SourceTableName(i), input.sources[i]),
                              ctx + ", registering source " + std::to_string(i));
     SLUICE_RETURN_NOT_OK_CTX(conn_->Execute(StreamViewSql(i, query_.streams[i])),
                              ctx + ", the event time of source " + std::to_string(i));

@@ -1,7 +1,6 @@
 #include "scaleout/group_runner.h"
 
 #include <algorithm>
-#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/clock.h"
 #include "fs/routing_file_system.h"
 #include "scaleout/group_membership.h"
 #include "scaleout/group_query.h"
@@ -36,12 +36,6 @@ constexpr int kPollMs = 100;
 constexpr int kMaxConsecutiveFailures = 10;
 constexpr int64_t kFirstBackoffMs = 500;
 constexpr int64_t kMaxBackoffMs = 5000;
-
-int64_t MonoMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string JoinPartitions(const std::vector<int32_t>& ps, const std::string& topic) {
   std::string out;
@@ -86,7 +80,7 @@ class GroupProcess final : public GroupListener {
   void OnAssigned(const std::vector<int32_t>& partitions) override {
     for (int32_t p : partitions) {
       Task& t = tasks_[p];
-      t.start_at_ms = MonoMs();
+      t.start_at_ms = MonotonicMs();
     }
     Log(out_, "group " + group_ + ": assigned " + JoinPartitions(partitions, query_->topic()) +
                   " (owned now: " + OwnedText() + ")");
@@ -118,7 +112,7 @@ class GroupProcess final : public GroupListener {
 
   // Starts what is due, reaps what ended. An error ends the run.
   Status Step() {
-    const int64_t now = MonoMs();
+    const int64_t now = MonotonicMs();
     for (auto& [p, t] : tasks_) {
       if (t.exec && !t.exec->IsActive()) {
         std::optional<Status> ex = t.exec->Exception();

@@ -10,20 +10,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 namespace sluice::server {
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 void SetNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL, 0) | O_NONBLOCK); }
 
@@ -214,14 +208,14 @@ void HttpServer::Run() {
     c.out = Serialize(r, head_only);
     c.written = 0;
     c.writing = true;
-    c.deadline_ms = NowMs() + options_.write_timeout_ms;
+    c.deadline_ms = MonotonicMs() + options_.write_timeout_ms;
     ::shutdown(c.fd, SHUT_RD);
   };
   while (true) {
     fds.clear();
     fds.push_back({wake_fds_[0], POLLIN, 0});
     fds.push_back({listen_fd_, POLLIN, 0});
-    int64_t now = NowMs();
+    int64_t now = MonotonicMs();
     int64_t next_deadline = now + 1000;
     for (const Connection& c : conns) {
       fds.push_back({c.fd, static_cast<short>(c.writing ? POLLOUT : POLLIN), 0});
@@ -230,7 +224,7 @@ void HttpServer::Run() {
     int wait = static_cast<int>(std::max<int64_t>(0, next_deadline - now));
     if (::poll(fds.data(), fds.size(), wait) < 0 && errno != EINTR) break;
     if (fds[0].revents != 0) break;  // Stop
-    now = NowMs();
+    now = MonotonicMs();
     for (size_t i = 0; i < conns.size(); ++i) {
       Connection& c = conns[i];
       const short ev = fds[i + 2].revents;

@@ -1,29 +1,11 @@
 #include "sinks/delta_sink.h"
 
-#include <chrono>
-
+#include "common/clock.h"
 #include "common/strings.h"
 #include "delta/dml_merge.h"
 
 namespace sluice::sinks {
-namespace {
-
-std::string QuoteIdentifier(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Result<std::unique_ptr<DeltaSink>> DeltaSink::Open(std::shared_ptr<fs::FileSystem> fs,
                                                    engine::Engine* engine,
@@ -125,7 +107,7 @@ Status DeltaSink::Merge(BatchId batch_id, const engine::Batch& data, const std::
   spec.clauses = {update, insert};
   delta::DmlTable table{writer_.get(), fs_, engine_, conn_.get()};
   delta::DmlOptions opts;
-  opts.txn = delta::SetTransaction{options_.query_id, batch_id.value(), NowMs()};
+  opts.txn = delta::SetTransaction{options_.query_id, batch_id.value(), DefaultClock()->NowMs()};
   SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult r, delta::MergeInto(table, spec, opts), ctx);
   last_rows_ = data.num_rows();
   metrics_ = {

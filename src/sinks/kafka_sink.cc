@@ -12,6 +12,7 @@
 
 #include "common/mutex.h"
 #include "common/strings.h"
+#include "engine/registered_batch.h"
 #include "kafka/kafka_handle.h"
 #include "kafka/kafka_log.h"
 
@@ -442,16 +443,15 @@ Result<int64_t> KafkaSink::ProduceRecords(const std::string& ctx, const engine::
         "lambda h: CASE WHEN h IS NULL OR h.key IS NULL THEN '!' ELSE hex(h.key) || ':' || "
         "coalesce(hex(h.value), '~') END), '|'), '') END";
   }
-  SLUICE_RETURN_NOT_OK_CTX(conn_->RegisterBatch(kView, data), ctx);
   // One cell per kRowsPerCell rows: "topic,key,value,partition,headers;" records (hex, ~ for
   // NULL).
-  auto cells =
-      conn_->Query("SELECT string_agg(" + topic + " || ',' || " + key + " || ',' || " + value +
-                   " || ',' || " + partition + " || ',' || " + headers +
-                   " || ';', '' ORDER BY rn) FROM (SELECT *, row_number() OVER () - 1 AS rn FROM " +
-                   kView + ") GROUP BY rn // " + std::to_string(kRowsPerCell) + " ORDER BY rn // " +
-                   std::to_string(kRowsPerCell));
-  (void)conn_->UnregisterBatch(kView);
+  auto cells = engine::QueryOver(
+      conn_.get(), kView, data,
+      "SELECT string_agg(" + topic + " || ',' || " + key + " || ',' || " + value + " || ',' || " +
+          partition + " || ',' || " + headers +
+          " || ';', '' ORDER BY rn) FROM (SELECT *, row_number() OVER () - 1 AS rn FROM " + kView +
+          ") GROUP BY rn // " + std::to_string(kRowsPerCell) + " ORDER BY rn // " +
+          std::to_string(kRowsPerCell));
   if (!cells.ok()) return cells.status().WithContext(ctx);
   // A NULL header or header key fails the batch before any of its records is produced.
   for (int64_t c = 0; c < cells->num_rows(); ++c) {

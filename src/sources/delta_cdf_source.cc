@@ -11,6 +11,7 @@
 #include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "delta/values.h"
+#include "engine/registered_batch.h"
 #include "sources/delta_source.h"
 #include "sources/source_options.h"
 #include "sources/source_util.h"
@@ -193,7 +194,7 @@ Result<engine::Batch> DeltaCdfSource::SnapshotRows(int64_t version, int64_t firs
                             delta::FileToReadForAdd(&dvs, options_.path, f, extra));
     to_read.push_back(std::move(read));
   }
-  if (to_read.empty()) return EmptyBatch(conn_.get(), schema_);
+  if (to_read.empty()) return engine::EmptyBatch(schema_);
   SLUICE_ASSIGN_OR_RETURN_CTX(delta::ReadSpec spec,
                               delta::ReadSpecForTable(snap->schema, snap->metadata), Description());
   engine::Schema src_cols(schema_.begin(), schema_.end() - 3);
@@ -323,7 +324,7 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
     return Status::InvalidArgument(Description() + ": end offset " + end +
                                    " is before start offset " + *start);
   }
-  if (after == first) return EmptyBatch(conn_.get(), schema_);
+  if (after == first) return engine::EmptyBatch(schema_);
   SLUICE_ASSIGN_OR_RETURN_CTX(
       engine::Batch rows,
       table_->Changes(Version(first), Version(after - 1), delta::ChangesSchema::kEndVersion),
@@ -352,7 +353,6 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
         "the new schema; any other change needs a new checkpoint");
   }
   if (SameSchema(data, schema_)) return rows;
-  SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("sluice_cdf_rows", rows));
   std::string sql = "SELECT ";
   for (size_t i = 0; i < schema_.size(); ++i) {
     bool present = false;
@@ -363,9 +363,7 @@ Result<engine::Batch> DeltaCdfSource::GetBatch(const std::optional<OffsetJson>& 
                     : "CAST(NULL AS " + schema_[i].type.ToSql() + ")") +
            " AS " + QuoteIdentifier(schema_[i].name);
   }
-  auto out = conn_->Query(sql + " FROM sluice_cdf_rows");
-  SLUICE_RETURN_NOT_OK(conn_->UnregisterBatch("sluice_cdf_rows"));
-  return out;
+  return engine::QueryOver(conn_.get(), "sluice_cdf_rows", rows, sql + " FROM sluice_cdf_rows");
 }
 
 }  // namespace sluice::sources

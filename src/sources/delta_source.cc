@@ -11,6 +11,7 @@
 #include "delta/scan.h"
 #include "delta/schema.h"
 #include "delta/snapshot.h"
+#include "engine/registered_batch.h"
 #include "sources/source_util.h"
 
 namespace sluice::sources {
@@ -483,7 +484,7 @@ Result<engine::Batch> DeltaSource::GetBatch(const std::optional<OffsetJson>& sta
         SLUICE_RETURN_NOT_OK(add(ch->files[static_cast<size_t>(i)]));
     }
   }
-  if (to_read.empty()) return EmptyBatch(conn_.get(), schema_);
+  if (to_read.empty()) return engine::EmptyBatch(schema_);
   delta::ReadSpec spec;
   spec.schema = schema_;
   spec.physical_schema = physical_schema_;

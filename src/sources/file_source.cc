@@ -11,6 +11,7 @@
 #include "common/logging.h"
 #include "common/strings.h"
 #include "engine/json_decoder.h"
+#include "engine/registered_batch.h"
 #include "sources/json_lines.h"
 #include "sources/schema_text.h"
 #include "sources/source_util.h"
@@ -361,7 +362,7 @@ Result<engine::Batch> FileSource::GetBatch(const std::optional<OffsetJson>& star
     }
   }
   last_rescued_ = 0;
-  if (paths.empty()) return EmptyBatch(conn_.get(), schema_);
+  if (paths.empty()) return engine::EmptyBatch(schema_);
   return ReadFiles(paths, e);
 }
 
@@ -418,13 +419,12 @@ Result<engine::Batch> FileSource::ReadFiles(const std::vector<std::string>& path
   if (options_.format == FileFormat::kJson && last_json_decoded_) {
     last_rescued_ = decoded_rescued_;  // counted while decoding
   } else {
-    SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("sluice_file_batch", *out));
-    auto count =
-        conn_->Query("SELECT count(*) FROM sluice_file_batch WHERE _rescued_data IS NOT NULL");
-    Status unreg = conn_->UnregisterBatch("sluice_file_batch");
-    SLUICE_RETURN_NOT_OK(count.status());
-    SLUICE_RETURN_NOT_OK(unreg);
-    SLUICE_ASSIGN_OR_RETURN(auto n, count->GetInt64(0, 0));
+    SLUICE_ASSIGN_OR_RETURN(
+        engine::Batch count,
+        engine::QueryOver(
+            conn_.get(), "sluice_file_batch", *out,
+            "SELECT count(*) FROM sluice_file_batch WHERE _rescued_data IS NOT NULL"));
+    SLUICE_ASSIGN_OR_RETURN(auto n, count.GetInt64(0, 0));
     last_rescued_ = n.value_or(0);
   }
   total_rescued_ += last_rescued_;
@@ -645,11 +645,8 @@ Result<engine::Batch> FileSource::ReadJsonSql(const std::vector<std::string>& pa
   // The lines are split in C++ (json_lines.h) and registered as a view: one pass, linear in
   // the bytes read.
   SLUICE_ASSIGN_OR_RETURN(engine::Batch lines, ReadJsonLines(paths));
-  SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(kJsonLinesView, lines));
-  struct Unregister {
-    engine::Connection* c;
-    ~Unregister() { (void)c->UnregisterBatch(kJsonLinesView); }
-  } unregister{conn_.get()};
+  SLUICE_ASSIGN_OR_RETURN(engine::RegisteredBatch registered_lines,
+                          engine::RegisteredBatch::Make(conn_.get(), kJsonLinesView, lines));
   std::string lines_sql =
       // A valid JSON text that starts with '{' is an object: json_type only for the others.
       std::string("WITH p AS (SELECT fidx, ln, line, CASE WHEN NOT json_valid(line) THEN false ") +
@@ -781,6 +778,7 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
   // rejected rows keep their raw line.
   std::vector<std::string> header_new;
   std::string union_sql;
+  std::vector<engine::RegisteredBatch> registered;  // each file's rows and rejects, as views
   for (size_t i = 0; i < paths.size(); ++i) {
     std::string opts = ", header=" + std::string(options_.csv_header ? "true" : "false") +
                        ", delim=" + QuoteLiteral(options_.csv_delimiter) + ", all_varchar=true";
@@ -813,8 +811,12 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
     }
     std::string rows_name = "sluice_csv_rows_" + std::to_string(i),
                 rej_name = "sluice_csv_rej_" + std::to_string(i);
-    SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(rows_name, rows));
-    SLUICE_RETURN_NOT_OK(conn_->RegisterBatch(rej_name, rej));
+    SLUICE_ASSIGN_OR_RETURN(engine::RegisteredBatch rows_view,
+                            engine::RegisteredBatch::Make(conn_.get(), rows_name, rows));
+    registered.push_back(std::move(rows_view));
+    SLUICE_ASSIGN_OR_RETURN(engine::RegisteredBatch rej_view,
+                            engine::RegisteredBatch::Make(conn_.get(), rej_name, rej));
+    registered.push_back(std::move(rej_view));
     std::string cols, frags;
     for (const auto& f : data_schema_) {
       bool present = HasColumn(rows.schema(), f.name);
@@ -853,12 +855,7 @@ Result<engine::Batch> FileSource::ReadCsv(const std::vector<std::string>& paths)
                  rej_name + ") ORDER BY o)";
   }
   SLUICE_RETURN_NOT_OK(CheckNewColumns(paths, header_new));
-  auto out = conn_->Query("SELECT * FROM (" + union_sql + ")");
-  for (size_t i = 0; i < paths.size(); ++i) {
-    (void)conn_->UnregisterBatch("sluice_csv_rows_" + std::to_string(i));
-    (void)conn_->UnregisterBatch("sluice_csv_rej_" + std::to_string(i));
-  }
-  return out;
+  return conn_->Query("SELECT * FROM (" + union_sql + ")");  // `registered` drops the views
 }
 
 Result<engine::Batch> FileSource::ReadParquet(const std::vector<std::string>& paths) {

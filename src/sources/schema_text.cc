@@ -10,15 +10,6 @@
 
 namespace sluice::sources {
 
-namespace {
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-}  // namespace
-
 Result<engine::Schema> ParseSchemaText(engine::Connection* conn, std::string_view text,
                                        std::string_view option) {
   auto bad = [&](const std::string& why) {

@@ -45,15 +45,6 @@ std::optional<std::string> SourceOptions::Get(std::string_view name) const {
   return it->second;
 }
 
-namespace {
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-}  // namespace
-
 Result<std::optional<int64_t>> SourceOptions::GetInt64(std::string_view name, int64_t min) const {
   auto v = Get(name);
   if (!v) return std::optional<int64_t>();
@@ -74,9 +65,7 @@ Result<std::optional<int64_t>> SourceOptions::GetInt64(std::string_view name, in
 Result<std::optional<bool>> SourceOptions::GetBool(std::string_view name) const {
   auto v = Get(name);
   if (!v) return std::optional<bool>();
-  std::string t = AsciiLower(Trim(*v));
-  if (t == "true") return std::optional<bool>(true);
-  if (t == "false") return std::optional<bool>(false);
+  if (std::optional<bool> b = ParseBoolText(*v)) return b;
   return Status::InvalidArgument(source_ + ": option '" + std::string(name) +
                                  "' must be true or false, got '" + *v + "'");
 }

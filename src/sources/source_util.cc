@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "delta/log_segment.h"
+#include "engine/registered_batch.h"
 
 #include "sources/source_options.h"
 
@@ -16,14 +17,8 @@ std::string SchemaToText(const engine::Schema& schema) {
 }
 
 Result<engine::Batch> EmptyBatch(engine::Connection* conn, const engine::Schema& schema) {
-  if (schema.empty()) return engine::Batch();
-  std::string sql = "SELECT ";
-  for (size_t i = 0; i < schema.size(); ++i) {
-    if (i) sql += ", ";
-    sql += "CAST(NULL AS " + schema[i].type.ToSql() + ") AS " + QuoteIdentifier(schema[i].name);
-  }
-  sql += " LIMIT 0";
-  return conn->Query(sql);
+  (void)conn;
+  return engine::EmptyBatch(schema);
 }
 
 bool SameSchema(const engine::Schema& a, const engine::Schema& b) {

@@ -14,7 +14,8 @@ namespace sluice::sources {
 
 // "a BIGINT, b VARCHAR": a schema for messages.
 std::string SchemaToText(const engine::Schema& schema);
-// A batch with `schema`'s columns and no rows.
+// engine::EmptyBatch(schema) (`conn` unused): the SQL front end's callers still use this
+// spelling; new code calls engine::EmptyBatch.
 Result<engine::Batch> EmptyBatch(engine::Connection* conn, const engine::Schema& schema);
 // The newest version of the Delta table at `table_path`, capped at `cap` when set (the
 // Trigger.AvailableNow snapshot). NotFound, naming `description`, when the log has no commits.

@@ -5,6 +5,7 @@
 
 #include "dialect/token_edits.h"
 #include "dialect/tokenizer.h"
+#include "engine/relation_names.h"
 #include "plan/stream_query_parser.h"
 #include "sql/table_catalog.h"
 
@@ -66,7 +67,7 @@ Status AddBatchReads(std::string_view sql, QueryReads* reads) {
       continue;
     }
     const std::string n = NormalizeTableName(name.text);
-    if (n.rfind("__stream_", 0) == 0 || ctes.count(n) > 0) continue;
+    if (engine::HasStreamViewPrefix(n) || ctes.count(n) > 0) continue;
     AddOnce(&reads->tables, name.text);
   }
   return Status::OK();

@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/clock.h"
 #include "common/logging.h"
 #include "common/redaction.h"
 #include "common/secret_reference.h"
 #include "common/strings.h"
 #include "common/uuid.h"
+#include "engine/registered_batch.h"
 #include "fs/crash_point.h"
 #include "fs/fault_injection_file_system.h"
+#include "plan/observation.h"
 #include "stream/checkpoint_layout.h"
 #include "stream/checkpoint_metadata.h"
 #include "stream/checkpoint_reclaim.h"
@@ -26,21 +29,6 @@ struct MicroBatchExecution::BatchTimings {
 };
 
 namespace {
-
-int64_t MonoMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string QuoteIdentifier(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 // An observed value as JSON: numbers stay numbers.
 nlohmann::ordered_json CellJson(const engine::Batch& b, size_t col) {
@@ -318,7 +306,7 @@ void MicroBatchExecution::IdleSleep() {
 Result<bool> MicroBatchExecution::RunTrigger() {
   if (stop_.load()) return false;
   const int64_t trigger_start = clock_->NowMs();
-  const int64_t mono_start = MonoMs();
+  const int64_t mono_start = MonotonicMs();
   int64_t seq;
   {
     MutexLock lock(&mu_);
@@ -342,7 +330,7 @@ Result<bool> MicroBatchExecution::RunTrigger() {
   SetStatus("Getting offsets from sources", false, true);
   std::vector<std::optional<std::string>> ends(sources_.size());
   bool has_new_data = false;
-  int64_t m0 = MonoMs();
+  int64_t m0 = MonotonicMs();
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto& s = sources_[i];
     sources::ReadLimit limit = forced_limit_.all_available ? forced_limit_ : s.limit;
@@ -356,7 +344,7 @@ Result<bool> MicroBatchExecution::RunTrigger() {
       has_new_data = true;
     }
   }
-  t.Add(kDurationLatestOffset, MonoMs() - m0);
+  t.Add(kDurationLatestOffset, MonotonicMs() - m0);
   int64_t wm = CurrentWatermarkMs();
   bool no_data_batch =
       !has_new_data && options_.no_data_batches && last_batch_wants_no_data_ && !single_batch_;
@@ -380,25 +368,14 @@ Result<bool> MicroBatchExecution::RunTrigger() {
   seq_entry.version = restart_.offset_log_version;
   seq_entry.metadata = OffsetSeqMetadata{wm, trigger_start, restart_.conf};
   seq_entry.offsets = ends;
-  m0 = MonoMs();
+  m0 = MonotonicMs();
   SLUICE_RETURN_NOT_OK_CTX(offsets_->Add(id, seq_entry, {.sync = options_.sync}),
                            batch_ctx + ": writing the offset log");
-  t.Add(kDurationWalCommit, MonoMs() - m0);
+  t.Add(kDurationWalCommit, MonotonicMs() - m0);
   SLUICE_RETURN_NOT_OK(fs::CrashPoint(*fs_, kCrashAfterOffsetsWrite, batch_ctx));
   (void)mono_start;
   SLUICE_RETURN_NOT_OK(RunBatch(id, ends, wm, trigger_start, no_data_batch, trigger_start, &t));
   return !single_batch_;
-}
-
-Result<engine::Batch> MicroBatchExecution::EmptyBatch(const engine::Schema& schema) {
-  if (schema.empty()) return engine::Batch();
-  std::string sql = "SELECT ";
-  for (size_t i = 0; i < schema.size(); ++i) {
-    if (i > 0) sql += ", ";
-    sql += "CAST(NULL AS " + schema[i].type.ToSql() + ") AS " + QuoteIdentifier(schema[i].name);
-  }
-  sql += " LIMIT 0";
-  return conn_->Query(sql);
 }
 
 Result<std::map<std::string, nlohmann::ordered_json>> MicroBatchExecution::Observe(
@@ -406,12 +383,10 @@ Result<std::map<std::string, nlohmann::ordered_json>> MicroBatchExecution::Obser
   std::map<std::string, nlohmann::ordered_json> out;
   if (options_.observations.empty()) return out;
   if (rows.num_columns() == 0) return out;
-  SLUICE_RETURN_NOT_OK(conn_->RegisterBatch("__observed", rows));
   for (const auto& obs : options_.observations) {
-    std::string sql = "SELECT ";
-    for (size_t i = 0; i < obs.exprs.size(); ++i) sql += (i ? ", " : "") + obs.exprs[i];
-    sql += " FROM __observed";
-    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch b, conn_->Query(sql), "observe '" + obs.name + "'");
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch b,
+                                plan::EvaluateObservation(conn_.get(), rows, obs.exprs),
+                                "observe '" + obs.name + "'");
     nlohmann::ordered_json row = nlohmann::ordered_json::object();
     for (size_t c = 0; c < b.num_columns(); ++c) row[b.schema()[c].name] = CellJson(b, c);
     out[obs.name] = std::move(row);
@@ -424,7 +399,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
                                      int64_t watermark_ms, int64_t timestamp_ms, bool no_data_batch,
                                      int64_t trigger_start_ms, BatchTimings* t) {
   const std::string ctx = "batch " + id.ToString();
-  const int64_t batch_mono_start = MonoMs();
+  const int64_t batch_mono_start = MonotonicMs();
   // Read each source's rows.
   PlanInput input;
   input.batch_id = id;
@@ -433,7 +408,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   input.batch_timestamp_ms = timestamp_ms;
   input.no_data_batch = no_data_batch;
   std::vector<int64_t> rows_in(sources_.size(), 0);
-  int64_t m0 = MonoMs();
+  int64_t m0 = MonotonicMs();
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto& s = sources_[i];
     const std::string sctx =
@@ -443,16 +418,17 @@ Status MicroBatchExecution::RunBatch(BatchId id,
       SLUICE_ASSIGN_OR_RETURN_CTX(b, s.source->GetBatch(s.start, *ends[i]), sctx + ": getBatch");
     }
     if (b.num_columns() == 0) {
-      SLUICE_ASSIGN_OR_RETURN_CTX(b, EmptyBatch(s.source->schema()), sctx + ": empty batch");
+      SLUICE_ASSIGN_OR_RETURN_CTX(b, engine::EmptyBatch(s.source->schema()),
+                                  sctx + ": empty batch");
     }
     rows_in[i] = b.num_rows();
     input.sources.push_back(std::move(b));
   }
-  t->Add(kDurationGetBatch, MonoMs() - m0);
+  t->Add(kDurationGetBatch, MonotonicMs() - m0);
 
-  m0 = MonoMs();
+  m0 = MonotonicMs();
   SLUICE_ASSIGN_OR_RETURN_CTX(PlanOutput out, plan_->Execute(input), ctx);
-  t->Add(kDurationQueryPlanning, MonoMs() - m0);
+  t->Add(kDurationQueryPlanning, MonotonicMs() - m0);
   SLUICE_RETURN_NOT_OK(fs::CrashPoint(*fs_, kCrashAfterStateCommit, ctx));
 
   // Watermark for the next batch; commits/<N> is written and synced under a temporary name on
@@ -462,14 +438,14 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   PendingCommitEntry commit_entry(*commits_, id, CommitMetadata{next_wm, std::nullopt},
                                   {.sync = options_.sync});
 
-  m0 = MonoMs();
+  m0 = MonotonicMs();
   SLUICE_ASSIGN_OR_RETURN_CTX(auto observed, Observe(out.rows), ctx);
   SLUICE_RETURN_NOT_OK_CTX(sink_->AddBatch(id, out.rows, options_.output_mode),
                            ctx + ", sink " + sink_->Description());
-  t->Add(kDurationAddBatch, MonoMs() - m0);
+  t->Add(kDurationAddBatch, MonotonicMs() - m0);
   SLUICE_RETURN_NOT_OK(fs::CrashPoint(*fs_, kCrashAfterSinkWrite, ctx));
 
-  m0 = MonoMs();
+  m0 = MonotonicMs();
   SLUICE_RETURN_NOT_OK_CTX(commit_entry.Publish(), ctx + ": writing the commit log");
   SLUICE_RETURN_NOT_OK(fs::CrashPoint(*fs_, kCrashAfterCommitWrite, ctx));
   std::vector<std::optional<std::string>> starts;
@@ -483,7 +459,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
     }
     s.start = ends[i];
   }
-  t->Add(kDurationCommitOffsets, MonoMs() - m0);
+  t->Add(kDurationCommitOffsets, MonotonicMs() - m0);
   SLUICE_ASSIGN_OR_RETURN_CTX(
       PurgeResult purged,
       PurgeOldLogEntries(*offsets_, *commits_, id, options_.min_batches_to_retain, &purged_below_),
@@ -499,7 +475,7 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   }
 
   // Progress.
-  const int64_t trigger_ms = MonoMs() - batch_mono_start +
+  const int64_t trigger_ms = MonotonicMs() - batch_mono_start +
                              t->ms[std::string(kDurationLatestOffset)] +
                              t->ms[std::string(kDurationWalCommit)];
   t->ms[std::string(kDurationTriggerExecution)] = trigger_ms;

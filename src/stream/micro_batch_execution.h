@@ -216,7 +216,6 @@ class MicroBatchExecution {
   Status RunBatch(BatchId id, const std::vector<std::optional<std::string>>& ends,
                   int64_t watermark_ms, int64_t timestamp_ms, bool no_data_batch,
                   int64_t trigger_start_ms, BatchTimings* timings);
-  Result<engine::Batch> EmptyBatch(const engine::Schema& schema);
   Result<std::map<std::string, nlohmann::ordered_json>> Observe(const engine::Batch& rows);
   void ReportIdle(int64_t trigger_start_ms);
   void AddProgress(StreamingQueryProgress p, bool post_event = true);
