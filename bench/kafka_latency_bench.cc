@@ -346,8 +346,8 @@ int main(int argc, char** argv) {
   // Where a batch's time goes: per progress durationMs entry, its mean, p50 and p99 over the
   // batches (with --per-batch, each batch's line too).
   std::map<std::string, std::vector<double>> phases;
-  for (const std::string& p : progresses) {
-    nlohmann::json j = nlohmann::json::parse(p, nullptr, false);
+  for (const sluice::StreamingQueryProgress& p : progresses) {
+    nlohmann::json j = nlohmann::json::parse(p.Json(), nullptr, false);
     if (j.is_discarded() || !j.contains("durationMs")) continue;
     if (per_batch && !json) {
       std::printf("batch %s rows=%s", j.value("batchId", nlohmann::json()).dump().c_str(),

@@ -152,7 +152,7 @@ class GeneratorSource final : public sources::Source {
 class CountingSink final : public sinks::Sink {
  public:
   std::string Description() const override { return "CountingSink"; }
-  Status AddBatch(BatchId, const engine::Batch& data, sinks::OutputMode) override {
+  Status AddBatch(BatchId, const engine::Batch& data, sluice::OutputMode) override {
     last_ = data.num_rows();
     total_ += last_;
     return Status::OK();
@@ -184,7 +184,7 @@ std::map<std::string, std::string>& ExtraConf() {
   return conf;
 }
 
-Running Start(const std::string& name, const std::string& sql, sinks::OutputMode mode,
+Running Start(const std::string& name, const std::string& sql, sluice::OutputMode mode,
               const std::vector<Stream>& streams) {
   Running r;
   r.dir = MakeWorkDir(name);
@@ -287,7 +287,7 @@ void PrintStateProgress(const char* what, const std::vector<stream::StreamingQue
 
 void WindowedCount(int64_t events, int64_t keys, int64_t batch) {
   std::vector<Stream> streams{WindowedStream(keys, batch)};
-  Running r = Start("windowed", kWindowedSql, sinks::OutputMode::kAppend, streams);
+  Running r = Start("windowed", kWindowedSql, sluice::OutputMode::kAppend, streams);
   Step(r, streams);  // warm-up batch: opens the state stores
   auto start = Clock::now();
   double cpu = CpuSeconds();
@@ -322,7 +322,7 @@ void Dedup(int64_t events, int64_t batch) {
   Running r = Start("dedup",
                     "SELECT id, ts FROM STREAM events WATERMARK ts DELAY OF INTERVAL 10 SECONDS AS "
                     "e QUALIFY row_number() OVER (PARTITION BY id ORDER BY ts) = 1",
-                    sinks::OutputMode::kAppend, streams);
+                    sluice::OutputMode::kAppend, streams);
   auto start = Clock::now();
   double cpu = CpuSeconds();
   int64_t batches = events / batch;
@@ -358,7 +358,7 @@ void Join(int64_t rows_per_side) {
       "SELECT i.ad_id, i.its, c.cts FROM STREAM impressions WATERMARK its DELAY OF INTERVAL 1 "
       "MINUTE AS i JOIN STREAM clicks WATERMARK cts DELAY OF INTERVAL 1 MINUTE AS c ON c.ad_id = "
       "i.ad_id AND c.cts BETWEEN i.its AND i.its + INTERVAL 10 MINUTES",
-      sinks::OutputMode::kAppend, streams);
+      sluice::OutputMode::kAppend, streams);
   auto start = Clock::now();
   double cpu = CpuSeconds();
   int64_t batches = rows_per_side / batch;
@@ -384,7 +384,7 @@ void Commit(int64_t keys, int batches) {
                                      },
                                      keys}};
   Running r = Start("commit", "SELECT k, count(*) AS n FROM STREAM events GROUP BY k",
-                    sinks::OutputMode::kUpdate, streams);
+                    sluice::OutputMode::kUpdate, streams);
   for (int b = 0; b < batches; ++b) Step(r, streams);
   char what[64];
   std::snprintf(what, sizeof what, "commit_%lld_changed_keys", static_cast<long long>(keys));
@@ -396,7 +396,7 @@ void Commit(int64_t keys, int batches) {
 // a long run measures memory at a steady production rate without holding a core.
 void Rss(int64_t keys, int64_t batch, int64_t seconds, int64_t sample_seconds, int64_t rate) {
   std::vector<Stream> streams{WindowedStream(keys, batch)};
-  Running r = Start("rss", kWindowedSql, sinks::OutputMode::kAppend, streams);
+  Running r = Start("rss", kWindowedSql, sluice::OutputMode::kAppend, streams);
   auto start = Clock::now();
   auto next_sample = start;
   int64_t batches = 0;

@@ -38,6 +38,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "sluice/result.h"
@@ -55,7 +57,7 @@ struct FrameAccess;   // internal
 class DataStreamWriter;
 class DataFrameWriter;
 class GroupedData;
-enum class OutputMode;  // sluice/streaming.h
+enum class OutputMode;  // sluice/query_types.h
 
 class DataFrame {
  public:
@@ -209,7 +211,17 @@ class DataFrameWriter {
   DataFrameWriter& Format(std::string format);
   DataFrameWriter& Mode(std::string mode);
   DataFrameWriter& Option(std::string key, std::string value);
+  DataFrameWriter& Option(std::string key, const char* value);
+  // Other values in Spark's spelling: true / false, the integer, the double as Java prints it
+  // ("0.5", "1.0", "1.0E7").
+  DataFrameWriter& Option(std::string key, bool value);
   DataFrameWriter& Option(std::string key, int64_t value);
+  DataFrameWriter& Option(std::string key, double value);
+  template <typename T>
+  requires std::is_integral_v<T> &&(!std::is_same_v<T, bool>)&&(!std::is_same_v<T, int64_t>)
+      DataFrameWriter& Option(std::string key, T value) {
+    return Option(std::move(key), static_cast<int64_t>(value));
+  }
   DataFrameWriter& PartitionBy(std::vector<std::string> columns);
   // Writes to the Delta table at `path`. Errors: the frame's error, a streaming frame
   // (InvalidArgument: use WriteStream), bad options, and the write's own errors.

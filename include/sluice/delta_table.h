@@ -118,9 +118,11 @@ class MergeBuilder {
 
  private:
   friend class DeltaTable;
+  enum class When { kMatched, kNotMatched, kNotMatchedBySource };
+  enum class Action { kUpdate, kUpdateAll, kDelete, kInsert, kInsertAll };
   struct Clause {
-    int kind = 0;    // 0 matched, 1 not matched, 2 not matched by source
-    int action = 0;  // 0 update, 1 update all, 2 delete, 3 insert, 4 insert all
+    When when = When::kMatched;
+    Action action = Action::kUpdate;
     std::optional<std::string> condition;
     std::vector<std::pair<std::string, std::string>> assignments;
   };

@@ -24,9 +24,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "sluice/dataframe.h"
+#include "sluice/query_types.h"
 #include "sluice/result.h"
 
 namespace sluice {
@@ -76,13 +79,6 @@ class Trigger {
   std::string interval_text_;
 };
 
-// Spark's output modes.
-enum class OutputMode {
-  kAppend,    // only new rows (the default)
-  kUpdate,    // rows changed since the last batch
-  kComplete,  // the whole result every batch
-};
-
 // Builds a streaming DataFrame (Spark's DataStreamReader); from Session::ReadStream().
 //
 // Formats and their options (option names are case-insensitive; docs/sources.md has defaults):
@@ -93,6 +89,8 @@ enum class OutputMode {
 //   "files", "cloudFiles" Load(dir); format (json | csv | parquet), schema (or Schema()),
 //                         maxFilesPerTrigger, maxBytesPerTrigger, recursive, schemaEvolutionMode,
 //                         badRecordsPath, header, delimiter; rows get a _rescued_data column
+//   "json", "csv", "parquet"  as "files" with that format option (Spark's
+//                         readStream.format("json")): Load(dir), the files options
 //   "rate"                Load() (no path); rowsPerSecond, numPartitions, rampUpTime
 //   "memory"              Load(name) of a stream made by Session::CreateMemoryStream
 // Unknown formats and options are reported (InvalidArgument) by the frame's status().
@@ -102,7 +100,17 @@ class DataStreamReader {
  public:
   DataStreamReader& Format(std::string format);
   DataStreamReader& Option(std::string key, std::string value);
+  DataStreamReader& Option(std::string key, const char* value);
+  // Other values in Spark's spelling: true / false, the integer, the double as Java prints it
+  // ("0.5", "1.0", "1.0E7").
+  DataStreamReader& Option(std::string key, bool value);
   DataStreamReader& Option(std::string key, int64_t value);
+  DataStreamReader& Option(std::string key, double value);
+  template <typename T>
+  requires std::is_integral_v<T> &&(!std::is_same_v<T, bool>)&&(!std::is_same_v<T, int64_t>)
+      DataStreamReader& Option(std::string key, T value) {
+    return Option(std::move(key), static_cast<int64_t>(value));
+  }
   DataStreamReader& Options(const std::map<std::string, std::string>& options);
   // The input schema as SQL column definitions: "id BIGINT, name STRING, ts TIMESTAMP".
   DataStreamReader& Schema(std::string ddl);
@@ -119,14 +127,6 @@ class DataStreamReader {
   std::string format_ = "delta";
   std::map<std::string, std::string> options_;
   std::optional<std::string> schema_;
-};
-
-// What StreamingQuery::Status returns (Spark's StreamingQueryStatus).
-struct StreamingQueryStatus {
-  // "Initializing", "Waiting for data to arrive", "Processing new data", "Stopped".
-  std::string message;
-  bool is_data_available = false;
-  bool is_trigger_active = false;
 };
 
 class StreamingQuery;
@@ -170,7 +170,17 @@ class DataStreamWriter {
   // "append", "update", "complete" (case-insensitive).
   DataStreamWriter& OutputMode(const std::string& mode);
   DataStreamWriter& Option(std::string key, std::string value);
+  DataStreamWriter& Option(std::string key, const char* value);
+  // Other values in Spark's spelling: true / false, the integer, the double as Java prints it
+  // ("0.5", "1.0", "1.0E7").
+  DataStreamWriter& Option(std::string key, bool value);
   DataStreamWriter& Option(std::string key, int64_t value);
+  DataStreamWriter& Option(std::string key, double value);
+  template <typename T>
+  requires std::is_integral_v<T> &&(!std::is_same_v<T, bool>)&&(!std::is_same_v<T, int64_t>)
+      DataStreamWriter& Option(std::string key, T value) {
+    return Option(std::move(key), static_cast<int64_t>(value));
+  }
   DataStreamWriter& Trigger(const sluice::Trigger& trigger);
   DataStreamWriter& QueryName(std::string name);
   DataStreamWriter& PartitionBy(std::vector<std::string> columns);
@@ -225,12 +235,14 @@ class StreamingQuery {
   const std::optional<std::string>& Name() const;
   // True until the query ends (stopped, finished its trigger, or failed).
   bool IsActive() const;
-  StreamingQueryStatus Status() const;
-  // The progress of the last micro-batch (or idle trigger) as Spark's StreamingQueryProgress
-  // JSON; nullopt before the first.
-  std::optional<std::string> LastProgress() const;
-  // The last (up to 100) progresses, oldest first, as JSON.
-  std::vector<std::string> RecentProgress() const;
+  // What the query is doing now (Spark's query.status; named so that it does not hide the
+  // type sluice::Status inside the class).
+  StreamingQueryStatus CurrentStatus() const;
+  // The progress of the last micro-batch (or idle trigger); nullopt before the first. Json()
+  // is the whole of it as Spark prints it.
+  std::optional<StreamingQueryProgress> LastProgress() const;
+  // The last (up to 100) progresses, oldest first.
+  std::vector<StreamingQueryProgress> RecentProgress() const;
   // The id of the last micro-batch of this checkpoint that completed (in this run or an
   // earlier one), or nullopt before the first.
   std::optional<int64_t> LastBatchId() const;
@@ -257,27 +269,7 @@ class StreamingQuery {
   std::unique_ptr<api::QueryState> state_;
 };
 
-// Listener events (Spark's StreamingQueryListener events).
-struct QueryStartedEvent {
-  std::string id, run_id;
-  std::optional<std::string> name;
-  std::string timestamp;  // "2024-01-02T03:04:05.678Z"
-};
-struct QueryProgressEvent {
-  std::string id, run_id;
-  std::optional<std::string> name;
-  int64_t batch_id = 0;
-  int64_t num_input_rows = 0;
-  std::string json;  // the whole StreamingQueryProgress
-};
-struct QueryIdleEvent {
-  std::string id, run_id;
-  std::string timestamp;
-};
-struct QueryTerminatedEvent {
-  std::string id, run_id;
-  std::optional<std::string> exception;  // the error message; nullopt after a clean end
-};
+// The listener events are in sluice/query_types.h.
 
 // Receives the events of every query of the session it is added to (Session::AddListener).
 // Callbacks run on the session's listener thread, one at a time, in the order the events

@@ -207,8 +207,15 @@ struct FrameAccess {
 // Runs a batch frame: compiles and queries on a new connection.
 Result<engine::Batch> RunBatch(const DataFrame& frame);
 
-// "name" with quotes doubled.
-std::string Quote(const std::string& name);
-std::string Lower(std::string s);
+// A boolean option's value ("true" / "false", any case); InvalidArgument naming `key` otherwise.
+Result<bool> ParseBoolOption(const std::string& key, const std::string& value);
+
+// An option value as Spark spells it: "true" / "false"; a double as Java's Double.toString
+// prints it ("0.5", "1.0", "1.0E7", "1.0E-4"; "NaN", "Infinity").
+std::string OptionText(bool value);
+std::string OptionText(double value);
+
+// The public progress of the engine's record: its top-level figures, and its JSON as Json().
+sluice::StreamingQueryProgress PublicProgress(const stream::StreamingQueryProgress& progress);
 
 }  // namespace sluice::api

@@ -136,12 +136,26 @@ TEST_F(ApiTest, MemoryStreamToMemorySinkWithProcessAllAvailable) {
   EXPECT_EQ((*q)->LastBatchId(), 1);
   auto progress = (*q)->LastProgress();
   ASSERT_TRUE(progress.has_value());
-  EXPECT_NE(progress->find("\"name\":\"out\""), std::string::npos) << *progress;
-  EXPECT_FALSE((*q)->RecentProgress().empty());
+  EXPECT_NE(progress->Json().find("\"name\":\"out\""), std::string::npos) << progress->Json();
+  EXPECT_EQ(progress->name, "out");
+  EXPECT_EQ(progress->id, (*q)->Id());
+  EXPECT_EQ(progress->run_id, (*q)->RunId());
+  EXPECT_EQ(progress->duration_ms.count("triggerExecution"), 1u) << progress->Json();
+  // The batch that read (3, cy) and (0, zed): 2 input rows before the filter; the struct's
+  // figures are those of its JSON.
+  bool found = false;
+  for (const StreamingQueryProgress& p : (*q)->RecentProgress()) {
+    EXPECT_NE(p.Json().find("\"batchId\":" + std::to_string(p.batch_id) + ","), std::string::npos);
+    EXPECT_NE(p.Json().find("\"numInputRows\":" + std::to_string(p.num_input_rows) + ","),
+              std::string::npos)
+        << p.Json();
+    if (p.batch_id == 1 && p.num_input_rows == 2) found = true;
+  }
+  EXPECT_TRUE(found);
   EXPECT_EQ(session_->ActiveQueries().size(), 1u);
   ASSERT_OK((*q)->Stop());
   EXPECT_FALSE((*q)->IsActive());
-  EXPECT_EQ((*q)->Status().message, "Stopped");
+  EXPECT_EQ((*q)->CurrentStatus().message, "Stopped");
   EXPECT_FALSE((*q)->Exception().has_value());
 }
 
@@ -173,6 +187,72 @@ TEST_F(ApiTest, FilesStreamWithAvailableNowTrigger) {
   EXPECT_FALSE((*q)->IsActive());
   EXPECT_EQ(Sorted(session_->Table("clicks")), (std::vector<std::string>{"1", "3"}));
   EXPECT_EQ((*q)->LastBatchId(), 1);  // one file per batch
+}
+
+// Spark's readStream.format("json"): the files source of JSON files; a second file format
+// given as an option is refused.
+TEST_F(ApiTest, FormatJsonReadsJsonFiles) {
+  std::string landing = dir_.Join("landing_json");
+  ASSERT_OK(fs::LocalFileSystem()->CreateDirectories(landing));
+  ASSERT_OK(fs::LocalFileSystem()->CreateIfAbsent(fs::JoinPath(landing, "a.json"),
+                                                  "{\"id\": 1}\n{\"id\": 2}\n"));
+  DataFrame rows = session_->ReadStream().Format("json").Schema("id BIGINT").Load(landing);
+  ASSERT_OK(rows.status());
+  auto q = rows.Select({"id"})
+               .WriteStream()
+               .Format("memory")
+               .QueryName("json_rows")
+               .Option("checkpointLocation", dir_.Join("cp_json"))
+               .Trigger(Trigger::AvailableNow())
+               .Start();
+  ASSERT_OK(q);
+  ASSERT_OK((*q)->AwaitTermination());
+  EXPECT_EQ(Sorted(session_->Table("json_rows")), (std::vector<std::string>{"1", "2"}));
+  DataFrame both = session_->ReadStream()
+                       .Format("json")
+                       .Option("format", "csv")
+                       .Schema("id BIGINT")
+                       .Load(landing);
+  EXPECT_TRUE(both.status().IsInvalidArgument()) << both.status().ToString();
+}
+
+// Option(key, bool) and Option(key, double) send Spark's text (Option("mergeSchema", true) sent
+// "1", which the writer read as false).
+TEST_F(ApiTest, OptionValuesAreSparksText) {
+  EXPECT_EQ(api::OptionText(true), "true");
+  EXPECT_EQ(api::OptionText(false), "false");
+  EXPECT_EQ(api::OptionText(0.5), "0.5");
+  EXPECT_EQ(api::OptionText(1.0), "1.0");
+  EXPECT_EQ(api::OptionText(-2.25), "-2.25");
+  EXPECT_EQ(api::OptionText(1234567.0), "1234567.0");
+  EXPECT_EQ(api::OptionText(1e7), "1.0E7");
+  EXPECT_EQ(api::OptionText(0.001), "0.001");
+  EXPECT_EQ(api::OptionText(1.5e-4), "1.5E-4");
+  EXPECT_EQ(api::OptionText(0.0), "0.0");
+
+  ASSERT_OK(session_->Sql("SELECT 1 AS id").Write().SaveAsTable("merged"));
+  // Without mergeSchema the new column is refused; with Option("mergeSchema", true) it is added.
+  EXPECT_FALSE(session_->Sql("SELECT 2 AS id, 'x' AS tag")
+                   .Write()
+                   .Mode("append")
+                   .SaveAsTable("merged")
+                   .ok());
+  ASSERT_OK(session_->Sql("SELECT 2 AS id, 'x' AS tag")
+                .Write()
+                .Mode("append")
+                .Option("mergeSchema", true)
+                .SaveAsTable("merged"));
+  EXPECT_EQ(Sorted(session_->Table("merged")), (std::vector<std::string>{"1,NULL", "2,x"}));
+  // A boolean option with another value is refused, as the stream writer refuses it.
+  Status bad = session_->Sql("SELECT 3 AS id, 'y' AS tag")
+                   .Write()
+                   .Mode("append")
+                   .Option("mergeSchema", "yes")
+                   .SaveAsTable("merged");
+  EXPECT_TRUE(bad.IsInvalidArgument()) << bad.ToString();
+  // Integral values of any width go through the integer overload.
+  DataStreamReader reader = session_->ReadStream();
+  reader.Option("maxFilesPerTrigger", 2).Option("n", 3u).Option("m", int16_t{4});
 }
 
 TEST_F(ApiTest, TriggerOnceRunsOneBatchAndContinuousIsRefused) {
@@ -417,8 +497,9 @@ class RecordingListener : public StreamingQueryListener {
  public:
   void OnQueryStarted(const QueryStartedEvent& e) override { Add("started " + e.id); }
   void OnQueryProgress(const QueryProgressEvent& e) override {
-    Add("progress " + std::to_string(e.batch_id) + " " + std::to_string(e.num_input_rows));
-    EXPECT_NE(e.json.find("\"batchId\":" + std::to_string(e.batch_id)), std::string::npos);
+    const StreamingQueryProgress& p = e.progress;
+    Add("progress " + std::to_string(p.batch_id) + " " + std::to_string(p.num_input_rows));
+    EXPECT_NE(p.Json().find("\"batchId\":" + std::to_string(p.batch_id)), std::string::npos);
   }
   void OnQueryTerminated(const QueryTerminatedEvent& e) override {
     Add("terminated " + e.id + (e.exception ? " " + *e.exception : ""));

@@ -66,21 +66,6 @@ Rows RowsAccess::Make(engine::Batch batch) {
 }
 const engine::Batch& RowsAccess::BatchOf(const Rows& rows) { return rows.impl_->batch; }
 
-std::string Quote(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 bool HasStream(const NodePtr& node) {
   if (node == nullptr) return false;
   if (node->kind == FrameNode::Kind::kStream) return true;
@@ -594,6 +579,41 @@ DataFrame FrameAccess::Error(std::shared_ptr<SessionState> session, Status statu
   return DataFrame(std::move(session), nullptr, std::move(status));
 }
 
+std::string OptionText(bool value) { return value ? "true" : "false"; }
+
+std::string OptionText(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  if (value == 0) return std::signbit(value) ? "-0.0" : "0.0";
+  // The shortest digits that read back as `value`, then Java's layout of them.
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::scientific);
+  (void)ec;                   // 64 bytes hold any double
+  std::string sci(buf, end);  // "-1.2345e+07"
+  const bool negative = sci[0] == '-';
+  const size_t e = sci.find('e');
+  std::string digits;
+  for (size_t i = negative ? 1 : 0; i < e; ++i) {
+    if (sci[i] != '.') digits += sci[i];
+  }
+  const int exponent = std::stoi(sci.substr(e + 1));
+  std::string out = negative ? "-" : "";
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 1e-3 && magnitude < 1e7) {
+    if (exponent >= 0) {
+      std::string whole = digits.substr(0, std::min<size_t>(digits.size(), exponent + 1));
+      whole.append(static_cast<size_t>(exponent + 1) - whole.size(), '0');
+      std::string frac = digits.size() > static_cast<size_t>(exponent + 1)
+                             ? digits.substr(static_cast<size_t>(exponent + 1))
+                             : "0";
+      return out + whole + "." + frac;
+    }
+    return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  }
+  return out + digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" +
+         std::to_string(exponent);
+}
+
 Result<engine::Batch> RunBatch(const DataFrame& frame) {
   SLUICE_RETURN_NOT_OK(frame.status());
   const auto& session = FrameAccess::Session(frame);
@@ -840,11 +860,20 @@ DataFrameWriter& DataFrameWriter::Mode(std::string mode) {
   return *this;
 }
 DataFrameWriter& DataFrameWriter::Option(std::string key, std::string value) {
-  options_[api::Lower(std::move(key))] = std::move(value);
+  options_[AsciiLower(std::move(key))] = std::move(value);
   return *this;
 }
 DataFrameWriter& DataFrameWriter::Option(std::string key, int64_t value) {
   return Option(std::move(key), std::to_string(value));
+}
+DataFrameWriter& DataFrameWriter::Option(std::string key, const char* value) {
+  return Option(std::move(key), std::string(value));
+}
+DataFrameWriter& DataFrameWriter::Option(std::string key, bool value) {
+  return Option(std::move(key), api::OptionText(value));
+}
+DataFrameWriter& DataFrameWriter::Option(std::string key, double value) {
+  return Option(std::move(key), api::OptionText(value));
 }
 DataFrameWriter& DataFrameWriter::PartitionBy(std::vector<std::string> columns) {
   partition_by_ = std::move(columns);
@@ -887,7 +916,7 @@ Status DataFrameWriter::Save(const std::string& path) {
       }
       opts.txn_version = version;
     } else if (k == "mergeschema") {
-      opts.merge_schema = api::Lower(v) == "true";
+      SLUICE_ASSIGN_OR_RETURN(opts.merge_schema, api::ParseBoolOption(k, v));
     } else if (k.rfind("delta.", 0) == 0) {
       // A table property of a new table, as Delta's writer options. Option names arrive
       // lower-cased; the log needs the protocol's spelling.

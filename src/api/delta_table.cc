@@ -261,16 +261,38 @@ Result<DeltaOperationResult> DeltaTable::RunMerge(const MergeBuilder& builder,
   spec.source_alias = builder.source_alias_;
   spec.target_alias = builder.target_alias_;
   spec.on = builder.condition_;
+  using When = MergeBuilder::When;
+  using Action = MergeBuilder::Action;
+  auto kind_of = [](When w) {
+    switch (w) {
+      case When::kMatched:
+        return delta::MergeClauseKind::kMatched;
+      case When::kNotMatched:
+        return delta::MergeClauseKind::kNotMatched;
+      case When::kNotMatchedBySource:
+        return delta::MergeClauseKind::kNotMatchedBySource;
+    }
+    return delta::MergeClauseKind::kMatched;
+  };
+  auto action_of = [](Action a) {
+    switch (a) {
+      case Action::kUpdate:
+        return delta::MergeActionKind::kUpdate;
+      case Action::kUpdateAll:
+        return delta::MergeActionKind::kUpdateAll;
+      case Action::kDelete:
+        return delta::MergeActionKind::kDelete;
+      case Action::kInsert:
+        return delta::MergeActionKind::kInsert;
+      case Action::kInsertAll:
+        return delta::MergeActionKind::kInsertAll;
+    }
+    return delta::MergeActionKind::kUpdate;
+  };
   for (const MergeBuilder::Clause& c : builder.clauses_) {
     delta::MergeClause mc;
-    mc.kind = c.kind == 0   ? delta::MergeClauseKind::kMatched
-              : c.kind == 1 ? delta::MergeClauseKind::kNotMatched
-                            : delta::MergeClauseKind::kNotMatchedBySource;
-    static constexpr delta::MergeActionKind kActions[] = {
-        delta::MergeActionKind::kUpdate, delta::MergeActionKind::kUpdateAll,
-        delta::MergeActionKind::kDelete, delta::MergeActionKind::kInsert,
-        delta::MergeActionKind::kInsertAll};
-    mc.action = kActions[c.action];
+    mc.kind = kind_of(c.when);
+    mc.action = action_of(c.action);
     mc.condition = c.condition;
     mc.assignments = c.assignments;
     spec.clauses.push_back(std::move(mc));
@@ -332,39 +354,42 @@ MergeBuilder& MergeBuilder::TargetAlias(std::string alias) {
 
 MergeBuilder& MergeBuilder::WhenMatchedUpdate(std::map<std::string, std::string> set,
                                               std::optional<std::string> condition) {
-  clauses_.push_back({0, 0, std::move(condition), {set.begin(), set.end()}});
+  clauses_.push_back(
+      {When::kMatched, Action::kUpdate, std::move(condition), {set.begin(), set.end()}});
   return *this;
 }
 
 MergeBuilder& MergeBuilder::WhenMatchedUpdateAll(std::optional<std::string> condition) {
-  clauses_.push_back({0, 1, std::move(condition), {}});
+  clauses_.push_back({When::kMatched, Action::kUpdateAll, std::move(condition), {}});
   return *this;
 }
 
 MergeBuilder& MergeBuilder::WhenMatchedDelete(std::optional<std::string> condition) {
-  clauses_.push_back({0, 2, std::move(condition), {}});
+  clauses_.push_back({When::kMatched, Action::kDelete, std::move(condition), {}});
   return *this;
 }
 
 MergeBuilder& MergeBuilder::WhenNotMatchedInsert(std::map<std::string, std::string> values,
                                                  std::optional<std::string> condition) {
-  clauses_.push_back({1, 3, std::move(condition), {values.begin(), values.end()}});
+  clauses_.push_back(
+      {When::kNotMatched, Action::kInsert, std::move(condition), {values.begin(), values.end()}});
   return *this;
 }
 
 MergeBuilder& MergeBuilder::WhenNotMatchedInsertAll(std::optional<std::string> condition) {
-  clauses_.push_back({1, 4, std::move(condition), {}});
+  clauses_.push_back({When::kNotMatched, Action::kInsertAll, std::move(condition), {}});
   return *this;
 }
 
 MergeBuilder& MergeBuilder::WhenNotMatchedBySourceUpdate(std::map<std::string, std::string> set,
                                                          std::optional<std::string> condition) {
-  clauses_.push_back({2, 0, std::move(condition), {set.begin(), set.end()}});
+  clauses_.push_back(
+      {When::kNotMatchedBySource, Action::kUpdate, std::move(condition), {set.begin(), set.end()}});
   return *this;
 }
 
 MergeBuilder& MergeBuilder::WhenNotMatchedBySourceDelete(std::optional<std::string> condition) {
-  clauses_.push_back({2, 2, std::move(condition), {}});
+  clauses_.push_back({When::kNotMatchedBySource, Action::kDelete, std::move(condition), {}});
   return *this;
 }
 

@@ -50,20 +50,12 @@ class ListenerAdapter final : public stream::StreamingQueryListener {
  public:
   explicit ListenerAdapter(std::shared_ptr<sluice::StreamingQueryListener> user)
       : user_(std::move(user)) {}
-  void OnQueryStarted(const stream::QueryStartedEvent& e) override {
-    user_->OnQueryStarted({e.id, e.run_id, e.name, e.timestamp});
-  }
+  void OnQueryStarted(const QueryStartedEvent& e) override { user_->OnQueryStarted(e); }
   void OnQueryProgress(const stream::QueryProgressEvent& e) override {
-    const stream::StreamingQueryProgress& p = e.progress;
-    user_->OnQueryProgress(
-        {p.id, p.run_id, p.name, p.batch_id, p.NumInputRows(), stream::ProgressToJson(p)});
+    user_->OnQueryProgress({PublicProgress(e.progress)});
   }
-  void OnQueryIdle(const stream::QueryIdleEvent& e) override {
-    user_->OnQueryIdle({e.id, e.run_id, e.timestamp});
-  }
-  void OnQueryTerminated(const stream::QueryTerminatedEvent& e) override {
-    user_->OnQueryTerminated({e.id, e.run_id, e.exception});
-  }
+  void OnQueryIdle(const QueryIdleEvent& e) override { user_->OnQueryIdle(e); }
+  void OnQueryTerminated(const QueryTerminatedEvent& e) override { user_->OnQueryTerminated(e); }
 
  private:
   std::shared_ptr<sluice::StreamingQueryListener> user_;
@@ -292,6 +284,15 @@ DataStreamReader& DataStreamReader::Option(std::string key, std::string value) {
 DataStreamReader& DataStreamReader::Option(std::string key, int64_t value) {
   return Option(std::move(key), std::to_string(value));
 }
+DataStreamReader& DataStreamReader::Option(std::string key, const char* value) {
+  return Option(std::move(key), std::string(value));
+}
+DataStreamReader& DataStreamReader::Option(std::string key, bool value) {
+  return Option(std::move(key), api::OptionText(value));
+}
+DataStreamReader& DataStreamReader::Option(std::string key, double value) {
+  return Option(std::move(key), api::OptionText(value));
+}
 DataStreamReader& DataStreamReader::Options(const std::map<std::string, std::string>& options) {
   for (const auto& [k, v] : options) options_[k] = v;
   return *this;
@@ -303,14 +304,27 @@ DataStreamReader& DataStreamReader::Schema(std::string ddl) {
 
 DataFrame DataStreamReader::Load(const std::string& path) {
   auto input = std::make_shared<api::StreamInput>();
-  std::string format = api::Lower(format_);
+  std::string format = AsciiLower(format_);
   input->options = options_;
   bool cdf = false;
   for (auto it = input->options.begin(); it != input->options.end(); ++it) {
-    if (api::Lower(it->first) == "readchangefeed" && api::Lower(it->second) == "true") cdf = true;
+    if (AsciiLower(it->first) == "readchangefeed" && AsciiLower(it->second) == "true") cdf = true;
   }
   if (format == "delta" && cdf) format = "delta_cdf";
   if (format == "cloudfiles") format = "cloudFiles";
+  if (format == "json" || format == "csv" || format == "parquet") {
+    // Spark's readStream.format("json"): the files source of that file format.
+    for (const auto& [key, value] : input->options) {
+      if (AsciiLower(key) == "format" && AsciiLower(value) != format) {
+        return FrameAccess::Error(
+            session_, Status::InvalidArgument("Format(\"" + format_ + "\") with Option(\"" + key +
+                                              "\", \"" + value + "\"): two file formats"));
+      }
+    }
+    std::erase_if(input->options, [](const auto& kv) { return AsciiLower(kv.first) == "format"; });
+    input->options["format"] = format;
+    format = "files";
+  }
   input->format = format;
   input->description = format_ + (path.empty() ? "" : " " + path);
   auto conn = session_->engine->Connect();

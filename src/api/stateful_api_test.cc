@@ -79,13 +79,15 @@ TEST_F(StatefulApiTest, WindowedCountInAppendModeEmitsWhenTheWatermarkPasses) {
   ASSERT_OK((*q)->ProcessAllAvailable());
   EXPECT_EQ(Sorted(counts), (std::vector<std::string>{"10,5"}));
   bool dropped = false;
-  for (const std::string& p : (*q)->RecentProgress()) {
+  for (const StreamingQueryProgress& progress : (*q)->RecentProgress()) {
+    const std::string& p = progress.Json();
     if (p.find("\"numRowsDroppedByWatermark\":1") != std::string::npos) dropped = true;
   }
   EXPECT_TRUE(dropped);
   auto last = (*q)->LastProgress();
   ASSERT_TRUE(last.has_value());
-  EXPECT_NE(last->find("\"watermark\":\"1970-01-01T00:00:15.000Z\""), std::string::npos) << *last;
+  EXPECT_NE(last->Json().find("\"watermark\":\"1970-01-01T00:00:15.000Z\""), std::string::npos)
+      << last->Json();
   ASSERT_OK((*q)->Stop());
   EXPECT_FALSE((*q)->Exception().has_value());
 }

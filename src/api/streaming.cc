@@ -67,25 +67,6 @@ Result<stream::Trigger> ToStreamTrigger(const sluice::Trigger& t) {
   return Status::Internal("unknown trigger");
 }
 
-sinks::OutputMode ToSinkMode(sluice::OutputMode m) {
-  switch (m) {
-    case sluice::OutputMode::kAppend:
-      return sinks::OutputMode::kAppend;
-    case sluice::OutputMode::kUpdate:
-      return sinks::OutputMode::kUpdate;
-    case sluice::OutputMode::kComplete:
-      return sinks::OutputMode::kComplete;
-  }
-  return sinks::OutputMode::kAppend;
-}
-
-Result<bool> ParseBool(const std::string& key, const std::string& value) {
-  std::string v = Lower(value);
-  if (v == "true") return true;
-  if (v == "false") return false;
-  return Status::InvalidArgument("option " + key + " must be true or false, got '" + value + "'");
-}
-
 Result<int64_t> ParseCount(const std::string& key, const std::string& value) {
   int64_t n = 0;
   size_t i = 0;
@@ -101,6 +82,28 @@ Result<int64_t> ParseCount(const std::string& key, const std::string& value) {
 }
 
 }  // namespace
+
+Result<bool> ParseBoolOption(const std::string& key, const std::string& value) {
+  if (std::optional<bool> b = ParseBoolText(value)) return *b;
+  return Status::InvalidArgument("option " + key + " must be true or false, got '" + value + "'");
+}
+
+sluice::StreamingQueryProgress PublicProgress(const stream::StreamingQueryProgress& p) {
+  sluice::StreamingQueryProgress out(stream::ProgressToJson(p));
+  out.id = p.id;
+  out.run_id = p.run_id;
+  out.name = p.name;
+  out.timestamp = p.timestamp;
+  out.batch_id = p.batch_id;
+  out.batch_duration_ms = p.batch_duration;
+  out.num_input_rows = p.NumInputRows();
+  out.input_rows_per_second = p.InputRowsPerSecond();
+  out.processed_rows_per_second = p.ProcessedRowsPerSecond();
+  out.num_output_rows = p.sink.num_output_rows;
+  out.duration_ms = p.duration_ms;
+  out.event_time = p.event_time;
+  return out;
+}
 
 std::shared_ptr<StreamingQuery> FrameAccess::Query(std::unique_ptr<QueryState> state) {
   return std::shared_ptr<StreamingQuery>(new StreamingQuery(std::move(state)));
@@ -132,11 +135,20 @@ DataStreamWriter& DataStreamWriter::OutputMode(const std::string& mode) {
   return *this;
 }
 DataStreamWriter& DataStreamWriter::Option(std::string key, std::string value) {
-  options_[api::Lower(std::move(key))] = std::move(value);
+  options_[AsciiLower(std::move(key))] = std::move(value);
   return *this;
 }
 DataStreamWriter& DataStreamWriter::Option(std::string key, int64_t value) {
   return Option(std::move(key), std::to_string(value));
+}
+DataStreamWriter& DataStreamWriter::Option(std::string key, const char* value) {
+  return Option(std::move(key), std::string(value));
+}
+DataStreamWriter& DataStreamWriter::Option(std::string key, bool value) {
+  return Option(std::move(key), api::OptionText(value));
+}
+DataStreamWriter& DataStreamWriter::Option(std::string key, double value) {
+  return Option(std::move(key), api::OptionText(value));
 }
 DataStreamWriter& DataStreamWriter::Trigger(const sluice::Trigger& trigger) {
   trigger_ = trigger;
@@ -200,11 +212,11 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
     } else if (k == "path" && format == "delta") {
       path = v;
     } else if (k == "mergeschema" && format == "delta") {
-      SLUICE_ASSIGN_OR_RETURN(merge_schema, api::ParseBool(k, v));
+      SLUICE_ASSIGN_OR_RETURN(merge_schema, api::ParseBoolOption(k, v));
     } else if (k == "numrows" && format == "console") {
       SLUICE_ASSIGN_OR_RETURN(num_rows, api::ParseCount(k, v));
     } else if (k == "truncate" && format == "console") {
-      SLUICE_ASSIGN_OR_RETURN(truncate, api::ParseBool(k, v));
+      SLUICE_ASSIGN_OR_RETURN(truncate, api::ParseBoolOption(k, v));
     } else if (format == "kafka" &&
                (k == "topic" || k == "transactionmarkertopic" || k.rfind("kafka.", 0) == 0)) {
       kafka_options[k] = v;
@@ -237,9 +249,9 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   if (format == "delta" && !path) {
     return Status::InvalidArgument("'path' is not specified: use Start(path) or ToTable(name)");
   }
-  if (format == "delta" && !sinks::DeltaSink::SupportsOutputMode(api::ToSinkMode(mode_))) {
+  if (format == "delta" && !sinks::DeltaSink::SupportsOutputMode(mode_)) {
     return Status::NotSupported(std::string("Data source delta does not support ") +
-                                sinks::OutputModeName(api::ToSinkMode(mode_)) + " output mode");
+                                sluice::OutputModeName(mode_) + " output mode");
   }
   if (format == "memory" && !name_) {
     return Status::InvalidArgument("queryName must be specified for memory sink");
@@ -333,7 +345,7 @@ Result<std::shared_ptr<StreamingQuery>> DataStreamWriter::Start() {
   eo.checkpoint_root = *checkpoint;
   eo.query_name = name_;
   eo.trigger = trigger;
-  eo.output_mode = api::ToSinkMode(mode_);
+  eo.output_mode = mode_;
   eo.engine = session->engine.get();
   eo.fs = session->fs;
   eo.listener_bus = session->bus;
@@ -377,22 +389,19 @@ const std::string& StreamingQuery::RunId() const { return state_->execution->run
 const std::optional<std::string>& StreamingQuery::Name() const { return state_->name; }
 bool StreamingQuery::IsActive() const { return state_->execution->IsActive(); }
 
-StreamingQueryStatus StreamingQuery::Status() const {
-  stream::QueryStatus s = state_->execution->CurrentStatus();
-  return {s.message, s.is_data_available, s.is_trigger_active};
+StreamingQueryStatus StreamingQuery::CurrentStatus() const {
+  return state_->execution->CurrentStatus();
 }
 
-std::optional<std::string> StreamingQuery::LastProgress() const {
+std::optional<StreamingQueryProgress> StreamingQuery::LastProgress() const {
   auto p = state_->execution->LastProgress();
   if (!p) return std::nullopt;
-  return stream::ProgressToJson(*p);
+  return api::PublicProgress(*p);
 }
 
-std::vector<std::string> StreamingQuery::RecentProgress() const {
-  std::vector<std::string> out;
-  for (const auto& p : state_->execution->RecentProgress()) {
-    out.push_back(stream::ProgressToJson(p));
-  }
+std::vector<StreamingQueryProgress> StreamingQuery::RecentProgress() const {
+  std::vector<StreamingQueryProgress> out;
+  for (const auto& p : state_->execution->RecentProgress()) out.push_back(api::PublicProgress(p));
   return out;
 }
 

@@ -214,9 +214,10 @@ TEST_F(TransformWithStateApiTest, RunningCountPerKeyInUpdateMode) {
   EXPECT_EQ(Sorted("SELECT * FROM counts"), (V{"a,2", "a,3", "b,1", "c,1"}));
   auto last = (*q)->LastProgress();
   ASSERT_TRUE(last.has_value());
-  EXPECT_NE(last->find("\"operatorName\":\"transformWithStateExec\""), std::string::npos) << *last;
-  EXPECT_NE(last->find("\"numRowsTotal\":3"), std::string::npos) << *last;
-  EXPECT_NE(last->find("\"numValueStateVars\":1"), std::string::npos) << *last;
+  EXPECT_NE(last->Json().find("\"operatorName\":\"transformWithStateExec\""), std::string::npos)
+      << last->Json();
+  EXPECT_NE(last->Json().find("\"numRowsTotal\":3"), std::string::npos) << last->Json();
+  EXPECT_NE(last->Json().find("\"numValueStateVars\":1"), std::string::npos) << last->Json();
   ASSERT_OK((*q)->Stop());
 }
 
@@ -258,7 +259,8 @@ TEST_F(TransformWithStateApiTest, EventTimeSessionsCloseAfterTenSecondsOfInactiv
   ASSERT_OK(input_->AddSql("VALUES ('d', 35)"));
   ASSERT_OK((*q)->ProcessAllAvailable());
   bool dropped = false, expired = false;
-  for (const std::string& p : (*q)->RecentProgress()) {
+  for (const StreamingQueryProgress& progress : (*q)->RecentProgress()) {
+    const std::string& p = progress.Json();
     if (p.find("\"numRowsDroppedByWatermark\":1") != std::string::npos) dropped = true;
     if (p.find("\"numExpiredTimers\":2") != std::string::npos) expired = true;
   }
@@ -286,7 +288,8 @@ TEST_F(TransformWithStateApiTest, ProcessingTimeTimersFireOnceTheirTimeHasPassed
   ASSERT_OK((*q)->ProcessAllAvailable());
   EXPECT_EQ(Sorted("SELECT * FROM reminders"), (V{"a,2"}));
   bool registered = false;
-  for (const std::string& p : (*q)->RecentProgress()) {
+  for (const StreamingQueryProgress& progress : (*q)->RecentProgress()) {
+    const std::string& p = progress.Json();
     if (p.find("\"numRegisteredTimers\":1") != std::string::npos) registered = true;
   }
   EXPECT_TRUE(registered);
@@ -315,7 +318,7 @@ TEST_F(TransformWithStateApiTest, TheDocumentedExampleRuns) {
   EXPECT_EQ(Sorted("SELECT * FROM click_sessions"), (V{"u,2,110", "v,1,105"}));
   auto last = (*q)->LastProgress();
   ASSERT_TRUE(last.has_value());
-  EXPECT_NE(last->find("\"numMapStateVars\":1"), std::string::npos) << *last;
+  EXPECT_NE(last->Json().find("\"numMapStateVars\":1"), std::string::npos) << last->Json();
 }
 
 TEST_F(TransformWithStateApiTest, RestartContinuesTheStateAndRefusesAnotherOperator) {

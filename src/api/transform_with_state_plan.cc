@@ -12,13 +12,13 @@
 namespace sluice::api {
 namespace {
 
-const char* ModeName(sinks::OutputMode m) {
+const char* ModeName(sluice::OutputMode m) {
   switch (m) {
-    case sinks::OutputMode::kAppend:
+    case sluice::OutputMode::kAppend:
       return "Append";
-    case sinks::OutputMode::kUpdate:
+    case sluice::OutputMode::kUpdate:
       return "Update";
-    case sinks::OutputMode::kComplete:
+    case sluice::OutputMode::kComplete:
       return "Complete";
   }
   return "?";
@@ -29,19 +29,19 @@ const char* ModeName(sinks::OutputMode m) {
 Result<TransformWithStatePlan> PlanTransformWithState(const std::shared_ptr<SessionState>& session,
                                                       const NodePtr& node, engine::Connection* conn,
                                                       const StreamSchemas& schemas,
-                                                      sinks::OutputMode query_mode) {
+                                                      sluice::OutputMode query_mode) {
   if (node->kind != FrameNode::Kind::kTransformWithState || node->tws == nullptr) {
     return Status::Internal("PlanTransformWithState: not a TransformWithState node");
   }
   const TransformWithStateSpec& spec = *node->tws;
-  if (query_mode == sinks::OutputMode::kComplete) {
+  if (query_mode == sluice::OutputMode::kComplete) {
     return Status::InvalidArgument(
         "Complete output mode not supported when there are no streaming aggregations on "
         "streaming DataFrames/Datasets: TransformWithState runs in Append or Update mode");
   }
-  const sinks::OutputMode op_mode = spec.output_mode == OutputMode::kUpdate
-                                        ? sinks::OutputMode::kUpdate
-                                        : sinks::OutputMode::kAppend;
+  const sluice::OutputMode op_mode = spec.output_mode == OutputMode::kUpdate
+                                         ? sluice::OutputMode::kUpdate
+                                         : sluice::OutputMode::kAppend;
   if (op_mode != query_mode) {
     return Status::InvalidArgument(
         std::string("TransformWithState was given OutputMode ") + ModeName(op_mode) +

@@ -34,6 +34,6 @@ struct TransformWithStatePlan {
 Result<TransformWithStatePlan> PlanTransformWithState(const std::shared_ptr<SessionState>& session,
                                                       const NodePtr& node, engine::Connection* conn,
                                                       const StreamSchemas& schemas,
-                                                      sinks::OutputMode query_mode);
+                                                      sluice::OutputMode query_mode);
 
 }  // namespace sluice::api

@@ -453,7 +453,7 @@ Status SessionStreams::Command(const sc::StreamingQueryCommand& cmd,
   using K = sc::StreamingQueryCommand::CommandCase;
   switch (cmd.command_case()) {
     case K::kStatus: {
-      sluice::StreamingQueryStatus s = q.Status();
+      sluice::StreamingQueryStatus s = q.CurrentStatus();
       auto* out = result->mutable_status();
       out->set_status_message(s.message);
       out->set_is_data_available(s.is_data_available);
@@ -463,12 +463,12 @@ Status SessionStreams::Command(const sc::StreamingQueryCommand& cmd,
     }
     case K::kLastProgress: {
       auto* out = result->mutable_recent_progress();
-      if (std::optional<std::string> p = q.LastProgress()) out->add_recent_progress_json(*p);
+      if (auto p = q.LastProgress()) out->add_recent_progress_json(p->Json());
       return Status::OK();
     }
     case K::kRecentProgress: {
       auto* out = result->mutable_recent_progress();
-      for (const std::string& p : q.RecentProgress()) out->add_recent_progress_json(p);
+      for (const auto& p : q.RecentProgress()) out->add_recent_progress_json(p.Json());
       return Status::OK();
     }
     case K::kStop: {

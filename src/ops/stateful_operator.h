@@ -36,7 +36,7 @@ struct OperatorContext {
   std::string checkpoint_root;         // state at <root>/state/<operator_id>/<partition>
   int64_t operator_id = 0;             // 0, 1, ... in plan order
   int32_t num_partitions = 200;        // sluice.sql.shuffle.partitions as restored
-  sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
+  sluice::OutputMode output_mode = sluice::OutputMode::kAppend;
   // The persisted conf the run uses (sluice.streaming.stateStore.providerClass: "rocksdb" or
   // anything naming the memory/HDFS provider).
   std::map<std::string, std::string> conf;

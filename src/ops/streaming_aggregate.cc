@@ -95,7 +95,7 @@ Status StreamingAggregate::Open(const OperatorContext& context) {
 // differential's keyed_update_watermark_not_key, global_update_watermark.
 bool StreamingAggregate::WantsNoDataBatch(int64_t used_watermark_ms,
                                           int64_t next_watermark_ms) const {
-  return context_.output_mode != sinks::OutputMode::kComplete &&
+  return context_.output_mode != sluice::OutputMode::kComplete &&
          next_watermark_ms > used_watermark_ms;
 }
 
@@ -111,7 +111,7 @@ Status StreamingAggregate::KeysFromInput(const engine::Schema& input_schema) {
     }
   }
   if (options_.event_time_key && !event_time &&
-      context_.output_mode == sinks::OutputMode::kAppend) {
+      context_.output_mode == sluice::OutputMode::kAppend) {
     return Status::InvalidArgument(
         "Append output mode not supported when there are streaming aggregations on streaming "
         "DataFrames/DataSets without watermark (SELECT DISTINCT * groups by every input column, "
@@ -149,7 +149,7 @@ Status StreamingAggregate::PrepareSql(const engine::Schema& input_schema) {
   }
   if (options_.keep_top && w) {  // the per-window top-1 hint, where it applies
     top_ = TopOneFilter::Make(
-        *options_.keep_top, context_.output_mode == sinks::OutputMode::kAppend, w->watermarked,
+        *options_.keep_top, context_.output_mode == sluice::OutputMode::kAppend, w->watermarked,
         w->kind != TimeWindowSpec::Kind::kSession, w->size_us, options_.keys, input_schema);
   }
   const std::string wcol = w ? QuoteIdentifier(w->output) : "";
@@ -283,7 +283,7 @@ Result<Batch> StreamingAggregate::Process(const OperatorBatch& batch,
   if (sql_ == nullptr) SLUICE_RETURN_NOT_OK(PrepareSql(inputs[0].schema()));
   BatchWork w;
   w.batch = &batch;
-  w.watermark = has_watermark() && context_.output_mode != sinks::OutputMode::kComplete;
+  w.watermark = has_watermark() && context_.output_mode != sluice::OutputMode::kComplete;
   w.empty_global = global() && inputs[0].num_rows() == 0;
   SLUICE_RETURN_NOT_OK(Partial(w));
 
@@ -433,7 +433,7 @@ Status StreamingAggregate::LoadAndMerge(const std::vector<state::StateStore*>& s
         w.merged_in_cpp,
         MergeInCpp(w.partial, w.batch_keys, stores, w.mirrored,
                    w.watermark ? w.batch->late_watermark_ms * 1000 : INT64_MIN,
-                   context_.output_mode == sinks::OutputMode::kUpdate, &w.dropped, &w.merged));
+                   context_.output_mode == sluice::OutputMode::kUpdate, &w.dropped, &w.merged));
     return Status::OK();
   }
   if (sql.session) {
@@ -539,7 +539,7 @@ Status StreamingAggregate::Evict(const std::vector<state::StateStore*>& stores, 
   // What the watermark passed is removed (and, in append mode, emitted). Partitions are scanned
   // and evicted in parallel; rows are emitted in partition order.
   const int32_t n = static_cast<int32_t>(stores.size());
-  const bool append = context_.output_mode == sinks::OutputMode::kAppend;
+  const bool append = context_.output_mode == sluice::OutputMode::kAppend;
   const int64_t threshold = w.batch->eviction_watermark_ms * 1000;
   const bool mirrored = w.mirrored;
   std::vector<std::vector<std::string>> emitted(static_cast<size_t>(n));
@@ -581,7 +581,7 @@ Status StreamingAggregate::Evict(const std::vector<state::StateStore*>& stores, 
 Status StreamingAggregate::Emit(const std::vector<state::StateStore*>& stores, BatchWork& w) {
   // The output rows per mode: COMPLETE every group, UPDATE the merged groups, APPEND what Evict
   // emitted.
-  if (context_.output_mode == sinks::OutputMode::kComplete) {
+  if (context_.output_mode == sluice::OutputMode::kComplete) {
     for (state::StateStore* s : stores) {
       SLUICE_ASSIGN_OR_RETURN(auto it, s->Iterate());
       for (; it->Valid(); it->Next()) {
@@ -596,7 +596,7 @@ Status StreamingAggregate::Emit(const std::vector<state::StateStore*>& stores, B
     }
   }
   Batch rows;
-  if (context_.output_mode == sinks::OutputMode::kUpdate && w.merged.num_rows() > 0) {
+  if (context_.output_mode == sluice::OutputMode::kUpdate && w.merged.num_rows() > 0) {
     rows = w.merged;
   } else {
     std::vector<std::string_view> views(w.out_rows.begin(), w.out_rows.end());

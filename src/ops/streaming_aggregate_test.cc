@@ -27,7 +27,7 @@ class StreamingAggregateTest : public ::testing::Test {
     EXPECT_TRUE(b.ok()) << b.status().ToString();
     return b.ok() ? *b : engine::Batch();
   }
-  std::unique_ptr<StreamingAggregate> Make(sinks::OutputMode mode,
+  std::unique_ptr<StreamingAggregate> Make(sluice::OutputMode mode,
                                            const std::string& mirror_bytes = "") {
     StreamingAggregateOptions o;
     o.keys = {"__k0"};
@@ -72,7 +72,7 @@ class StreamingAggregateTest : public ::testing::Test {
 };
 
 TEST_F(StreamingAggregateTest, CompleteMergesPartialsWithStateAndReRunsDeterministically) {
-  auto op = Make(sinks::OutputMode::kComplete);
+  auto op = Make(sluice::OutputMode::kComplete);
   auto out = Run(*op, 0, Rows("('a', 1), ('a', 2), ('b', NULL)"));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Strings(*out), (std::vector<std::string>{"a,2,3,1.5", "b,1,NULL,NULL"}));
@@ -87,7 +87,7 @@ TEST_F(StreamingAggregateTest, CompleteMergesPartialsWithStateAndReRunsDetermini
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Strings(*out), expected);
   // A new operator on the same checkpoint (a restart) continues from version 2.
-  op = Make(sinks::OutputMode::kComplete);
+  op = Make(sluice::OutputMode::kComplete);
   out = Run(*op, 2, Rows(""));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Strings(*out), expected);
@@ -95,7 +95,7 @@ TEST_F(StreamingAggregateTest, CompleteMergesPartialsWithStateAndReRunsDetermini
 }
 
 TEST_F(StreamingAggregateTest, UpdateEmitsOnlyChangedGroups) {
-  auto op = Make(sinks::OutputMode::kUpdate);
+  auto op = Make(sluice::OutputMode::kUpdate);
   ASSERT_TRUE(Run(*op, 0, Rows("('a', 1), ('b', 2)")).ok());
   auto out = Run(*op, 1, Rows("('b', 3)"));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
@@ -104,7 +104,7 @@ TEST_F(StreamingAggregateTest, UpdateEmitsOnlyChangedGroups) {
   // without an event-time key (without a watermark in the query it never moves).
   EXPECT_TRUE(op->WantsNoDataBatch(0, 10));
   EXPECT_FALSE(op->WantsNoDataBatch(10, 10));
-  EXPECT_FALSE(Make(sinks::OutputMode::kComplete)->WantsNoDataBatch(0, 10));
+  EXPECT_FALSE(Make(sluice::OutputMode::kComplete)->WantsNoDataBatch(0, 10));
 }
 
 // The in-memory state mirror (on by default, off with 0, given up past a tiny limit) must not
@@ -115,7 +115,7 @@ TEST_F(StreamingAggregateTest, StateMirrorOnOffAndOverLimitGiveTheSameResults) {
     SCOPED_TRACE("stateMirrorMaxBytes '" + bytes + "'");
     root_ = dir_.path() + "/mirror" + std::to_string(runs.size());
     std::vector<std::string> seen;
-    auto op = Make(sinks::OutputMode::kUpdate, bytes);
+    auto op = Make(sluice::OutputMode::kUpdate, bytes);
     auto record = [&](const Result<engine::Batch>& out) {
       ASSERT_TRUE(out.ok()) << out.status().ToString();
       for (auto& row : Strings(*out)) seen.push_back(row);
@@ -124,7 +124,7 @@ TEST_F(StreamingAggregateTest, StateMirrorOnOffAndOverLimitGiveTheSameResults) {
     record(Run(*op, 0, Rows("('a', 1), ('b', 2), ('c', 3)")));
     record(Run(*op, 1, Rows("('b', 3), ('d', 4)")));
     record(Run(*op, 1, Rows("('b', 3), ('d', 4)")));  // a re-run loads version 1 again
-    op = Make(sinks::OutputMode::kUpdate, bytes);     // a restart
+    op = Make(sluice::OutputMode::kUpdate, bytes);    // a restart
     record(Run(*op, 2, Rows("('a', 10), ('e', 1)")));
     record(Run(*op, 3, Rows("('a', 1)")));
     runs.push_back(seen);
@@ -145,10 +145,10 @@ TEST_F(StreamingAggregateTest, CppMergeAndSqlMergeGiveTheSameRows) {
       "(1, 'b', 1, 1.0::DOUBLE)",
       "(25, 'a', -3, 'inf'::DOUBLE), (14, 'b', 4, NULL), (2, 'a', 1, 1.0::DOUBLE)",
       "(40, 'c', 1, 1.0::DOUBLE)"};
-  for (auto mode : {sinks::OutputMode::kUpdate, sinks::OutputMode::kAppend}) {
+  for (auto mode : {sluice::OutputMode::kUpdate, sluice::OutputMode::kAppend}) {
     std::vector<std::vector<std::string>> runs;
     for (bool with_first : {false, true}) {
-      SCOPED_TRACE(std::string(mode == sinks::OutputMode::kUpdate ? "update" : "append") +
+      SCOPED_TRACE(std::string(mode == sluice::OutputMode::kUpdate ? "update" : "append") +
                    (with_first ? ", SQL merge" : ", C++ merge"));
       StreamingAggregateOptions o;
       o.keys = {"k"};
@@ -170,7 +170,7 @@ TEST_F(StreamingAggregateTest, CppMergeAndSqlMergeGiveTheSameRows) {
       OperatorContext c;
       c.engine = engine_.get();
       c.checkpoint_root = dir_.path() + "/merge" +
-                          std::to_string(mode == sinks::OutputMode::kUpdate) +
+                          std::to_string(mode == sluice::OutputMode::kUpdate) +
                           std::to_string(with_first);
       c.num_partitions = 2;
       c.output_mode = mode;
@@ -230,7 +230,7 @@ TEST_F(StreamingAggregateTest, GlobalAggregateEmitsItsRowForEveryBatchWithoutInp
     EXPECT_TRUE(b.ok()) << b.status().ToString();
     return b.ok() ? *b : engine::Batch();
   };
-  auto make = [&](sinks::OutputMode mode, std::vector<AggregateCall> calls,
+  auto make = [&](sluice::OutputMode mode, std::vector<AggregateCall> calls,
                   const std::string& mirror_bytes) {
     StreamingAggregateOptions o;
     o.aggregates = std::move(calls);
@@ -251,7 +251,7 @@ TEST_F(StreamingAggregateTest, GlobalAggregateEmitsItsRowForEveryBatchWithoutInp
   int dir = 0;
   for (const std::string bytes : {"0", "1000000"}) {
     SCOPED_TRACE("stateMirrorMaxBytes " + bytes);
-    for (auto mode : {sinks::OutputMode::kUpdate, sinks::OutputMode::kComplete}) {
+    for (auto mode : {sluice::OutputMode::kUpdate, sluice::OutputMode::kComplete}) {
       root_ = dir_.path() + "/global" + std::to_string(dir++);
       auto op = make(mode, count_max, bytes);
       std::vector<std::string> seen;
@@ -268,7 +268,7 @@ TEST_F(StreamingAggregateTest, GlobalAggregateEmitsItsRowForEveryBatchWithoutInp
   }
   // first / last: the initial row is emitted but not stored (its NULL would stay the first
   // value); the first input row's value is the first; afterwards the stored row again.
-  for (auto mode : {sinks::OutputMode::kUpdate, sinks::OutputMode::kComplete}) {
+  for (auto mode : {sluice::OutputMode::kUpdate, sluice::OutputMode::kComplete}) {
     root_ = dir_.path() + "/global_first" + std::to_string(dir++);
     auto op = make(
         mode, {{AggregateFunction::kFirst, "__a0", "f"}, {AggregateFunction::kCountStar, "", "n"}},
@@ -299,7 +299,7 @@ TEST_F(StreamingAggregateTest, KeysFromInputGroupByEveryInputColumn) {
     c.engine = engine_.get();
     c.checkpoint_root = dir_.path() + "/" + event_time;
     c.num_partitions = 2;
-    c.output_mode = sinks::OutputMode::kAppend;
+    c.output_mode = sluice::OutputMode::kAppend;
     c.conf["sluice.streaming.stateStore.providerClass"] = "memory";
     Status st = op->Open(c);
     EXPECT_TRUE(st.ok()) << st.ToString();

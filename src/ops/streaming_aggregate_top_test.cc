@@ -51,7 +51,7 @@ class TopOneTest : public engine::testing::EngineTest {
     c.engine = engine_.get();
     c.checkpoint_root = root;
     c.num_partitions = 3;
-    c.output_mode = sinks::OutputMode::kAppend;
+    c.output_mode = sluice::OutputMode::kAppend;
     if (!mirror_bytes.empty())
       c.conf["sluice.streaming.aggregate.stateMirrorMaxBytes"] = mirror_bytes;
     Status st = op->Open(c);

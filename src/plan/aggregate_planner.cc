@@ -341,7 +341,7 @@ class AggregateBuilder {
     SLUICE_ASSIGN_OR_RETURN(std::string input_sql, InputSql());
     spec.input_sqls.push_back(std::move(input_sql));
     SLUICE_ASSIGN_OR_RETURN(spec.output_sql, OutputSql());
-    if (a_.output_mode == sinks::OutputMode::kUpdate) UpdateKeys(&spec);
+    if (a_.output_mode == sluice::OutputMode::kUpdate) UpdateKeys(&spec);
     SLUICE_ASSIGN_OR_RETURN(ops::StreamingAggregateOptions options, OperatorOptions());
     auto op = std::make_unique<ops::StreamingAggregate>(std::move(options));
     spec.operator_name = op->name();
@@ -354,12 +354,12 @@ class AggregateBuilder {
   Status RefuseOutputMode() const {
     const auto mode = a_.output_mode;
     bool watermarked = (window_ && window_->watermarked) || event_time_key_.has_value();
-    if (mode == sinks::OutputMode::kAppend && !watermarked) {
+    if (mode == sluice::OutputMode::kAppend && !watermarked) {
       return Status::InvalidArgument(
           "Append output mode not supported when there are streaming aggregations on streaming "
           "DataFrames/DataSets without watermark");
     }
-    if (mode == sinks::OutputMode::kUpdate && window_ &&
+    if (mode == sluice::OutputMode::kUpdate && window_ &&
         window_->kind == ops::TimeWindowSpec::Kind::kSession) {
       return Status::InvalidArgument(
           "Update output mode is not supported for session window aggregation on streaming "
@@ -409,7 +409,7 @@ class AggregateBuilder {
     }
     for (const auto& m : Modifiers(top)) {
       if (NodeType(m) != "ORDER_MODIFIER") continue;
-      if (a_.output_mode != sinks::OutputMode::kComplete) {
+      if (a_.output_mode != sluice::OutputMode::kComplete) {
         return Status::InvalidArgument(
             "Sorting is not supported on streaming DataFrames/Datasets, unless it is on "
             "aggregated DataFrame/Dataset in Complete output mode");

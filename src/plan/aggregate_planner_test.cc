@@ -35,7 +35,7 @@ class TopOneHintTest : public ::testing::Test {
     if (!parsed.ok()) return "error: " + parsed.status().ToString();
     StreamingQuerySpec spec;
     spec.query = std::move(*parsed);
-    spec.output_mode = sinks::OutputMode::kAppend;
+    spec.output_mode = sluice::OutputMode::kAppend;
     auto planned = PlanStreamingQuery(engine_, spec);
     if (!planned.ok()) return "error: " + planned.status().ToString();
     const auto* plan = dynamic_cast<const StreamingPlan*>(planned->plan.get());

@@ -177,7 +177,7 @@ Status RefuseUnsupportedDedup(const QueryAnalysis& analysis) {
         "deduplication (DISTINCT / QUALIFY) of a stream-stream join is not supported yet (two "
         "stateful operators)");
   }
-  if (analysis.output_mode == sinks::OutputMode::kComplete) {
+  if (analysis.output_mode == sluice::OutputMode::kComplete) {
     return Status::InvalidArgument(
         "Complete output mode not supported when there are no streaming aggregations on "
         "streaming DataFrames/Datasets");
@@ -347,7 +347,7 @@ Result<std::optional<StatefulPlanSpec>> PlanDeduplication(const QueryAnalysis& a
     spec.output_sql =
         "SELECT * EXCLUDE (" + exclude + ") FROM " + std::string(engine::kOperatorOutputTable);
   }
-  if (analysis.output_mode == sinks::OutputMode::kUpdate) {
+  if (analysis.output_mode == sluice::OutputMode::kUpdate) {
     SLUICE_ASSIGN_OR_RETURN(spec.update_keys,
                             DedupUpdateKeys(SelectList(analysis.top), shape.keys));
   }

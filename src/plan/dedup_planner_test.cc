@@ -44,7 +44,7 @@ class DedupPlannerTest : public ::testing::Test {
 
   // Parses and analyzes `sql` as the planner does, then asks the dedup hook.
   Result<std::optional<StatefulPlanSpec>> Plan(
-      const std::string& sql, sinks::OutputMode mode = sinks::OutputMode::kAppend) {
+      const std::string& sql, sluice::OutputMode mode = sluice::OutputMode::kAppend) {
     SLUICE_ASSIGN_OR_RETURN(parsed_, ParseStreamingQuery(sql));
     analysis_ = QueryAnalysis();
     analysis_.query = &parsed_;
@@ -72,7 +72,8 @@ class DedupPlannerTest : public ::testing::Test {
   }
 
   // The refusal message of `sql` ("" when it was not refused).
-  std::string Refusal(const std::string& sql, sinks::OutputMode mode = sinks::OutputMode::kAppend) {
+  std::string Refusal(const std::string& sql,
+                      sluice::OutputMode mode = sluice::OutputMode::kAppend) {
     auto r = Plan(sql, mode);
     return r.ok() ? "" : r.status().ToString();
   }
@@ -258,15 +259,15 @@ TEST_F(DedupPlannerTest, DistinctWithTheEventTimeNotAmongKeysDropsLateRowsKeepsS
 }
 
 TEST_F(DedupPlannerTest, UpdateModeUpsertsByTheKey) {
-  auto r = Plan("SELECT DISTINCT ON (id) id AS key, v FROM STREAM t", sinks::OutputMode::kUpdate);
+  auto r = Plan("SELECT DISTINCT ON (id) id AS key, v FROM STREAM t", sluice::OutputMode::kUpdate);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_TRUE(r->has_value());
   EXPECT_EQ((*r)->update_keys, (V{"key"}));
-  r = Plan("SELECT DISTINCT a, b AS c FROM STREAM t", sinks::OutputMode::kUpdate);
+  r = Plan("SELECT DISTINCT a, b AS c FROM STREAM t", sluice::OutputMode::kUpdate);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)->update_keys, (V{"a", "c"}));
   EXPECT_NE(
-      Refusal("SELECT DISTINCT ON (id) v FROM STREAM t", sinks::OutputMode::kUpdate).find("key"),
+      Refusal("SELECT DISTINCT ON (id) v FROM STREAM t", sluice::OutputMode::kUpdate).find("key"),
       std::string::npos);
 }
 
@@ -278,7 +279,7 @@ TEST_F(DedupPlannerTest, Refusals) {
             std::string::npos);
   EXPECT_NE(Refusal("SELECT DISTINCT a FROM STREAM t ORDER BY a").find("Sorting"),
             std::string::npos);
-  EXPECT_NE(Refusal("SELECT DISTINCT a FROM STREAM t", sinks::OutputMode::kComplete)
+  EXPECT_NE(Refusal("SELECT DISTINCT a FROM STREAM t", sluice::OutputMode::kComplete)
                 .find("Complete output mode"),
             std::string::npos);
   EXPECT_NE(Refusal("SELECT a FROM STREAM t QUALIFY row_number() OVER (PARTITION BY a) = 2")

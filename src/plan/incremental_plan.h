@@ -42,7 +42,7 @@ struct PlanContext {
   std::shared_ptr<fs::FileSystem> fs;       // the query's (crash points, state files)
   std::string checkpoint_root;              // state lives in <root>/state
   std::map<std::string, std::string> conf;  // the persisted conf the run uses (restored)
-  sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
+  sluice::OutputMode output_mode = sluice::OutputMode::kAppend;
   // Called by the plan on its own connection before each batch runs its SQL: makes the static
   // (non-STREAM) relations of the query readable at their latest snapshot. May be empty.
   std::function<Status(engine::Connection&)> prepare_connection;

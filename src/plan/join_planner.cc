@@ -447,12 +447,12 @@ Json UnnestOf(const std::string& alias) {
 // Complete needs an aggregation.
 Result<ops::JoinType> ReadJoinType(const QueryAnalysis& analysis, const Json& from) {
   const std::string join_type = JoinType(from);
-  if (analysis.output_mode == sinks::OutputMode::kComplete) {
+  if (analysis.output_mode == sluice::OutputMode::kComplete) {
     return Status::InvalidArgument(
         "Complete output mode not supported when there are no streaming aggregations on "
         "streaming DataFrames/Datasets (a stream-stream join is Append or, inner, Update)");
   }
-  if (analysis.output_mode == sinks::OutputMode::kUpdate && join_type != "INNER") {
+  if (analysis.output_mode == sluice::OutputMode::kUpdate && join_type != "INNER") {
     const std::string spark_type = join_type == "LEFT"    ? "LeftOuter"
                                    : join_type == "RIGHT" ? "RightOuter"
                                    : join_type == "SEMI"  ? "LeftSemi"

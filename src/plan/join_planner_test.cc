@@ -35,7 +35,7 @@ class JoinPlannerTest : public ::testing::Test {
 
   // Plans `sql` as the planner would hand it over.
   Result<std::optional<StatefulPlanSpec>> Plan(
-      const std::string& sql, sinks::OutputMode mode = sinks::OutputMode::kAppend) {
+      const std::string& sql, sluice::OutputMode mode = sluice::OutputMode::kAppend) {
     SLUICE_ASSIGN_OR_RETURN(parsed_, ParseStreamingQuery(sql));
     analysis_ = QueryAnalysis();
     analysis_.query = &parsed_;
@@ -258,17 +258,17 @@ TEST_F(JoinPlannerTest, RefusesOtherModesAndShapes) {
   // Spark 4.2: an inner join runs in Update mode (as in Append); an outer one does not, and
   // Complete mode needs an aggregation.
   const std::string join = "SELECT l.id FROM STREAM a AS l JOIN STREAM b AS r ON l.id = r.id";
-  auto plan = Plan(join, sinks::OutputMode::kUpdate);
+  auto plan = Plan(join, sluice::OutputMode::kUpdate);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   plan = Plan(
       "SELECT l.id FROM STREAM a WATERMARK t DELAY OF INTERVAL 1 MINUTE AS l LEFT JOIN "
       "STREAM b WATERMARK t DELAY OF INTERVAL 1 MINUTE AS r ON l.id = r.id AND l.t = r.t",
-      sinks::OutputMode::kUpdate);
+      sluice::OutputMode::kUpdate);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().message(),
             "LeftOuter join between two streaming DataFrames/Datasets is not supported in Update "
             "output mode, only in Append output mode");
-  plan = Plan(join, sinks::OutputMode::kComplete);
+  plan = Plan(join, sluice::OutputMode::kComplete);
   ASSERT_FALSE(plan.ok());
   EXPECT_NE(plan.status().message().find("Complete output mode not supported when there are no "
                                          "streaming aggregations"),

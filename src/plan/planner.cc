@@ -66,7 +66,7 @@ bool IsStateful(const QueryAnalysis& a) {
 }
 
 // An analysis of `node` (a SELECT node of the same query) for planning it on its own.
-Result<QueryAnalysis> AnalysisOf(const QueryAnalysis& parent, Json node, sinks::OutputMode mode) {
+Result<QueryAnalysis> AnalysisOf(const QueryAnalysis& parent, Json node, sluice::OutputMode mode) {
   QueryAnalysis a;
   a.query = parent.query;
   a.output_mode = mode;
@@ -128,7 +128,7 @@ Status DistinctWithoutWatermark() {
 // distinct row once the watermark passes it. Sluice cannot name the columns here, and the
 // deduplication would write the rows at once: refused, with what to write instead.
 Status RefuseDistinctStar(const QueryAnalysis& a) {
-  if (a.output_mode != sinks::OutputMode::kAppend || a.has_aggregation || a.has_qualify ||
+  if (a.output_mode != sluice::OutputMode::kAppend || a.has_aggregation || a.has_qualify ||
       !IsPlainDistinct(a.top) || !HasStar(a.top)) {
     return Status::OK();
   }
@@ -167,7 +167,7 @@ Result<std::optional<StatefulPlanSpec>> PlanDistinctStar(const QueryAnalysis& a)
     if (NodeType(m) != "DISTINCT_MODIFIER") return std::optional<StatefulPlanSpec>();
   }
   Modifiers(node) = std::move(modifiers);
-  if (a.output_mode == sinks::OutputMode::kAppend && !HasWatermark(a)) {
+  if (a.output_mode == sluice::OutputMode::kAppend && !HasWatermark(a)) {
     return DistinctWithoutWatermark();
   }
   StatefulPlanSpec spec;
@@ -179,7 +179,7 @@ Result<std::optional<StatefulPlanSpec>> PlanDistinctStar(const QueryAnalysis& a)
   const auto& watermark = a.query->streams[0].watermark;
   if (watermark) o.event_time_key = watermark->column;
   spec.op = std::make_unique<ops::StreamingAggregate>(std::move(o));
-  spec.update_appends = a.output_mode == sinks::OutputMode::kUpdate;
+  spec.update_appends = a.output_mode == sluice::OutputMode::kUpdate;
   return std::optional<StatefulPlanSpec>(std::move(spec));
 }
 
@@ -238,7 +238,7 @@ Result<std::optional<StatefulPlanSpec>> PlanSingle(const QueryAnalysis& analysis
   }
   if (!stateful) SLUICE_RETURN_NOT_OK(RefuseDistinctStar(analysis));
   if (!stateful && IsDistinctAggregate(analysis)) {
-    if (analysis.output_mode == sinks::OutputMode::kAppend && !HasWatermark(analysis)) {
+    if (analysis.output_mode == sluice::OutputMode::kAppend && !HasWatermark(analysis)) {
       return DistinctWithoutWatermark();
     }
     SLUICE_ASSIGN_OR_RETURN(QueryAnalysis grouped, DistinctAsGroupBy(analysis));
@@ -306,11 +306,11 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanStatelessOverAggregatio
   }
   const Json& node = SubqueryNode(from);
   SLUICE_ASSIGN_OR_RETURN(QueryAnalysis lower,
-                          AnalysisOf(analysis, node, sinks::OutputMode::kAppend));
+                          AnalysisOf(analysis, node, sluice::OutputMode::kAppend));
   if (!lower.has_aggregation) return std::optional<Stages>();
   // Only APPEND emits each group once, when final (other modes: refused as before, "below the
   // top level").
-  if (analysis.output_mode != sinks::OutputMode::kAppend) return std::optional<Stages>();
+  if (analysis.output_mode != sluice::OutputMode::kAppend) return std::optional<Stages>();
   for (const auto& m : Modifiers(top)) {
     const std::string type = NodeType(m);
     if (type == "LIMIT_MODIFIER" || type == "LIMIT_PERCENT_MODIFIER") {
@@ -378,9 +378,9 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
     const Json& node = SubqueryNode(from);
     // The subquery's rows feed another operator: planned as append (each row once).
     SLUICE_ASSIGN_OR_RETURN(QueryAnalysis lower,
-                            AnalysisOf(analysis, node, sinks::OutputMode::kAppend));
+                            AnalysisOf(analysis, node, sluice::OutputMode::kAppend));
     if (!IsStateful(lower)) return std::optional<Stages>();
-    const bool update_or_complete = analysis.output_mode != sinks::OutputMode::kAppend;
+    const bool update_or_complete = analysis.output_mode != sluice::OutputMode::kAppend;
     if (lower.has_aggregation || IsPlainDistinct(node)) {
       if (update_or_complete) {
         // Spark's UnsupportedOperationChecker.checkStreamingQueryGlobalWatermarkLimit.
@@ -388,7 +388,7 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
             std::string(kGlobalWatermarkMessage) +
             "Here: " + (lower.has_aggregation ? "a streaming aggregation" : "a SELECT DISTINCT") +
             " in a subquery feeds " + upper_kind + " in " +
-            (analysis.output_mode == sinks::OutputMode::kUpdate ? "Update" : "Complete") +
+            (analysis.output_mode == sluice::OutputMode::kUpdate ? "Update" : "Complete") +
             " output mode, where it emits updated rows again. Use OUTPUT MODE APPEND, or DISTINCT "
             "ON (...) / QUALIFY row_number() ... = 1 for the deduplication");
       }
@@ -430,13 +430,13 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
   // aggregation in the query's mode (Spark 4.2 runs a join feeding an aggregation in Update mode,
   // with watermarks too: the differential's join_*then_count_update). Complete mode is not
   // checked against Spark: refused as before.
-  if (analysis.has_aggregation && analysis.output_mode == sinks::OutputMode::kComplete) {
+  if (analysis.has_aggregation && analysis.output_mode == sluice::OutputMode::kComplete) {
     return Status::InvalidArgument(
         "Join between two streaming DataFrames/Datasets is not supported in Complete output mode, "
         "only in Append output mode");
   }
   QueryAnalysis join_part = analysis;
-  join_part.output_mode = sinks::OutputMode::kAppend;
+  join_part.output_mode = sluice::OutputMode::kAppend;
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamJoinBelow> below,
                           PlanStreamJoinBelow(join_part, StreamingPlan::StageTableName(0)));
   if (!below) return std::optional<Stages>();
@@ -463,7 +463,7 @@ Result<std::optional<std::vector<StatefulPlanSpec>>> PlanChain(const QueryAnalys
 // are refused by CheckSupportedOperations as before.
 Result<std::optional<StatefulPlanSpec>> PlanGlobalLimit(const QueryAnalysis& analysis) {
   const Json& top = analysis.top;
-  if (analysis.output_mode != sinks::OutputMode::kAppend || !IsSelectNode(top)) {
+  if (analysis.output_mode != sluice::OutputMode::kAppend || !IsSelectNode(top)) {
     return std::optional<StatefulPlanSpec>();
   }
   const Json* limit = nullptr;
@@ -486,7 +486,7 @@ Result<std::optional<StatefulPlanSpec>> PlanGlobalLimit(const QueryAnalysis& ana
   Json node = top;
   Modifiers(node) = std::move(rest_modifiers);
   SLUICE_ASSIGN_OR_RETURN(QueryAnalysis rest,
-                          AnalysisOf(analysis, std::move(node), sinks::OutputMode::kAppend));
+                          AnalysisOf(analysis, std::move(node), sluice::OutputMode::kAppend));
   if (IsStateful(rest) || analysis.query->streams.size() >= 2) {
     return std::optional<StatefulPlanSpec>();  // a limit over a stateful operator: not yet
   }
@@ -541,11 +541,11 @@ Result<PlannedStreamingQuery> PlanStreamingQuery(engine::Engine* engine,
   for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
     out.operators.push_back(it->operator_name);  // top-down, as operator ids
   }
-  if (spec.output_mode == sinks::OutputMode::kUpdate) out.update_keys = stages.back().update_keys;
+  if (spec.output_mode == sluice::OutputMode::kUpdate) out.update_keys = stages.back().update_keys;
   // Every other UPDATE aggregation has MERGE keys (the output columns carry its grouping keys)
   // or appends (they do not), so an aggregation on top without keys that does not append is a
   // global one.
-  out.update_single_row = spec.output_mode == sinks::OutputMode::kUpdate &&
+  out.update_single_row = spec.output_mode == sluice::OutputMode::kUpdate &&
                           out.update_keys.empty() && !stages.back().update_appends &&
                           out.operators.front() == "stateStoreSave";
   out.plan = StreamingPlan::Chain(spec.query, std::move(stages), std::move(stats));

@@ -31,7 +31,7 @@ namespace sluice::plan {
 
 struct StreamingQuerySpec {
   ParsedStreamingQuery query;
-  sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
+  sluice::OutputMode output_mode = sluice::OutputMode::kAppend;
 };
 
 struct PlannedStreamingQuery {
@@ -58,7 +58,7 @@ Result<PlannedStreamingQuery> PlanStreamingQuery(engine::Engine* engine,
 // The analyzed query, shared by the shape planners.
 struct QueryAnalysis {
   const ParsedStreamingQuery* query = nullptr;  // streams (views __stream_<i>), watermarks
-  sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
+  sluice::OutputMode output_mode = sluice::OutputMode::kAppend;
   std::string sql;        // query->sql after RewriteWindowCalls: the text `top` is the tree of
   Json top;               // the top-level SELECT node (SqlAst::ParseSelect(sql))
   SqlAst* ast = nullptr;  // ToSql / ExpressionToSql of rewritten trees

@@ -18,14 +18,14 @@ class PlannerTest : public ::testing::Test {
     delete engine_;
     engine_ = nullptr;
   }
-  Result<PlannedStreamingQuery> Plan(const std::string& sql, sinks::OutputMode mode) {
+  Result<PlannedStreamingQuery> Plan(const std::string& sql, sluice::OutputMode mode) {
     SLUICE_ASSIGN_OR_RETURN(auto parsed, ParseStreamingQuery(sql));
     StreamingQuerySpec spec;
     spec.query = std::move(parsed);
     spec.output_mode = mode;
     return PlanStreamingQuery(engine_, spec);
   }
-  std::string Refusal(const std::string& sql, sinks::OutputMode mode) {
+  std::string Refusal(const std::string& sql, sluice::OutputMode mode) {
     auto r = Plan(sql, mode);
     EXPECT_FALSE(r.ok()) << sql;
     return r.ok() ? "" : r.status().message();
@@ -34,9 +34,9 @@ class PlannerTest : public ::testing::Test {
 };
 engine::Engine* PlannerTest::engine_ = nullptr;
 
-constexpr auto kAppend = sinks::OutputMode::kAppend;
-constexpr auto kUpdate = sinks::OutputMode::kUpdate;
-constexpr auto kComplete = sinks::OutputMode::kComplete;
+constexpr auto kAppend = sluice::OutputMode::kAppend;
+constexpr auto kUpdate = sluice::OutputMode::kUpdate;
+constexpr auto kComplete = sluice::OutputMode::kComplete;
 
 TEST_F(PlannerTest, StatelessQueryHasWatermarkNodesAndNoOperators) {
   auto p =

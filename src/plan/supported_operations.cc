@@ -139,7 +139,7 @@ Status CheckSupportedOperations(const QueryAnalysis& analysis) {
 }
 
 Status CheckStatelessOutputMode(const QueryAnalysis& analysis) {
-  if (analysis.output_mode == sinks::OutputMode::kComplete) {
+  if (analysis.output_mode == sluice::OutputMode::kComplete) {
     return Status::InvalidArgument(
         "Complete output mode not supported when there are no streaming aggregations on "
         "streaming DataFrames/Datasets");

@@ -70,10 +70,10 @@ TEST_F(GroupQueryTest, TaskSourceOptionsAssignThePartition) {
 
 TEST_F(GroupQueryTest, StatefulQueriesAreRefusedWithTheLimit) {
   sql::StreamingDefinition def = Def("key, count(*) AS n", " GROUP BY key");
-  def.output_mode = sinks::OutputMode::kUpdate;
+  def.output_mode = sluice::OutputMode::kUpdate;
   ExpectRefused(def, "runs stateless queries only");
   def = Def("DISTINCT key");
-  def.output_mode = sinks::OutputMode::kUpdate;
+  def.output_mode = sluice::OutputMode::kUpdate;
   ExpectRefused(def, "runs stateless queries only");
 }
 

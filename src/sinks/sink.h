@@ -17,18 +17,13 @@
 #include "common/ids.h"
 #include "common/result.h"
 #include "engine/engine.h"
+#include "sluice/query_types.h"
 
 namespace sluice::sinks {
 
-// Spark's output modes.
-enum class OutputMode {
-  kAppend,    // only rows added since the last batch; never changed afterwards
-  kUpdate,    // rows changed since the last batch (upserts by key)
-  kComplete,  // the whole result, every batch
-};
-
-// "Append", "Update", "Complete" as Spark spells them in progress and errors.
-const char* OutputModeName(OutputMode mode);
+// The output mode is the query's (sluice/query_types.h); sinks::OutputMode names that one type.
+using ::sluice::OutputMode;
+using ::sluice::OutputModeName;
 
 class Sink {
  public:

@@ -26,7 +26,7 @@ class AggregateLoopTest : public LoopTest {
   }
   void Add(const std::vector<int>& v) { stream_->Add(Values(v)); }
 
-  Result<PlannedStreamingQuery> Plan(const std::string& sql, sinks::OutputMode mode) {
+  Result<PlannedStreamingQuery> Plan(const std::string& sql, sluice::OutputMode mode) {
     SLUICE_ASSIGN_OR_RETURN(auto parsed, ParseStreamingQuery(sql));
     StreamingQuerySpec spec;
     spec.query = std::move(parsed);
@@ -35,7 +35,7 @@ class AggregateLoopTest : public LoopTest {
   }
 
   // Starts (or restarts) the query; the sink keeps what it got.
-  void Start(const std::string& sql, sinks::OutputMode mode, int partitions = 5,
+  void Start(const std::string& sql, sluice::OutputMode mode, int partitions = 5,
              const std::string& provider = "memory") {
     stream_->schema = Values({}).schema();
     auto planned = Plan(sql, mode);
@@ -97,7 +97,7 @@ constexpr char kWindowedCount[] =
 
 TEST_F(AggregateLoopTest, SimpleCountCompleteSurvivesRestart) {
   const std::string sql = "SELECT value, count(*) AS count FROM STREAM input GROUP BY value";
-  Start(sql, sinks::OutputMode::kComplete);
+  Start(sql, sluice::OutputMode::kComplete);
   Add({3});
   Run();
   EXPECT_EQ(Rows(), (std::vector<std::string>{"3,1"}));
@@ -106,12 +106,12 @@ TEST_F(AggregateLoopTest, SimpleCountCompleteSurvivesRestart) {
   // Complete: the sink keeps every batch; the last batch is the whole result.
   EXPECT_EQ(Last().state_operators.at(0).num_rows_total, 2);
   sink_ = std::make_shared<sinks::MemorySink>();
-  Start(sql, sinks::OutputMode::kComplete);  // restart on the same checkpoint
+  Start(sql, sluice::OutputMode::kComplete);  // restart on the same checkpoint
   Add({3, 2, 1});
   Run();
   EXPECT_EQ(Rows(), (std::vector<std::string>{"1,1", "2,2", "3,2"}));
   sink_ = std::make_shared<sinks::MemorySink>();
-  Start(sql, sinks::OutputMode::kComplete);
+  Start(sql, sluice::OutputMode::kComplete);
   Add({4, 4, 4, 4});
   Run();
   EXPECT_EQ(Rows(), (std::vector<std::string>{"1,1", "2,2", "3,2", "4,4"}));
@@ -121,7 +121,7 @@ TEST_F(AggregateLoopTest, SimpleCountCompleteSurvivesRestart) {
 }
 
 TEST_F(AggregateLoopTest, AppendModeEmitsClosedWindowsAndDropsLateRows) {
-  Start(kWindowedCount, sinks::OutputMode::kAppend);
+  Start(kWindowedCount, sluice::OutputMode::kAppend);
   Add({10, 11, 12, 13, 14, 15});
   Run();
   EXPECT_TRUE(Rows().empty());
@@ -142,7 +142,7 @@ TEST_F(AggregateLoopTest, AppendModeEmitsClosedWindowsAndDropsLateRows) {
 
 // The defaults a streaming table gets: RocksDB state, 200 partitions.
 TEST_F(AggregateLoopTest, AppendModeWithRocksDbAndTheDefaultPartitions) {
-  Start(kWindowedCount, sinks::OutputMode::kAppend, 200, "rocksdb");
+  Start(kWindowedCount, sluice::OutputMode::kAppend, 200, "rocksdb");
   Add({10, 11, 12, 13, 14, 15});
   Run();
   Add({25});
@@ -151,7 +151,7 @@ TEST_F(AggregateLoopTest, AppendModeWithRocksDbAndTheDefaultPartitions) {
   EXPECT_EQ(Last().state_operators.at(0).num_rows_total, 2);
   EXPECT_EQ(Last().state_operators.at(0).num_state_store_instances, 200);
   sink_ = std::make_shared<sinks::MemorySink>();
-  Start(kWindowedCount, sinks::OutputMode::kAppend, 200, "rocksdb");  // restart
+  Start(kWindowedCount, sluice::OutputMode::kAppend, 200, "rocksdb");  // restart
   Add({10, 26});
   Run();
   EXPECT_TRUE(Rows().empty());
@@ -160,7 +160,7 @@ TEST_F(AggregateLoopTest, AppendModeWithRocksDbAndTheDefaultPartitions) {
 }
 
 TEST_F(AggregateLoopTest, UpdateModeEmitsChangedWindowsAndEvictsSilently) {
-  Start(kWindowedCount, sinks::OutputMode::kUpdate, 10);
+  Start(kWindowedCount, sluice::OutputMode::kUpdate, 10);
   EXPECT_EQ(update_keys_, std::vector<std::string>{"start"});
   Add({10, 11, 12, 13, 14, 15});
   Run();
@@ -182,7 +182,7 @@ TEST_F(AggregateLoopTest, UpdateModeEmitsChangedWindowsAndEvictsSilently) {
 }
 
 TEST_F(AggregateLoopTest, EventTimeMetricsAndNoDataBatches) {
-  Start(kWindowedCount, sinks::OutputMode::kAppend);
+  Start(kWindowedCount, sluice::OutputMode::kAppend);
   Add({15});
   Run();
   auto p = LastWithInput();
@@ -209,7 +209,7 @@ TEST_F(AggregateLoopTest, WindowWithoutWatermarkHasNoEventTimeStats) {
   Start(
       "SELECT epoch(window.start)::BIGINT AS start, count(*) AS count FROM STREAM input_nowm "
       "GROUP BY window(timestamp_seconds(value), '5 seconds')",
-      sinks::OutputMode::kComplete);
+      sluice::OutputMode::kComplete);
   Add({15});
   Run();
   EXPECT_EQ(Rows(), (std::vector<std::string>{"15,1"}));
@@ -218,7 +218,7 @@ TEST_F(AggregateLoopTest, WindowWithoutWatermarkHasNoEventTimeStats) {
   Start(
       "SELECT epoch(window.start)::BIGINT AS start, count(*) AS count FROM STREAM input_nowm "
       "GROUP BY window(timestamp_seconds(value), '5 seconds')",
-      sinks::OutputMode::kComplete);
+      sluice::OutputMode::kComplete);
   Add({10, 12, 14});
   Run();
   EXPECT_EQ(Rows(), (std::vector<std::string>{"10,3", "15,1"}));
@@ -230,7 +230,7 @@ TEST_F(AggregateLoopTest, SessionWindowAppend) {
       "epoch(session_window.end)::BIGINT AS session_end, count(*) AS count, sum(value) AS "
       "total FROM STREAM input WATERMARK timestamp_seconds(value) AS eventTime DELAY OF "
       "INTERVAL 10 SECONDS AS i GROUP BY session_window(eventTime, '5 seconds'), value // 10",
-      sinks::OutputMode::kAppend);
+      sluice::OutputMode::kAppend);
   Add({10, 11});
   Run();
   EXPECT_TRUE(Rows().empty());
@@ -262,7 +262,7 @@ TEST_F(AggregateLoopTest, SlidingWindowsPutARowInEveryWindow) {
       "min(value) AS lo, max(value) AS hi, avg(value) AS mean, first(value) AS f, last(value) "
       "AS l FROM STREAM input GROUP BY window(timestamp_seconds(value), '10 seconds', "
       "'5 seconds')",
-      sinks::OutputMode::kComplete);
+      sluice::OutputMode::kComplete);
   Add({7, 12});
   Run();
   EXPECT_EQ(Rows(), (std::vector<std::string>{"0,10,1,7,7,7.0,7,7", "10,20,1,12,12,12.0,12,12",
@@ -273,7 +273,7 @@ TEST_F(AggregateLoopTest, SlidingWindowsPutARowInEveryWindow) {
       "min(value) AS lo, max(value) AS hi, avg(value) AS mean, first(value) AS f, last(value) "
       "AS l FROM STREAM input GROUP BY window(timestamp_seconds(value), '10 seconds', "
       "'5 seconds')",
-      sinks::OutputMode::kComplete);
+      sluice::OutputMode::kComplete);
   Add({9});
   Run();
   EXPECT_EQ(Rows(), (std::vector<std::string>{"0,10,2,7,9,8.0,7,9", "10,20,1,12,12,12.0,12,12",

@@ -23,25 +23,18 @@
 #include <vector>
 
 #include "common/mutex.h"
+#include "sluice/query_types.h"
 #include "stream/progress.h"
 
 namespace sluice::stream {
 
-struct QueryStartedEvent {
-  std::string id, run_id;
-  std::optional<std::string> name;
-  std::string timestamp;  // FormatUtcTimestampMs of the start
-};
+// Started, idle and terminated are the public events (sluice/query_types.h); the progress event
+// carries the engine's whole progress record (the public one is made from it: its Json()).
+using ::sluice::QueryIdleEvent;
+using ::sluice::QueryStartedEvent;
+using ::sluice::QueryTerminatedEvent;
 struct QueryProgressEvent {
   StreamingQueryProgress progress;
-};
-struct QueryIdleEvent {
-  std::string id, run_id;
-  std::string timestamp;
-};
-struct QueryTerminatedEvent {
-  std::string id, run_id;
-  std::optional<std::string> exception;  // the error message; nullopt after a clean stop
 };
 
 class StreamingQueryListener {

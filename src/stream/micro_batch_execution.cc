@@ -568,7 +568,7 @@ bool MicroBatchExecution::IsActive() const {
   return !terminated_;
 }
 
-QueryStatus MicroBatchExecution::CurrentStatus() const {
+StreamingQueryStatus MicroBatchExecution::CurrentStatus() const {
   MutexLock lock(&mu_);
   return status_;
 }

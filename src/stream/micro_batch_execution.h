@@ -40,6 +40,7 @@
 #include "fs/file_system.h"
 #include "plan/incremental_plan.h"
 #include "sinks/sink.h"
+#include "sluice/query_types.h"
 #include "sources/source.h"
 #include "stream/checkpoint_lock.h"
 #include "stream/commit_log.h"
@@ -102,7 +103,7 @@ struct ExecutionOptions {
   std::string checkpoint_root;            // required
   std::optional<std::string> query_name;  // progress "name"
   Trigger trigger;                        // Default
-  sinks::OutputMode output_mode = sinks::OutputMode::kAppend;
+  sluice::OutputMode output_mode = sluice::OutputMode::kAppend;
   engine::Engine* engine = nullptr;    // required; outlives the execution
   std::shared_ptr<fs::FileSystem> fs;  // null: the local file system
   // null: the system clock. Trigger slots, batch timestamps and the idle backoff wait on it (a
@@ -139,14 +140,6 @@ struct ExecutionOptions {
   std::function<void(const StreamingQueryProgress&)> on_batch_progress;
 };
 
-// What the query is doing (Spark's StreamingQueryStatus).
-struct QueryStatus {
-  std::string
-      message;  // "Initializing", "Waiting for data to arrive", "Processing new data", "Stopped"
-  bool is_data_available = false;
-  bool is_trigger_active = false;
-};
-
 class MicroBatchExecution {
  public:
   // Refuses: Continuous trigger (NotSupported with advice), missing engine/root/sink, a
@@ -169,7 +162,7 @@ class MicroBatchExecution {
   const RestartPlan& restart_plan() const { return restart_; }
 
   bool IsActive() const;
-  QueryStatus CurrentStatus() const;  // Spark's StreamingQuery.status
+  StreamingQueryStatus CurrentStatus() const;  // Spark's StreamingQuery.status
   // Asks the loop to stop at the next batch boundary, waits for it and releases the checkpoint.
   // OK also when the query already ended (its error stays in Exception()).
   Status Stop();
@@ -257,7 +250,7 @@ class MicroBatchExecution {
   BatchId next_batch_id_ SLUICE_GUARDED_BY(mu_){0};
   int64_t watermark_ms_ SLUICE_GUARDED_BY(mu_) = 0;
   std::vector<std::optional<int64_t>> node_watermarks_ms_ SLUICE_GUARDED_BY(mu_);
-  QueryStatus status_ SLUICE_GUARDED_BY(mu_);
+  StreamingQueryStatus status_ SLUICE_GUARDED_BY(mu_);
   std::deque<StreamingQueryProgress> recent_ SLUICE_GUARDED_BY(mu_);
   std::optional<Status> exception_ SLUICE_GUARDED_BY(mu_);
   std::map<std::string, std::string> secret_options_;  // the sources' secret options, to redact
