@@ -266,6 +266,10 @@ Result<std::unique_ptr<KafkaClient>> KafkaClient::Open(const KafkaClientOptions&
       // Prefetch per partition (each has its own queue, see Handle::Partition); librdkafka's
       // default, 64 MiB, is meant for one queue of all partitions.
       {"queued.max.messages.kbytes", "16384"},
+      // How soon a partition whose prefetch queue was full is fetched again: librdkafka does not
+      // notice the reader draining the queue and waits this long (its default, 1000 ms, made a
+      // 92 000-record batch of 2 partitions wait ~400 ms on the real broker; docs/latency.md).
+      {"fetch.queue.backoff.ms", "10"},
   };
   spec.user = options.config;
   spec.what = "Kafka consumer";
@@ -375,7 +379,9 @@ Status KafkaClient::ReadRanges(const std::map<TopicPartition, std::pair<int64_t,
   }
   if (parts.empty()) return Status::OK();
   handle_->DrainConsumerQueue();  // the handle's events; records are on the partition queues
-  if (!continues) SLUICE_RETURN_NOT_OK(Assign(parts));
+  // A new assignment takes the empty ranges too, so that an idle partition is fetched from its
+  // end and its first new records do not force the next re-assignment.
+  if (!continues) SLUICE_RETURN_NOT_OK(Assign(ranges));
   read_once_ = true;
   Status st;
   for (const auto& [tp, range] : parts) {
@@ -390,6 +396,7 @@ Status KafkaClient::Assign(const std::map<TopicPartition, std::pair<int64_t, int
   // A new assignment of exactly these partitions at their first offsets: librdkafka drops what
   // it fetched for the previous one (its version barrier discards records still queued).
   ResetAssignment();
+  ++assignments_;
   PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(parts.size())));
   for (const auto& [tp, range] : parts) {
     // The partition's queue stops forwarding to the consumer queue before the fetch starts

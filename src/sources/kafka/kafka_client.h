@@ -90,8 +90,10 @@ class KafkaClient {
   // exactly where the last read of its partition stopped (`end`), the consumer goes on without a
   // seek, so what librdkafka prefetched past `end` is used (it stays in the partition's queue,
   // bounded by librdkafka's queued.min.messages / queued.max.messages.kbytes per partition).
-  // Any other range (first call, a re-run, a restart, a new partition) re-assigns exactly the
-  // partitions of `ranges` at their `first`. After an error the assignment is dropped.
+  // Any other range (first call, a re-run, a restart, a new partition) re-assigns every
+  // partition of `ranges` at its `first`, the empty ranges' too (an idle partition is then
+  // fetched from where its next range starts, so its first new records continue without a
+  // seek). Empty ranges never cause a re-assignment. After an error the assignment is dropped.
   // Offsets without a record (transaction markers, compacted records) are skipped.
   // An error from `fn` stops the read and is returned. IOError when a partition delivers nothing
   // for timeout_ms although its range is not done; NotFound ("... no longer available") when a
@@ -106,11 +108,15 @@ class KafkaClient {
   // the client is not usable afterwards. Any thread.
   void Interrupt();
 
+  // How many times ReadRanges has (re)assigned partitions: each drops what was prefetched.
+  int64_t assignments() const { return assignments_; }
+
  private:
   struct Handle;
   // Drops the held records, the partition queues and the consumer's assignment.
   void ResetAssignment();
-  // Assigns exactly the partitions of `parts` at their first offsets, each on its own queue.
+  // Assigns exactly the partitions of `parts` at their first offsets, each on its own queue
+  // (empty ranges included).
   Status Assign(const std::map<TopicPartition, std::pair<int64_t, int64_t>>& parts);
   // Reads [first, end) of an assigned partition from its queue (see ReadRanges).
   Status ReadPartition(const TopicPartition& tp, int64_t first, int64_t end, const RecordFn& fn);
@@ -120,6 +126,7 @@ class KafkaClient {
   bool read_headers_;
   std::atomic<bool> interrupted_{false};
   bool read_once_ = false;  // a read has assigned partitions (ListTopics moves off `rk`)
+  int64_t assignments_ = 0;
 };
 
 }  // namespace sluice::sources::kafka

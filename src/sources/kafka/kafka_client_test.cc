@@ -93,5 +93,40 @@ TEST(KafkaClientTest, ListOffsetsAfterInterruptIsCancelled) {
   EXPECT_TRUE(latest.status().IsCancelled()) << latest.status().ToString();
 }
 
+// The values ReadRanges delivers, in order.
+std::vector<std::string> Read(KafkaClient& client,
+                              const std::map<TopicPartition, std::pair<int64_t, int64_t>>& ranges) {
+  std::vector<std::string> out;
+  Status st = client.ReadRanges(ranges, [&](const KafkaRecord& r) {
+    out.emplace_back(static_cast<const char*>(r.value), r.value_len);
+    return Status::OK();
+  });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return out;
+}
+
+TEST(KafkaClientTest, AnIdlePartitionStaysAssignedAndItsNewRecordsContinueWithoutASeek) {
+  testing::KafkaTestCluster cluster;
+  Fill(cluster, "idle", 2);  // p0: v0; p1: v0 v1
+  auto client = OpenClient(cluster);
+  ASSERT_NE(client, nullptr);
+  const TopicPartition p0{"idle", 0}, p1{"idle", 1};
+  EXPECT_EQ(Read(*client, {{p0, {0, 0}}, {p1, {0, 2}}}), (std::vector<std::string>{"v0", "v1"}));
+  EXPECT_EQ(client->assignments(), 1);
+  // p0 was empty in the first read; its new records continue the assignment.
+  cluster.Produce("idle", 0, std::nullopt, "p0-new");
+  cluster.Flush();
+  EXPECT_EQ(Read(*client, {{p0, {0, 2}}, {p1, {2, 2}}}),
+            (std::vector<std::string>{"v0", "p0-new"}));
+  EXPECT_EQ(client->assignments(), 1);
+  // An empty range that does not match the assignment changes nothing.
+  EXPECT_TRUE(Read(*client, {{p0, {1, 1}}, {p1, {0, 0}}}).empty());
+  EXPECT_EQ(client->assignments(), 1);
+  // A re-run of a range already read is a new assignment, and exactly that range again.
+  EXPECT_EQ(Read(*client, {{p0, {1, 2}}, {p1, {1, 2}}}),
+            (std::vector<std::string>{"p0-new", "v1"}));
+  EXPECT_EQ(client->assignments(), 2);
+}
+
 }  // namespace
 }  // namespace sluice::sources::kafka

@@ -500,7 +500,10 @@ Result<engine::Batch> KafkaSource::GetBatch(const std::optional<OffsetJson>& sta
       if (low < until) ranges[tp] = {low, until};
       continue;
     }
-    if (until == first) continue;
+    if (until == first) {
+      ranges[tp] = {first, first};  // nothing to read; keeps an idle partition assigned
+      continue;
+    }
     SLUICE_ASSIGN_OR_RETURN(int64_t low, EarliestOf(earliest, tp));
     if (first < low) {
       SLUICE_RETURN_NOT_OK(
