@@ -10,7 +10,7 @@ namespace sluice::connect {
 namespace sc = spark::connect;
 
 void QueryListenerBus::OnQueryProgress(const sluice::QueryProgressEvent& event) {
-  Post({"{\"progress\":" + event.json + "}", sc::QUERY_PROGRESS_EVENT});
+  Post({"{\"progress\":" + event.progress.Json() + "}", sc::QUERY_PROGRESS_EVENT});
 }
 
 void QueryListenerBus::OnQueryIdle(const sluice::QueryIdleEvent& event) {

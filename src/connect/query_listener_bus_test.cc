@@ -15,7 +15,7 @@ TEST(QueryListenerBusTest, EventsAreQueuedOnlyWhileAStreamIsOpen) {
   bus.OnQueryIdle({"q", "r", "2024-01-01T00:00:00.000Z"});  // no stream: dropped
   const uint64_t gen = bus.Open();
   sluice::QueryProgressEvent progress;
-  progress.json = R"({"id":"q","batchId":3})";
+  progress.progress = sluice::StreamingQueryProgress(R"({"id":"q","batchId":3})");
   bus.OnQueryProgress(progress);
   bus.OnQueryTerminated({"q", "r", std::string("boom")});
   auto events = bus.Next(gen, std::chrono::milliseconds(0));
