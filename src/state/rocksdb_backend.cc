@@ -1,8 +1,10 @@
 // The RocksDB backend: one database per partition in a local working directory.
 //
 // The directory is a cache of the checkpoint (recovery always starts from the checkpoint), so the
-// WAL is off and nothing is synced. Memory is bounded by an LRU block cache to which memtables
-// are charged (WriteBufferManager), plus index and filter blocks, which are cached too.
+// WAL is off and nothing is synced. RocksDB's info log goes to Sluice's log, not to a LOG file
+// (state/rocksdb_logger.h: on a full disk the file's writer aborted the process). Memory is bounded
+// by an LRU block cache to which memtables are charged (WriteBufferManager), plus index and filter
+// blocks, which are cached too.
 //
 // Writes are buffered in a WriteBatch and applied with one DB::Write before a read that may need
 // them (a Get or MultiGet of a key that a Bloom filter of the buffered keys may hold, a new
@@ -26,6 +28,7 @@
 
 #include "fs/file_system.h"
 #include "state/kv_backend.h"
+#include "state/rocksdb_logger.h"
 
 namespace sluice::state {
 
@@ -143,7 +146,7 @@ class RocksDbBackend final : public KvBackend {
     o.max_write_buffer_number = settings_.max_write_buffer_number;
     o.max_background_jobs = 2;
     o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
-    o.keep_log_file_num = 2;
+    o.info_log = NewRocksDbLogger(dir_);
     o.avoid_flush_during_shutdown = true;
     // No memtable Bloom filter: it is allocated with every memtable and charged to the shared
     // write buffer manager, so 200 partitions' empty memtables alone exceeded a 256 MiB budget

@@ -8,6 +8,10 @@
 // never fail. Without the variable (or with a malformed
 // value) nothing is changed.
 //
+// A test that loads it can also set a new limit and restart the count in-process with
+// `extern "C" void sluice_enospc_reset(long long limit)` (found with dlsym; -1: no limit), e.g. to
+// sweep limits in one process (src/state/rocksdb_full_disk_test.cc).
+//
 // Interposed: write, pwrite, pwrite64, writev, pwritev, fallocate, posix_fallocate (the calls
 // Sluice's file systems, DuckDB's and RocksDB's make). glibc's stdio writes (fwrite, fprintf to a
 // file) reach the kernel without these symbols and are not failed. Thread-safe (one atomic
@@ -27,17 +31,21 @@ namespace {
 
 std::atomic<long long> written{0};  // bytes written to regular files so far
 
-// The limit, read once: -1 when the variable is absent or malformed.
-long long Limit() {
-  static const long long limit = [] {
-    const char* v = std::getenv("SLUICE_FAULT_ENOSPC_AFTER_BYTES");
-    if (v == nullptr || *v == '\0') return -1LL;
-    char* end = nullptr;
-    long long n = std::strtoll(v, &end, 10);
-    return (end != nullptr && *end == '\0' && n >= 0) ? n : -1LL;
-  }();
+// The limit from the environment, read once: -1 when the variable is absent or malformed.
+long long LimitFromEnvironment() {
+  const char* v = std::getenv("SLUICE_FAULT_ENOSPC_AFTER_BYTES");
+  if (v == nullptr || *v == '\0') return -1LL;
+  char* end = nullptr;
+  long long n = std::strtoll(v, &end, 10);
+  return (end != nullptr && *end == '\0' && n >= 0) ? n : -1LL;
+}
+
+std::atomic<long long>& LimitSlot() {
+  static std::atomic<long long> limit{LimitFromEnvironment()};
   return limit;
 }
+
+long long Limit() { return LimitSlot().load(); }
 
 bool IsRegular(int fd) {
   if (fd <= 2) return false;
@@ -75,6 +83,12 @@ F Next(const char* name) {
 }  // namespace
 
 extern "C" {
+
+// A new limit (-1: none), counted from now.
+void sluice_enospc_reset(long long limit) {
+  written.store(0);
+  LimitSlot().store(limit < 0 ? -1 : limit);
+}
 
 ssize_t write(int fd, const void* buf, size_t n) {
   const long long ok = Allowance(fd, n);
