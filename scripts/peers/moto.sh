@@ -36,10 +36,17 @@ start() {
   running "${dir}" && die "a moto server already runs for ${dir}"
   port="$(free_port)"
   endpoint="http://127.0.0.1:${port}"
-  # setsid: the server gets its own process group, so stop ends it and nothing else.
-  setsid "${MOTO}" -H 127.0.0.1 -p "${port}" >>"${dir}/server.log" 2>&1 < /dev/null &
-  echo $! > "${dir}/pid"
+  # setsid: the server gets its own process group, so stop ends it and nothing else. The server
+  # writes its own pid: from a shell with job control (set -m) `&` makes setsid a group leader,
+  # so setsid forks and $! would be the pid of a process that has already exited.
+  rm -f "${dir}/pid"
+  setsid sh -c 'echo $$ > "$1" && exec "$2" -H 127.0.0.1 -p "$3"' sh "${dir}/pid" "${MOTO}" \
+    "${port}" >>"${dir}/server.log" 2>&1 < /dev/null &
   for ((i = 0; i < 300; i++)); do
+    if [[ ! -s "${dir}/pid" ]]; then
+      sleep 0.1
+      continue
+    fi
     if ! running "${dir}"; then
       tail -20 "${dir}/server.log" >&2
       die "moto_server exited while starting (log: ${dir}/server.log)"
