@@ -61,6 +61,17 @@ constexpr const char* kRunFooter =
     "  sluice run pipelines/orders/ --dry-run           # check every .sql file, print the graph\n"
     "  sluice run examples/pipeline.sql --ui            # live page at http://127.0.0.1:4040/";
 
+constexpr const char* kCheckFooter =
+    "Makes every check of 'sluice run' without creating, writing or running anything: the\n"
+    "graph (syntax, duplicates, cycles, unknown names), each query bound against its inputs'\n"
+    "schemas and its table's, and each existing checkpoint against the new definition (its\n"
+    "sources, stateful operators, grouping keys, aggregates, deduplication and join keys).\n"
+    "Prints the graph, or each problem with its file:line, dataset and what to do.\n"
+    "Exit code: 0 valid, 1 problems found, 2 usage error.\n"
+    "Examples:\n"
+    "  sluice check pipeline.sql -w warehouse\n"
+    "  sluice check pipelines/orders/ -w /data/wh";
+
 constexpr const char* kTableFooter =
     "Delta table maintenance through the same code as DESCRIBE HISTORY/DETAIL, VACUUM and\n"
     "OPTIMIZE in SQL. Human-readable by default, --json for scripts.\n"
@@ -257,6 +268,22 @@ int main(int argc, char** argv) {
                   "process");
   run->footer(kRunFooter);
 
+  // sluice check: sluice run --dry-run under Lakeflow's name for it (validate)
+  sluice::cli::RunCommandOptions check_options;
+  check_options.dry_run = true;
+  CLI::App* check_cmd = app.add_subcommand(
+      "check",
+      "Check a pipeline before running it: its graph, every query against its inputs "
+      "and every existing checkpoint against the new definitions; change nothing");
+  check_cmd
+      ->add_option("file", check_options.file,
+                   "The pipeline's SQL file, or a directory of .sql files (docs/pipelines.md)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  check_cmd->add_option("--warehouse,-w", check_options.warehouse,
+                        "Directory where table names resolve (default ./warehouse)");
+  check_cmd->footer(kCheckFooter);
+
   // sluice checkpoint inspect / sluice state dump (cli/checkpoint_commands.h)
   sluice::cli::CheckpointCommandOptions inspect_options;
   CLI::App* checkpoint = app.add_subcommand("checkpoint", "Look into a streaming checkpoint");
@@ -415,6 +442,7 @@ int main(int argc, char** argv) {
     std::cerr << "Error: --group-instance-id needs --group\n";
     return 2;
   }
+  if (check_cmd->parsed()) return sluice::cli::RunPipeline(check_options, std::cout, std::cerr);
   if (run->parsed()) {
     sluice::Result<int64_t> backoff = sluice::cli::ParseDurationMs(restart_backoff);
     if (!backoff.ok()) {

@@ -1,5 +1,7 @@
 #include "delta/describe.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <vector>
 
@@ -94,7 +96,72 @@ std::string TypeOf(const json& t) {
   return kind;
 }
 
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Spark's DataType.sql of a schemaString type (BIGINT, MAP<STRING, INT>, STRUCT<a: INT>).
+std::string DdlOf(const json& t) {
+  if (t.is_string()) {
+    const std::string s = t.get<std::string>();
+    if (s == "long") return "BIGINT";
+    if (s == "integer") return "INT";
+    if (s == "short") return "SMALLINT";
+    if (s == "byte") return "TINYINT";
+    return Upper(s);  // string, boolean, double, decimal(10,2), timestamp_ntz, ...
+  }
+  if (!t.is_object()) return t.dump();
+  const std::string kind = t.value("type", "");
+  if (kind == "struct") {
+    std::string s = "STRUCT<";
+    bool first = true;
+    for (const json& f : t.value("fields", json::array())) {
+      s += (first ? "" : ", ") + SparkQuoteIfNeeded(f.value("name", "")) + ": " +
+           DdlOf(f.contains("type") ? f["type"] : json());
+      if (f.contains("metadata") && f["metadata"].is_object() &&
+          f["metadata"].contains("comment") && f["metadata"]["comment"].is_string()) {
+        s += " COMMENT " + SparkQuoteString(f["metadata"]["comment"].get<std::string>());
+      }
+      first = false;
+    }
+    return s + ">";
+  }
+  if (kind == "array")
+    return "ARRAY<" + DdlOf(t.contains("elementType") ? t["elementType"] : json()) + ">";
+  if (kind == "map") {
+    return "MAP<" + DdlOf(t.contains("keyType") ? t["keyType"] : json()) + ", " +
+           DdlOf(t.contains("valueType") ? t["valueType"] : json()) + ">";
+  }
+  return Upper(kind);
+}
+
 }  // namespace
+
+std::string SparkQuoteIfNeeded(const std::string& name) {
+  const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_';
+  }) && !std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (plain) return name;
+  std::string out = "`";
+  for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
+  return out + "`";
+}
+
+std::string SparkQuoteString(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string SparkTypeDdl(const std::string& type_json) {
+  json t = json::parse(type_json, nullptr, false);
+  if (t.is_discarded()) return type_json;
+  return DdlOf(t);
+}
 
 std::string SparkTypeName(const std::string& type_json) {
   json t = json::parse(type_json, nullptr, false);

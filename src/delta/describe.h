@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include "common/result.h"
 #include "delta/table.h"
@@ -32,5 +33,13 @@ Result<engine::Batch> DescribeColumns(DeltaTable* table, engine::Connection* con
 
 // Spark's simpleString of a Delta schemaString type (a JSON value: "long", {"type":"struct",...}).
 std::string SparkTypeName(const std::string& type_json);
+// Spark's DDL spelling (DataType.sql) of a Delta schemaString type: BIGINT, STRING,
+// DECIMAL(10,2), ARRAY<INT>, MAP<STRING, INT>, STRUCT<a: INT COMMENT 'x', `b c`: STRING>.
+std::string SparkTypeDdl(const std::string& type_json);
+// A column or field name as Spark's DDL writes it: as is when letters, digits and '_' (not all
+// digits), else in backquotes (QuotingUtils.quoteIfNeeded).
+std::string SparkQuoteIfNeeded(const std::string& name);
+// A string literal as Spark's DDL writes it: in single quotes, ' and \ escaped with \.
+std::string SparkQuoteString(const std::string& text);
 
 }  // namespace sluice::delta

@@ -48,8 +48,10 @@ class DeltaCdfSource final : public Source {
   static Result<std::unique_ptr<DeltaCdfSource>> Open(const SourceContext& ctx,
                                                       DeltaCdfSourceOptions options);
 
-  std::string Description() const override {
-    return "DeltaSource[" + options_.path + "] (changes)";
+  std::string Description() const override { return DescriptionOf(options_.path); }
+  // The Description() of a change feed source of the table at `path`, without opening it.
+  static std::string DescriptionOf(const std::string& path) {
+    return "DeltaSource[" + path + "] (changes)";
   }
   const engine::Schema& schema() const override { return schema_; }
   Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,

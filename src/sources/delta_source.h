@@ -93,7 +93,9 @@ class DeltaSource final : public Source {
   static Result<std::unique_ptr<DeltaSource>> Open(const SourceContext& ctx,
                                                    DeltaSourceOptions options);
 
-  std::string Description() const override { return "DeltaSource[" + options_.path + "]"; }
+  std::string Description() const override { return DescriptionOf(options_.path); }
+  // The Description() of a source of the table at `path`, without opening it.
+  static std::string DescriptionOf(const std::string& path) { return "DeltaSource[" + path + "]"; }
   const engine::Schema& schema() const override { return schema_; }
   Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,
                                                  const ReadLimit& limit) override;

@@ -216,4 +216,20 @@ Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const So
       "' (known formats: delta, delta_cdf, files, cloudFiles, rate, kafka, nexmark, memory)");
 }
 
+Result<std::optional<std::string>> DescribeWithoutOpening(
+    const std::string& format, const std::map<std::string, std::string>& options) {
+  const std::string f = AsciiLower(format);
+  if (f == "delta" || f == "delta_cdf") {
+    SourceOptions o(f + " source", options);
+    const std::string path = o.Get("path").value_or("");
+    return std::optional(f == "delta" ? DeltaSource::DescriptionOf(path)
+                                      : DeltaCdfSource::DescriptionOf(path));
+  }
+  if (f == "kafka") {
+    SLUICE_ASSIGN_OR_RETURN(auto parsed, kafka::ParseKafkaSourceOptions(options));
+    return std::optional(kafka::KafkaSource::DescriptionOf(parsed));
+  }
+  return std::optional<std::string>();
+}
+
 }  // namespace sluice::sources

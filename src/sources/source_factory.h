@@ -19,7 +19,9 @@
 // or the option whose value is wrong.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "sources/source.h"
@@ -27,6 +29,14 @@
 namespace sluice::sources {
 
 Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const SourceContext& ctx);
+
+// The Description() a source of `format` made from `options` would have (what a checkpoint
+// records as its identity, stream/source_identity.h), for the formats whose description follows
+// from their options alone — delta, delta_cdf, kafka — without opening them (no table read, no
+// broker contacted). nullopt for the other formats: open the source and ask it. InvalidArgument
+// for Kafka options that do not parse.
+Result<std::optional<std::string>> DescribeWithoutOpening(
+    const std::string& format, const std::map<std::string, std::string>& options);
 
 // "2024-01-01", "2024-01-01 10:00:00", "2024-01-01T10:00:00Z", "... +02:00" -> epoch ms (UTC
 // when no zone is given). InvalidArgument naming `option` otherwise.

@@ -517,7 +517,7 @@ Result<std::optional<engine::Schema>> Session::CheckStreamingDefinition(
   SLUICE_ASSIGN_OR_RETURN(std::optional<StreamingStatement> parsed,
                           ParseStreamingStatement(rewritten));
   if (!parsed) return std::optional<engine::Schema>();
-  return streaming_->CheckDefinition(*parsed, pending);
+  return streaming_->CheckDefinition(*parsed, pending, /*against_checkpoint=*/true);
 }
 
 Result<engine::Schema> Session::CheckQuerySchema(

@@ -57,8 +57,9 @@ class Session {
   void Interrupt();
 
   // Checks a pipeline's CREATE STREAMING TABLE or CREATE FLOW, as written (Spark's dialect),
-  // against its inputs' schemas: StreamingTableManager::CheckDefinition after the dialect's
-  // rewrite. Creates, runs and writes nothing.
+  // against its inputs' schemas and against its existing checkpoint:
+  // StreamingTableManager::CheckDefinition after the dialect's rewrite. Creates, runs and writes
+  // nothing.
   Result<std::optional<engine::Schema>> CheckStreamingDefinition(
       std::string_view statement, const StreamingTableManager::PendingSchemas& pending);
   // The schema of the rows of the batch query `query` (Spark's dialect), with each dataset of

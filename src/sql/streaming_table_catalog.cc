@@ -27,6 +27,7 @@ Result<sinks::OutputMode> ParseOutputModeName(const std::string& name) {
 bool StreamingDefinition::SameAs(const StreamingDefinition& o) const {
   auto cols = [](const std::vector<ColumnDefinition>& v) {
     std::vector<std::pair<std::string, std::string>> out;
+    out.reserve(v.size());
     for (const auto& c : v) out.emplace_back(c.name, c.type_sql);
     return out;
   };

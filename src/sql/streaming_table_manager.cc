@@ -6,6 +6,7 @@
 
 #include "common/logging.h"
 #include "common/strings.h"
+#include "delta/log_segment.h"
 #include "delta/table.h"
 #include "plan/planner.h"
 #include "plan/stream_query_parser.h"
@@ -198,7 +199,12 @@ Result<engine::Batch> StreamingTableManager::Create(const CreateStreamingTableSt
     return Status::AlreadyExists(ctx + ": streaming table " + def.name +
                                  " already exists (CREATE OR REFRESH replaces its definition)");
   }
-  SLUICE_ASSIGN_OR_RETURN(bool table_exists, options_.tables->Exists(TableName{def.name, false}));
+  // A table is there when its log has a commit: a _delta_log without one (a run killed in the
+  // table's first commit) is no table yet, as Delta reads it.
+  SLUICE_ASSIGN_OR_RETURN(std::string path, options_.tables->Resolve(TableName{def.name, false}));
+  Result<delta::LogListing> log = delta::ListLog(options_.fs.get(), path);
+  if (!log.ok() && !log.status().IsNotFound()) return log.status().WithContext(ctx);
+  const bool table_exists = log.ok();
   if (!existing && table_exists) {
     return Status::AlreadyExists(ctx + ": table " + def.name +
                                  " already exists and is not a streaming table");
@@ -206,22 +212,39 @@ Result<engine::Batch> StreamingTableManager::Create(const CreateStreamingTableSt
   SLUICE_ASSIGN_OR_RETURN(std::optional<SinkDefinition> sink, sinks_.Find(def.name));
   if (sink) return Status::AlreadyExists(ctx + ": " + def.name + " is a sink (DROP SINK it first)");
   SLUICE_RETURN_NOT_OK_CTX(Analyze(&def), ctx);
-  if (existing && existing->SameAs(def)) return engine::Batch();  // nothing changed
+  // Nothing changed, unless the table of declared columns is still to be made (the CREATE that
+  // recorded the definition was killed before its table's commit).
+  const bool create_table = !table_exists && !def.columns.empty();
+  if (existing && existing->SameAs(def) && !create_table) return engine::Batch();
   if (def.query || !def.expectations.empty()) {
     // Plan once now so that what the model does not support is refused at CREATE, and bind the
     // query (or, for a table that flows fill, its expectations) against its inputs' schemas so
     // that an unknown column or function is too.
     SLUICE_RETURN_NOT_OK_CTX(CheckDefinition(s, {}).status(), ctx);
   }
-  if (!table_exists && !def.columns.empty()) {
+  // The definition is recorded before its table is made, so that a table the catalog does not
+  // know is never one this CREATE made: a kill between the two leaves a definition without its
+  // table, which the next CREATE completes (finding 13 of docs/reliability.md), where the other
+  // order left a table refused as "not a streaming table" forever.
+  SLUICE_RETURN_NOT_OK_CTX(catalog_.Save(def), ctx);
+  if (create_table) {
     CreateTableStatement create;
     create.table = TableName{def.name, false};
     create.columns = def.columns;
     create.partitioned_by = def.partitioned_by;
     create.properties = TableProperties(def);
-    SLUICE_RETURN_NOT_OK_CTX(options_.run_table_statement(create).status(), ctx);
+    Status made = options_.run_table_statement(create).status();
+    if (!made.ok()) {
+      // Not made (a bad column type, ...): what the catalog held before is put back.
+      Status undo = existing ? catalog_.Save(*existing)
+                             : catalog_.Remove(StreamingDefinition::Kind::kTable, def.name);
+      if (!undo.ok()) {
+        made = Status(made.code(), made.message() + " (and its definition stays recorded: " +
+                                       undo.ToString() + ")");
+      }
+      return made.WithContext(ctx);
+    }
   }
-  SLUICE_RETURN_NOT_OK_CTX(catalog_.Save(def), ctx);
   return engine::Batch();
 }
 

@@ -121,8 +121,15 @@ class StreamingTableManager {
   // earlier and never refreshed, whose query cannot be checked either; a source that cannot be
   // opened now, such as read_files on a directory with no file yet): then the rest is checked
   // when the query runs.
+  // With `against_checkpoint` (a pipeline's check: sluice run, --dry-run, sluice check), also
+  // whether the existing checkpoint of the table or flow can continue with this definition
+  // (sql/checkpoint_resume_check.h): the same sources, the same stateful operators with the
+  // same state schemas; InvalidArgument "the new definition cannot continue from its checkpoint
+  // <dir>: <what changed>. To run it: <what to do>". Without it (CREATE OR REFRESH in sluice
+  // sql), a changed definition replaces the stored one and the restart rules decide at REFRESH.
   Result<std::optional<engine::Schema>> CheckDefinition(const StreamingStatement& statement,
-                                                        const PendingSchemas& pending);
+                                                        const PendingSchemas& pending,
+                                                        bool against_checkpoint = false);
 
   // Starts `def` on `trigger` (sluice run). The caller owns the execution.
   Result<std::unique_ptr<stream::MicroBatchExecution>> Start(const StreamingDefinition& def,
@@ -158,7 +165,8 @@ class StreamingTableManager {
   // bounds the derivation of inputs from stored definitions. The query's output schema, or
   // nullopt when an input's is unknown.
   Result<std::optional<engine::Schema>> CheckQuery(StreamingDefinition def,
-                                                   const PendingSchemas& pending, int depth);
+                                                   const PendingSchemas& pending, int depth,
+                                                   bool against_checkpoint);
   // The schema of the table `name` (lower-cased) for a check: `pending`, the Delta table's, or
   // derived from the stored definition of a streaming table not yet refreshed; nullopt when
   // none of them gives one.

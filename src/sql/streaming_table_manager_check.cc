@@ -17,6 +17,7 @@
 #include "sources/kafka/kafka_source.h"
 #include "sources/source_factory.h"
 #include "sources/source_util.h"
+#include "sql/checkpoint_resume_check.h"
 #include "sql/pipeline_expectation_sink.h"
 #include "sql/pipeline_references.h"
 #include "sql/streaming_table_manager.h"
@@ -69,6 +70,22 @@ Status CheckExpectations(const StreamingTableManager::ExpectationsOf& checked,
   return sink->AddBatch(BatchId(0), rows, mode);
 }
 
+// A definition that its existing checkpoint cannot continue with: `st` (InvalidArgument: the
+// restart rules' refusal; other codes: the checkpoint could not be read), and what to do.
+Status CannotContinue(const StreamingDefinition& def, const std::string& checkpoint,
+                      const Status& st) {
+  if (!st.IsInvalidArgument()) return st.WithContext("reading its checkpoint " + checkpoint);
+  std::string todo =
+      def.kind == StreamingDefinition::Kind::kFlow
+          ? "restore the previous definition, or give the flow a new name (a new flow has its "
+            "own checkpoint and reads its sources from the start)"
+          : "restore the previous definition, or start the table anew: DROP TABLE " + def.name +
+                " (sluice sql) removes its rows, definition and checkpoint, and the next run "
+                "reprocesses its sources from the start";
+  return Status::InvalidArgument("the new definition cannot continue from its checkpoint " +
+                                 checkpoint + ": " + st.message() + ". To run it: " + todo);
+}
+
 }  // namespace
 
 Result<engine::Schema> DeltaStoredSchema(const engine::Schema& schema) {
@@ -101,7 +118,7 @@ Result<std::optional<engine::Schema>> StreamingTableManager::InputSchema(
   }
   if (!def->query || depth >= kMaxDepth) return std::optional<engine::Schema>();
   // A stored definition that no longer binds is reported when it runs, not by its readers.
-  Result<std::optional<engine::Schema>> out = CheckQuery(*def, pending, depth + 1);
+  Result<std::optional<engine::Schema>> out = CheckQuery(*def, pending, depth + 1, false);
   if (!out.ok() || !out->has_value()) return std::optional<engine::Schema>();
   Result<engine::Schema> stored = DeltaStoredSchema(**out);
   if (!stored.ok()) return std::optional<engine::Schema>();
@@ -109,7 +126,7 @@ Result<std::optional<engine::Schema>> StreamingTableManager::InputSchema(
 }
 
 Result<std::optional<engine::Schema>> StreamingTableManager::CheckQuery(
-    StreamingDefinition def, const PendingSchemas& pending, int depth) {
+    StreamingDefinition def, const PendingSchemas& pending, int depth, bool against_checkpoint) {
   using Unknown = std::optional<engine::Schema>;
   if (!def.query) return Unknown();
   // A dataset of the pipeline, or a streaming table whose first batch has not created its table.
@@ -152,10 +169,16 @@ Result<std::optional<engine::Schema>> StreamingTableManager::CheckQuery(
                           fs::ScratchDir::Make(kCheckScratchPrefix));
   const std::string checkpoint = catalog_.CheckpointOf(def);
   std::vector<engine::Batch> inputs;
+  std::vector<std::string> identities;  // what the checkpoint records of each source
   for (size_t i = 0; i < def.sources.size(); ++i) {
     const ResolvedSource& rs = def.sources[i];
     const bool delta = rs.format == "delta" || rs.format == "delta_cdf";
     auto path = rs.options.find("path");
+    std::optional<std::string> identity;
+    if (against_checkpoint) {
+      SLUICE_ASSIGN_OR_RETURN(identity, sources::DescribeWithoutOpening(rs.format, rs.options));
+      if (identity) identities.push_back(*identity);
+    }
     engine::Schema schema;
     if (delta && path != rs.options.end() && names_by_path.count(path->second) > 0) {
       SLUICE_ASSIGN_OR_RETURN(Unknown known,
@@ -190,6 +213,7 @@ Result<std::optional<engine::Schema>> StreamingTableManager::CheckQuery(
       Result<std::unique_ptr<sources::Source>> source = sources::CreateSource(rs.format, ctx);
       if (!source.ok()) return Unknown();
       schema = (*source)->schema();
+      if (!identity) identities.push_back((*source)->Description());
       (void)(*source)->Stop();
     }
     SLUICE_ASSIGN_OR_RETURN(engine::Batch empty, sources::EmptyBatch(conn.get(), schema));
@@ -213,19 +237,36 @@ Result<std::optional<engine::Schema>> StreamingTableManager::CheckQuery(
   context.output_mode = def.output_mode;
   context.prepare_connection =
       StaticRelations(prepared, options_.fs, options_.engine, std::move(empty_tables));
+  // Against the existing checkpoint: the restart rules of a real start, the plan then opened
+  // and run over a copy of its operators' metadata and state schemas.
+  bool resumed = false;
+  if (against_checkpoint) {
+    Result<std::optional<stream::ConfMap>> conf = PrepareResumeCheck(
+        options_.fs, checkpoint, identities, context.conf, context.checkpoint_root);
+    if (!conf.ok()) return CannotContinue(def, checkpoint, conf.status());
+    if (*conf) context.conf = **conf;
+    resumed = conf->has_value();
+  }
+  // An error naming the scratch checkpoint came from what was copied from the real one.
+  auto as_checked = [&](const Status& st) {
+    if (!resumed) return WithoutBatch(st);
+    auto [mapped, from_checkpoint] =
+        FromScratchCheckpoint(WithoutBatch(st), checkpoint, context.checkpoint_root);
+    return from_checkpoint ? CannotContinue(def, checkpoint, mapped) : mapped;
+  };
   plan::IncrementalPlan& plan = *prepared.planned.plan;
-  SLUICE_RETURN_NOT_OK(WithoutBatch(plan.Open(context)));
+  SLUICE_RETURN_NOT_OK(as_checked(plan.Open(context)));
   plan::PlanInput input;
   input.sources = std::move(inputs);
   Result<plan::PlanOutput> out = plan.Execute(input);
-  if (!out.ok()) return WithoutBatch(out.status());
+  if (!out.ok()) return as_checked(out.status());
   SLUICE_ASSIGN_OR_RETURN(ExpectationsOf checked, ExpectationsFor(def));
   SLUICE_RETURN_NOT_OK(CheckExpectations(checked, out->rows, def.output_mode, options_.engine));
   return std::optional(out->rows.schema());
 }
 
 Result<std::optional<engine::Schema>> StreamingTableManager::CheckDefinition(
-    const StreamingStatement& statement, const PendingSchemas& pending) {
+    const StreamingStatement& statement, const PendingSchemas& pending, bool against_checkpoint) {
   using Unknown = std::optional<engine::Schema>;
   const auto* table = std::get_if<CreateStreamingTableStatement>(&statement);
   const auto* flow = std::get_if<CreateFlowStatement>(&statement);
@@ -243,7 +284,7 @@ Result<std::optional<engine::Schema>> StreamingTableManager::CheckDefinition(
     SLUICE_RETURN_NOT_OK(CheckExpectations(ExpectationsOf{def.name, def.expectations}, empty,
                                            def.output_mode, options_.engine));
   }
-  SLUICE_ASSIGN_OR_RETURN(Unknown output, CheckQuery(def, pending, 0));
+  SLUICE_ASSIGN_OR_RETURN(Unknown output, CheckQuery(def, pending, 0, against_checkpoint));
   if (!output) return table ? declared : Unknown();
   if (flow && def.auto_cdc) return Unknown();  // the AUTO CDC checks are CREATE FLOW's
   if (flow) {

@@ -16,6 +16,7 @@
 #include "delta/dml_merge.h"
 #include "delta/dml_update.h"
 #include "delta/field_comment.h"
+#include "delta/log_segment.h"
 #include "delta/optimize.h"
 #include "delta/restore.h"
 #include "delta/schema.h"
@@ -211,7 +212,11 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
   } else {
     SLUICE_ASSIGN_OR_RETURN(path, catalog_->Resolve(s.table));
   }
-  SLUICE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(fs::JoinPath(path, "_delta_log")));
+  // A _delta_log without a commit or checkpoint (a CREATE killed before its commit) is no
+  // table, as Delta reads it: a new CREATE makes it.
+  Result<delta::LogListing> log = delta::ListLog(fs_.get(), path);
+  if (!log.ok() && !log.status().IsNotFound()) return log.status();
+  const bool exists = log.ok();
   const std::string verb = s.replace_only ? "REPLACE TABLE "
                            : s.or_replace ? "CREATE OR REPLACE TABLE "
                                           : "CREATE TABLE ";
@@ -271,10 +276,18 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
     options.operation = std::string(s.replace_only ? "REPLACE TABLE" : "CREATE OR REPLACE TABLE") +
                         (s.as_query ? " AS SELECT" : "");
     options.field_metadata = column_metadata;
+    options.description = s.comment;
     SLUICE_RETURN_NOT_OK(writer->ReplaceTable(schema, rows ? &*rows : nullptr, options)
                              .status()
                              .WithContext(verb + display));
   } else if (rows) {
+    if (s.comment) {
+      return Status::NotSupported(
+          verb + display +
+          " AS SELECT ... COMMENT: the table's comment is not kept by a CREATE "
+          "TABLE AS SELECT yet; create the table with its columns and COMMENT, then INSERT INTO " +
+          display + " SELECT ...");
+    }
     delta::WriteOptions options;
     options.mode = delta::SaveMode::kErrorIfExists;
     options.partition_by = s.partitioned_by;
@@ -286,6 +299,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const CreateTableStatement& s)
     options.partition_columns = s.partitioned_by;
     options.configuration = s.properties;
     options.field_metadata = std::move(column_metadata);
+    options.description = s.comment;
     SLUICE_RETURN_NOT_OK(writer->CreateTable(schema, options).status().WithContext(verb + display));
   }
   if (s.location && !s.table.is_path) {
@@ -347,7 +361,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const DescribeStatement& s) {
         rows.push_back({f.name, f.type.ToSql(), comment_of(f.name)});
       }
       if (!snapshot->metadata.partition_columns.empty()) {
-        rows.push_back({"# Partition Information", std::string(), std::nullopt});
+        rows.push_back({"# Partition Information", std::string(), std::string()});
         rows.push_back({"# col_name", "data_type", std::string("comment")});
         for (const std::string& p : snapshot->metadata.partition_columns) {
           std::string type;
@@ -356,6 +370,9 @@ Result<engine::Batch> TableStatementExecutor::Run(const DescribeStatement& s) {
           }
           rows.push_back({p, type, comment_of(p)});
         }
+      }
+      if (s.extended) {
+        for (auto& row : DetailedRows(s.table, path, *snapshot)) rows.push_back(std::move(row));
       }
       return LiteralRows(conn_, {{"col_name"}, {"data_type"}, {"comment"}}, rows);
     }

@@ -7,9 +7,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "delta/dml_util.h"
+#include "delta/snapshot.h"
 #include "delta/table_writer.h"
 #include "engine/engine.h"
 #include "fs/file_system.h"
@@ -44,6 +48,12 @@ class TableStatementExecutor {
   Result<engine::Batch> Run(const OptimizeStatement& s);
   Result<engine::Batch> Run(const RestoreStatement& s);
   Result<engine::Batch> Run(const ShowTablesStatement& s);
+  // table_metadata_statements.cc
+  Result<engine::Batch> Run(const ShowTblPropertiesStatement& s);
+  Result<engine::Batch> Run(const ShowCreateTableStatement& s);
+  // The rows DESCRIBE EXTENDED adds after the columns.
+  std::vector<std::vector<std::optional<std::string>>> DetailedRows(
+      const TableName& name, const std::string& path, const delta::Snapshot& snapshot) const;
 
   // The table's path, NotFound ("table t does not exist in warehouse W") when it has no log.
   Result<std::string> ExistingTablePath(const TableName& table);

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/strings.h"
 #include "dialect/tokenizer.h"
 #include "plan/token_cursor.h"
 
@@ -13,6 +14,11 @@ namespace {
 
 using dialect::DescribePosition;
 using dialect::Token;
+
+// "t" or "delta.`/path`", for messages.
+std::string DisplayTableName(const TableName& t) {
+  return t.is_path ? "delta.`" + t.name + "`" : t.name;
+}
 using dialect::Tokenize;
 using dialect::TokenKind;
 
@@ -34,6 +40,12 @@ class Parser : private plan::TokenCursor {
     if (Peek().IsKeyword("restore")) return Wrap(ParseRestore());
     if (Peek().IsKeyword("drop") && Peek(1).IsKeyword("table")) return Wrap(ParseDrop());
     if (Peek().IsKeyword("show") && Peek(1).IsKeyword("tables")) return Wrap(ParseShowTables());
+    if (Peek().IsKeyword("show") && Peek(1).IsKeyword("tblproperties")) {
+      return Wrap(ParseShowTblProperties());
+    }
+    if (Peek().IsKeyword("show") && Peek(1).IsKeyword("create") && Peek(2).IsKeyword("table")) {
+      return Wrap(ParseShowCreateTable());
+    }
     return std::optional<TableStatement>();
   }
 
@@ -54,12 +66,24 @@ class Parser : private plan::TokenCursor {
       if (t.name.empty()) return Status::InvalidArgument("delta.`` needs a path");
       return t;
     }
-    SLUICE_ASSIGN_OR_RETURN(std::string name, Identifier());
+    std::vector<std::string> parts;
+    SLUICE_ASSIGN_OR_RETURN(std::string first, Identifier());
+    parts.push_back(std::move(first));
     while (Peek().IsSymbol(".")) {
       Next();
       SLUICE_ASSIGN_OR_RETURN(std::string part, Identifier());
-      name += "." + part;
+      parts.push_back(std::move(part));
     }
+    // Spark's one catalog and schema name the warehouse's tables: spark_catalog.default.t and
+    // default.t are t (as SHOW CREATE TABLE and DESCRIBE EXTENDED name them).
+    auto is = [](const std::string& a, const char* b) { return AsciiLower(a) == b; };
+    if (parts.size() == 3 && is(parts[0], "spark_catalog") && is(parts[1], "default")) {
+      parts.erase(parts.begin(), parts.begin() + 2);
+    } else if (parts.size() == 2 && is(parts[0], "default")) {
+      parts.erase(parts.begin());
+    }
+    std::string name = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) name += "." + parts[i];
     return TableName{name, false};
   }
 
@@ -233,7 +257,8 @@ class Parser : private plan::TokenCursor {
         SLUICE_ASSIGN_OR_RETURN(std::string location, StringLiteral("a location string"));
         s.location = std::move(location);
       } else if (Keyword("comment")) {
-        SLUICE_RETURN_NOT_OK(StringLiteral("a comment string").status());
+        SLUICE_ASSIGN_OR_RETURN(std::string comment, StringLiteral("a comment string"));
+        s.comment = std::move(comment);
       } else if (Keyword("tblproperties")) {
         SLUICE_ASSIGN_OR_RETURN(s.properties, PropertyList());
       } else {
@@ -490,6 +515,8 @@ class Parser : private plan::TokenCursor {
       s.kind = DescribeStatement::Kind::kDetail;
     } else {
       Keyword("table");
+      // EXTENDED and FORMATTED are one in Spark (a table named so is written in backquotes).
+      s.extended = Keyword("extended") || Keyword("formatted");
       // DESCRIBE <query> belongs to the engine.
       if (Peek().IsKeyword("select") || Peek().IsKeyword("with") || Peek().IsKeyword("from") ||
           Peek().IsSymbol("(")) {
@@ -500,6 +527,12 @@ class Parser : private plan::TokenCursor {
     if (s.kind == DescribeStatement::Kind::kHistory && Keyword("limit")) {
       if (Peek().kind != TokenKind::kNumber) return Error("a number after LIMIT");
       s.limit = std::strtoll(Next().text.c_str(), nullptr, 10);
+    }
+    if (s.kind == DescribeStatement::Kind::kTable && s.extended && !AtEnd()) {
+      return Status::NotSupported(
+          "DESCRIBE EXTENDED of a column (Spark's info_name/info_value rows) is not supported: "
+          "DESCRIBE EXTENDED " +
+          DisplayTableName(s.table) + " shows every column's type and comment");
     }
     if (s.kind == DescribeStatement::Kind::kTable && !AtEnd()) {
       return std::optional<TableStatement>();  // DESCRIBE t WHERE ... etc: leave to the engine
@@ -563,6 +596,48 @@ class Parser : private plan::TokenCursor {
     DropTableStatement s;
     if (Keywords({"if", "exists"})) s.if_exists = true;
     SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<ShowTblPropertiesStatement> ParseShowTblProperties() {
+    Next();  // SHOW
+    Next();  // TBLPROPERTIES
+    ShowTblPropertiesStatement s;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    if (Peek().IsSymbol("(")) {
+      Next();
+      // A key is a string or a dotted name (Spark's propertyKey).
+      if (Peek().kind == TokenKind::kString) {
+        SLUICE_ASSIGN_OR_RETURN(std::string key, StringLiteral("a property key"));
+        s.key = std::move(key);
+      } else {
+        SLUICE_ASSIGN_OR_RETURN(std::string key, Identifier());
+        while (Peek().IsSymbol(".")) {
+          Next();
+          SLUICE_ASSIGN_OR_RETURN(std::string part, Identifier());
+          key += "." + part;
+        }
+        s.key = std::move(key);
+      }
+      SLUICE_RETURN_NOT_OK(ExpectSymbol(")"));
+    }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  Result<ShowCreateTableStatement> ParseShowCreateTable() {
+    Next();  // SHOW
+    Next();  // CREATE
+    Next();  // TABLE
+    ShowCreateTableStatement s;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    if (Keywords({"as", "serde"})) {
+      return Status::NotSupported(
+          "SHOW CREATE TABLE ... AS SERDE shows a Hive table's DDL; a "
+          "Delta table has none: SHOW CREATE TABLE " +
+          DisplayTableName(s.table));
+    }
     SLUICE_RETURN_NOT_OK(ExpectEnd());
     return s;
   }

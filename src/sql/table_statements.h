@@ -38,6 +38,7 @@ struct CreateTableStatement {
   std::vector<std::string> partitioned_by;
   std::optional<std::string> location;
   Properties properties;                // TBLPROPERTIES
+  std::optional<std::string> comment;   // COMMENT '...': the table's description
   std::optional<std::string> as_query;  // CREATE TABLE ... AS <query>
 };
 
@@ -117,6 +118,18 @@ struct DescribeStatement {
   Kind kind = Kind::kTable;
   TableName table;
   std::optional<int64_t> limit;  // DESCRIBE HISTORY t LIMIT n
+  bool extended = false;         // DESCRIBE [TABLE] EXTENDED | FORMATTED t
+};
+
+// SHOW TBLPROPERTIES t [('key')] (sql/table_metadata_rows.h).
+struct ShowTblPropertiesStatement {
+  TableName table;
+  std::optional<std::string> key;
+};
+
+// SHOW CREATE TABLE t (sql/table_metadata_rows.h).
+struct ShowCreateTableStatement {
+  TableName table;
 };
 
 struct VacuumStatement {
@@ -152,6 +165,6 @@ using TableStatement =
                  MergeStatement, AlterTableAddColumnsStatement, AlterTableSetPropertiesStatement,
                  AlterTableRenameColumnStatement, AlterTableDropColumnsStatement, DescribeStatement,
                  VacuumStatement, OptimizeStatement, RestoreStatement, DropTableStatement,
-                 ShowTablesStatement>;
+                 ShowTablesStatement, ShowTblPropertiesStatement, ShowCreateTableStatement>;
 
 }  // namespace sluice::sql

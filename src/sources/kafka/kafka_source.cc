@@ -218,20 +218,20 @@ Result<std::unique_ptr<KafkaSource>> KafkaSource::Open(const SourceContext& ctx,
   return source;
 }
 
-std::string KafkaSource::Description() const {
+std::string KafkaSource::DescriptionOf(const KafkaSourceOptions& options) {
   // Spark: KafkaV2[Subscribe[orders]]; options (and so secrets) never appear here.
   std::string what;
-  if (!options_.subscribe.empty()) {
+  if (!options.subscribe.empty()) {
     what = "Subscribe[";
-    for (size_t i = 0; i < options_.subscribe.size(); ++i) {
-      what += (i ? "," : "") + options_.subscribe[i];
+    for (size_t i = 0; i < options.subscribe.size(); ++i) {
+      what += (i ? "," : "") + options.subscribe[i];
     }
-  } else if (options_.subscribe_pattern) {
-    what = "SubscribePattern[" + *options_.subscribe_pattern;
+  } else if (options.subscribe_pattern) {
+    what = "SubscribePattern[" + *options.subscribe_pattern;
   } else {
     what = "Assign[";
     bool first = true;
-    for (const auto& tp : options_.assign) {
+    for (const auto& tp : options.assign) {
       what += (first ? "" : ", ") + tp.ToString();
       first = false;
     }

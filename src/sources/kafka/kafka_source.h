@@ -58,7 +58,10 @@ class KafkaSource final : public Source {
   static Result<std::unique_ptr<KafkaSource>> Open(const SourceContext& ctx,
                                                    KafkaSourceOptions options);
 
-  std::string Description() const override;
+  std::string Description() const override { return DescriptionOf(options_); }
+  // Spark's description of a Kafka source with these options (KafkaV2[Subscribe[orders]]),
+  // without opening it: no option value (and so no secret) appears in it.
+  static std::string DescriptionOf(const KafkaSourceOptions& options);
   const engine::Schema& schema() const override { return schema_; }
   Result<std::optional<OffsetJson>> LatestOffset(const std::optional<OffsetJson>& start,
                                                  const ReadLimit& limit) override;
