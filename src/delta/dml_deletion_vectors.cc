@@ -1,5 +1,7 @@
 #include "delta/dml_deletion_vectors.h"
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "delta/deletion_vector.h"
@@ -30,22 +32,32 @@ bool WritesDeletionVectors(const Snapshot& snapshot) {
 Result<std::map<std::string, RowIndexSet>> QueryRowIndexes(engine::Connection* conn,
                                                            const std::string& sql,
                                                            const std::string& ctx) {
-  // Consecutive indexes become one range in the engine (gaps and islands), so a DELETE of a
-  // contiguous block returns one row per file.
+  // Consecutive indexes become one range in the engine (gaps and islands), and each file's
+  // ranges one text "b-e,b-e,..." (end exclusive): one row per file, because reading a batch
+  // cell by cell costs a chunk seek per cell.
   const std::string ranges =
-      "SELECT __p, min(__i), max(__i) + 1 FROM (SELECT __p, __i, __i - row_number() OVER "
-      "(PARTITION BY __p ORDER BY __i) AS __g FROM (" +
-      sql + ") AS __x(__p, __i)) GROUP BY __p, __g ORDER BY 1, 2";
+      "SELECT __p, string_agg(__b || '-' || __e, ',' ORDER BY __b) FROM (SELECT __p, min(__i) AS "
+      "__b, max(__i) + 1 AS __e FROM (SELECT __p, __i, __i - row_number() OVER (PARTITION BY __p "
+      "ORDER BY __i) AS __g FROM (" +
+      sql + ") AS __x(__p, __i)) GROUP BY __p, __g) GROUP BY __p";
   SLUICE_ASSIGN_OR_RETURN(engine::Batch b, QueryCtx(conn, ranges, ctx));
   std::map<std::string, RowIndexSet> out;
   for (int64_t r = 0; r < b.num_rows(); ++r) {
     std::optional<std::string> path = b.GetString(r, 0);
-    SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> begin, b.GetInt64(r, 1));
-    SLUICE_ASSIGN_OR_RETURN(std::optional<int64_t> end, b.GetInt64(r, 2));
-    if (!path || !begin || !end || *begin < 0) {
-      return Status::Internal(ctx + ": a deleted row without its file or row index");
+    std::optional<std::string> text = b.GetString(r, 1);
+    if (!path || !text) return Status::Internal(ctx + ": a deleted row without its file");
+    RowIndexSet& set = out[*path];
+    const char* p = text->c_str();
+    while (*p != '\0') {
+      char* end = nullptr;
+      const unsigned long long begin = std::strtoull(p, &end, 10);
+      if (end == p || *end != '-') return Status::Internal(ctx + ": bad range text " + *text);
+      p = end + 1;
+      const unsigned long long stop = std::strtoull(p, &end, 10);
+      if (end == p || stop <= begin) return Status::Internal(ctx + ": bad range text " + *text);
+      set.Append(begin, stop);
+      p = *end == ',' ? end + 1 : end;
     }
-    out[*path].Append(static_cast<uint64_t>(*begin), static_cast<uint64_t>(*end));
   }
   return out;
 }
