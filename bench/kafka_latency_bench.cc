@@ -19,11 +19,15 @@
 // seconds are left out.
 //
 // Usage: kafka_latency_bench [--case kafka_to_delta|stateless] [--rate 10000] [--seconds 20]
-//                            [--warmup 3] [--partitions 8] [--per-batch] [--json]
+//                            [--warmup 3] [--partitions 8] [--trigger-ms T] [--per-batch] [--json]
+// --trigger-ms T: Trigger.ProcessingTime(T ms) (0, as Spark's processingTime 0, starts the next
+// batch as soon as the last one ended); without it the default trigger.
 // It prints the latency percentiles, then each progress durationMs entry's mean/p50/p99 over the
 // query's recent batches (the last 100: RecentProgress; --per-batch: every batch's entries too).
 // --json: one JSON object instead, with case, rate, p50_ms, p99_ms, max_ms, rows, measured,
-// batches, broker ("real" or "mock") and durationMs {entry: {mean, p50, p99}}.
+// batches, broker ("real" or "mock"), trigger ("default" or "processingTime <T> ms"),
+// trigger_ms (null for the default) and durationMs {entry: {mean, p50, p99}}.
+// `sluice bench latency` (bench/latency/README.md) runs it on a broker of its own.
 // On the real broker: SLUICE_KAFKA_BOOTSTRAP (test/interop/kafka/with_broker.sh sets it) makes
 // the cluster that broker instead of the mock (sources/kafka/test_cluster.h).
 // The mock cluster keeps only ~5 MiB per partition: rate * seconds * 300 B / partitions must stay
@@ -173,7 +177,7 @@ struct Latencies {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int64_t rate = 10000, seconds = 20, warmup = 3, partitions = 8;
+  int64_t rate = 10000, seconds = 20, warmup = 3, partitions = 8, trigger_ms = -1;
   bool per_batch = false, json = false;
   std::string which = "kafka_to_delta";
   for (int i = 1; i < argc; ++i) {
@@ -192,6 +196,12 @@ int main(int argc, char** argv) {
       warmup = std::atoll(argv[++i]);
     } else if (has_value && !std::strcmp(argv[i], "--partitions")) {
       partitions = std::atoll(argv[++i]);
+    } else if (has_value && !std::strcmp(argv[i], "--trigger-ms")) {
+      trigger_ms = std::atoll(argv[++i]);
+      if (trigger_ms < 0) {
+        std::fprintf(stderr, "kafka_latency_bench: --trigger-ms must be >= 0\n");
+        return 2;
+      }
     } else {
       std::fprintf(stderr, "kafka_latency_bench: unknown argument '%s'\n", argv[i]);
       return 2;
@@ -210,6 +220,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool to_delta = which == "kafka_to_delta";
+  const sluice::Trigger trigger =
+      trigger_ms < 0 ? sluice::Trigger::Default()
+                     : sluice::Trigger::ProcessingTime(std::chrono::milliseconds(trigger_ms));
+  const std::string trigger_text =
+      trigger_ms < 0 ? "default" : "processingTime " + std::to_string(trigger_ms) + " ms";
   sluice::sources::kafka::testing::KafkaTestCluster cluster;
   const int parts = static_cast<int>(partitions);
   // On the real broker the input records' timestamp is the broker's append time (the mock
@@ -250,6 +265,7 @@ int main(int argc, char** argv) {
                 .SelectExpr({"`timestamp` AS appended", "CAST(decode(key) AS BIGINT) AS sent_ms",
                              "decode(value) AS v"})
                 .WriteStream()
+                .Trigger(trigger)
                 .QueryName("kafka_latency")
                 .ToTable("events");
   } else {
@@ -257,6 +273,7 @@ int main(int argc, char** argv) {
     if (!consumer->error().empty()) return Fail("the output consumer", consumer->error());
     query = input.SelectExpr({"key", "value"})
                 .WriteStream()
+                .Trigger(trigger)
                 .Format("kafka")
                 .Option("kafka.bootstrap.servers", cluster.bootstrap())
                 .Option("topic", "out")
@@ -366,17 +383,20 @@ int main(int argc, char** argv) {
     return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
   };
   if (json) {
-    nlohmann::json out = {{"case", which},
-                          {"rate", rate},
-                          {"p50_ms", lat.p50},
-                          {"p99_ms", lat.p99},
-                          {"max_ms", lat.max},
-                          {"rows", lat.rows},
-                          {"measured", lat.measured},
-                          {"batches", progresses.size()},
-                          {"broker", cluster.real() ? "real" : "mock"},
-                          {"partitions", partitions},
-                          {"seconds", seconds}};
+    nlohmann::json out = {
+        {"case", which},
+        {"rate", rate},
+        {"p50_ms", lat.p50},
+        {"p99_ms", lat.p99},
+        {"max_ms", lat.max},
+        {"rows", lat.rows},
+        {"measured", lat.measured},
+        {"batches", progresses.size()},
+        {"broker", cluster.real() ? "real" : "mock"},
+        {"partitions", partitions},
+        {"seconds", seconds},
+        {"trigger", trigger_text},
+        {"trigger_ms", trigger_ms < 0 ? nlohmann::json() : nlohmann::json(trigger_ms)}};
     if (lat.append_p50) {
       out["append_p50_ms"] = *lat.append_p50;
       out["append_p99_ms"] = *lat.append_p99;
@@ -389,12 +409,13 @@ int main(int argc, char** argv) {
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::printf(
-        "case=%s broker=%s rate=%lld ev/s seconds=%lld partitions=%lld rows=%lld (measured %lld "
-        "after %llds warm-up) batches=%zu latency_ms p50=%.1f p99=%.1f max=%.0f",
-        which.c_str(), cluster.real() ? "real" : "mock", static_cast<long long>(rate),
-        static_cast<long long>(seconds), static_cast<long long>(partitions),
-        static_cast<long long>(lat.rows), static_cast<long long>(lat.measured),
-        static_cast<long long>(warmup), progresses.size(), lat.p50, lat.p99, lat.max);
+        "case=%s broker=%s trigger=%s rate=%lld ev/s seconds=%lld partitions=%lld rows=%lld "
+        "(measured %lld after %llds warm-up) batches=%zu latency_ms p50=%.1f p99=%.1f max=%.0f",
+        which.c_str(), cluster.real() ? "real" : "mock", trigger_text.c_str(),
+        static_cast<long long>(rate), static_cast<long long>(seconds),
+        static_cast<long long>(partitions), static_cast<long long>(lat.rows),
+        static_cast<long long>(lat.measured), static_cast<long long>(warmup), progresses.size(),
+        lat.p50, lat.p99, lat.max);
     if (lat.append_p50) {
       std::printf("; from the broker's append p50=%.1f p99=%.1f max=%.0f", *lat.append_p50,
                   *lat.append_p99, *lat.append_max);

@@ -751,29 +751,68 @@ int RunBenchNexmark(const BenchNexmarkOptions& options, std::ostream& out, std::
   return 0;
 }
 
-int RunBenchPeers(const BenchPeersOptions& options, std::ostream& err) {
-  const stdfs::path repo(options.repo);
-  const std::string python = (repo / "scripts/peers/run-python.sh").string();
-  const std::string driver = (repo / "bench/peers/nexmark_peers.py").string();
+namespace {
+
+// Replaces the process with `driver` (a script of the clone `repo`) run by the peers' Python
+// (scripts/peers/run-python.sh) with `args`; returns only on failure.
+int ExecPeersPython(const std::string& repo, const std::string& driver_path,
+                    const std::vector<std::string>& driver_args, std::ostream& err) {
+  const stdfs::path root(repo);
+  const std::string python = (root / "scripts/peers/run-python.sh").string();
+  const std::string driver = (root / driver_path).string();
   std::error_code ec;
   if (!stdfs::exists(driver, ec)) {
     err << "Error: " << driver << " not found (run from the clone, or give --repo)\n";
     return 2;
   }
-  const stdfs::path self = stdfs::read_symlink("/proc/self/exe", ec);
-  if (ec) return Fail(err, "cannot read /proc/self/exe: " + ec.message());
-  std::vector<std::string> args = {python,        driver,    "--sluice",
-                                   self.string(), "--query", options.query};
-  if (options.events > 0) args.insert(args.end(), {"--events", std::to_string(options.events)});
-  if (!options.engines.empty()) args.insert(args.end(), {"--engines", options.engines});
-  if (!options.bootstrap.empty()) args.insert(args.end(), {"--bootstrap", options.bootstrap});
-  if (options.json) args.push_back("--json");
-  if (options.check) args.push_back("--check");
+  std::vector<std::string> args = {python, driver};
+  args.insert(args.end(), driver_args.begin(), driver_args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   ::execv(python.c_str(), argv.data());
   return Fail(err, "cannot run " + python + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+int RunBenchPeers(const BenchPeersOptions& options, std::ostream& err) {
+  std::error_code ec;
+  const stdfs::path self = stdfs::read_symlink("/proc/self/exe", ec);
+  if (ec) return Fail(err, "cannot read /proc/self/exe: " + ec.message());
+  std::vector<std::string> args = {"--sluice", self.string(), "--query", options.query};
+  if (options.events > 0) args.insert(args.end(), {"--events", std::to_string(options.events)});
+  if (!options.engines.empty()) args.insert(args.end(), {"--engines", options.engines});
+  if (!options.bootstrap.empty()) args.insert(args.end(), {"--bootstrap", options.bootstrap});
+  if (options.json) args.push_back("--json");
+  if (options.check) args.push_back("--check");
+  return ExecPeersPython(options.repo, "bench/peers/nexmark_peers.py", args, err);
+}
+
+int RunBenchLatency(const BenchLatencyOptions& options, std::ostream& err) {
+  std::error_code ec;
+  const stdfs::path self = stdfs::read_symlink("/proc/self/exe", ec);
+  if (ec) return Fail(err, "cannot read /proc/self/exe: " + ec.message());
+  const std::string bench = (self.parent_path() / "bench" / "kafka_latency_bench").string();
+  if (::access(bench.c_str(), X_OK) != 0) {
+    err << "Error: " << bench
+        << " not found: `sluice bench latency` runs the build tree's kafka_latency_bench "
+           "(build the kafka_latency_bench target)\n";
+    return 2;
+  }
+  std::vector<std::string> args = {"--bench", bench};
+  if (!options.cases.empty()) args.insert(args.end(), {"--cases", options.cases});
+  if (!options.triggers.empty()) args.insert(args.end(), {"--triggers", options.triggers});
+  if (options.rate > 0) args.insert(args.end(), {"--rate", std::to_string(options.rate)});
+  if (options.seconds > 0) args.insert(args.end(), {"--seconds", std::to_string(options.seconds)});
+  if (options.warmup >= 0) args.insert(args.end(), {"--warmup", std::to_string(options.warmup)});
+  if (options.partitions > 0) {
+    args.insert(args.end(), {"--partitions", std::to_string(options.partitions)});
+  }
+  if (!options.bootstrap.empty()) args.insert(args.end(), {"--bootstrap", options.bootstrap});
+  if (options.spark) args.push_back("--spark");
+  if (options.json) args.push_back("--json");
+  return ExecPeersPython(options.repo, "bench/latency/latency.py", args, err);
 }
 
 }  // namespace sluice::cli

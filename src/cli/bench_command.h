@@ -98,4 +98,25 @@ struct BenchPeersOptions {
 // Returns only on failure (exit code 1 or 2, the message on `err`).
 int RunBenchPeers(const BenchPeersOptions& options, std::ostream& err);
 
+// `sluice bench latency`: end-to-end latency, produce -> visible, at a fixed rate on a real Kafka
+// broker (bench/latency/README.md), for each case and processingTime trigger, optionally with
+// Spark beside it. The driver is bench/latency/latency.py, run with the peers' Python; it runs
+// the build tree's bench/kafka_latency_bench (beside this binary) once per case and trigger.
+// This command replaces the process with it. Zero / empty fields: the driver's defaults.
+struct BenchLatencyOptions {
+  std::string cases;       // comma-separated subset of kafka_to_delta,stateless
+  std::string triggers;    // comma-separated processingTime intervals in ms (default 0,100)
+  int64_t rate = 0;        // records per second (default 10000)
+  int64_t seconds = 0;     // producing time per run (default 10)
+  int64_t warmup = -1;     // seconds left out at the start of each run (default 2)
+  int64_t partitions = 0;  // of the input topic (default 8)
+  bool spark = false;      // kafka_to_delta on Spark too, per trigger
+  bool json = false;       // one JSON object per run per line
+  std::string repo = ".";  // the clone (its bench/latency and scripts/peers)
+  std::string bootstrap;   // an already running broker; empty = the driver starts one
+};
+
+// Returns only on failure (exit code 1 or 2, the message on `err`).
+int RunBenchLatency(const BenchLatencyOptions& options, std::ostream& err);
+
 }  // namespace sluice::cli

@@ -360,6 +360,31 @@ int main(int argc, char** argv) {
   peers->add_flag("--check", peers_options.check,
                   "A small run whose outputs must be equal on every engine");
   peers->footer("See bench/peers/README.md.");
+  // sluice bench latency (cli/bench_command.h)
+  sluice::cli::BenchLatencyOptions latency_options;
+  CLI::App* latency = bench->add_subcommand(
+      "latency", "End-to-end latency at a fixed rate on a real Kafka broker (produce -> visible)");
+  latency->add_option("--cases", latency_options.cases,
+                      "Subset of kafka_to_delta,stateless (default both)");
+  latency->add_option("--triggers", latency_options.triggers,
+                      "processingTime intervals in ms, comma-separated (default 0,100)");
+  latency->add_option("--rate", latency_options.rate, "Records per second (default 10000)")
+      ->check(CLI::PositiveNumber);
+  latency->add_option("--seconds", latency_options.seconds, "Seconds of input per run (default 10)")
+      ->check(CLI::PositiveNumber);
+  latency
+      ->add_option("--warmup", latency_options.warmup,
+                   "Seconds left out at the start of each run (default 2)")
+      ->check(CLI::NonNegativeNumber);
+  latency->add_option("--partitions", latency_options.partitions, "Input partitions (default 8)")
+      ->check(CLI::PositiveNumber);
+  latency->add_option("--bootstrap", latency_options.bootstrap,
+                      "A running broker (default: start one with scripts/kafka.sh)");
+  latency->add_flag("--spark", latency_options.spark,
+                    "Run kafka_to_delta on Spark Structured Streaming too (after make peers)");
+  latency->add_option("--repo", latency_options.repo, "The clone (default .)");
+  latency->add_flag("--json", latency_options.json, "One JSON object per run per line");
+  latency->footer("See bench/latency/README.md.");
 
   // sluice table history|detail|vacuum|optimize (cli/table_commands.h)
   sluice::cli::TableCommandOptions table_options;
@@ -456,6 +481,7 @@ int main(int argc, char** argv) {
   }
   if (nexmark->parsed()) return sluice::cli::RunBenchNexmark(bench_options, std::cout, std::cerr);
   if (peers->parsed()) return sluice::cli::RunBenchPeers(peers_options, std::cerr);
+  if (latency->parsed()) return sluice::cli::RunBenchLatency(latency_options, std::cerr);
   if (test->parsed()) {
     sluice::cli::TestRunOptions options;
     options.features = sluice::cli::BuiltInFeatures();

@@ -1,0 +1,161 @@
+"""The kafka_to_delta latency case on Apache Spark Structured Streaming (bench/latency/latency.py).
+
+Run with the peers' Python (scripts/peers/run-python.sh):
+    spark_latency.py --bootstrap HOST:PORT --rate R --seconds S --warmup W --partitions P
+                     --trigger-ms T --work DIR
+The same job as bench/kafka_latency_bench.cc's kafka_to_delta case: a topic of P partitions whose
+timestamps are the broker's LogAppendTime (created afresh: latency-spark), a producer in this
+process writing R records/s for S seconds (~300-byte JSON values; key = the produce time in ms,
+taken when the record is handed to the producer; librdkafka's default producer settings, as the
+Sluice bench's), a streaming query Kafka -> Delta (Spark 4.2 + delta-spark, local[2], UTC, UI off,
+trigger processingTime T ms, the table's change data feed on), started and idle ("Waiting for
+data to arrive") before the first record is produced. Latency = the change feed's
+_commit_timestamp of the version that added a row - its produce time; records produced in the
+first W seconds are left out. Prints one JSON object (as kafka_latency_bench --json, with
+engine "spark"); exit 1 when a row is missing.
+"""
+
+import argparse
+import glob
+import json
+import math
+import os
+import sys
+import time
+
+TOPIC = "latency-spark"
+
+
+def quantile_cont(values, q):  # DuckDB's quantile_cont, as kafka_latency_bench
+    if not values:
+        return 0.0
+    v = sorted(values)
+    pos = q * (len(v) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def create_topic(bootstrap, partitions):
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    if TOPIC in admin.list_topics(timeout=30).topics:
+        for f in admin.delete_topics([TOPIC], operation_timeout=30).values():
+            f.result()
+    deadline = time.monotonic() + 60
+    while True:  # a topic deleted a moment ago may still be on its way out
+        try:
+            for f in admin.create_topics([NewTopic(
+                    TOPIC, num_partitions=partitions, replication_factor=1,
+                    config={"message.timestamp.type": "LogAppendTime"})]).values():
+                f.result()
+            return
+        except Exception:  # noqa: BLE001 - TOPIC_ALREADY_EXISTS while the delete completes
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def produce(bootstrap, rate, seconds, partitions):
+    from confluent_kafka import Producer
+    p = Producer({"bootstrap.servers": bootstrap, "log_level": 3})
+    total = rate * seconds
+    pad = "x" * 200
+    start = time.monotonic()
+    n = 0
+    while n < total:
+        due = min(total, int(rate * (time.monotonic() - start)))
+        while n < due:
+            v = (f'{{"id":{n},"customer":"c{n % 997}","amount":12.5,'
+                 f'"ts":"2026-11-30T10:00:00Z","pad":"{pad}"}}')
+            p.produce(TOPIC, key=str(int(time.time() * 1000)), value=v, partition=n % partitions)
+            n += 1
+        p.poll(0)
+        time.sleep(0.001)
+    if p.flush(60) != 0:
+        sys.exit("spark_latency: records left unsent after 60 s")
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for name in ["--rate", "--seconds", "--warmup", "--partitions", "--trigger-ms"]:
+        ap.add_argument(name, type=int, required=True)
+    ap.add_argument("--bootstrap", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    cache = os.environ.get("SLUICE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "sluice")
+    jars = (sorted(glob.glob(os.path.join(cache, "jars", "delta", "*.jar"))) +
+            sorted(glob.glob(os.path.join(cache, "jars", "spark-kafka", "*.jar"))))
+    if not any("spark-sql-kafka" in j for j in jars) or not any("delta" in j for j in jars):
+        sys.exit(f"the Delta and Kafka jars for Spark are not in {cache}/jars: run `make peers`")
+    create_topic(a.bootstrap, a.partitions)
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[2]").appName("sluice-bench-latency")
+             .config("spark.jars", ",".join(jars))
+             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+             .config("spark.sql.catalog.spark_catalog",
+                     "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+             .config("spark.databricks.delta.properties.defaults.enableChangeDataFeed", "true")
+             .config("spark.sql.session.timeZone", "UTC")
+             .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+             .config("spark.sql.shuffle.partitions", "2")
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.memory", "2g")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    table = os.path.join(a.work, "events")
+    query = (spark.readStream.format("kafka")
+             .option("kafka.bootstrap.servers", a.bootstrap)
+             .option("subscribe", TOPIC)
+             .option("startingOffsets", "earliest")
+             .load()
+             .selectExpr("timestamp AS appended", "CAST(CAST(key AS STRING) AS BIGINT) AS sent_ms",
+                         "CAST(value AS STRING) AS v")
+             .writeStream.format("delta")
+             .option("checkpointLocation", os.path.join(a.work, "checkpoint"))
+             .trigger(processingTime=f"{a.trigger_ms} milliseconds")
+             .start(table))
+    deadline = time.monotonic() + 180
+    while query.status["message"] != "Waiting for data to arrive":
+        if time.monotonic() > deadline or query.exception():
+            sys.exit(f"spark_latency: the query did not start: {query.status} "
+                     f"{query.exception()}")
+        time.sleep(0.1)
+    total = produce(a.bootstrap, a.rate, a.seconds, a.partitions)
+    query.processAllAvailable()
+    progresses = query.recentProgress
+    query.stop()
+    rows = (spark.read.format("delta").option("readChangeFeed", "true")
+            .option("startingVersion", 0).load(table)
+            .selectExpr("unix_millis(_commit_timestamp) - sent_ms AS ms",
+                        "unix_millis(_commit_timestamp) - unix_millis(appended) AS ams",
+                        "sent_ms").collect())
+    first = min(r.sent_ms for r in rows) if rows else 0
+    w = [r for r in rows if r.sent_ms >= first + a.warmup * 1000]
+    ms = [float(r.ms) for r in w]
+    ams = [float(r.ams) for r in w]
+    phases = {}
+    for p in progresses:
+        for k, v in (p.get("durationMs") or {}).items():
+            phases.setdefault(k, []).append(float(v))
+    out = {"engine": "spark", "case": "kafka_to_delta", "rate": a.rate,
+           "p50_ms": quantile_cont(ms, 0.5), "p99_ms": quantile_cont(ms, 0.99),
+           "max_ms": max(ms) if ms else 0.0, "rows": len(rows), "measured": len(w),
+           "batches": len(progresses), "broker": "real", "partitions": a.partitions,
+           "seconds": a.seconds, "trigger": f"processingTime {a.trigger_ms} ms",
+           "trigger_ms": a.trigger_ms,
+           "append_p50_ms": quantile_cont(ams, 0.5), "append_p99_ms": quantile_cont(ams, 0.99),
+           "append_max_ms": max(ams) if ams else 0.0,
+           "durationMs": {k: {"mean": sum(v) / len(v), "p50": quantile_cont(v, 0.5),
+                              "p99": quantile_cont(v, 0.99)} for k, v in phases.items()},
+           "version": f"Spark {spark.version}"}
+    print(json.dumps(out), flush=True)
+    spark.stop()
+    return 0 if len(rows) == total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
