@@ -29,8 +29,25 @@ under one fault of the schedule, drawn from the round's seed:
   torn        temporary files as a killed write leaves them (".<name>.<random>.tmp", cut at a
               random byte of a real file) planted in the checkpoints and the Delta logs
   enospc      with --enospc-preload: the run's writes to regular files fail with ENOSPC after a
-              random number of bytes (test/faults/enospc_preload.c, LD_PRELOAD), as on a full
-              disk; the run must fail with an error that says so, or finish
+              random number of bytes (test/faults/enospc_preload.cc, LD_PRELOAD), as on a full
+              disk; the run must fail with an error that says so, or finish. Every round with
+              the library has at least one such step (finding 15 of docs/reliability.md)
+  broker      with a real broker (SLUICE_KAFKA_DIR and SLUICE_KAFKA_BOOTSTRAP, as
+              test/interop/kafka/with_broker.sh sets them): the broker is killed (SIGKILL, or
+              SIGTERM) at a random moment of the run and started again (scripts/kafka.sh halt,
+              resume) after a random pause; the run must finish (it waited) or fail with an
+              error naming Kafka or the broker
+  s3stop      with --s3 (the warehouse on moto's S3 server, as test/interop/s3/with_moto.sh
+              starts it): moto is stopped (SIGSTOP) at a random moment of the run, mid-commit or
+              elsewhere, and continued (SIGCONT) after a random pause of 0.5-8 s
+  s3cut       with --s3: the harness's proxy in front of moto resets every open connection and
+              every new one for a random 0.5-5 s (the server gone: moto itself keeps its
+              objects in memory only, so killing it would lose the bucket, not model a restart)
+  s3flaky     with --s3: for the whole run each new connection through the proxy is, with
+              probability 0.2, reset after a random number of bytes of its request (an upload
+              cut mid-way) or of its response
+              An S3 fault's run must finish (the client's retries) or fail with an error naming
+              S3; with --s3 there is no torn fault (the checkpoints are not local files)
 
 A run may only end in the ways its fault allows (0, a kill, the crash point's 137, an error that
 names the injected fault); anything else (a crash signal, an unclear error, a hang past the
@@ -51,13 +68,18 @@ import argparse
 import collections
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 
 # Named crash points (src/fs/crash_point.h; grep CrashPoint/MaybeCrash in src/).
 CRASH_POINTS = [
@@ -68,6 +90,10 @@ CRASH_POINTS = [
     "stream.before_offsets_write", "stream.after_offsets_write", "stream.after_commit",
 ]
 FAULTS = ["clean", "kill", "kill", "kill", "crash", "crash", "fail", "zombie", "torn", "enospc"]
+BROKER_FAULTS = ["broker", "broker"]          # with a real broker (SLUICE_KAFKA_DIR)
+S3_FAULTS = ["s3stop", "s3cut", "s3cut", "s3flaky", "s3flaky"]  # with --s3
+ALL_FAULTS = sorted(set(FAULTS + BROKER_FAULTS + S3_FAULTS))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TABLES = ["orders", "payments", "changes", "win_agg", "dedup", "matched", "cdc_target"]
 BASE_EPOCH = 1767225600  # 2026-01-01 00:00:00 UTC, a multiple of the 10 s window
 DELAY_S = 20             # the watermark delay of every event-time relation
@@ -80,12 +106,12 @@ class RoundFailure(Exception):
     pass
 
 
-def pipeline_sql(bootstrap, pay_topic, changes_topic):
+def pipeline_sql(bootstrap, pay_topic, changes_topic, landing="landing/"):
     kafka = ("bootstrapServers => '{b}', subscribe => '{t}', startingOffsets => 'earliest', "
              "maxOffsetsPerTrigger => 25")
     return f"""
 CREATE OR REFRESH STREAMING TABLE orders AS
-SELECT id, k, v, ts FROM STREAM read_files('landing/', format => 'json',
+SELECT id, k, v, ts FROM STREAM read_files('{landing}', format => 'json',
   schema => 'id BIGINT, k VARCHAR, v BIGINT, ts TIMESTAMP', maxFilesPerTrigger => 1);
 
 CREATE OR REFRESH STREAMING TABLE win_agg AS
@@ -164,6 +190,136 @@ def oracle_and_tables_sql(bootstrap, pay_topic, changes_topic):
             " UNION ALL ".join(parts))
 
 
+class _Pair:
+    """One proxied connection: the client's socket, moto's, and how many directions ended."""
+
+    def __init__(self, client, up):
+        self.client = client
+        self.up = up
+        self.ended = 0
+
+
+class S3Proxy:
+    """A TCP proxy on loopback in front of moto's S3 server that can fail connections: cut()
+    resets every open connection and refuses (resets) new ones for a while; with flaky > 0 each
+    new connection is, with that probability, reset after a random number of bytes of its request
+    or of its response. Threads: one accepting, two per connection; all daemons, closed by
+    close()."""
+
+    def __init__(self, upstream, seed):
+        host, port = upstream.split("//", 1)[1].rsplit(":", 1)
+        self.upstream = (host, int(port))
+        self.rng = random.Random(seed)
+        self.lock = threading.Lock()
+        self.cut_until = 0.0
+        self.flaky = 0.0
+        self.live = set()
+        self.stats = collections.Counter()
+        self.server = socket.socket()
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(64)
+        self.endpoint = "http://127.0.0.1:%d" % self.server.getsockname()[1]
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @staticmethod
+    def _reset(sock):
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.shutdown(socket.SHUT_RD)  # wakes a thread blocked in recv
+        except OSError:
+            pass
+        try:
+            sock.close()  # linger 0: an RST
+        except OSError:
+            pass
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            with self.lock:
+                if time.time() < self.cut_until:
+                    self.stats["refused"] += 1
+                    self._reset(client)
+                    continue
+                limit = None
+                if self.flaky > 0 and self.rng.random() < self.flaky:
+                    limit = (self.rng.choice(["up", "down"]), self.rng.randint(0, 64 << 10))
+                    self.stats["dropped"] += 1
+            try:
+                up = socket.create_connection(self.upstream, timeout=10)
+                up.settimeout(None)
+            except OSError:
+                self._reset(client)
+                continue
+            pair = _Pair(client, up)
+            with self.lock:
+                self.live.add(pair)
+            for src, dst, way in ((client, up, "up"), (up, client, "down")):
+                cap = limit[1] if limit is not None and limit[0] == way else None
+                threading.Thread(target=self._pump, args=(src, dst, pair, cap), daemon=True).start()
+
+    def _pump(self, src, dst, pair, cap):
+        sent = 0
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    try:
+                        dst.shutdown(socket.SHUT_WR)
+                    except OSError:
+                        pass
+                    with self.lock:
+                        pair.ended += 1
+                        both = pair.ended == 2
+                    if both:  # both directions ended: close the pair
+                        self._drop(pair)
+                    return
+                if cap is not None and sent + len(data) > cap:
+                    dst.sendall(data[: cap - sent])
+                    break
+                dst.sendall(data)
+                sent += len(data)
+        except OSError:
+            pass
+        self._drop(pair)
+
+    def _drop(self, pair):
+        with self.lock:
+            if pair not in self.live:
+                return
+            self.live.discard(pair)
+        for sock in (pair.client, pair.up):
+            self._reset(sock)
+
+    def cut(self, seconds):
+        with self.lock:
+            self.cut_until = time.time() + seconds
+            live = list(self.live)
+            self.stats["cut"] += len(live)
+        for pair in live:
+            self._drop(pair)
+
+    def close(self):
+        self.closed = True
+        try:
+            self.server.close()
+        except OSError:
+            pass
+        with self.lock:
+            live = list(self.live)
+        for pair in live:
+            self._drop(pair)
+
+
+def error_lines(log):
+    return [line for line in log.splitlines() if re.search(r"(?i)error|fail", line)]
+
+
 class Round:
     def __init__(self, args, seed, steps):
         self.args = args
@@ -181,6 +337,9 @@ class Round:
         self.mock = None
         self.bootstrap = None
         self.run_seconds = 0.5  # how long a run without a fault took last (where kills aim)
+        self.proxy = None
+        self.wh = "wh"
+        self.s3_env = {}
 
     # ----- inputs -----
     def start_kafka(self):
@@ -198,7 +357,21 @@ class Round:
             raise RoundFailure("the Kafka cluster did not start: " + read(log.name))
         self.bootstrap = read(boot).strip()
 
+    def start_s3(self):
+        """The round's bucket on moto (AWS_ENDPOINT_URL_S3) and a proxy in front of it."""
+        moto = os.environ["AWS_ENDPOINT_URL_S3"].rstrip("/")
+        bucket = "sluice-faults-%d" % self.seed
+        # moto accepts unsigned requests.
+        urllib.request.urlopen(urllib.request.Request(f"{moto}/{bucket}", method="PUT"),
+                               timeout=30).read()
+        self.proxy = S3Proxy(moto, self.seed)
+        self.wh = f"s3://{bucket}/wh"
+        self.s3_env = {"AWS_ENDPOINT_URL_S3": self.proxy.endpoint,
+                       "SLUICE_LOCAL_CACHE_DIR": os.path.join(self.work, "cache")}
+
     def stop_kafka(self):
+        if self.proxy is not None:
+            self.proxy.close()
         if self.mock is not None and self.mock.poll() is None:
             self.mock.terminate()
             try:
@@ -265,12 +438,13 @@ class Round:
 
     # ----- runs -----
     def command(self):
-        return [self.args.sluice, "run", "pipeline.sql", "--warehouse", "wh", "--triggered",
+        return [self.args.sluice, "run", "pipeline.sql", "--warehouse", self.wh, "--triggered",
                 "--restart-backoff", "100ms"]
 
     def start(self, env_extra, log_name):
         env = dict(os.environ)
         env["TMPDIR"] = os.path.join(self.work, "tmp")
+        env.update(self.s3_env)
         env.update(env_extra)
         log = open(os.path.join(self.work, log_name), "w")
         self.runs += 1
@@ -333,6 +507,8 @@ class Round:
                 self.faults += 1
         elif fault == "zombie":
             self.zombie(step, what)
+        elif fault in ("broker", "s3stop", "s3cut", "s3flaky"):
+            what = self.peer_fault(fault, what)
         elif fault == "torn":
             planted = self.plant_torn_files()
             self.faults += planted
@@ -349,6 +525,82 @@ class Round:
             if code != 0:
                 self.faults += 1
         self.events.append(what)
+
+    def peer_fault(self, fault, what):
+        """A broker or S3 fault during one run (see the module's comment)."""
+        rng = self.rng
+        delay = rng.uniform(0.0, 0.8 * self.run_seconds)
+        if fault == "broker":
+            kafka_dir = os.environ["SLUICE_KAFKA_DIR"]
+            kafka_sh = os.path.join(REPO, "scripts", "kafka.sh")
+            how = rng.choice(["--kill", "--term"])
+            down = rng.uniform(0.5, 5.0)
+            what += f" broker {how[2:]} after {delay:.3f} s, down {down:.1f} s"
+            halt = [kafka_sh, "halt", kafka_dir] + (["--kill"] if how == "--kill" else [])
+
+            def act():
+                subprocess.run(halt, check=True, capture_output=True, timeout=120)
+                time.sleep(down)
+                subprocess.run([kafka_sh, "resume", kafka_dir], check=True, capture_output=True,
+                               timeout=240)
+            named = r"(?i)kafka|broker"
+        elif fault == "s3stop":
+            pid = int(read(os.path.join(os.environ["SLUICE_MOTO_DIR"], "pid")).strip())
+            down = rng.uniform(0.5, 8.0)
+            what += f" moto stopped after {delay:.3f} s for {down:.1f} s"
+
+            def act():
+                os.kill(pid, signal.SIGSTOP)
+                try:
+                    time.sleep(down)
+                finally:
+                    os.kill(pid, signal.SIGCONT)
+            named = r"S3|s3://"
+        elif fault == "s3cut":
+            down = rng.uniform(0.5, 5.0)
+            what += f" S3 connections cut after {delay:.3f} s for {down:.1f} s"
+
+            def act():
+                self.proxy.cut(down)
+                time.sleep(down)  # the next run starts after the cut
+            named = r"S3|s3://"
+        else:  # s3flaky
+            delay = 0.0
+            what += " S3 connections dropped with probability 0.2"
+            self.proxy.flaky = 0.2
+
+            def act():
+                pass
+            named = r"S3|s3://"
+        errors = []
+        during = []  # whether the run was still running when the fault began
+
+        def fault_thread():
+            try:
+                time.sleep(delay)
+                during.append(p.poll() is None)
+                act()
+            except (OSError, subprocess.SubprocessError) as e:
+                errors.append(f"{e}: {getattr(e, 'stderr', '')}")
+        p = self.start({}, "run.log")
+        t = threading.Thread(target=fault_thread, daemon=True)
+        t.start()
+        try:
+            code = self.wait(p, what)
+        finally:
+            t.join(timeout=300)
+            if self.proxy is not None:
+                self.proxy.flaky = 0.0
+        if t.is_alive() or errors:
+            raise RoundFailure(f"{what}: the fault could not be played or undone: {errors}")
+        if during and during[0]:
+            self.faults += 1
+        else:
+            what += " (after the run had ended)"
+        # The run waited for the peer and finished, or it failed with an error that names it.
+        self.check_exit(code, p, what, {0},
+                        lambda log: any(re.search(named, line) for line in error_lines(log)))
+        return what
 
     def zombie(self, step, what):
         rng = self.rng
@@ -407,9 +659,12 @@ class Round:
     # ----- the oracle -----
     def compare(self):
         sql = oracle_and_tables_sql(self.bootstrap, "pay", "changes")
-        p = subprocess.run([self.args.sluice, "sql", "--warehouse", "wh", "--format", "csv", sql],
-                           cwd=self.work, capture_output=True, text=True, timeout=300,
-                           env=dict(os.environ, TMPDIR=os.path.join(self.work, "tmp")))
+        env = dict(os.environ, TMPDIR=os.path.join(self.work, "tmp"))
+        env.update(self.s3_env)
+        if self.proxy is not None:  # the oracle reads moto directly
+            env["AWS_ENDPOINT_URL_S3"] = os.environ["AWS_ENDPOINT_URL_S3"]
+        p = subprocess.run([self.args.sluice, "sql", "--warehouse", self.wh, "--format", "csv", sql],
+                           cwd=self.work, capture_output=True, text=True, timeout=300, env=env)
         if p.returncode != 0:
             raise RoundFailure("the oracle query failed: " + p.stderr.strip()[-2000:])
         got = collections.defaultdict(collections.Counter)
@@ -458,13 +713,23 @@ class Round:
         os.makedirs(os.path.join(self.work, "staging"))
         os.makedirs(os.path.join(self.work, "tmp"))
         self.start_kafka()
+        landing = "landing/"
+        if self.args.s3:
+            self.start_s3()
+            landing = os.path.join(self.work, "landing") + "/"
         with open(os.path.join(self.work, "pipeline.sql"), "w") as f:
-            f.write(pipeline_sql(self.bootstrap, "pay", "changes"))
-        faults = [f for f in FAULTS if f != "enospc" or self.args.enospc_preload]
+            f.write(pipeline_sql(self.bootstrap, "pay", "changes", landing))
+        faults = schedule_faults(self.args)
+        first = 1 if self.args.clean_first_run else 0
+        # Every round with the ENOSPC library has an ENOSPC step (finding 15).
+        forced = self.rng.randrange(first, self.steps) if (
+            "enospc" in faults and self.steps > first) else -1
         for step in range(self.steps):
             self.add_inputs(step)
             fault = self.rng.choice(faults)
-            self.run_step("clean" if step == 0 and self.args.clean_first_run else fault, step)
+            if step == forced:
+                fault = "enospc"
+            self.run_step("clean" if step < first else fault, step)
         self.add_inputs(self.steps, final=True)
         p = self.start({}, "run.log")
         self.check_exit(self.wait(p, "final clean run"), p, "final clean run", {0})
@@ -476,6 +741,21 @@ class Round:
         self.stop_kafka()
         if not keep:
             shutil.rmtree(self.work, ignore_errors=True)
+
+
+def schedule_faults(args):
+    """The fault kinds a round draws from (with repeats as weights)."""
+    faults = list(FAULTS)
+    if not args.enospc_preload:
+        faults.remove("enospc")
+    if args.s3:
+        faults.remove("torn")  # the checkpoints are objects on S3, not local files
+        faults += S3_FAULTS
+    if os.environ.get("SLUICE_KAFKA_DIR"):
+        faults += BROKER_FAULTS
+    if args.only:
+        faults = [f for f in faults if f in args.only]
+    return faults
 
 
 def ts_text(epoch):
@@ -509,6 +789,13 @@ def main():
     ap.add_argument("--max-seconds", type=float, default=0,
                     help="start no round after this many seconds (0: no limit); the summary "
                          "says how many rounds ran")
+    ap.add_argument("--only", default="",
+                    help="comma-separated fault kinds to draw from (of: " + ", ".join(ALL_FAULTS)
+                         + "); default: every kind the environment allows")
+    ap.add_argument("--s3", action="store_true",
+                    help="the warehouse on moto's S3 server (AWS_ENDPOINT_URL_S3 and "
+                         "SLUICE_MOTO_DIR, as test/interop/s3/with_moto.sh sets them), with the "
+                         "S3 faults")
     ap.add_argument("--clean-first-run", action="store_true",
                     help="make each round's first run fault-free (the tables' creation is then "
                          "not under faults; see docs/reliability.md, finding 13)")
@@ -520,6 +807,23 @@ def main():
     if shutil.which("kcat") is None:
         print("faults: FAIL: kcat is not installed (apt install kcat)")
         return 1
+    args.only = [f for f in args.only.split(",") if f]
+    unknown = [f for f in args.only if f not in ALL_FAULTS]
+    if unknown:
+        print(f"faults: FAIL: unknown fault kinds {unknown} (known: {', '.join(ALL_FAULTS)})")
+        return 2
+    if args.s3 and not (os.environ.get("AWS_ENDPOINT_URL_S3") and os.environ.get("SLUICE_MOTO_DIR")):
+        print("faults: FAIL: --s3 needs moto's S3 server: run through test/interop/s3/with_moto.sh")
+        return 2
+    if "broker" in args.only and not (os.environ.get("SLUICE_KAFKA_DIR")
+                                      and os.environ.get("SLUICE_KAFKA_BOOTSTRAP")):
+        print("faults: FAIL: the broker fault needs a real broker: run through "
+              "test/interop/kafka/with_broker.sh")
+        return 2
+    kinds = schedule_faults(args)
+    if not kinds:
+        print("faults: FAIL: --only leaves no fault kind this environment allows")
+        return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**31)
     if args.round_seed is not None:
         round_seeds = [args.round_seed]
@@ -528,6 +832,12 @@ def main():
         round_seeds = [master.randrange(1, 2**31) for _ in range(args.rounds)]
     base_cmd = [sys.argv[0], "--sluice", args.sluice, "--mock-kafka", args.mock_kafka,
                 "--steps", str(args.steps)]
+    if args.only:
+        base_cmd += ["--only", ",".join(args.only)]
+    if args.s3:
+        base_cmd += ["--s3"]
+    if args.clean_first_run:
+        base_cmd += ["--clean-first-run"]
     if args.enospc_preload:
         base_cmd += ["--enospc-preload", args.enospc_preload]
     totals = collections.Counter()
