@@ -601,14 +601,13 @@ std::string OptionText(double value) {
   const double magnitude = std::fabs(value);
   if (magnitude >= 1e-3 && magnitude < 1e7) {
     if (exponent >= 0) {
-      std::string whole = digits.substr(0, std::min<size_t>(digits.size(), exponent + 1));
-      whole.append(static_cast<size_t>(exponent + 1) - whole.size(), '0');
-      std::string frac = digits.size() > static_cast<size_t>(exponent + 1)
-                             ? digits.substr(static_cast<size_t>(exponent + 1))
-                             : "0";
+      const size_t whole_digits = static_cast<size_t>(exponent) + 1;  // exponent < 7 here
+      std::string whole = digits.substr(0, std::min(digits.size(), whole_digits));
+      whole.append(whole_digits - whole.size(), '0');
+      std::string frac = digits.size() > whole_digits ? digits.substr(whole_digits) : "0";
       return out + whole + "." + frac;
     }
-    return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    return out + "0." + std::string(static_cast<size_t>(-exponent) - 1, '0') + digits;
   }
   return out + digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" +
          std::to_string(exponent);
