@@ -69,6 +69,60 @@ Status CheckNewTableConfiguration(const std::map<std::string, std::string>& conf
   return Status::OK();
 }
 
+// Delta's protocol properties in TBLPROPERTIES (delta.minReaderVersion, delta.minWriterVersion,
+// delta.feature.<name> = 'supported'): Delta reads them as a request for the table's protocol and
+// keeps them out of the configuration. Sluice chooses the protocol from the table's properties
+// (`protocol`, what the commit writes): a request it meets is dropped from `configuration`, one it
+// does not meet is refused, naming the property and the protocol Sluice writes.
+Status TakeProtocolProperties(const Protocol& protocol,
+                              std::map<std::string, std::string>* configuration) {
+  const std::string writes = "Sluice writes protocol " +
+                             std::to_string(protocol.min_reader_version) + "/" +
+                             std::to_string(protocol.min_writer_version) + " for this table";
+  auto has_feature = [&](const std::string& f) {
+    for (const auto* list : {&protocol.reader_features, &protocol.writer_features}) {
+      if (*list && std::find((*list)->begin(), (*list)->end(), f) != (*list)->end()) return true;
+    }
+    return false;
+  };
+  for (auto it = configuration->begin(); it != configuration->end();) {
+    const std::string& k = it->first;
+    const std::string& v = it->second;
+    const bool reader = k == "delta.minReaderVersion";
+    if (reader || k == "delta.minWriterVersion") {
+      char* end = nullptr;
+      const long asked = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || end == nullptr || *end != '\0' || asked < 1) {
+        return Status::InvalidArgument(k + " = '" + v +
+                                       "': expected a protocol version (1, 2, ...)");
+      }
+      const int32_t have = reader ? protocol.min_reader_version : protocol.min_writer_version;
+      if (asked > have) {
+        return Status::NotSupported(
+            k + " = " + v + ": " + writes +
+            " (the protocol its properties need); a higher protocol asked by TBLPROPERTIES is not "
+            "supported");
+      }
+    } else if (k.rfind("delta.feature.", 0) == 0) {
+      const std::string feature = k.substr(std::string("delta.feature.").size());
+      if (!AsciiEqualsIgnoreCase(v, "supported") && !AsciiEqualsIgnoreCase(v, "enabled")) {
+        return Status::InvalidArgument(k + " = '" + v +
+                                       "': a feature property's value is "
+                                       "'supported'");
+      }
+      if (!has_feature(feature)) {
+        return Status::NotSupported(k + ": " + writes + ", without the table feature '" + feature +
+                                    "'; a table feature asked by TBLPROPERTIES is not supported");
+      }
+    } else {
+      ++it;
+      continue;
+    }
+    it = configuration->erase(it);
+  }
+  return Status::OK();
+}
+
 // Column mapping mode name or id: gives every field of `schema` without a physical name one (and
 // an id), and rewrites md->schema_string with the field metadata. Mode none: nothing.
 Status MapNewFields(const engine::Schema& schema, Metadata* md, FieldMetadata* field_metadata,
@@ -381,9 +435,11 @@ Result<Version> DeltaTableWriter::CreateTable(const engine::Schema& schema,
   md.partition_columns = parts;
   md.configuration = options.configuration;
   md.created_time = Now();
+  const Protocol protocol = ProtocolForNewTable(options.configuration);
+  SLUICE_RETURN_NOT_OK_CTX(TakeProtocolProperties(protocol, &md.configuration), ctx);
   SLUICE_RETURN_NOT_OK_CTX(MapNewFields(schema, &md, &field_metadata), ctx);
   Transaction txn(fs_, path_, nullptr, options_.commit);
-  txn.Add(ProtocolForNewTable(options.configuration));
+  txn.Add(protocol);
   txn.Add(md);
   txn.SetOperation(options.operation,
                    {{"isManaged", "\"false\""},
@@ -418,6 +474,10 @@ Result<WriteResult> DeltaTableWriter::ReplaceTable(const engine::Schema& schema,
   if (md.configuration.count("delta.checkpointInterval")) {
     SLUICE_RETURN_NOT_OK_CTX(CheckpointInterval(md).status(), ctx);
   }
+  // Never downgrade: keep the current protocol unless the new properties need more.
+  const std::optional<Protocol> upgraded = ProtocolUpgradeFor(snap->protocol, md);
+  SLUICE_RETURN_NOT_OK_CTX(
+      TakeProtocolProperties(upgraded.value_or(snap->protocol), &md.configuration), ctx);
   SLUICE_RETURN_NOT_OK_CTX(MapNewFields(schema, &md, &field_metadata), ctx);
 
   WriteResult result;
@@ -441,8 +501,7 @@ Result<WriteResult> DeltaTableWriter::ReplaceTable(const engine::Schema& schema,
     auto storage = ResolveLogPath(path_, a.path);
     if (storage.ok()) txn.RecordWrittenFile(*storage);
   }
-  // Never downgrade: keep the current protocol unless the new properties need more.
-  if (auto upgraded = ProtocolUpgradeFor(snap->protocol, md)) txn.Add(*upgraded);
+  if (upgraded) txn.Add(*upgraded);
   txn.Add(md);
   txn.ReadWholeTable();
   const int64_t now = Now();
@@ -512,6 +571,9 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
     metadata.partition_columns = partition_columns;
     metadata.configuration = options.configuration;
     metadata.created_time = Now();
+    SLUICE_RETURN_NOT_OK_CTX(
+        TakeProtocolProperties(ProtocolForNewTable(options.configuration), &metadata.configuration),
+        ctx);
   } else {
     SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
     metadata = snap->metadata;
@@ -694,8 +756,11 @@ Result<Version> DeltaTableWriter::SetProperties(
     SLUICE_RETURN_NOT_OK_CTX(
         MapNewFields(snap->schema.fields, &md, &field_metadata, /*keep_names=*/true), ctx);
   }
+  const std::optional<Protocol> upgraded = ProtocolUpgradeFor(snap->protocol, md);
+  SLUICE_RETURN_NOT_OK_CTX(
+      TakeProtocolProperties(upgraded.value_or(snap->protocol), &md.configuration), ctx);
   Transaction txn(fs_, path_, snap, options_.commit);
-  if (auto upgraded = ProtocolUpgradeFor(snap->protocol, md)) txn.Add(*upgraded);
+  if (upgraded) txn.Add(*upgraded);
   txn.Add(md);
   txn.SetOperation("SET TBLPROPERTIES",
                    {{"properties", JsonText(nlohmann::json(properties).dump())}});

@@ -1,6 +1,5 @@
 #include "sql/table_metadata_rows.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -16,9 +15,7 @@ namespace {
 
 using Row = std::vector<std::optional<std::string>>;
 
-Row Info(const std::string& name, const std::string& value) {
-  return {name, value, std::string()};
-}
+Row Info(const std::string& name, const std::string& value) { return {name, value, std::string()}; }
 
 }  // namespace
 
@@ -65,7 +62,9 @@ std::string TablePropertyValue(const TableIdentity& id, const delta::Snapshot& s
   for (const auto& [k, v] : TableProperties(snapshot)) {
     if (k == key) return v;
   }
-  return "Table " + id.QualifiedName() + " does not have property: " + key;
+  // Spark names a path table spark_catalog.delta.`/path` here (its SHOW CREATE TABLE would not).
+  return "Table " + std::string(id.is_path ? "spark_catalog." : "") + id.QualifiedName() +
+         " does not have property: " + key;
 }
 
 std::vector<Row> DetailedTableInformation(const TableIdentity& id,
@@ -78,7 +77,8 @@ std::vector<Row> DetailedTableInformation(const TableIdentity& id,
   rows.push_back(Info("Database", id.name_space));
   rows.push_back(Info("Table", id.table));
   rows.push_back(Info("Type", id.managed ? "MANAGED" : "EXTERNAL"));
-  if (snapshot.metadata.description) rows.push_back(Info("Comment", *snapshot.metadata.description));
+  if (snapshot.metadata.description)
+    rows.push_back(Info("Comment", *snapshot.metadata.description));
   rows.push_back(Info("Location", id.location));
   rows.push_back(Info("Provider", "delta"));
   if (id.managed && !id.is_path) rows.push_back(Info("Is_managed_location", "true"));
@@ -95,21 +95,10 @@ std::string CreateTableStatementText(const TableIdentity& id, const delta::Snaps
   nlohmann::json schema = nlohmann::json::parse(snapshot.metadata.schema_string, nullptr, false);
   const nlohmann::json fields = schema.is_object() ? schema.value("fields", nlohmann::json::array())
                                                    : nlohmann::json::array();
-  // Spark lists the partition columns last.
-  const auto& partitions = snapshot.metadata.partition_columns;
-  std::vector<const nlohmann::json*> ordered;
-  for (const auto& f : fields) {
-    if (std::find(partitions.begin(), partitions.end(), f.value("name", "")) == partitions.end()) {
-      ordered.push_back(&f);
-    }
-  }
-  for (const std::string& p : partitions) {
-    for (const auto& f : fields) {
-      if (f.value("name", "") == p) ordered.push_back(&f);
-    }
-  }
-  for (size_t i = 0; i < ordered.size(); ++i) {
-    const nlohmann::json& f = *ordered[i];
+  // The columns in the schema's order (Delta keeps it; Spark's own tables list the partition
+  // columns last, a Delta table need not), so that the statement makes the same schema.
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const nlohmann::json& f = fields[i];
     out += "  " + delta::SparkQuoteIfNeeded(f.value("name", "")) + " " +
            delta::SparkTypeDdl(f.contains("type") ? f["type"].dump() : "null");
     if (!f.value("nullable", true)) out += " NOT NULL";
@@ -117,9 +106,10 @@ std::string CreateTableStatementText(const TableIdentity& id, const delta::Snaps
         f["metadata"]["comment"].is_string()) {
       out += " COMMENT " + delta::SparkQuoteString(f["metadata"]["comment"].get<std::string>());
     }
-    out += i + 1 < ordered.size() ? ",\n" : ")\n";
+    out += i + 1 < fields.size() ? ",\n" : ")\n";
   }
-  if (ordered.empty()) out += ")\n";
+  if (fields.empty()) out += ")\n";
+  const auto& partitions = snapshot.metadata.partition_columns;
   out += "USING delta\n";
   if (!partitions.empty()) {
     out += "PARTITIONED BY (";

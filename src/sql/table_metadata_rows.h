@@ -9,12 +9,14 @@
 //                                   secret values redacted (common/redaction.h)
 //   SHOW TBLPROPERTIES t ('k')      the one row; a missing key's value is "Table
 //                                   spark_catalog.default.t does not have property: k"
+//                                   (spark_catalog.delta.`/path` for a path table)
 //   DESCRIBE EXTENDED t             DESCRIBE's rows, then '' / '# Detailed Table Information' and
 //                                   Catalog, Namespace, Database, Table, Type, [Comment],
 //                                   Location, Provider, [Is_managed_location], Table Properties
 //                                   ("[k=v,k=v]", the SHOW TBLPROPERTIES pairs)
 //   SHOW CREATE TABLE t             createtab_stmt: Spark's layout of a CREATE TABLE (columns
-//                                   with Spark's DDL types, NOT NULL, COMMENT; USING delta;
+//                                   in the schema's order with Spark's DDL types, NOT NULL,
+//                                   COMMENT; USING delta;
 //                                   PARTITIONED BY; COMMENT; LOCATION; TBLPROPERTIES), a
 //                                   statement that makes the same table (Delta itself refuses
 //                                   SHOW CREATE TABLE; Databricks answers it so)
