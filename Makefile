@@ -24,8 +24,9 @@
 #   make format       clang-format the sources; make format-check fails on a diff
 #   make thread-safety-check  clang's -Wthread-safety over the sources that lock (the lock
 #                     annotations of common/mutex.h checked; scripts/thread-safety-check.sh)
-#   make tidy         clang-tidy with .clang-tidy's checks over src/'s folders in TIDY_DIRS
-#                     (scripts/clang-tidy-check.sh; clang-tidy-14 from make setup; TIDY_JOBS)
+#   make tidy         clang-tidy with .clang-tidy's checks over src/ (TIDY_DIRS to narrow it, less
+#                     the files of TIDY_SKIP; scripts/clang-tidy-check.sh; clang-tidy-14 from make
+#                     setup; TIDY_JOBS)
 #   make clean        remove build/
 
 BUILD_DIR   ?= build/release

@@ -6,8 +6,9 @@
 #                                                       needs clang-tidy, e.g. Debian's
 #                                                       clang-tidy-14, and a configured build)
 #   TIDY_JOBS=N   parallel clang-tidy processes (default: nproc)
-#   TIDY_DIRS="src/a src/b"  the folders checked when no FILE is given (default: the folders that
-#                 were clean when the check came in; TIDY_DIRS=src checks everything)
+#   TIDY_DIRS="src/a src/b"  the folders checked when no FILE is given (default: src, all of it)
+#   TIDY_SKIP="src/x.cc ..."  files left out of a folder run (default: the list below, each with
+#                 why; TIDY_SKIP= checks them too)
 # First it proves the checks run: a probe with a use after move must be refused.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -19,9 +20,11 @@ tidy="$(command -v clang-tidy || command -v clang-tidy-16 || command -v clang-ti
 [[ -f "${build}/compile_commands.json" ]] ||
   { echo "clang-tidy-check: ${build}/compile_commands.json is missing: configure the build first" >&2; exit 1; }
 jobs="${TIDY_JOBS:-$(nproc)}"
-# Clean on 2026-12-02 (scripts/clang-tidy-check.sh over src/: 266 of 286 files passed); the other
-# folders join this list when their findings are fixed.
-dirs="${TIDY_DIRS:-src/api src/common src/dialect src/kafka src/ops src/plan src/server src/sinks src/state src/stream}"
+dirs="${TIDY_DIRS:-src}"
+# Left out, each for a reason (2026-12-03); remove a file from the list when it passes:
+# - clang (14, with libstdc++ 12) rejects a struct holding a std::pair of itself, which g++
+#   accepts: delta/stats.cc (Node), connect/arrow_ipc.cc (flatbuffer_writer.h's Value and Table).
+skip="${TIDY_SKIP-src/delta/stats.cc src/connect/arrow_ipc.cc}"
 start=$(date +%s)
 
 probe_dir="$(mktemp -d)"
@@ -44,14 +47,16 @@ fi
 if (($# > 0)); then
   files=("$@")
 else
-  mapfile -t files < <(python3 - "${build}/compile_commands.json" ${dirs} <<'PY'
+  mapfile -t files < <(TIDY_SKIP_LIST="${skip}" python3 - "${build}/compile_commands.json" ${dirs} <<'PY'
 import json, os, sys
 root = os.getcwd()
 dirs = [os.path.join(root, d.rstrip("/")) + os.sep for d in sys.argv[2:]]
+skip = set(os.environ["TIDY_SKIP_LIST"].split())
 for e in json.load(open(sys.argv[1])):
     f = os.path.normpath(os.path.join(e["directory"], e["file"]))
-    if any(f.startswith(d) for d in dirs) and not f.endswith("_test.cc"):
-        print(os.path.relpath(f, root))
+    rel = os.path.relpath(f, root)
+    if any(f.startswith(d) for d in dirs) and not f.endswith("_test.cc") and rel not in skip:
+        print(rel)
 PY
   )
 fi

@@ -309,8 +309,9 @@ std::pair<double, double> LatencyPercentiles(const std::vector<LatencyBatch>& ba
     const int64_t k_samples = std::min<int64_t>(n, 256);
     for (int64_t i = 0; i < k_samples; ++i) {
       const int64_t k = b.start + i * n / k_samples;
-      const double released = static_cast<double>(anchor_ms) +
-                              static_cast<double>(static_cast<__int128>(k) * 1000 / rate);
+      // The generator releases event k at the whole millisecond k * 1000 / rate (integer).
+      const auto due_ms = static_cast<int64_t>(static_cast<__int128>(k) * 1000 / rate);
+      const double released = static_cast<double>(anchor_ms) + static_cast<double>(due_ms);
       samples.push_back({static_cast<double>(b.reported_ms) - released,
                          static_cast<double>(n) / static_cast<double>(k_samples)});
     }
@@ -768,6 +769,7 @@ int ExecPeersPython(const std::string& repo, const std::string& driver_path,
   std::vector<std::string> args = {python, driver};
   args.insert(args.end(), driver_args.begin(), driver_args.end());
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   ::execv(python.c_str(), argv.data());

@@ -27,6 +27,7 @@ std::string Range(const std::vector<int64_t>& ids) {
 
 std::vector<int64_t> Values(const std::vector<BatchId>& ids) {
   std::vector<int64_t> out;
+  out.reserve(ids.size());
   for (BatchId id : ids) out.push_back(id.value());
   return out;
 }

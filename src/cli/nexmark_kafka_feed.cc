@@ -141,7 +141,8 @@ Result<int64_t> NexmarkKafkaFeed::ProduceRound(int64_t max_events, int64_t multi
     line.resize(std::max(line.size(), nexmark::JsonFormatter::MaxLineSize(event)));
     const size_t size =
         static_cast<size_t>(formatter.WriteEvent(event, line.data()) - line.data()) - 1;  // no \n
-    int64_t& used = bytes[static_cast<size_t>(kind * partitions_ + partition)];
+    int64_t& used = bytes[static_cast<size_t>(kind) * static_cast<size_t>(partitions_) +
+                          static_cast<size_t>(partition)];
     const int64_t cost = static_cast<int64_t>(size) + kRecordOverheadBytes;
     if (used + cost > kPartitionBudgetBytes && !records.empty()) break;
     const size_t at = buffer.size();

@@ -660,6 +660,7 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
       }
     }
     std::vector<sql::ExpectationCount> counts;
+    counts.reserve(order.size());
     for (const std::string& n : order) counts.push_back({n, totals[n].first, totals[n].second});
     out << "expectations of " << name << " (" << batches.size()
         << (batches.size() == 1 ? " batch" : " batches")

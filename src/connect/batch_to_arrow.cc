@@ -79,6 +79,7 @@ Result<std::string> BatchToArrowStream(const engine::Batch& batch, int64_t offse
   int64_t begin = std::min(std::max<int64_t>(offset, 0), batch.num_rows());
   int64_t end = std::min(batch.num_rows(), begin + std::max<int64_t>(length, 0));
   std::vector<ArrowColumnBuilder> columns;
+  columns.reserve(fields.size());
   for (const ArrowField& f : fields) columns.emplace_back(f.type);
   for (size_t c = 0; c < fields.size(); ++c) {
     Result<engine::ColumnValues> values = engine::ReadColumnValues(batch, c, begin, end - begin);

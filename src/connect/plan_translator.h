@@ -47,7 +47,7 @@
 namespace spark::connect {
 class Relation;
 class Expression;
-class DataType;
+class DataType;  // NOLINT(bugprone-forward-declaration-namespace): Spark Connect's, not engine's
 }  // namespace spark::connect
 
 namespace sluice::connect {

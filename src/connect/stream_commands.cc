@@ -54,6 +54,7 @@ Result<std::string> JoinHow(sc::Join::JoinType type) {
 Result<std::vector<std::string>> ColumnNames(const sluice::DataFrame& frame) {
   SLUICE_ASSIGN_OR_RETURN(std::vector<sluice::Column> columns, frame.Schema());
   std::vector<std::string> out;
+  out.reserve(columns.size());
   for (const sluice::Column& c : columns) out.push_back(c.name);
   return out;
 }

@@ -101,7 +101,7 @@ Result<ParquetFileInfo> WriteParquetWithFieldIds(Connection* conn, const Batch& 
     return Status::InvalidArgument("WriteParquet: row_group_size must be >= 1");
   }
   auto result = internal::CatchAll([&]() -> Result<ParquetFileInfo> {
-    std::shared_ptr<const internal::BatchData> data = batch.data();  // alive until we return
+    const std::shared_ptr<const internal::BatchData>& data = batch.data();  // the caller's rows
     const std::string source = kBatchTable;
 
     SLUICE_ASSIGN_OR_RETURN(std::string field_ids, FieldIdsOptionSql(ids));

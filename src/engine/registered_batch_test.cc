@@ -47,11 +47,11 @@ TEST_F(RegisteredBatchTest, RegisteredBatchDropsItsNameOnReleaseOrDestruction) {
 // EmptyBatch gives the columns and types a `SELECT CAST(NULL AS t) ... LIMIT 0` gives, without
 // SQL, for scalar, decimal, temporal and nested types.
 TEST_F(RegisteredBatchTest, EmptyBatchHasTheSchemasColumnsAndNoRows) {
-  Batch probe = Q(
-      "SELECT CAST(NULL AS BIGINT) AS id, CAST(NULL AS VARCHAR) AS \"Name\", "
-      "CAST(NULL AS DECIMAL(18, 3)) AS amount, CAST(NULL AS TIMESTAMP WITH TIME ZONE) AS ts, "
-      "CAST(NULL AS DATE) AS d, CAST(NULL AS STRUCT(a INTEGER, b VARCHAR[])) AS s, "
-      "CAST(NULL AS MAP(VARCHAR, DOUBLE)) AS m, CAST(NULL AS BLOB) AS raw LIMIT 0");
+  Batch probe =
+      Q("SELECT CAST(NULL AS BIGINT) AS id, CAST(NULL AS VARCHAR) AS \"Name\", "
+        "CAST(NULL AS DECIMAL(18, 3)) AS amount, CAST(NULL AS TIMESTAMP WITH TIME ZONE) AS ts, "
+        "CAST(NULL AS DATE) AS d, CAST(NULL AS STRUCT(a INTEGER, b VARCHAR[])) AS s, "
+        "CAST(NULL AS MAP(VARCHAR, DOUBLE)) AS m, CAST(NULL AS BLOB) AS raw LIMIT 0");
   ASSERT_EQ(probe.num_columns(), 8u);
   auto empty = EmptyBatch(probe.schema());
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();

@@ -131,10 +131,15 @@ void AppendJson(std::string* out, const duckdb::Value& v) {
 // The Spark type schema_of_json infers for a JSON value: integers BIGINT, other numbers DOUBLE,
 // objects STRUCTs with their fields sorted by name, arrays of the merged type of their elements;
 // NULL (and an empty array's element) STRING; types that do not merge become STRING.
+struct InferredField;  // a struct field: its name and type (after Inferred, which it holds)
 struct Inferred {
   enum Kind { kNull, kBoolean, kBigint, kDouble, kString, kArray, kStruct } kind = kNull;
-  std::vector<std::pair<std::string, Inferred>> fields;  // kStruct, sorted by name
-  std::vector<Inferred> element;                         // kArray: one
+  std::vector<InferredField> fields;  // kStruct, sorted by name
+  std::vector<Inferred> element;      // kArray: one
+};
+struct InferredField {
+  std::string name;
+  Inferred type;
 };
 
 Inferred Merge(const Inferred& a, const Inferred& b) {
@@ -147,15 +152,15 @@ Inferred Merge(const Inferred& a, const Inferred& b) {
     if (a.kind == Inferred::kStruct) {
       for (const auto& f : b.fields) {
         auto it = std::find_if(out.fields.begin(), out.fields.end(),
-                               [&](const auto& g) { return g.first == f.first; });
+                               [&](const auto& g) { return g.name == f.name; });
         if (it == out.fields.end()) {
           out.fields.push_back(f);
         } else {
-          it->second = Merge(it->second, f.second);
+          it->type = Merge(it->type, f.type);
         }
       }
       std::sort(out.fields.begin(), out.fields.end(),
-                [](const auto& x, const auto& y) { return x.first < y.first; });
+                [](const auto& x, const auto& y) { return x.name < y.name; });
     }
     return out;
   }
@@ -219,7 +224,7 @@ std::string Ddl(const Inferred& t) {
     case Inferred::kStruct: {
       std::string out = "STRUCT<";
       for (size_t k = 0; k < t.fields.size(); ++k) {
-        out += (k ? ", " : "") + t.fields[k].first + ": " + Ddl(t.fields[k].second);
+        out += (k ? ", " : "") + t.fields[k].name + ": " + Ddl(t.fields[k].type);
       }
       return out + ">";
     }

@@ -116,6 +116,8 @@ int WriteTempFile(const std::string& path, std::string_view data, const WriteOpt
 }
 
 bool RenameNoReplaceUnsupported(int err) {
+  // ENOTSUP and EOPNOTSUPP are one value on Linux, two on other systems.
+  // NOLINTNEXTLINE(misc-redundant-expression): see above
   return err == EINVAL || err == ENOSYS || err == ENOTSUP || err == EOPNOTSUPP;
 }
 

@@ -10,6 +10,7 @@ namespace {
 
 std::vector<int32_t> PartitionsOf(const rd_kafka_topic_partition_list_t* list) {
   std::vector<int32_t> out;
+  out.reserve(static_cast<size_t>(list->cnt));
   for (int i = 0; i < list->cnt; ++i) out.push_back(list->elems[i].partition);
   return out;
 }

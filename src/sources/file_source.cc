@@ -619,6 +619,7 @@ Result<std::optional<engine::Batch>> FileSource::ReadJsonDecoded(
   }
   if (!fresh_keys.empty()) {
     std::vector<std::pair<FirstSeen, std::string>> order;
+    order.reserve(fresh_keys.size());
     for (auto& [key, seen] : fresh_keys) order.emplace_back(seen, key);
     std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
       if (a.first.fidx != b.first.fidx) return a.first.fidx < b.first.fidx;
@@ -626,6 +627,7 @@ Result<std::optional<engine::Batch>> FileSource::ReadJsonDecoded(
       return a.second < b.second;
     });
     std::vector<std::string> fresh;
+    fresh.reserve(order.size());
     for (auto& [seen, key] : order) fresh.push_back(std::move(key));
     SLUICE_RETURN_NOT_OK(CheckNewColumns(paths, fresh));
   }

@@ -197,7 +197,7 @@ Result<std::unique_ptr<Source>> CreateSource(const std::string& format, const So
   }
   if (f == "nexmark") {
     SLUICE_ASSIGN_OR_RETURN(auto options, ParseNexmarkSourceOptions(ctx));
-    SLUICE_ASSIGN_OR_RETURN(auto src, NexmarkSource::Open(ctx, std::move(options)));
+    SLUICE_ASSIGN_OR_RETURN(auto src, NexmarkSource::Open(ctx, options));
     return std::unique_ptr<Source>(std::move(src));
   }
   if (f == "memory") {

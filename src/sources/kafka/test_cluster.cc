@@ -229,6 +229,7 @@ void KafkaTestCluster::DeleteTopic(const std::string& topic) {
 void KafkaTestCluster::DeleteTopics(const std::vector<std::string>& topics) {
   if (topics.empty()) return;
   std::vector<rd_kafka_DeleteTopic_t*> del;
+  del.reserve(topics.size());
   for (const auto& t : topics) del.push_back(rd_kafka_DeleteTopic_new(t.c_str()));
   Queue q(rd_kafka_queue_new(producer_));
   Options opts = AdminOptions(producer_, RD_KAFKA_ADMIN_OP_DELETETOPICS);

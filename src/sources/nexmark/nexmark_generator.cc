@@ -25,6 +25,8 @@ void Write4Digits(int64_t value, char* out) {
 }  // namespace
 
 int64_t PriceFromUniformExact(double u) {
+  // The reference generator's (long) (x + 0.5), kept bit for bit (not lround).
+  // NOLINTNEXTLINE(bugprone-incorrect-roundings): see above
   return static_cast<int64_t>(std::pow(10.0, u * 6.0) * 100.0 + 0.5);
 }
 
@@ -118,7 +120,7 @@ int64_t NexmarkGenerator::EventsDueBy(int64_t event_time_ms) const {
                                  static_cast<U128>(config_.events_per_second) -
                              1;
   const U128 last_number_128 = limit_product / static_cast<U128>(ms_numerator_);
-  const int64_t last_number = last_number_128 > static_cast<U128>(int64_t{1} << 62)
+  const int64_t last_number = last_number_128 > (U128{1} << 62)
                                   ? (int64_t{1} << 62)
                                   : static_cast<int64_t>(last_number_128);
   // Whole out-of-order groups only: numbers below ((L + 1) / g) * g all have time <= t.
@@ -163,6 +165,8 @@ std::string_view NexmarkGenerator::NextExtra(Rng& rng, int64_t current_size,
                                              int64_t avg_size) const {
   if (current_size > avg_size) return {};
   const int64_t d = avg_size - current_size;
+  // As the reference generator rounds (see PriceFromUniformExact).
+  // NOLINTNEXTLINE(bugprone-incorrect-roundings)
   const auto delta = static_cast<int64_t>(0.2 * static_cast<double>(d) + 0.5);
   const int64_t len = d - delta + (delta == 0 ? 0 : rng.NextInt(2 * delta));
   const int64_t offset = rng.NextInt(kPoolSize - len);
@@ -186,7 +190,7 @@ void NexmarkGenerator::GeneratePerson(const EventIds& ids, int64_t time, Rng& rn
   card.resize(19);
   for (int group = 0; group < 4; ++group) {
     Write4Digits(rng.NextInt(10000), card.data() + group * 5);
-    if (group < 3) card[static_cast<size_t>(group * 5 + 4)] = ' ';
+    if (group < 3) card[static_cast<size_t>(group) * 5 + 4] = ' ';
   }
   p->city = kCities[static_cast<size_t>(rng.NextInt(static_cast<int64_t>(kCities.size())))];
   p->state = kStates[static_cast<size_t>(rng.NextInt(static_cast<int64_t>(kStates.size())))];

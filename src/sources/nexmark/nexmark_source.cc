@@ -190,7 +190,7 @@ engine::Schema NexmarkKindSchema(EventKind kind) {
 
 NexmarkSource::NexmarkSource(const SourceContext& ctx, NexmarkSourceOptions options)
     : ctx_(ctx),
-      options_(std::move(options)),
+      options_(options),
       clock_(ctx.clock),
       schema_(NexmarkKindSchema(options_.kind)),
       builder_(schema_) {
@@ -208,7 +208,7 @@ Result<std::unique_ptr<NexmarkSource>> NexmarkSource::Open(const SourceContext& 
   if (!options.config.max_emit_speed && !ctx.checkpoint_dir.empty() && !ctx.fs) {
     return Status::InvalidArgument("NexmarkSource: a checkpoint dir needs fs");
   }
-  std::unique_ptr<NexmarkSource> src(new NexmarkSource(ctx, std::move(options)));
+  std::unique_ptr<NexmarkSource> src(new NexmarkSource(ctx, options));
   SLUICE_ASSIGN_OR_RETURN(src->generator_, nexmark::NexmarkGenerator::Open(src->options_.config));
   if (!src->options_.config.max_emit_speed) {
     // Fixed when the source is created (or loaded from the checkpoint), as the rate source.
