@@ -15,11 +15,24 @@
 //     once: one transaction per batch); a read_committed consumer in this process reads the
 //     output topic, and a record's visibility time is when that consumer received it
 //     (fetch.wait.max.ms 5 on the consumer, so the measuring consumer adds little).
+//   stream_static_join: as stateless, each record joined on its `customer` with a static Delta
+//     table of the 997 customers (read in every batch, Spark's stream-static join): one output
+//     record per input record, its key the input's.
+//   stateful: a windowed count into the same sink, update mode: count(*) and max(produce time)
+//     per 1-second tumbling window of the broker's append time and customer (watermark 10 s),
+//     so each batch emits one record per group it changed, keyed by the newest produce time in
+//     the group. Its latency is per emitted record: receive time - the group's newest produce
+//     time (at 10K records/s over 997 customers a group gets ~10 records a second, so a batch's
+//     update of a group mostly carries one new record). The run checks that the last count of
+//     every group adds up to the records produced.
 // Latency = visibility time - produce time, in ms; records produced in the first --warmup
 // seconds are left out.
 //
-// Usage: kafka_latency_bench [--case kafka_to_delta|stateless] [--rate 10000] [--seconds 20]
-//                            [--warmup 3] [--partitions 8] [--trigger-ms T] [--per-batch] [--json]
+// Usage: kafka_latency_bench [--case kafka_to_delta|stateless|stream_static_join|stateful]
+//                            [--rate 10000] [--seconds 20] [--warmup 3] [--partitions 8]
+//                            [--trigger-ms T] [--kafka-option KEY=VALUE]... [--per-batch] [--json]
+// --kafka-option KEY=VALUE: the source's option kafka.KEY (e.g. fetch.queue.backoff.ms=1000,
+// librdkafka's default before 89a9fac), repeatable.
 // --trigger-ms T: Trigger.ProcessingTime(T ms) (0, as Spark's processingTime 0, starts the next
 // batch as soon as the last one ended); without it the default trigger.
 // It prints the latency percentiles, then each progress durationMs entry's mean/p50/p99 over the
@@ -79,9 +92,16 @@ double QuantileCont(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
-// The stateless case's measuring consumer: reads every partition of `topic` from the beginning
-// with read_committed and records (produce time from the key, receive time) per record, until
-// `want` records arrived or `stop` is set.
+// One record of the output topic: the produce time in its key, when it was received, its value.
+struct OutputRecord {
+  int64_t sent_ms;
+  int64_t received_ms;
+  std::string value;
+};
+
+// The Kafka -> Kafka cases' measuring consumer: reads every partition of `topic` from the
+// beginning with read_committed and keeps each record (OutputRecord), until `want` records
+// arrived (want < 0: until stopped), or a record keyed `last_key` (>= 0) arrived.
 class OutputConsumer {
  public:
   OutputConsumer(const std::string& bootstrap, const std::string& topic, int partitions,
@@ -124,33 +144,41 @@ class OutputConsumer {
       rd_kafka_destroy(rk_);
     }
   }
-  // Waits up to `timeout_ms` for every wanted record; true when they all arrived.
-  bool Await(int64_t timeout_ms) {
+  // Waits up to `timeout_ms` for every wanted record (want >= 0), or for a record whose key is
+  // `last_key`; true when it came.
+  bool Await(int64_t timeout_ms, int64_t last_key = -1) {
     const int64_t deadline = WallMs() + timeout_ms;
-    while (received_.load() < want_ && WallMs() < deadline) {
+    auto done = [&] {
+      return want_ >= 0 ? received_.load() >= want_ : max_key_.load() >= last_key;
+    };
+    while (!done() && WallMs() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    return received_.load() >= want_;
+    return done();
   }
   int64_t received() const { return received_.load(); }
   const std::string& error() const { return error_; }
-  // (produce ms, receive ms) per record; call after Await.
-  std::vector<std::pair<int64_t, int64_t>> samples() {
+  // Every record received; call after Await.
+  std::vector<OutputRecord> samples() {
     std::lock_guard<std::mutex> l(mu_);
     return samples_;
   }
 
  private:
   void Run() {
-    while (!stop_.load() && received_.load() < want_) {
+    while (!stop_.load() && (want_ < 0 || received_.load() < want_)) {
       rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_, 100);
       if (!m) continue;
       const int64_t now = WallMs();
       if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR && m->key) {
         const std::string key(static_cast<const char*>(m->key), m->key_len);
+        const int64_t sent = std::atoll(key.c_str());
         std::lock_guard<std::mutex> l(mu_);
-        samples_.emplace_back(std::atoll(key.c_str()), now);
+        samples_.push_back(
+            {sent, now,
+             m->payload ? std::string(static_cast<const char*>(m->payload), m->len) : ""});
         received_.fetch_add(1);
+        if (sent > max_key_.load()) max_key_.store(sent);
       }
       rd_kafka_message_destroy(m);
     }
@@ -159,9 +187,10 @@ class OutputConsumer {
   rd_kafka_t* rk_ = nullptr;
   int64_t want_;
   std::atomic<int64_t> received_{0};
+  std::atomic<int64_t> max_key_{-1};
   std::atomic<bool> stop_{false};
   std::mutex mu_;
-  std::vector<std::pair<int64_t, int64_t>> samples_;
+  std::vector<OutputRecord> samples_;
   std::string error_;
   std::thread thread_;
 };
@@ -169,6 +198,8 @@ class OutputConsumer {
 struct Latencies {
   int64_t rows = 0;      // records that arrived
   int64_t measured = 0;  // after the warm-up
+  int64_t counted = 0;   // stateful: the last counts of the groups, added up
+  int64_t groups = 0;    // stateful: the groups (window, customer) emitted
   double p50 = 0, p99 = 0, max = 0;
   // kafka_to_delta on the real broker: from the broker's append time.
   std::optional<double> append_p50, append_p99, append_max;
@@ -180,6 +211,7 @@ int main(int argc, char** argv) {
   int64_t rate = 10000, seconds = 20, warmup = 3, partitions = 8, trigger_ms = -1;
   bool per_batch = false, json = false;
   std::string which = "kafka_to_delta";
+  std::map<std::string, std::string> kafka_options;  // --kafka-option: the source's kafka.KEY
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (!std::strcmp(argv[i], "--per-batch")) {
@@ -196,6 +228,15 @@ int main(int argc, char** argv) {
       warmup = std::atoll(argv[++i]);
     } else if (has_value && !std::strcmp(argv[i], "--partitions")) {
       partitions = std::atoll(argv[++i]);
+    } else if (has_value && !std::strcmp(argv[i], "--kafka-option")) {
+      const std::string kv = argv[++i];
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "kafka_latency_bench: --kafka-option wants KEY=VALUE, got '%s'\n",
+                     kv.c_str());
+        return 2;
+      }
+      kafka_options["kafka." + kv.substr(0, eq)] = kv.substr(eq + 1);
     } else if (has_value && !std::strcmp(argv[i], "--trigger-ms")) {
       trigger_ms = std::atoll(argv[++i]);
       if (trigger_ms < 0) {
@@ -207,9 +248,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (which != "kafka_to_delta" && which != "stateless") {
+  if (which != "kafka_to_delta" && which != "stateless" && which != "stream_static_join" &&
+      which != "stateful") {
     std::fprintf(stderr,
-                 "kafka_latency_bench: --case must be kafka_to_delta or stateless, got '%s'\n",
+                 "kafka_latency_bench: --case must be kafka_to_delta, stateless, "
+                 "stream_static_join or stateful, got '%s'\n",
                  which.c_str());
     return 2;
   }
@@ -220,6 +263,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool to_delta = which == "kafka_to_delta";
+  const bool stateful = which == "stateful";
   const sluice::Trigger trigger =
       trigger_ms < 0 ? sluice::Trigger::Default()
                      : sluice::Trigger::ProcessingTime(std::chrono::milliseconds(trigger_ms));
@@ -241,13 +285,13 @@ int main(int argc, char** argv) {
 
   auto session = sluice::Session::Open({.warehouse = dir});
   if (!session.ok()) return Fail(session.status(), "opening the session");
-  auto input = (*session)
-                   ->ReadStream()
-                   .Format("kafka")
-                   .Option("kafka.bootstrap.servers", cluster.bootstrap())
-                   .Option("subscribe", "events")
-                   .Option("startingOffsets", "earliest")
-                   .Load();
+  auto reader = (*session)->ReadStream();
+  reader.Format("kafka")
+      .Options(kafka_options)
+      .Option("kafka.bootstrap.servers", cluster.bootstrap())
+      .Option("subscribe", "events")
+      .Option("startingOffsets", "earliest");
+  auto input = reader.Load();
   sluice::Result<std::shared_ptr<sluice::StreamingQuery>> query =
       sluice::Status::Internal("no query started");
   std::unique_ptr<OutputConsumer> consumer;
@@ -269,11 +313,41 @@ int main(int argc, char** argv) {
                 .QueryName("kafka_latency")
                 .ToTable("events");
   } else {
-    consumer = std::make_unique<OutputConsumer>(cluster.bootstrap(), "out", parts, total);
+    // stateful: the emitted records are not known in advance; the run waits for the group of the
+    // last record produced.
+    consumer =
+        std::make_unique<OutputConsumer>(cluster.bootstrap(), "out", parts, stateful ? -1 : total);
     if (!consumer->error().empty()) return Fail("the output consumer", consumer->error());
-    query = input.SelectExpr({"key", "value"})
-                .WriteStream()
+    sluice::DataFrame output = input.SelectExpr({"key", "value"});
+    if (which == "stream_static_join") {
+      sluice::Status created =
+          (*session)
+              ->Sql(
+                  "SELECT concat('c', CAST(id AS STRING)) AS customer, "
+                  "concat('tier', CAST(id % 5 AS STRING)) AS tier FROM range(997)")
+              .Write()
+              .SaveAsTable("customers");
+      if (!created.ok()) return Fail(created, "creating the static table");
+      output = input
+                   .SelectExpr({"key", "decode(value) AS v",
+                                "get_json_object(decode(value), '$.customer') AS customer"})
+                   .Alias("e")
+                   .Join((*session)->Table("customers").Alias("c"), "e.customer = c.customer")
+                   .SelectExpr({"e.key AS key", "concat(c.tier, ':', e.v) AS value"});
+    } else if (stateful) {
+      output = input
+                   .SelectExpr({"`timestamp` AS ts", "CAST(decode(key) AS BIGINT) AS sent_ms",
+                                "get_json_object(decode(value), '$.customer') AS customer"})
+                   .WithWatermark("ts", "10 seconds")
+                   .GroupBy({"window(ts, '1 second')", "customer"})
+                   .Agg({"count(*) AS n", "max(sent_ms) AS newest"})
+                   .SelectExpr({"CAST(newest AS STRING) AS key",
+                                "concat(CAST(unix_millis(window.start) AS STRING), '|', customer, "
+                                "'|', CAST(n AS STRING)) AS value"});
+    }
+    query = output.WriteStream()
                 .Trigger(trigger)
+                .OutputMode(stateful ? "update" : "append")
                 .Format("kafka")
                 .Option("kafka.bootstrap.servers", cluster.bootstrap())
                 .Option("topic", "out")
@@ -288,6 +362,7 @@ int main(int argc, char** argv) {
   const std::string pad(200, 'x');
   const auto start = std::chrono::steady_clock::now();
   int64_t produced = 0;
+  int64_t last_sent = 0;  // the newest produce time (the stateful case waits for its group)
   while (produced < total) {
     auto now = std::chrono::steady_clock::now();
     int64_t due = std::min<int64_t>(
@@ -297,7 +372,8 @@ int main(int argc, char** argv) {
       std::string v = "{\"id\":" + std::to_string(produced) + ",\"customer\":\"c" +
                       std::to_string(produced % 997) +
                       "\",\"amount\":12.5,\"ts\":\"2026-11-30T10:00:00Z\",\"pad\":\"" + pad + "\"}";
-      cluster.Produce("events", static_cast<int>(produced % partitions), std::to_string(WallMs()),
+      last_sent = WallMs();
+      cluster.Produce("events", static_cast<int>(produced % partitions), std::to_string(last_sent),
                       v);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -305,9 +381,12 @@ int main(int argc, char** argv) {
   cluster.Flush();
   sluice::Status all = (*query)->ProcessAllAvailable();
   if (!all.ok()) return Fail(all, "draining the query");
-  if (consumer && !consumer->Await(60000)) {
-    return Fail("the output consumer", "received " + std::to_string(consumer->received()) + " of " +
-                                           std::to_string(total) + " records in 60 s");
+  if (consumer && !consumer->Await(60000, last_sent)) {
+    return Fail("the output consumer",
+                stateful ? "no update of the last record's group (key " +
+                               std::to_string(last_sent) + ") in 60 s"
+                         : "received " + std::to_string(consumer->received()) + " of " +
+                               std::to_string(total) + " records in 60 s");
   }
   const auto progresses = (*query)->RecentProgress();
   sluice::Status stopped = (*query)->Stop();
@@ -349,10 +428,25 @@ int main(int argc, char** argv) {
     const auto samples = consumer->samples();
     lat.rows = static_cast<int64_t>(samples.size());
     int64_t first = INT64_MAX;
-    for (const auto& [sent, got] : samples) first = std::min(first, sent);
+    for (const OutputRecord& r : samples) first = std::min(first, r.sent_ms);
     std::vector<double> ms;
-    for (const auto& [sent, got] : samples) {
-      if (sent >= first + warmup * 1000) ms.push_back(static_cast<double>(got - sent));
+    for (const OutputRecord& r : samples) {
+      if (r.sent_ms >= first + warmup * 1000) {
+        ms.push_back(static_cast<double>(r.received_ms - r.sent_ms));
+      }
+    }
+    if (stateful) {
+      // value = "<window start ms>|<customer>|<count>": the last count of each group (the
+      // output topic's partitions are read in parallel, so the largest, counts only grow).
+      std::map<std::string, int64_t> counts;
+      for (const OutputRecord& r : samples) {
+        const size_t bar = r.value.rfind('|');
+        if (bar == std::string::npos) return Fail("the output", "bad record '" + r.value + "'");
+        int64_t& n = counts[r.value.substr(0, bar)];
+        n = std::max<int64_t>(n, std::atoll(r.value.c_str() + bar + 1));
+      }
+      for (const auto& [group, n] : counts) lat.counted += n;
+      lat.groups = static_cast<int64_t>(counts.size());
     }
     lat.measured = static_cast<int64_t>(ms.size());
     lat.p50 = QuantileCont(ms, 0.5);
@@ -363,9 +457,14 @@ int main(int argc, char** argv) {
   // Where a batch's time goes: per progress durationMs entry, its mean, p50 and p99 over the
   // batches (with --per-batch, each batch's line too).
   std::map<std::string, std::vector<double>> phases;
+  int64_t batches = 0;  // all of the run's batches (progresses holds the last 100 at most)
   for (const sluice::StreamingQueryProgress& p : progresses) {
     nlohmann::json j = nlohmann::json::parse(p.Json(), nullptr, false);
-    if (j.is_discarded() || !j.contains("durationMs")) continue;
+    if (j.is_discarded()) continue;
+    if (j.contains("batchId") && j["batchId"].is_number()) {
+      batches = std::max<int64_t>(batches, j["batchId"].get<int64_t>() + 1);
+    }
+    if (!j.contains("durationMs")) continue;
     if (per_batch && !json) {
       std::printf("batch %s rows=%s", j.value("batchId", nlohmann::json()).dump().c_str(),
                   j.value("numInputRows", nlohmann::json()).dump().c_str());
@@ -391,12 +490,18 @@ int main(int argc, char** argv) {
         {"max_ms", lat.max},
         {"rows", lat.rows},
         {"measured", lat.measured},
-        {"batches", progresses.size()},
+        {"batches", batches},
+        {"profiled_batches", progresses.size()},
+        {"kafka_options", kafka_options},
         {"broker", cluster.real() ? "real" : "mock"},
         {"partitions", partitions},
         {"seconds", seconds},
         {"trigger", trigger_text},
         {"trigger_ms", trigger_ms < 0 ? nlohmann::json() : nlohmann::json(trigger_ms)}};
+    if (stateful) {
+      out["groups"] = lat.groups;
+      out["counted"] = lat.counted;
+    }
     if (lat.append_p50) {
       out["append_p50_ms"] = *lat.append_p50;
       out["append_p99_ms"] = *lat.append_p99;
@@ -410,12 +515,12 @@ int main(int argc, char** argv) {
   } else {
     std::printf(
         "case=%s broker=%s trigger=%s rate=%lld ev/s seconds=%lld partitions=%lld rows=%lld "
-        "(measured %lld after %llds warm-up) batches=%zu latency_ms p50=%.1f p99=%.1f max=%.0f",
+        "(measured %lld after %llds warm-up) batches=%lld latency_ms p50=%.1f p99=%.1f max=%.0f",
         which.c_str(), cluster.real() ? "real" : "mock", trigger_text.c_str(),
         static_cast<long long>(rate), static_cast<long long>(seconds),
         static_cast<long long>(partitions), static_cast<long long>(lat.rows),
-        static_cast<long long>(lat.measured), static_cast<long long>(warmup), progresses.size(),
-        lat.p50, lat.p99, lat.max);
+        static_cast<long long>(lat.measured), static_cast<long long>(warmup),
+        static_cast<long long>(batches), lat.p50, lat.p99, lat.max);
     if (lat.append_p50) {
       std::printf("; from the broker's append p50=%.1f p99=%.1f max=%.0f", *lat.append_p50,
                   *lat.append_p99, *lat.append_max);
@@ -427,5 +532,10 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
   }
-  return lat.rows == total ? 0 : 1;
+  if (stateful && lat.counted != total) {
+    std::fprintf(stderr, "kafka_latency_bench: the groups' counts add up to %lld, produced %lld\n",
+                 static_cast<long long>(lat.counted), static_cast<long long>(total));
+    return 1;
+  }
+  return (stateful ? lat.counted : lat.rows) == total ? 0 : 1;
 }

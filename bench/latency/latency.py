@@ -1,6 +1,7 @@
 """`sluice bench latency`: end-to-end latency on a real Kafka broker, at a fixed input rate.
 
-    latency.py --bench BIN [--cases kafka_to_delta,stateless] [--triggers 0,100] [--rate R]
+    latency.py --bench BIN [--cases kafka_to_delta,stateless,stream_static_join,stateful]
+               [--triggers 0,100] [--rate R]
                [--seconds S] [--warmup W] [--partitions P] [--bootstrap HOST:PORT] [--spark]
                [--json] [--work DIR]
 
@@ -17,12 +18,15 @@ BIN = the build's bench/kafka_latency_bench beside its sluice). Steps:
     soon as the last one ended, Spark's processingTime 0), and a record's latency is its
     visibility time minus its produce time: kafka_to_delta, the Delta commit that added it
     (_commit_timestamp of the change feed); stateless, its arrival at a read_committed consumer
-    of the output topic (the transactional Kafka sink: exactly once). Records produced in the
+    of the output topic (the transactional Kafka sink: exactly once); stream_static_join, the
+    same after a join with a static Delta table; stateful, a windowed count's update of the
+    record's group (receive time - the group's newest produce time). Records produced in the
     first W seconds are left out.
  3. With --spark, the kafka_to_delta case on Apache Spark Structured Streaming for every trigger
     (spark_latency.py, the settings of bench/peers/README.md: local[2], Spark 4.2 with Delta):
     the same records at the same rate from a producer in its process, the same latency rule
-    (the change feed's _commit_timestamp minus the key's produce time).
+    (the change feed's _commit_timestamp minus the key's produce time), after a pre-warm of
+    10 s of records that is not measured (its JVM's first batches).
 Prints one line per run, or with --json one object per run per line: engine, case, trigger_ms,
 rate, seconds, p50_ms, p99_ms, max_ms, rows, measured, batches, durationMs {entry: {mean, p50,
 p99}} and, for kafka_to_delta, append_p50_ms / append_p99_ms (from the broker's append time).
@@ -41,7 +45,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "bench", "peers"))
 from nexmark_peers import Fail, start_broker, stop_broker  # noqa: E402
 
-CASES = ["kafka_to_delta", "stateless"]
+CASES = ["kafka_to_delta", "stateless", "stream_static_join", "stateful"]
 
 
 def run_sluice(a, bootstrap, case, trigger_ms, seconds, warmup):
