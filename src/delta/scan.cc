@@ -132,15 +132,15 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     }
   }
   std::string values;
-  std::string drop_values;  // (entry index, ranges) of files whose rows are dropped
-  std::string keep_values;  // ... and of files of which only those rows are kept
+  std::string drop_lists;  // "entry:ranges" of files whose rows are dropped, ';' separated
+  std::string keep_lists;  // ... and of files of which only those rows are kept
   for (size_t n = 0; n < files.size(); ++n) {
     const FileToRead& file = files[n];
     std::string row = "(" + QuoteLiteral(file.path) + ", " + std::to_string(n);
     if (file.row_filter) {
-      std::string& to = file.keep_only_filtered ? keep_values : drop_values;
-      if (!to.empty()) to += ", ";
-      to += "(" + std::to_string(n) + ", " + QuoteLiteral(RangesText(*file.row_filter)) + ")";
+      std::string& to = file.keep_only_filtered ? keep_lists : drop_lists;
+      if (!to.empty()) to += ";";
+      to += std::to_string(n) + ":" + RangesText(*file.row_filter);
     }
     for (size_t i = 0; i < part_cols.size(); ++i) {
       const std::optional<std::string>* v = FindPartitionValue(file.partition_values, part_cols[i]);
@@ -197,20 +197,15 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
     add_col(expr, f.name);
   }
   if (!spec.row_index_column.empty()) add_col("d.file_row_number", spec.row_index_column);
-  // Row filters: the rows of each filtered entry as (entry, row index) pairs, expanded in the
-  // engine from the ranges' text, then an anti join (deleted rows) or a semi join (kept rows).
-  auto filter_rows = [](const std::string& pairs) {
-    return "(SELECT __e AS __fe, unnest(generate_series(CAST(split_part(__r, '-', 1) AS BIGINT), "
-           "CAST(split_part(__r, '-', 2) AS BIGINT))) AS __fr FROM (SELECT __e, "
-           "unnest(string_split(__rs, ',')) AS __r FROM (VALUES " +
-           pairs + ") AS __t(__e, __rs) WHERE __rs <> ''))";
+  // Row filters: each filtered entry's row index ranges in one constant per kind, checked row by
+  // row by the engine's sluice_row_listed (engine/row_lists.h; far cheaper than an anti join of
+  // every row against the expanded (entry, row) pairs).
+  auto listed = [](const std::string& lists) {
+    return "sluice_row_listed(__f.__sluice_entry, d.file_row_number, " + QuoteLiteral(lists) + ")";
   };
-  std::string joins;
-  if (!drop_values.empty()) {
-    joins += " ANTI JOIN " + filter_rows(drop_values) +
-             " AS __drop ON __f.__sluice_entry = __drop.__fe AND d.file_row_number = __drop.__fr";
-  }
-  if (!keep_values.empty()) {
+  std::string filters;
+  if (!drop_lists.empty()) filters += " WHERE NOT " + listed(drop_lists);
+  if (!keep_lists.empty()) {
     // Entries without a keep filter pass; filtered entries keep only their listed rows.
     std::string kept;
     for (size_t n = 0; n < files.size(); ++n) {
@@ -218,12 +213,11 @@ Result<std::string> BuildReadSql(engine::Connection* conn, const ReadSpec& spec,
         kept += (kept.empty() ? "" : ", ") + std::to_string(n);
       }
     }
-    joins += " LEFT JOIN " + filter_rows(keep_values) +
-             " AS __keep ON __f.__sluice_entry = __keep.__fe AND d.file_row_number = __keep.__fr";
-    joins += " WHERE __keep.__fe IS NOT NULL OR __f.__sluice_entry NOT IN (" + kept + ")";
+    filters += std::string(filters.empty() ? " WHERE " : " AND ") + "(" + listed(keep_lists) +
+               " OR __f.__sluice_entry NOT IN (" + kept + "))";
   }
   return "SELECT * FROM (SELECT " + select + " FROM " + source + " d JOIN (VALUES " + values +
-         ") AS __f(" + aliases + ") ON d.__sluice_file = __f.__sluice_path" + joins + ") WHERE " +
+         ") AS __f(" + aliases + ") ON d.__sluice_file = __f.__sluice_path" + filters + ") WHERE " +
          spec.where_sql;
 }
 

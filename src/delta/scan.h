@@ -8,8 +8,9 @@
 // become TIMESTAMPTZ in UTC). Hive partition detection is off.
 //
 // Deletion vectors: a file's `row_filter` (row indexes from its deletion vector, see
-// deletion_vector.h) drops those rows (anti join on read_parquet's file_row_number), or with
-// `keep_only_filtered` keeps only them (the change data feed's rows deleted by a new DV).
+// deletion_vector.h) drops those rows (read_parquet's file_row_number checked against the
+// ranges by the engine's sluice_row_listed), or with `keep_only_filtered` keeps only them (the
+// change data feed's rows deleted by a new DV).
 #pragma once
 
 #include <map>

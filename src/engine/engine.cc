@@ -4,6 +4,7 @@
 #include "duckdb/main/extension_helper.hpp"
 #include "engine/duckdb_convert.h"
 #include "engine/object_store_file_system.h"
+#include "engine/row_lists.h"
 #include "engine/spark_macros.h"
 #include "engine/spark_string.h"
 
@@ -48,6 +49,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     SLUICE_RETURN_NOT_OK(EnsureBuiltinExtensions(*state->db));
     internal::RegisterSparkString(*state->db->instance);
     internal::RegisterSparkFunctions(*state->db->instance);
+    internal::RegisterRowLists(*state->db->instance);
     internal::RegisterObjectStoreFileSystem(*state->db->instance);
     if (!options.time_zone.empty()) {
       duckdb::Connection conn(*state->db);
