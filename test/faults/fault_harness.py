@@ -600,7 +600,10 @@ class Round:
         # The run waited for the peer and finished, or it failed with an error that names it.
         self.check_exit(code, p, what, {0},
                         lambda log: any(re.search(named, line) for line in error_lines(log)))
-        return what
+        if code == 0:
+            return what + ": the run finished"
+        named_lines = [line for line in error_lines(read(p.log_path)) if re.search(named, line)]
+        return what + ": the run failed naming it: " + named_lines[-1].strip()[:200]
 
     def zombie(self, step, what):
         rng = self.rng
@@ -701,9 +704,26 @@ class Round:
                 continue
             temps += [os.path.join(root, f) for f in files if f.startswith(".") and f.endswith(".tmp")]
         left = os.listdir(os.path.join(self.work, "tmp"))
+        # On S3 the RocksDB working copies of the stateful operators live in the local cache,
+        # under <cache>/s3/<bucket>/<checkpoint>/_work: the next owner of each checkpoint empties
+        # it, and a clean run removes its own, so after the final clean run none may be left.
+        work = []
+        work_dirs = 0
+        for root, subdirs, _ in os.walk(os.path.join(self.work, "cache")):
+            if os.path.basename(root) == "_work":
+                work_dirs += 1
+                work += [os.path.join(root, d) for d in os.listdir(root)]
+                subdirs[:] = []
         problems = []
         if temps:
             problems.append(f"{len(temps)} temporary files left in the checkpoints, e.g. {temps[:3]}")
+        if work:
+            problems.append(f"{len(work)} working directories left in the local cache, "
+                            f"e.g. {work[:3]}")
+        if self.args.s3 and work_dirs == 0:  # the stateful operators made none: look elsewhere
+            problems.append("no _work directory in the local cache " +
+                            os.path.join(self.work, "cache") + ": the check above looked in the "
+                            "wrong place")
         if left:
             problems.append(f"{len(left)} entries left in TMPDIR, e.g. {left[:3]}")
         return problems
