@@ -33,7 +33,14 @@ bool LeaderMoving(rd_kafka_resp_err_t err) {
   return err == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
          err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
          err == RD_KAFKA_RESP_ERR_NOT_COORDINATOR ||
-         err == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE;
+         err == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE ||
+         // A broker that restarted: the client's leader epoch is older than the broker's
+         // (interop/kafka/broker_restart saw "Leader epoch is older than broker epoch" from the
+         // batched ListOffsets), or the new leader has no high watermark yet. The Java client
+         // retries all three after a metadata refresh.
+         err == RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH ||
+         err == RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH ||
+         err == RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE;
 }
 
 // Runs a metadata or offset query through sluice::kafka::WaitUnlessRefused, and while no broker

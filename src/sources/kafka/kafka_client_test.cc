@@ -82,6 +82,25 @@ TEST(KafkaClientTest, ListOffsetsAsksForAllPartitionsInOneRequest) {
   EXPECT_EQ(cluster.CountRequests(kListOffsetsApiKey), 2u);
 }
 
+TEST(KafkaClientTest, ListOffsetsWaitsOutTheErrorsOfARestartedLeader) {
+  testing::KafkaTestCluster cluster;
+  if (cluster.real()) GTEST_SKIP() << "injecting request errors needs the mock cluster";
+  Fill(cluster, "epoch", 2);
+  auto client = OpenClient(cluster);
+  ASSERT_NE(client, nullptr);
+  const std::set<TopicPartition> asked = {{"epoch", 0}, {"epoch", 1}};
+  ASSERT_TRUE(client->ListOffsets(asked, KafkaClient::OffsetQuery::kLatest).ok());
+  // What a broker answers for a while after its restart (interop/kafka/broker_restart).
+  cluster.PushRequestErrors(kListOffsetsApiKey, {RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH,
+                                                 RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH,
+                                                 RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE});
+  cluster.TrackRequests();
+  auto latest = client->ListOffsets(asked, KafkaClient::OffsetQuery::kLatest);
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  EXPECT_EQ(*latest, (PartitionOffsets{{{"epoch", 0}, 1}, {{"epoch", 1}, 2}}));
+  EXPECT_EQ(cluster.CountRequests(kListOffsetsApiKey), 4u);  // three refused, then the answer
+}
+
 TEST(KafkaClientTest, ListOffsetsAfterInterruptIsCancelled) {
   testing::KafkaTestCluster cluster;
   Fill(cluster, "int", 2);

@@ -365,4 +365,10 @@ size_t KafkaTestCluster::CountRequests(int16_t api_key) {
   return count;
 }
 
+void KafkaTestCluster::PushRequestErrors(int16_t api_key,
+                                         const std::vector<rd_kafka_resp_err_t>& errors) {
+  if (!cluster_) Fail("injecting request errors needs the mock cluster");
+  rd_kafka_mock_push_request_errors_array(cluster_, api_key, errors.size(), errors.data());
+}
+
 }  // namespace sluice::sources::kafka::testing

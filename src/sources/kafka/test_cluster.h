@@ -69,6 +69,9 @@ class KafkaTestCluster {
   // from now on; CountRequests gives how many of them had `api_key` (2 ListOffsets, 3 Metadata).
   void TrackRequests();
   size_t CountRequests(int16_t api_key);
+  // The mock only: the next requests with `api_key` get `errors`, one request each, in order
+  // (every partition of a request gets its error).
+  void PushRequestErrors(int16_t api_key, const std::vector<rd_kafka_resp_err_t>& errors);
 
  private:
   // The non-internal topics the cluster lists, with their partition counts.
