@@ -286,6 +286,35 @@ TEST_F(DeletionVectorWriteTest, OptimizeAndRewritesApplyTheDvs) {
   EXPECT_EQ(ReadRows(), Ids(50, {0, 7, 14}, {"99"}));
 }
 
+TEST_F(DeletionVectorWriteTest, ReorgPurgeRewritesOnlyTheFilesWithDvs) {
+  UseFixture("deletion-vectors");
+  ASSERT_TRUE(writer_->Write(Sql("SELECT 99::BIGINT AS id")).ok());  // version 3, no DV
+  OptimizeOptions purge;
+  purge.purge = true;
+  auto r = Optimize(Table(), purge);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->version, Version(4));
+  // The Spark file with its DV is rewritten alone (a bin of one file); the new file is left.
+  auto remove = OnlyAction(4, "remove");
+  EXPECT_EQ(remove["deletionVector"]["pathOrInlineDv"], kSparkDv);
+  EXPECT_EQ(remove["dataChange"], false);
+  auto add = OnlyAction(4, "add");
+  EXPECT_FALSE(add.contains("deletionVector"));
+  EXPECT_EQ(add["dataChange"], false);
+  EXPECT_EQ(nlohmann::json::parse(add["stats"].get<std::string>())["numRecords"], 47);
+  auto info = OnlyAction(4, "commitInfo");
+  EXPECT_EQ(info["operation"], "REORG");
+  EXPECT_EQ(info["operationParameters"]["applyPurge"], true);
+  EXPECT_EQ(info["operationParameters"]["predicate"], "[]");
+  EXPECT_EQ(info["operationMetrics"]["numDeletionVectorsRemoved"], "1");
+  ValidateAdds(4);
+  EXPECT_EQ(ReadRows(), Ids(50, {0, 7, 14}, {"99"}));
+  // Nothing has a DV any more: no commit.
+  auto again = Optimize(Table(), purge);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->version.has_value());
+}
+
 TEST_F(DeletionVectorWriteTest, WithThePropertyOffDmlRewritesWithoutTheDeletedRows) {
   UseFixture("deletion-vectors");
   ASSERT_TRUE(writer_->SetProperties({{"delta.enableDeletionVectors", "false"}}).ok());

@@ -12,7 +12,8 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
                            const DmlOptions& options) {
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, table.writer->StartTransaction());
   const Snapshot& snap = *txn->read_snapshot();
-  const std::string ctx = DmlContext("OPTIMIZE", snap);
+  const std::string operation = optimize.purge ? "REORG" : "OPTIMIZE";
+  const std::string ctx = DmlContext(operation, snap);
   if (optimize.target_file_size <= 0) {
     return Status::InvalidArgument("OPTIMIZE target file size must be positive").WithContext(ctx);
   }
@@ -42,10 +43,14 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
   }
   const int64_t considered = static_cast<int64_t>(files.size());
 
-  // Small files per partition (keyed by the log's partition values), smallest first.
+  // Small files (REORG: files with rows deleted by their DV) per partition (keyed by the log's
+  // partition values), smallest first.
   std::map<PartitionValues, std::vector<AddFile>> by_partition;
   for (const AddFile& f : files) {
-    if (f.size < optimize.target_file_size) by_partition[f.partition_values].push_back(f);
+    const bool pick = optimize.purge
+                          ? f.deletion_vector.has_value() && f.deletion_vector->cardinality > 0
+                          : f.size < optimize.target_file_size;
+    if (pick) by_partition[f.partition_values].push_back(f);
   }
   std::vector<std::vector<AddFile>> bins;
   for (auto& [pv, list] : by_partition) {
@@ -64,14 +69,17 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
     }
     if (!bin.empty()) bins.push_back(std::move(bin));
   }
-  bins.erase(std::remove_if(bins.begin(), bins.end(), [](const auto& b) { return b.size() < 2; }),
-             bins.end());
+  const size_t min_bin = optimize.purge ? 1 : 2;
+  bins.erase(
+      std::remove_if(bins.begin(), bins.end(), [&](const auto& b) { return b.size() < min_bin; }),
+      bins.end());
 
   std::map<std::string, std::string> params{
       {"predicate", JsonString(optimize.partition_predicate
                                    ? "[" + JsonString(*optimize.partition_predicate) + "]"
                                    : "[]")},
       {"zOrderBy", JsonString("[]")}};
+  if (optimize.purge) params = {{"predicate", params["predicate"]}, {"applyPurge", "true"}};
   std::map<std::string, int64_t> m{{"numAddedFiles", 0},
                                    {"numRemovedFiles", 0},
                                    {"numAddedBytes", 0},
@@ -81,7 +89,7 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
                                    {"totalFilesSkipped", considered},
                                    {"minFileSize", 0},
                                    {"maxFileSize", 0}};
-  if (bins.empty()) return CommitDml(table, txn.get(), options, "OPTIMIZE", params, m);
+  if (bins.empty()) return CommitDml(table, txn.get(), options, operation, params, m);
 
   const int64_t now = DmlNow(options);
   int64_t min_size = std::numeric_limits<int64_t>::max(), max_size = 0;
@@ -94,6 +102,7 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
     SLUICE_ASSIGN_OR_RETURN_CTX(std::vector<AddFile> adds,
                                 table.writer->WriteFiles(txn.get(), rows), ctx);
     for (const AddFile& f : bin) {
+      if (f.deletion_vector) m["numDeletionVectorsRemoved"]++;  // Spark's, when some are
       txn->ReadFile(f.path);
       txn->Add(RemoveFor(f, now, false));
       m["numRemovedFiles"]++;
@@ -112,7 +121,7 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
   m["totalFilesSkipped"] = considered - m["numRemovedFiles"];
   m["minFileSize"] = m["numAddedFiles"] > 0 ? min_size : 0;
   m["maxFileSize"] = max_size;
-  return CommitDml(table, txn.get(), options, "OPTIMIZE", params, m);
+  return CommitDml(table, txn.get(), options, operation, params, m);
 }
 
 }  // namespace sluice::delta

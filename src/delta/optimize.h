@@ -10,6 +10,11 @@
 // operationParameters {predicate, zOrderBy: "[]"}; operationMetrics numAddedFiles,
 // numRemovedFiles, numAddedBytes, numRemovedBytes, numBatches, totalConsideredFiles,
 // totalFilesSkipped, minFileSize, maxFileSize (of the added files).
+// REORG TABLE t [WHERE partition_predicate] APPLY (PURGE) (`purge`, Delta's DeltaPurgeOperation):
+// the files to rewrite are those whose deletion vector deletes rows (whatever their size), packed
+// per partition as above, and a bin of a single file is rewritten too, so that every DV of the
+// selected partitions is dropped with its rows. The commit's operation is "REORG" with
+// operationParameters {predicate, applyPurge: true}; dataChange=false as OPTIMIZE.
 // Errors: InvalidArgument when the predicate references a non-partition column (Spark's
 // "Predicate references non-partition column"). Conflicts: a concurrent remove of a compacted
 // file fails the commit (files are recorded as read); concurrent appends do not conflict.
@@ -27,6 +32,7 @@ namespace sluice::delta {
 struct OptimizeOptions {
   std::optional<std::string> partition_predicate;  // SQL over partition columns
   int64_t target_file_size = 128LL * 1024 * 1024;  // bytes (Spark's maxFileSize)
+  bool purge = false;  // REORG TABLE ... APPLY (PURGE): rewrite the files with DVs
 };
 
 Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimize = {},

@@ -33,8 +33,8 @@ bool IsClauseWord(const Token& t) {
 
 // The token range [begin, end) of the table a statement names at its head, as its target: UPDATE
 // <t>, DELETE FROM <t>, MERGE INTO <t>, and the table statements (DESCRIBE [HISTORY | DETAIL |
-// EXTENDED] <t>, VACUUM, OPTIMIZE, ALTER TABLE, SHOW TBLPROPERTIES, SHOW CREATE TABLE, RESTORE,
-// DROP, CREATE / REPLACE TABLE, INSERT INTO | OVERWRITE, TRUNCATE), <t> a name or
+// EXTENDED] <t>, VACUUM, OPTIMIZE, REORG TABLE, ALTER TABLE, SHOW TBLPROPERTIES, SHOW CREATE TABLE,
+// RESTORE, DROP, CREATE / REPLACE TABLE, INSERT INTO | OVERWRITE, TRUNCATE), <t> a name or
 // delta.`path`; {0, 0} for other statements. Such a table is acted on, not read by a query.
 std::pair<size_t, size_t> StatementTargetTokens(const std::vector<Token>& tokens) {
   // Each head: its keywords, then optional keywords that may follow it, in order.
@@ -50,6 +50,7 @@ std::pair<size_t, size_t> StatementTargetTokens(const std::vector<Token>& tokens
       {{"desc"}, {{"history"}, {"detail"}, {"table"}, {"extended"}, {"formatted"}}},
       {{"vacuum"}, {}},
       {{"optimize"}, {}},
+      {{"reorg", "table"}, {}},
       {{"alter", "table"}, {}},
       {{"show", "tblproperties"}, {}},
       {{"show", "create", "table"}, {}},

@@ -663,8 +663,9 @@ Result<engine::Batch> TableStatementExecutor::Run(const OptimizeStatement& s) {
   SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.table, &writer));
   delta::OptimizeOptions options;
   options.partition_predicate = s.where;
+  options.purge = s.purge;
   SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result, delta::Optimize(table, options),
-                              "OPTIMIZE " + DisplayName(s.table));
+                              (s.purge ? "REORG TABLE " : "OPTIMIZE ") + DisplayName(s.table));
   return MetricsRow(
       conn_, result,
       {{"num_files_added", "numAddedFiles"}, {"num_files_removed", "numRemovedFiles"}});

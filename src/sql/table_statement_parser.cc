@@ -37,6 +37,7 @@ class Parser : private plan::TokenCursor {
     if (Peek().IsKeyword("describe") || Peek().IsKeyword("desc")) return ParseDescribe();
     if (Peek().IsKeyword("vacuum")) return Wrap(ParseVacuum());
     if (Peek().IsKeyword("optimize")) return Wrap(ParseOptimize());
+    if (Peek().IsKeyword("reorg") && Peek(1).IsKeyword("table")) return Wrap(ParseReorg());
     if (Peek().IsKeyword("restore")) return Wrap(ParseRestore());
     if (Peek().IsKeyword("drop") && Peek(1).IsKeyword("table")) return Wrap(ParseDrop());
     if (Peek().IsKeyword("show") && Peek(1).IsKeyword("tables")) return Wrap(ParseShowTables());
@@ -567,6 +568,31 @@ class Parser : private plan::TokenCursor {
       return Status::NotSupported(
           "OPTIMIZE ... ZORDER BY is not supported; OPTIMIZE compacts files");
     }
+    SLUICE_RETURN_NOT_OK(ExpectEnd());
+    return s;
+  }
+
+  // REORG TABLE t [WHERE partition_predicate] APPLY (PURGE): an OPTIMIZE that rewrites the files
+  // with deletion vectors (delta/optimize.h).
+  Result<OptimizeStatement> ParseReorg() {
+    Next();  // REORG
+    Next();  // TABLE
+    OptimizeStatement s;
+    s.purge = true;
+    SLUICE_ASSIGN_OR_RETURN(s.table, ParseTableName());
+    if (Keyword("where")) {
+      SLUICE_ASSIGN_OR_RETURN(std::string w, TextUntil({"apply"}, {";"}, "a partition predicate"));
+      s.where = std::move(w);
+    }
+    SLUICE_RETURN_NOT_OK(ExpectKeyword("apply"));
+    SLUICE_RETURN_NOT_OK(ExpectSymbol("("));
+    if (!Peek().IsKeyword("purge")) {
+      return Status::NotSupported(
+          "REORG TABLE ... APPLY supports only (PURGE) (no UPGRADE UNIFORM: Sluice writes no "
+          "Iceberg metadata)");
+    }
+    Next();  // PURGE
+    SLUICE_RETURN_NOT_OK(ExpectSymbol(")"));
     SLUICE_RETURN_NOT_OK(ExpectEnd());
     return s;
   }

@@ -207,6 +207,16 @@ TEST(TableStatementParserTest, AlterDescribeMaintenance) {
   EXPECT_EQ(Parse<OptimizeStatement>("OPTIMIZE t WHERE day = '2026-01-01'").where,
             "day = '2026-01-01'");
   EXPECT_NE(ErrorOf("OPTIMIZE t ZORDER BY (a)").find("ZORDER"), std::string::npos);
+  EXPECT_FALSE(Parse<OptimizeStatement>("OPTIMIZE t").purge);
+  auto reorg = Parse<OptimizeStatement>("REORG TABLE t WHERE day = '2026-01-01' APPLY (PURGE)");
+  EXPECT_TRUE(reorg.purge);
+  EXPECT_EQ(reorg.where, "day = '2026-01-01'");
+  EXPECT_EQ(Parse<OptimizeStatement>("reorg table delta.`/p` apply (purge)").table,
+            (TableName{"/p", true}));
+  EXPECT_NE(ErrorOf("REORG TABLE t APPLY (UPGRADE UNIFORM (ICEBERG_COMPAT_VERSION = 2))")
+                .find("only (PURGE)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("REORG TABLE t PURGE").find("APPLY"), std::string::npos);
   EXPECT_EQ(Parse<RestoreStatement>("RESTORE TABLE t TO VERSION AS OF 3").version, 3);
   EXPECT_EQ(Parse<RestoreStatement>("RESTORE t TIMESTAMP AS OF '2026-01-01'").timestamp,
             "2026-01-01");

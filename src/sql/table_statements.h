@@ -138,9 +138,11 @@ struct VacuumStatement {
   bool dry_run = false;
 };
 
+// OPTIMIZE t [WHERE ...], and REORG TABLE t [WHERE ...] APPLY (PURGE) (purge).
 struct OptimizeStatement {
   TableName table;
   std::optional<std::string> where;
+  bool purge = false;
 };
 
 struct RestoreStatement {
