@@ -24,6 +24,10 @@ preceded by a marker row, and its query is read as `SELECT to_json(_q), typeof(_
 _q` so that the row's values come with their types. A script stops at its first error: the
 failing case is the one after the last marker, and the script is started again after it.
 
+The catalog statements (SHOW TBLPROPERTIES, DESCRIBE EXTENDED, SHOW CREATE TABLE) are no
+queries: catalog.py holds them, with the tables both engines create, and run.py reports them with
+the other cases.
+
 Outcomes: pass (same rows, or both refuse and Sluice's error is a clear refusal); `refuses`
 (Spark answers, Sluice errors); `silent` (both answer, differently); `accepts` (Sluice answers
 where Spark errors: under ANSI a job that fails on Spark goes on with a value on Sluice);
@@ -59,6 +63,7 @@ sys.path.insert(0, HERE)
 os.environ["TZ"] = "UTC"
 time.tzset()
 
+import catalog  # noqa: E402
 import peers  # noqa: E402
 import tables  # noqa: E402
 import values  # noqa: E402
@@ -389,18 +394,25 @@ def main():
 
     t0 = time.monotonic()
     cases = load_cases(args.only)
+    catalog_cases = catalog.load_cases(args.only)  # SHOW / DESCRIBE statements (catalog.py)
     known = load_known(args.known)
-    if not cases:
+    if not cases and not catalog_cases:
         raise SystemExit("no case matches")
     work = tempfile.mkdtemp(prefix="sluice-sqldiff-")
     cache = SparkCache(not args.no_cache)
     spark_results = {c.name: r for c in cases if (r := cache.get(c)) is not None}
     missing = [c for c in cases if c.name not in spark_results]
+    def start_spark():
+        spark = peers.spark()
+        quiet_spark_errors(spark)
+        return spark
+
     try:
         warehouse = os.path.join(work, "warehouse")
-        if missing or not cache.has_warehouse():
-            spark = peers.spark()
-            quiet_spark_errors(spark)
+        if not cases:
+            t_tables = time.monotonic()
+        elif missing or not cache.has_warehouse():
+            spark = start_spark()
             os.makedirs(warehouse)
             tables.create_in_spark(spark, warehouse)
             cache.save_warehouse(warehouse)
@@ -414,6 +426,9 @@ def main():
             t_tables = time.monotonic()
         t_spark = time.monotonic()
         sluice_results = run_sluice(warehouse, cases, args.timeout)
+        catalog.SPARK_ERROR_TEXT = spark_error_text
+        catalog_spark, catalog_sluice = catalog.run(catalog_cases, work, cache_dir(),
+                                                    not args.no_cache, start_spark, args.timeout)
         t_sluice = time.monotonic()
     finally:
         if peers._spark is not None:
@@ -421,6 +436,9 @@ def main():
             peers._spark = None
         shutil.rmtree(work, ignore_errors=True)
 
+    cases += catalog_cases
+    spark_results.update(catalog_spark)
+    sluice_results.update(catalog_sluice)
     outcomes = {c.name: outcome(spark_results[c.name], sluice_results[c.name], c) for c in cases}
     passed = sum(1 for o in outcomes.values() if o == "pass")
     failures = []
