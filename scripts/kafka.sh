@@ -59,9 +59,12 @@ launch() {
   local mark
   mark="$(wc -l < "${dir}/server.log" 2>/dev/null || echo 0)"
   (java_run "${dir}" kafka.Kafka "${dir}/server.properties" >> "${dir}/stdout.log" 2>&1) &
-  echo $! > "${dir}/pid"
+  local pid=$!
+  echo "${pid}" > "${dir}/pid"
   for ((i = 0; i < 900; i++)); do  # 90 s
-    if ! running "${dir}"; then
+    # Alive is enough here: until the subshell has exec'd java its cmdline is bash's, which
+    # `running` (a kafka.Kafka cmdline) would take for a dead broker on a loaded machine.
+    if ! kill -0 "${pid}" 2>/dev/null; then
       tail -n 40 "${dir}/server.log" "${dir}/stdout.log" >&2 2>/dev/null || true
       die "the broker in ${dir} exited while starting (its log is above)"
     fi
