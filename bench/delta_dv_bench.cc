@@ -25,6 +25,7 @@
 
 #include <sys/resource.h>
 
+#include "bench_check.h"
 #include "delta/dml_merge.h"
 #include "delta/scan.h"
 #include "delta/table_writer.h"
@@ -34,18 +35,8 @@
 namespace sluice::delta {
 namespace {
 
-template <typename T>
-T Check(Result<T> r, const char* what) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, r.status().ToString().c_str());
-    std::exit(1);
-  }
-  return std::move(r).ValueOrDie();
-}
-
-double Seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using bench::Check;
+using bench::Seconds;
 
 struct Copy {
   std::string name;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "bench_check.h"
 #include "delta/dml_merge.h"
 #include "delta/table_writer.h"
 #include "engine/engine.h"
@@ -24,18 +25,8 @@
 namespace sluice::delta {
 namespace {
 
-template <typename T>
-T Check(Result<T> r, const char* what) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, r.status().ToString().c_str());
-    std::exit(1);
-  }
-  return std::move(r).ValueOrDie();
-}
-
-double Seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using bench::Check;
+using bench::Seconds;
 
 void RunMerge(const DmlTable& table, engine::Connection* conn, const char* name,
               const std::string& source_sql, bool with_delete) {

@@ -11,6 +11,8 @@ namespace sluice {
 
 // ASCII lower case (non-ASCII bytes unchanged).
 std::string AsciiLower(std::string_view s);
+// ASCII upper case (non-ASCII bytes unchanged).
+std::string AsciiUpper(std::string_view s);
 
 // Whether `a` and `b` are equal ignoring ASCII case (non-ASCII bytes compared as they are).
 bool AsciiEqualsIgnoreCase(std::string_view a, std::string_view b);

@@ -96,11 +96,6 @@ std::string TypeOf(const json& t) {
   return kind;
 }
 
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Spark's DataType.sql of a schemaString type (BIGINT, MAP<STRING, INT>, STRUCT<a: INT>).
 std::string DdlOf(const json& t) {
   if (t.is_string()) {
@@ -109,7 +104,7 @@ std::string DdlOf(const json& t) {
     if (s == "integer") return "INT";
     if (s == "short") return "SMALLINT";
     if (s == "byte") return "TINYINT";
-    return Upper(s);  // string, boolean, double, decimal(10,2), timestamp_ntz, ...
+    return AsciiUpper(s);  // string, boolean, double, decimal(10,2), timestamp_ntz, ...
   }
   if (!t.is_object()) return t.dump();
   const std::string kind = t.value("type", "");
@@ -133,7 +128,7 @@ std::string DdlOf(const json& t) {
     return "MAP<" + DdlOf(t.contains("keyType") ? t["keyType"] : json()) + ", " +
            DdlOf(t.contains("valueType") ? t["valueType"] : json()) + ">";
   }
-  return Upper(kind);
+  return AsciiUpper(kind);
 }
 
 }  // namespace
