@@ -61,14 +61,26 @@ PY
   )
 fi
 
-# One line per file: "OK <file>" or the findings; a failed file prints its diagnostics.
+# One line per file: "OK <file>", "OK <file> (cached)" or the findings; a failed file prints its
+# diagnostics. A file whose key (scripts/tidy_cache.py) names a recorded pass is not checked again;
+# a pass is recorded, a failure never is. TIDY_CACHE=0 checks every file.
+cache="$(python3 scripts/tidy_cache.py dir)"
+if [[ "${TIDY_CACHE:-1}" != "0" ]]; then
+  mkdir -p "${cache}"
+  find "${cache}" -type f -mtime +30 -delete 2>/dev/null || true  # passes unused for a month
+fi
 printf '%s\n' "${files[@]}" | sort -u |
-  xargs -P "${jobs}" -I{} sh -c '
-    out=$("$0" --quiet -p "$1" "{}" 2>&1) && echo "OK {}" ||
+  TIDY_VERSION="$("${tidy}" --version)" xargs -P "${jobs}" -I{} sh -c '
+    key=""
+    [ "${TIDY_CACHE:-1}" = "0" ] || key=$(python3 scripts/tidy_cache.py key "$1" "{}") || key=""
+    if [ -n "$key" ] && [ -e "$2/$key" ]; then touch "$2/$key"; echo "OK {} (cached)"; exit 0; fi
+    out=$("$0" --quiet -p "$1" "{}" 2>&1) &&
+      { echo "OK {}"; [ -z "$key" ] || : >"$2/$key" 2>/dev/null || true; } ||
       { printf "FAIL {}\n%s\n" "$(echo "$out" | grep -v "warnings generated\|errors generated\|Suppressed\|Use -header-filter\|^Error while processing")"; }
-  ' "${tidy}" "${build}" >"${probe_dir}/results" || true
+  ' "${tidy}" "${build}" "${cache}" >"${probe_dir}/results" || true
 failed=$(grep -c '^FAIL ' "${probe_dir}/results" || true)
 grep -v '^OK ' "${probe_dir}/results" || true
 passed=$(grep -c '^OK ' "${probe_dir}/results" || true)
-echo "clang-tidy-check: ${passed} passed, ${failed} failed in $(( $(date +%s) - start )) s (${jobs} jobs)"
+cached=$(grep -c '^OK .* (cached)$' "${probe_dir}/results" || true)
+echo "clang-tidy-check: ${passed} passed (${cached} of them unchanged since a recorded pass), ${failed} failed in $(( $(date +%s) - start )) s (${jobs} jobs)"
 [[ "${failed}" == "0" ]]
