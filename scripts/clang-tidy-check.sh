@@ -21,10 +21,11 @@ tidy="$(command -v clang-tidy || command -v clang-tidy-16 || command -v clang-ti
   { echo "clang-tidy-check: ${build}/compile_commands.json is missing: configure the build first" >&2; exit 1; }
 jobs="${TIDY_JOBS:-$(nproc)}"
 dirs="${TIDY_DIRS:-src}"
-# Left out, each for a reason (2026-12-03); remove a file from the list when it passes:
-# - clang (14, with libstdc++ 12) rejects a struct holding a std::pair of itself, which g++
-#   accepts: delta/stats.cc (Node), connect/arrow_ipc.cc (flatbuffer_writer.h's Value and Table).
-skip="${TIDY_SKIP-src/delta/stats.cc src/connect/arrow_ipc.cc}"
+# Left out, each with its reason: none today (2026-12-03). A file clang cannot parse is restructured
+# rather than listed: clang 14 with libstdc++ 12 rejects a struct holding a std::pair of a type not
+# complete yet, which g++ accepts (delta/stats.cc's Node and connect/flatbuffer_writer.h's Table
+# hold a named struct instead, as engine/spark_json.cc's Inferred does).
+skip="${TIDY_SKIP-}"
 start=$(date +%s)
 
 probe_dir="$(mktemp -d)"

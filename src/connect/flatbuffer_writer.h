@@ -27,6 +27,11 @@
 namespace sluice::connect::fb {
 
 struct Table;
+struct TableField;  // a table's field: its slot and value (after Value, which it holds)
+
+// Table, Value and TableField are three structs rather than a std::pair<uint16_t, Value> in
+// Table: clang (14, with libstdc++ 12) refuses a pair whose member holds the pair's container
+// before its type is complete, which g++ accepts.
 
 // One field value of a table.
 struct Value {
@@ -41,7 +46,7 @@ struct Value {
 };
 
 struct Table {
-  std::vector<std::pair<uint16_t, Value>> fields;  // (slot, value); a slot at most once
+  std::vector<TableField> fields;  // a slot at most once
 
   // Scalars are written even when they equal the schema's default.
   Table& Scalar(uint16_t slot, uint64_t bits, uint8_t size);
@@ -55,6 +60,12 @@ struct Table {
   Table& Tables(uint16_t slot, std::vector<Table> children);
   // A vector of structs: `bytes` holds `count` structs of `bytes.size() / count` bytes each.
   Table& Structs(uint16_t slot, std::string bytes, uint32_t count, uint8_t align);
+};
+
+struct TableField {
+  TableField(uint16_t s, Value v) : slot(s), value(std::move(v)) {}
+  uint16_t slot;
+  Value value;
 };
 
 // The finished buffer: the root offset, then `root` and everything it refers to.

@@ -104,30 +104,43 @@ Result<std::optional<std::string>> StatValue(const engine::DataType& type, const
   }
 }
 
-// A JSON object under construction with raw (already serialized) values.
+// A JSON object under construction with raw (already serialized) values. Its children are a
+// struct of their own, not a std::pair<std::string, Node>: clang (14, with libstdc++ 12) refuses
+// a pair of a type that is not complete yet, which g++ accepts (as engine/spark_json.cc's
+// Inferred and InferredField).
+struct NodeChild;  // a child object: its key and node (after Node, which it holds)
 struct Node {
   std::vector<std::pair<std::string, std::string>> raw;  // key -> JSON text
-  std::vector<std::pair<std::string, Node>> children;
-  bool Empty() const { return raw.empty() && children.empty(); }
-  std::string Dump() const {
-    std::string out = "{";
-    bool first = true;
-    auto sep = [&]() {
-      if (!first) out += ",";
-      first = false;
-    };
-    for (const auto& [k, v] : raw) {
-      sep();
-      out += JsonString(k) + ":" + v;
-    }
-    for (const auto& [k, n] : children) {
-      if (n.Empty()) continue;
-      sep();
-      out += JsonString(k) + ":" + n.Dump();
-    }
-    return out + "}";
-  }
+  std::vector<NodeChild> children;
+  bool Empty() const;
+  std::string Dump() const;
 };
+struct NodeChild {
+  NodeChild(std::string k, Node n) : key(std::move(k)), node(std::move(n)) {}
+  std::string key;
+  Node node;
+};
+
+bool Node::Empty() const { return raw.empty() && children.empty(); }
+
+std::string Node::Dump() const {
+  std::string out = "{";
+  bool first = true;
+  auto sep = [&]() {
+    if (!first) out += ",";
+    first = false;
+  };
+  for (const auto& [k, v] : raw) {
+    sep();
+    out += JsonString(k) + ":" + v;
+  }
+  for (const auto& [k, n] : children) {
+    if (n.Empty()) continue;
+    sep();
+    out += JsonString(k) + ":" + n.Dump();
+  }
+  return out + "}";
+}
 
 struct Builder {
   const std::map<std::string, const engine::ColumnStats*>& by_label;
