@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
 #include "duckdb/common/exception/conversion_exception.hpp"
 #include "duckdb/common/types/date.hpp"
 #include "duckdb/common/types/time.hpp"
@@ -429,8 +430,7 @@ bool IsTimestamp(LogicalTypeId id) {
 enum class Target { kIntegral, kFloating, kDate, kTimestamp, kNested, kOther };
 
 Target TargetOf(const std::string& name) {
-  std::string t;
-  for (char c : name) t += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string t = AsciiUpper(name);
   for (const char* n : {"TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "INT1", "INT2", "INT4",
                         "INT8", "LONG", "SHORT", "BYTE"}) {
     if (t == n) return Target::kIntegral;
@@ -714,11 +714,8 @@ std::string SparkTypeName(const LogicalType& type) {
       }
       return out + ">";
     }
-    default: {
-      std::string out = type.ToString();
-      for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return out;
-    }
+    default:
+      return AsciiLower(type.ToString());
   }
 }
 

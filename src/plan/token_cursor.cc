@@ -1,6 +1,6 @@
 #include "plan/token_cursor.h"
 
-#include <cctype>
+#include "common/strings.h"
 
 namespace sluice::plan {
 
@@ -58,9 +58,7 @@ Status TokenCursor::Error(const std::string& expected) const {
 
 Status TokenCursor::ExpectKeyword(std::string_view keyword) {
   if (Keyword(keyword)) return Status::OK();
-  std::string upper(keyword);
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return Error(upper);
+  return Error(AsciiUpper(keyword));
 }
 
 Status TokenCursor::ExpectSymbol(std::string_view symbol) {

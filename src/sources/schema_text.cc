@@ -60,8 +60,7 @@ Result<engine::Schema> ParseSchemaText(engine::Connection* conn, std::string_vie
       type = Trim(std::string_view(p).substr(sp));
     }
     if (name.empty() || type.empty()) return bad("column '" + p + "' needs a name and a type");
-    std::string upper = type;
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string upper = AsciiUpper(type);
     if (upper == "TIMESTAMP")
       type = "TIMESTAMPTZ";
     else if (upper == "TIMESTAMP_NTZ")
