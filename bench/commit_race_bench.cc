@@ -29,12 +29,16 @@
 #include <thread>
 #include <vector>
 
+#include "bench_check.h"
 #include "bench_percentile.h"
 #include "delta/commit.h"
 #include "fs/file_system.h"
 
 namespace sluice {
 namespace {
+
+using bench::Check;
+using bench::Seconds;
 
 struct Options {
   int writers = 8;
@@ -48,15 +52,6 @@ struct Sample {
   int attempts = 0;
   double wait_ms = 0;
 };
-
-template <typename T>
-T Check(Result<T> r, const char* what) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, r.status().ToString().c_str());
-    std::exit(1);
-  }
-  return std::move(r).ValueOrDie();
-}
 
 std::shared_ptr<const delta::Snapshot> CreateTable(const Options& o, const std::string& root) {
   delta::CommitOptions co;
@@ -94,8 +89,7 @@ std::vector<Sample> Write(const Options& o, const std::string& root,
     txn.SetOperation("WRITE");
     const auto t0 = std::chrono::steady_clock::now();
     auto r = Check(txn.Commit(), "commit");
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms = 1e3 * Seconds(t0);
     out.push_back({r.attempts, ms});
     if (!r.snapshot) {
       std::fprintf(stderr, "commit: no snapshot after the commit\n");
@@ -163,8 +157,7 @@ int Run(const Options& o) {
       }
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = Seconds(start);
   const int64_t want = static_cast<int64_t>(o.writers) * o.commits;
   // The log must hold every append once, at versions 1 .. want.
   std::set<std::string> paths;
@@ -216,13 +209,7 @@ int main(int argc, char** argv) {
   sluice::Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto value = [&] { return sluice::bench::FlagValue(argc, argv, &i); };
     if (a == "--writers") {
       o.writers = std::stoi(value());
     } else if (a == "--commits") {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "bench_check.h"
 #include "common/uuid.h"
 #include "delta/commit.h"
 #include "delta/log_segment.h"
@@ -26,21 +27,7 @@
 namespace sluice::delta {
 namespace {
 
-template <typename T>
-T Check(Result<T> r, const char* what) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, r.status().ToString().c_str());
-    std::abort();
-  }
-  return std::move(r).ValueOrDie();
-}
-
-void Check(const Status& s, const char* what) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
-    std::abort();
-  }
-}
+using bench::Check;
 
 std::string TempRoot(const std::string& name) {
   std::string dir =
@@ -228,7 +215,8 @@ void BM_CheckpointReadActions(benchmark::State& state) {
   auto listing = Check(ListLog(fs::LocalFileSystem().get(), dir), "list");
   const Checkpoint& cp = listing.checkpoints.rbegin()->second;
   for (auto _ : state) {
-    auto actions = Check(ReadCheckpointActions(conn.get(), cp), "read");
+    auto actions =
+        Check(ReadCheckpointActions(fs::LocalFileSystem().get(), conn.get(), cp), "read");
     if (actions.size() < static_cast<size_t>(kCommits) - 100) {
       std::fprintf(stderr, "checkpoint gave %zu actions\n", actions.size());
       std::abort();

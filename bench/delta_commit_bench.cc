@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_check.h"
 #include "delta/table.h"
 #include "delta/table_writer.h"
 #include "engine/engine.h"
@@ -45,14 +46,8 @@
 namespace sluice {
 namespace {
 
-template <typename T>
-T Check(Result<T> r, const char* what) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, r.status().ToString().c_str());
-    std::exit(1);
-  }
-  return std::move(r).ValueOrDie();
-}
+using bench::Check;
+using bench::Seconds;
 
 // The base table of `files` one-row files at `root`: row i (id i, s 's<i>') in file i.
 void BuildBase(const std::string& root, int files) {
@@ -116,8 +111,7 @@ void RunSize(const std::string& dir, int files, const std::string& op, int state
     sfs::remove_all(sfs::path(base).parent_path());
     auto start = std::chrono::steady_clock::now();
     BuildBase(base, files);
-    std::fprintf(stderr, "built %s (%d files) in %.1f s\n", base.c_str(), files,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::fprintf(stderr, "built %s (%d files) in %.1f s\n", base.c_str(), files, Seconds(start));
   }
   const std::string warehouse = dir + "/sluice-" + std::to_string(files) + "-" + op;
   sfs::remove_all(warehouse);
@@ -134,8 +128,7 @@ void RunSize(const std::string& dir, int files, const std::string& op, int state
     const std::string sql = Statement(op, files, i);
     auto start = std::chrono::steady_clock::now();
     Check(session->Execute(sql), op.c_str());
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    double ms = 1e3 * Seconds(start);
     ++version;
     (version % 10 == 0 ? with_checkpoint : plain).push_back(ms);
   }
@@ -153,32 +146,6 @@ void RunSize(const std::string& dir, int files, const std::string& op, int state
   std::fflush(stdout);
 }
 
-std::vector<std::string> ParseNames(const char* s) {
-  std::vector<std::string> out;
-  std::string text(s);
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    out.push_back(text.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
-
-std::vector<int> ParseList(const char* s) {
-  std::vector<int> out;
-  std::string text(s);
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    out.push_back(std::atoi(text.substr(pos, comma - pos).c_str()));
-    pos = comma + 1;
-  }
-  return out;
-}
-
 }  // namespace
 }  // namespace sluice
 
@@ -193,13 +160,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--files" && i + 1 < argc) {
-      sizes = sluice::ParseList(argv[++i]);
+      sizes = sluice::bench::Ints(argv[++i]);
     } else if (a == "--commits" && i + 1 < argc) {
       commits = std::atoi(argv[++i]);
     } else if (a == "--dml" && i + 1 < argc) {
       dml = std::atoi(argv[++i]);
     } else if (a == "--ops" && i + 1 < argc) {
-      ops = sluice::ParseNames(argv[++i]);
+      ops = sluice::bench::Names(argv[++i]);
     } else if (a == "--dir" && i + 1 < argc) {
       dir = argv[++i];
     } else {

@@ -23,8 +23,6 @@
 #include <memory>
 #include <string>
 
-#include <sys/resource.h>
-
 #include "bench_check.h"
 #include "delta/dml_merge.h"
 #include "delta/scan.h"
@@ -36,6 +34,7 @@ namespace sluice::delta {
 namespace {
 
 using bench::Check;
+using bench::CpuSeconds;
 using bench::Seconds;
 
 struct Copy {
@@ -59,14 +58,6 @@ Copy MakeTable(engine::Engine* engine, const std::string& dir, bool dvs, const e
   opts.max_rows_per_file = rows_per_file;
   Check(c.writer->Write(rows, opts), "write");
   return c;
-}
-
-// Process CPU time (user + system), s: on the shared machine the comparable figure.
-double CpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 struct Timing {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_check.h"
 #include "engine/batch_builder.h"
 #include "engine/engine.h"
 #include "engine/row_codec.h"
@@ -19,21 +20,7 @@
 namespace sluice::engine {
 namespace {
 
-template <typename T>
-T Check(Result<T> r, const char* what) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, r.status().ToString().c_str());
-    std::abort();
-  }
-  return std::move(r).ValueOrDie();
-}
-
-void Check(const Status& s, const char* what) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
-    std::abort();
-  }
-}
+using bench::Check;
 
 struct Env {
   std::unique_ptr<Engine> engine;

@@ -6,7 +6,6 @@
 //   decoder-1-thread  engine/json_decoder.h on one thread
 //   decoder-auto      the decoder with the default thread choice (files_source.h)
 // Usage: files_json_bench [--rows N] [--files N] [--reps N]. Files go under $TMPDIR (/tmp).
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +15,7 @@
 #include <fstream>
 #include <string>
 
+#include "bench_check.h"
 #include "engine/engine.h"
 #include "fs/local_file_system.h"
 #include "sources/file_source.h"
@@ -23,12 +23,8 @@
 namespace sluice {
 namespace {
 
-double CpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
+using bench::CpuSeconds;
+using bench::Seconds;
 
 std::string LoadAverage() {
   std::ifstream in("/proc/loadavg");
@@ -95,8 +91,7 @@ int Run(int64_t rows, int files, int reps) {
       const double cpu0 = CpuSeconds();
       const auto t0 = std::chrono::steady_clock::now();
       auto batch = (*source)->GetBatch(std::nullopt, **end);
-      const double wall =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double wall = Seconds(t0);
       const double cpu = CpuSeconds() - cpu0;
       if (!batch.ok()) {
         std::fprintf(stderr, "files_json_bench: %s\n", batch.status().ToString().c_str());

@@ -28,11 +28,11 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench_check.h"
 #include "bench_percentile.h"
 #include "delta/table.h"
 #include "delta/table_writer.h"
@@ -42,14 +42,8 @@
 namespace sluice {
 namespace {
 
-template <typename T>
-T Check(Result<T> r, const char* what) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, r.status().ToString().c_str());
-    std::exit(1);
-  }
-  return std::move(r).ValueOrDie();
-}
+using bench::Check;
+using bench::Seconds;
 
 using bench::Percentile;
 
@@ -61,13 +55,6 @@ struct Options {
   std::string dir = "/dev/shm/sluice-group-commit-bench";
   bool sync = false;
 };
-
-std::vector<int> ParseList(const std::string& text) {
-  std::vector<int> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoi(item));
-  return out;
-}
 
 bool IsS3(const std::string& path) { return path.rfind("s3://", 0) == 0; }
 
@@ -119,9 +106,7 @@ void RunOne(const Options& o, int tasks) {
         w.operation = "STREAMING UPDATE";
         const auto t0 = std::chrono::steady_clock::now();
         delta::WriteResult r = Check(writer->Write(rows, w), "write");
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count();
+        const double ms = 1e3 * Seconds(t0);
         {
           std::lock_guard<std::mutex> lock(mu);
           latencies_ms.push_back(ms);
@@ -138,8 +123,7 @@ void RunOne(const Options& o, int tasks) {
   const auto run_start = std::chrono::steady_clock::now();
   go = true;
   for (auto& th : threads) th.join();
-  const double run_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  const double run_s = Seconds(run_start);
 
   // Every task's every commit is in the table once.
   auto table = Check(delta::DeltaTable::Open(fs, engine.get(), root), "open");
@@ -182,15 +166,9 @@ int main(int argc, char** argv) {
   sluice::Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto next = [&] { return sluice::bench::FlagValue(argc, argv, &i); };
     if (a == "--tasks") {
-      o.tasks = sluice::ParseList(next());
+      o.tasks = sluice::bench::Ints(next());
     } else if (a == "--commits") {
       o.commits = std::stoi(next());
     } else if (a == "--rows") {

@@ -6,8 +6,6 @@
 // Usage: kafka_bench [--events N] [--partitions P] [--batch N]  (maxOffsetsPerTrigger; 0 = none)
 // The mock cluster keeps only ~5 MiB per partition: events beyond that are deleted by its
 // retention, so N is capped at partitions * 15,000.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,19 +13,12 @@
 #include <filesystem>
 #include <string>
 
+#include "bench_check.h"
 #include "sources/kafka/test_cluster.h"
 #include "sql/session.h"
 
-namespace {
-
-double CpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-}  // namespace
+using sluice::bench::CpuSeconds;
+using sluice::bench::Seconds;
 
 int main(int argc, char** argv) {
   int64_t events = 60000, partitions = 4, batch = 0;
@@ -50,7 +41,7 @@ int main(int argc, char** argv) {
     if ((i + 1) % 50000 == 0) cluster.Flush();
   }
   cluster.Flush();
-  double produce_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double produce_s = Seconds(t0);
 
   std::string dir = (std::filesystem::temp_directory_path() / "sluice-kafka-bench").string();
   std::filesystem::remove_all(dir);
@@ -79,7 +70,7 @@ int main(int argc, char** argv) {
   double cpu0 = CpuSeconds();
   auto t1 = std::chrono::steady_clock::now();
   run("REFRESH STREAMING TABLE orders");
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  double secs = Seconds(t1);
   double cpu = CpuSeconds() - cpu0;
   auto count = run("SELECT count(*) FROM orders");
   std::string n = count.GetString(0, 0).value_or("?");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_check.h"
 #include "sources/nexmark/nexmark_generator.h"
 #include "sources/nexmark/nexmark_json.h"
 
@@ -21,12 +22,7 @@ using sluice::nexmark::NexmarkEvent;
 using sluice::nexmark::NexmarkGenerator;
 
 std::unique_ptr<NexmarkGenerator> OpenOrDie() {
-  auto gen = NexmarkGenerator::Open(NexmarkConfig{});
-  if (!gen.ok()) {
-    std::fprintf(stderr, "%s\n", gen.status().ToString().c_str());
-    std::abort();
-  }
-  return std::move(gen).ValueOrDie();
+  return sluice::bench::Check(NexmarkGenerator::Open(NexmarkConfig{}), "opening the generator");
 }
 
 // The core: one event at a time into a reused row struct (table strings are views).

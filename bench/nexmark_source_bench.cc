@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "bench_check.h"
 #include "sources/nexmark/nexmark_source.h"
 #include "sources/source_factory.h"
 
@@ -21,12 +22,7 @@ using sluice::sources::Source;
 std::unique_ptr<Source> OpenOrDie(const std::string& kind) {
   sluice::sources::SourceContext ctx;
   ctx.options = {{"kind", kind}};
-  auto src = sluice::sources::CreateSource("nexmark", ctx);
-  if (!src.ok()) {
-    std::fprintf(stderr, "%s\n", src.status().ToString().c_str());
-    std::abort();
-  }
-  return std::move(src).ValueOrDie();
+  return sluice::bench::Check(sluice::sources::CreateSource("nexmark", ctx), "opening the source");
 }
 
 void RunGetBatch(benchmark::State& state, const std::string& kind) {

@@ -29,7 +29,6 @@
 //                       [--conf KEY=VALUE]...  (session conf of every query, e.g.
 //                       sluice.streaming.aggregate.stateMirrorMaxBytes=0 for an A/B run)
 // Work directories are created under $TMPDIR (default /tmp) and removed afterwards.
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,6 +46,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_check.h"
 #include "engine/engine.h"
 #include "plan/planner.h"
 #include "plan/stream_query_parser.h"
@@ -60,26 +60,9 @@ namespace {
 namespace stdfs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-[[noreturn]] void Die(const Status& status, const char* what) {
-  std::fprintf(stderr, "stateful_bench: %s: %s\n", what, status.ToString().c_str());
-  std::exit(1);
-}
-
-#define BENCH_CHECK_OK(expr, what) \
-  do {                             \
-    ::sluice::Status _s = (expr);  \
-    if (!_s.ok()) Die(_s, what);   \
-  } while (false)
-
-template <typename T>
-T ValueOrDie(Result<T> r, const char* what) {
-  if (!r.ok()) Die(r.status(), what);
-  return std::move(r).ValueOrDie();
-}
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
+using bench::Check;
+using bench::CpuSeconds;
+using bench::Seconds;
 
 stdfs::path MakeWorkDir(const std::string& name) {
   const char* tmp = std::getenv("TMPDIR");
@@ -88,15 +71,6 @@ stdfs::path MakeWorkDir(const std::string& name) {
   stdfs::remove_all(dir);
   stdfs::create_directories(dir);
   return dir;
-}
-
-// CPU seconds of the process so far (all threads, user + system): with other work on the
-// machine, events per CPU second is the figure that does not depend on the load.
-double CpuSeconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 int64_t RssKiB() {
@@ -122,9 +96,8 @@ class GeneratorSource final : public sources::Source {
   GeneratorSource(engine::Engine* engine, RowsSql sql, int64_t batch_rows,
                   std::shared_ptr<Shared> shared)
       : sql_(std::move(sql)), batch_rows_(batch_rows), shared_(std::move(shared)) {
-    conn_ = ValueOrDie(engine->Connect(), "connecting");
-    schema_ =
-        ValueOrDie(conn_->Query("SELECT * FROM (" + sql_(0, 0) + ") LIMIT 0"), "schema").schema();
+    conn_ = Check(engine->Connect(), "connecting");
+    schema_ = Check(conn_->Query("SELECT * FROM (" + sql_(0, 0) + ") LIMIT 0"), "schema").schema();
   }
   std::string Description() const override { return "GeneratorSource"; }
   const engine::Schema& schema() const override { return schema_; }
@@ -188,13 +161,13 @@ Running Start(const std::string& name, const std::string& sql, sluice::OutputMod
               const std::vector<Stream>& streams) {
   Running r;
   r.dir = MakeWorkDir(name);
-  r.engine = ValueOrDie(engine::Engine::Open(), "opening the engine");
+  r.engine = Check(engine::Engine::Open(), "opening the engine");
   r.sink = std::make_shared<CountingSink>();
   plan::StreamingQuerySpec spec;
-  spec.query = ValueOrDie(plan::ParseStreamingQuery(sql), "parsing the query");
+  spec.query = Check(plan::ParseStreamingQuery(sql), "parsing the query");
   spec.output_mode = mode;
   plan::PlannedStreamingQuery planned =
-      ValueOrDie(plan::PlanStreamingQuery(r.engine.get(), spec), "planning the query");
+      Check(plan::PlanStreamingQuery(r.engine.get(), spec), "planning the query");
   stream::ExecutionOptions options;
   options.checkpoint_root = (r.dir / "checkpoint").string();
   options.engine = r.engine.get();
@@ -213,15 +186,15 @@ Running Start(const std::string& name, const std::string& sql, sluice::OutputMod
     };
     specs.push_back(std::move(source));
   }
-  r.query = ValueOrDie(
-      stream::MicroBatchExecution::Start(std::move(options), std::move(specs),
-                                         std::move(planned.plan), stream::FixedSink(r.sink)),
-      "starting the query");
+  r.query =
+      Check(stream::MicroBatchExecution::Start(std::move(options), std::move(specs),
+                                               std::move(planned.plan), stream::FixedSink(r.sink)),
+            "starting the query");
   return r;
 }
 
 void Finish(Running& r) {
-  BENCH_CHECK_OK(r.query->Stop(), "stopping");
+  Check(r.query->Stop(), "stopping");
   r.query.reset();
   stdfs::remove_all(r.dir);
 }
@@ -229,7 +202,7 @@ void Finish(Running& r) {
 // Releases one more batch on every stream and waits until it is processed.
 void Step(Running& r, std::vector<Stream>& streams) {
   for (Stream& s : streams) s.shared->available.fetch_add(1);
-  BENCH_CHECK_OK(r.query->ProcessAllAvailable(), "processing");
+  Check(r.query->ProcessAllAvailable(), "processing");
 }
 
 double Percentile(std::vector<int64_t> v, double p) {
@@ -428,13 +401,13 @@ void Rss(int64_t keys, int64_t batch, int64_t seconds, int64_t sample_seconds, i
 }
 
 void Generate(int64_t events, int64_t keys, int64_t batch) {
-  auto engine = ValueOrDie(engine::Engine::Open(), "opening the engine");
+  auto engine = Check(engine::Engine::Open(), "opening the engine");
   auto shared = std::make_shared<GeneratorSource::Shared>();
   Stream s = WindowedStream(keys, batch);
   GeneratorSource source(engine.get(), s.sql, batch, shared);
   auto start = Clock::now();
   for (int64_t b = 0; b < events / batch; ++b) {
-    ValueOrDie(source.GetBatch(std::to_string(b), std::to_string(b + 1)), "generating");
+    Check(source.GetBatch(std::to_string(b), std::to_string(b + 1)), "generating");
   }
   double secs = Seconds(start);
   std::printf("generator_only: events=%lld seconds=%.2f events_per_s=%.0f\n",

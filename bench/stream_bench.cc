@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_check.h"
 #include "engine/engine.h"
 #include "fs/local_file_system.h"
 #include "sinks/delta_sink.h"
@@ -36,6 +37,8 @@ namespace sluice {
 namespace {
 
 namespace stdfs = std::filesystem;
+using bench::Check;
+using bench::Seconds;
 
 // Forwards to a MemorySource that the benchmark keeps (the execution owns its source).
 class SharedMemorySource final : public sources::Source {
@@ -58,17 +61,6 @@ class SharedMemorySource final : public sources::Source {
  private:
   std::shared_ptr<sources::MemorySource> inner_;
 };
-
-[[noreturn]] void Die(const Status& status, const char* what) {
-  std::fprintf(stderr, "stream_bench: %s: %s\n", what, status.ToString().c_str());
-  std::exit(1);
-}
-
-#define BENCH_CHECK_OK(expr, what) \
-  do {                             \
-    ::sluice::Status _s = (expr);  \
-    if (!_s.ok()) Die(_s, what);   \
-  } while (false)
 
 stdfs::path MakeWorkDir(const std::string& name) {
   const char* tmp = std::getenv("TMPDIR");
@@ -111,11 +103,9 @@ engine::EngineOptions BenchEngineOptions() {
 
 void BatchOverhead(int batches) {
   stdfs::path dir = MakeWorkDir("overhead");
-  auto engine_or = engine::Engine::Open(BenchEngineOptions());
-  if (!engine_or.ok()) Die(engine_or.status(), "opening the engine");
-  auto engine = std::move(engine_or).ValueOrDie();
-  auto conn = engine->Connect().ValueOrDie();
-  engine::Batch one = conn->Query("SELECT 1::BIGINT AS id, 'x' AS payload").ValueOrDie();
+  auto engine = Check(engine::Engine::Open(BenchEngineOptions()), "opening the engine");
+  auto conn = Check(engine->Connect(), "connecting");
+  engine::Batch one = Check(conn->Query("SELECT 1::BIGINT AS id, 'x' AS payload"), "the row");
   auto memory = std::make_shared<sources::MemorySource>(one.schema(), "bench");
 
   stream::ExecutionOptions options;
@@ -130,17 +120,17 @@ void BatchOverhead(int batches) {
   };
   std::vector<stream::SourceSpec> specs;
   specs.push_back(std::move(spec));
-  auto query_or = stream::MicroBatchExecution::Start(
-      options, std::move(specs), std::make_unique<plan::SqlPlan>("SELECT * FROM __source_0", 1),
-      DeltaSinkAt((dir / "table").string()));
-  if (!query_or.ok()) Die(query_or.status(), "starting the query");
-  auto query = std::move(query_or).ValueOrDie();
+  auto query = Check(
+      stream::MicroBatchExecution::Start(
+          options, std::move(specs), std::make_unique<plan::SqlPlan>("SELECT * FROM __source_0", 1),
+          DeltaSinkAt((dir / "table").string())),
+      "starting the query");
 
   std::vector<int64_t> trigger_ms;
   std::map<std::string, int64_t> phase_total_ms;
   for (int i = 0; i < batches; ++i) {
-    if (auto added = memory->AddData(one); !added.ok()) Die(added.status(), "adding a row");
-    BENCH_CHECK_OK(query->ProcessAllAvailable(), "processing");
+    Check(memory->AddData(one), "adding a row");
+    Check(query->ProcessAllAvailable(), "processing");
   }
   for (const auto& p : query->RecentProgress()) {
     if (p.NumInputRows() == 0) continue;
@@ -148,7 +138,7 @@ void BatchOverhead(int batches) {
     if (it != p.duration_ms.end()) trigger_ms.push_back(it->second);
     for (const auto& [phase, ms] : p.duration_ms) phase_total_ms[phase] += ms;
   }
-  BENCH_CHECK_OK(query->Stop(), "stopping");
+  Check(query->Stop(), "stopping");
   // RecentProgress keeps the last 100: the percentiles are over those (the warm state).
   std::printf("batch_overhead: batches=%d measured=%zu p50_ms=%.1f p99_ms=%.1f max_ms=%.1f\n",
               batches, trigger_ms.size(), Percentile(trigger_ms, 0.5), Percentile(trigger_ms, 0.99),
@@ -184,7 +174,7 @@ void FilesToDelta(int64_t rows, int files) {
       out << line;
     }
   }
-  auto engine = engine::Engine::Open(BenchEngineOptions()).ValueOrDie();
+  auto engine = Check(engine::Engine::Open(BenchEngineOptions()), "opening the engine");
   stream::ExecutionOptions options;
   options.checkpoint_root = (dir / "checkpoint").string();
   options.engine = engine.get();
@@ -202,13 +192,13 @@ void FilesToDelta(int64_t rows, int files) {
   std::vector<stream::SourceSpec> specs;
   specs.push_back(std::move(spec));
   auto start = std::chrono::steady_clock::now();
-  auto query_or = stream::MicroBatchExecution::Start(
-      options, std::move(specs), std::make_unique<plan::SqlPlan>("SELECT * FROM __source_0", 1),
-      DeltaSinkAt((dir / "table").string()));
-  if (!query_or.ok()) Die(query_or.status(), "starting the query");
-  auto query = std::move(query_or).ValueOrDie();
-  BENCH_CHECK_OK(query->AwaitTermination(), "running");
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto query = Check(
+      stream::MicroBatchExecution::Start(
+          options, std::move(specs), std::make_unique<plan::SqlPlan>("SELECT * FROM __source_0", 1),
+          DeltaSinkAt((dir / "table").string())),
+      "starting the query");
+  Check(query->AwaitTermination(), "running");
+  double seconds = Seconds(start);
   int64_t total = 0;
   int64_t batches = 0;
   std::map<std::string, int64_t> phase_total_ms;
