@@ -17,6 +17,11 @@ constexpr auto kAwait = std::chrono::seconds(30);
   throw std::runtime_error("KafkaTestCluster: " + what);
 }
 
+// A mock call's answer: anything but NO_ERROR fails, naming the call.
+void Check(rd_kafka_resp_err_t err, const std::string& what) {
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) Fail(what + ": " + rd_kafka_err2str(err));
+}
+
 // Delivery reports: a failed delivery is kept (as the producer's opaque) for Flush to report.
 void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
   if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -369,6 +374,29 @@ void KafkaTestCluster::PushRequestErrors(int16_t api_key,
                                          const std::vector<rd_kafka_resp_err_t>& errors) {
   if (!cluster_) Fail("injecting request errors needs the mock cluster");
   rd_kafka_mock_push_request_errors_array(cluster_, api_key, errors.size(), errors.data());
+}
+
+void KafkaTestCluster::SetBrokersDown() {
+  if (!cluster_) Fail("cutting the network needs the mock cluster");
+  Check(rd_kafka_mock_broker_set_down(cluster_, -1), "rd_kafka_mock_broker_set_down");
+}
+
+void KafkaTestCluster::SetBrokersUp() {
+  if (!cluster_) Fail("restoring the network needs the mock cluster");
+  Check(rd_kafka_mock_broker_set_up(cluster_, -1), "rd_kafka_mock_broker_set_up");
+}
+
+void KafkaTestCluster::SetPartitionLeader(const std::string& topic, int partition,
+                                          int32_t broker_id) {
+  if (!cluster_) Fail("moving a leader needs the mock cluster");
+  Check(rd_kafka_mock_partition_set_leader(cluster_, topic.c_str(), partition, broker_id),
+        "rd_kafka_mock_partition_set_leader(" + topic + ", " + std::to_string(partition) + ", " +
+            std::to_string(broker_id) + ")");
+}
+
+void KafkaTestCluster::SetRoundTripMs(int rtt_ms) {
+  if (!cluster_) Fail("delaying answers needs the mock cluster");
+  Check(rd_kafka_mock_broker_set_rtt(cluster_, -1, rtt_ms), "rd_kafka_mock_broker_set_rtt");
 }
 
 }  // namespace sluice::sources::kafka::testing

@@ -73,6 +73,18 @@ class KafkaTestCluster {
   // (every partition of a request gets its error).
   void PushRequestErrors(int16_t api_key, const std::vector<rd_kafka_resp_err_t>& errors);
 
+  // The mock only (each fails on the real broker), for fault tests: the network between the
+  // clients and the cluster, and where partitions live.
+  // SetBrokersDown: every broker closes its connections and refuses new ones (a network cut:
+  // no leader changes); SetBrokersUp accepts them again.
+  void SetBrokersDown();
+  void SetBrokersUp();
+  // Moves the leader of `topic`'s `partition` to broker `broker_id` (1..brokers, as the mock
+  // numbers them); clients learn it from NOT_LEADER answers and the next Metadata.
+  void SetPartitionLeader(const std::string& topic, int partition, int32_t broker_id);
+  // Delays every broker's answers by `rtt_ms` (0: none).
+  void SetRoundTripMs(int rtt_ms);
+
  private:
   // The non-internal topics the cluster lists, with their partition counts.
   std::map<std::string, int> ListTopics();
