@@ -67,6 +67,36 @@ Result<std::unique_ptr<GroupMembership>> GroupMembership::Open(
 
 GroupMembership::~GroupMembership() { (void)Close(); }
 
+Result<int32_t> GroupMembership::TopicPartitionCount(int timeout_ms) {
+  if (rk_ == nullptr) return Status::Internal("group membership: closed");
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_, options_.topic.c_str(), nullptr);
+  if (rkt == nullptr) {
+    return Status::IOError("group " + options_.group_id + ": no handle for topic " +
+                           options_.topic);
+  }
+  const struct rd_kafka_metadata* md = nullptr;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(rk_, 0, rkt, &md, timeout_ms);
+  rd_kafka_topic_destroy(rkt);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return Status::IOError("group " + options_.group_id + ": the metadata of topic " +
+                           options_.topic + ": " + rd_kafka_err2str(err));
+  }
+  Result<int32_t> out = Status::NotFound("group " + options_.group_id + ": topic " +
+                                         options_.topic + " is not in the cluster's metadata");
+  for (int i = 0; i < md->topic_cnt; ++i) {
+    const rd_kafka_metadata_topic& t = md->topics[i];
+    if (options_.topic != t.topic) continue;
+    if (t.err != RD_KAFKA_RESP_ERR_NO_ERROR || t.partition_cnt <= 0) {
+      out = Status::NotFound("group " + options_.group_id + ": topic " + options_.topic + ": " +
+                             rd_kafka_err2str(t.err));
+    } else {
+      out = t.partition_cnt;
+    }
+  }
+  rd_kafka_metadata_destroy(md);
+  return out;
+}
+
 std::string GroupMembership::Protocol() const {
   return rk_ == nullptr ? "NONE" : rd_kafka_rebalance_protocol(rk_);
 }

@@ -67,6 +67,10 @@ class GroupMembership {
   // closed. Further calls do nothing.
   Status Close();
 
+  // The topic's partition count from the cluster's metadata. An error (naming the topic) when the
+  // brokers do not answer within `timeout_ms` or the topic does not exist.
+  Result<int32_t> TopicPartitionCount(int timeout_ms);
+
   // The partitions this process owns now.
   const std::set<int32_t>& Owned() const { return owned_; }
   // "COOPERATIVE", "EAGER" or "NONE" (librdkafka's rd_kafka_rebalance_protocol).

@@ -7,6 +7,7 @@
 #include "common/logging.h"
 #include "common/strings.h"
 #include "plan/stream_query_parser.h"
+#include "scaleout/partition_key_check.h"
 #include "scaleout/task_layout.h"
 #include "sinks/delta_sink.h"
 #include "sources/kafka/kafka_source.h"
@@ -92,11 +93,28 @@ Result<std::unique_ptr<GroupQuery>> GroupQuery::Prepare(const sql::StreamingDefi
   }
   SLUICE_ASSIGN_OR_RETURN(plan::PlannedStreamingQuery planned, q->Plan());
   if (!planned.operators.empty()) {
-    std::string ops;
-    for (const std::string& op : planned.operators) ops += (ops.empty() ? "" : ", ") + op;
-    return Refuse(def.name, "runs stateless queries only; this query keeps state (" + ops +
-                                "), which needs the topic partitioned by the state's key: not "
-                                "supported yet");
+    if (def.output_mode != sluice::OutputMode::kAppend) {
+      return Refuse(def.name,
+                    "writes a stateful query's results in APPEND mode only (in COMPLETE mode "
+                    "each task would replace the table with its own keys' rows; UPDATE's MERGE "
+                    "from many tasks is not supported yet)");
+    }
+    SLUICE_ASSIGN_OR_RETURN(plan::ParsedStreamingQuery parsed,
+                            plan::ParseStreamingQuery(def.query.value_or("")));
+    SLUICE_ASSIGN_OR_RETURN(
+        StatePartitioning partitioning,
+        CheckStatePartitioning(q->options_.engine, parsed, planned.operators, kafka.partitioned_by,
+                               q->topic_, "streaming table " + def.name));
+    q->partitioning_ = std::move(partitioning);
+    q->relation_ = parsed.streams.at(0);
+    q->shares_watermark_ = !planned.plan->watermark_nodes().empty();
+    std::string policy = "min";
+    if (auto it = q->options_.session_conf.find(std::string(stream::kConfMultipleWatermarkPolicy));
+        it != q->options_.session_conf.end() && !it->second.empty()) {
+      policy = it->second;
+    }
+    SLUICE_ASSIGN_OR_RETURN(q->watermark_policy_,
+                            MakeWatermarkPolicy(policy, q->options_.watermark_idle_timeout_ms));
   }
   return q;
 }
@@ -127,6 +145,10 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> GroupQuery::StartTask(
     int32_t partition, const std::string& query_id,
     std::function<void(int32_t, const stream::StreamingQueryProgress&)> on_progress) const {
   SLUICE_ASSIGN_OR_RETURN(plan::PlannedStreamingQuery planned, Plan());
+  if (partitioning_) {
+    planned.plan = std::make_unique<PartitionKeyCheckPlan>(std::move(planned.plan), relation_,
+                                                           *partitioning_, topic_);
+  }
   stream::SourceSpec spec;
   spec.factory = [](const sources::SourceContext& ctx) {
     return sources::CreateSource("kafka", ctx);
@@ -164,6 +186,13 @@ Result<std::unique_ptr<stream::MicroBatchExecution>> GroupQuery::StartTask(
   o.fs = options_.fs;
   o.session_conf = options_.session_conf;
   o.no_data_batches = options_.no_data_batches;
+  if (shares_watermark_) {
+    if (num_partitions_ <= 0) {
+      return Status::Internal("group mode: the topic's partition count is not known yet");
+    }
+    o.shared_watermark = std::make_shared<GlobalWatermark>(
+        options_.fs, options_.checkpoint_root, partition, num_partitions_, watermark_policy_);
+  }
   std::shared_ptr<fs::FileSystem> progress_fs = options_.fs;
   const std::string checkpoint = o.checkpoint_root;
   const std::string name = *o.query_name;

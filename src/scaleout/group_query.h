@@ -1,7 +1,10 @@
 // GroupQuery: a streaming table's query checked for group mode and run as tasks, one per input
-// partition (docs/scale-out.md). This step runs a stateless query over one Kafka topic read by
-// `subscribe`, into the table's Delta table, on a continuous trigger; Prepare refuses anything
-// else with the limit named. StartTask runs the task of one partition: an ordinary
+// partition (docs/scale-out.md). It runs a query over one Kafka topic read by `subscribe`, into
+// the table's Delta table, on a continuous trigger: stateless, or stateful (an aggregation or a
+// deduplication, APPEND mode) keyed by the source's declared partitionedBy column, whose tasks
+// check each batch's keys (partition_key_check.h), keep their state under <root>/tasks/<p>/state
+// and share a global watermark (global_watermark.h). Prepare refuses anything else with the limit
+// named. StartTask runs the task of one partition: an ordinary
 // stream::MicroBatchExecution on <root>/tasks/<p> (task_layout.h) whose Kafka source reads only
 // that partition (assign) and whose Delta sink commits with txn appId "<query id>-task-<p>".
 //
@@ -20,6 +23,8 @@
 #include "engine/engine.h"
 #include "fs/file_system.h"
 #include "plan/planner.h"
+#include "scaleout/global_watermark.h"
+#include "scaleout/state_partitioning.h"
 #include "sql/streaming_table_catalog.h"
 #include "stream/micro_batch_execution.h"
 
@@ -35,6 +40,8 @@ struct GroupQueryOptions {
   std::function<bool(const std::string&)> is_table;
   stream::ConfMap session_conf = stream::DefaultPersistedConf();
   bool no_data_batches = true;
+  // sluice.group.watermarkIdleTimeoutMs (global_watermark.h); 0: off.
+  int64_t watermark_idle_timeout_ms = 0;
 };
 
 class GroupQuery {
@@ -49,6 +56,14 @@ class GroupQuery {
   // The source's kafka.* options without the prefix (how to reach the cluster).
   const std::map<std::string, std::string>& kafka_config() const { return kafka_config_; }
   const stream::Trigger& trigger() const { return trigger_; }
+  // A stateful query keyed by the declared partitionedBy column (state_partitioning.h); nullopt
+  // for a stateless one.
+  const std::optional<StatePartitioning>& partitioning() const { return partitioning_; }
+  // Whether the tasks share a global watermark (a stateful query with a WATERMARK): then
+  // SetTopicPartitions must be called before StartTask.
+  bool shares_watermark() const { return shares_watermark_; }
+  // The topic's partition count: the partitions the global watermark is taken over.
+  void SetTopicPartitions(int32_t n) { num_partitions_ = n; }
 
   // Starts the task of `partition` for the query `query_id` (the root's metadata). `on_progress`
   // (may be empty) is called on the task's thread after each batch.
@@ -71,6 +86,11 @@ class GroupQuery {
   std::string topic_;
   std::map<std::string, std::string> kafka_config_;
   stream::Trigger trigger_;
+  std::optional<StatePartitioning> partitioning_;
+  plan::StreamRelation relation_;
+  bool shares_watermark_ = false;
+  WatermarkPolicy watermark_policy_;
+  int32_t num_partitions_ = 0;
 };
 
 }  // namespace sluice::scaleout

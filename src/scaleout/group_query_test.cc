@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "fs/test_util.h"
+#include "plan/stream_query_parser.h"
+#include "scaleout/partition_key_check.h"
 
 namespace sluice::scaleout {
 namespace {
@@ -68,13 +70,116 @@ TEST_F(GroupQueryTest, TaskSourceOptionsAssignThePartition) {
                                                       {"assign", R"({"t":[4]})"}}));
 }
 
-TEST_F(GroupQueryTest, StatefulQueriesAreRefusedWithTheLimit) {
+TEST_F(GroupQueryTest, StatefulQueriesWithoutTheDeclaredKeyAreRefusedWithIt) {
   sql::StreamingDefinition def = Def("key, count(*) AS n", " GROUP BY key");
   def.output_mode = sluice::OutputMode::kUpdate;
-  ExpectRefused(def, "runs stateless queries only");
-  def = Def("DISTINCT key");
-  def.output_mode = sluice::OutputMode::kUpdate;
-  ExpectRefused(def, "runs stateless queries only");
+  ExpectRefused(def, "APPEND mode only");
+  def.output_mode = sluice::OutputMode::kComplete;
+  ExpectRefused(def, "APPEND mode only");
+  // APPEND needs a watermarked window; without partitionedBy the key is named.
+  const std::string windowed =
+      " WATERMARK timestamp DELAY OF INTERVAL 1 MINUTE AS e GROUP BY window(timestamp, '1 "
+      "minute'), decode(key)";
+  def = Def("decode(key) AS user_id, count(*) AS n", windowed);
+  ExpectRefused(def,
+                "the aggregation keeps state by (window, user_id); the topic t must be "
+                "partitioned by user_id (declare partitionedBy => 'user_id'), or repartition it "
+                "first");
+  // Declared by a column that is not the state's key.
+  def.sources[0].options["partitionedBy"] = "topic";
+  ExpectRefused(def, "not by topic (partitionedBy)");
+  // A window alone: one state for the whole topic.
+  def = Def("count(*) AS n",
+            " WATERMARK timestamp DELAY OF INTERVAL 1 MINUTE AS e GROUP BY window(timestamp, '1 "
+            "minute')");
+  def.sources[0].options["partitionedBy"] = "user_id";
+  ExpectRefused(def, "keeps one state for the whole topic (by window only)");
+}
+
+constexpr char kWindowedByUser[] =
+    "SELECT window.start AS ws, user_id, count(*) AS n FROM (SELECT decode(value)::JSON->>'u' "
+    "AS user_id, timestamp FROM STREAM read_kafka(bootstrapServers => 'localhost:1', "
+    "subscribe => 't', partitionedBy => 'user_id') WATERMARK timestamp DELAY OF INTERVAL 1 "
+    "MINUTE AS e) s GROUP BY window(timestamp, '1 minute'), user_id";
+
+TEST_F(GroupQueryTest, AnAggregationKeyedByTheDeclaredColumnIsAccepted) {
+  sql::StreamingDefinition def = Def("x");
+  def.query = kWindowedByUser;
+  def.sources[0].options["partitionedBy"] = "user_id";
+  Result<std::unique_ptr<GroupQuery>> q = Prepare(def);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  ASSERT_TRUE((*q)->partitioning().has_value());
+  EXPECT_EQ((*q)->partitioning()->column, "user_id");
+  EXPECT_TRUE((*q)->shares_watermark());
+  // The check is over the stream itself: the subquery's expression of user_id.
+  EXPECT_THAT((*q)->partitioning()->check_sql, HasSubstr("__stream_0"));
+  EXPECT_THAT((*q)->partitioning()->check_sql, HasSubstr("IS DISTINCT FROM"));
+}
+
+TEST_F(GroupQueryTest, ADeduplicationByTheDeclaredColumnIsAccepted) {
+  sql::StreamingDefinition def = Def("DISTINCT ON (k) decode(key) AS k, value");
+  def.sources[0].options["partitionedBy"] = "k";
+  Result<std::unique_ptr<GroupQuery>> q = Prepare(def);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ((*q)->partitioning()->column, "k");
+  EXPECT_FALSE((*q)->shares_watermark());
+}
+
+// The check a task runs before each batch: a record whose key is not its column fails the batch
+// naming the partition, the offset and both values; the wrapped plan never sees that batch.
+class CountingPlan final : public plan::IncrementalPlan {
+ public:
+  Status Open(const plan::PlanContext&) override { return Status::OK(); }
+  size_t num_sources() const override { return 1; }
+  Result<plan::PlanOutput> Execute(const plan::PlanInput& input) override {
+    ++executed;
+    plan::PlanOutput out;
+    out.rows = input.sources[0];
+    return out;
+  }
+  std::string Description() const override { return "counting"; }
+  int executed = 0;
+};
+
+TEST_F(GroupQueryTest, TheKeyCheckFailsABatchWithARecordOfAnotherKey) {
+  sql::StreamingDefinition def = Def("x");
+  def.query = kWindowedByUser;
+  def.sources[0].options["partitionedBy"] = "user_id";
+  Result<std::unique_ptr<GroupQuery>> q = Prepare(def);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  Result<plan::ParsedStreamingQuery> parsed = plan::ParseStreamingQuery(kWindowedByUser);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  auto inner = std::make_unique<CountingPlan>();
+  CountingPlan* counting = inner.get();
+  PartitionKeyCheckPlan check(std::move(inner), parsed->streams[0], *(*q)->partitioning(), "t");
+  plan::PlanContext ctx;
+  ctx.engine = engine_.get();
+  ASSERT_TRUE(check.Open(ctx).ok());
+  auto conn = engine_->Connect().ValueOrDie();
+  auto batch = [&](const std::string& rows) {
+    return conn
+        ->Query(
+            "SELECT k::BLOB AS key, v::BLOB AS value, 't' AS topic, p AS partition, o::BIGINT "
+            "AS offset, TIMESTAMPTZ '2026-01-01 00:00:00+00' + INTERVAL (o) SECOND AS "
+            "timestamp FROM (VALUES " +
+            rows + ") r(k, v, p, o)")
+        .ValueOrDie();
+  };
+  plan::PlanInput good;
+  good.sources.push_back(batch(R"(('a', '{"u":"a"}', 2, 10), ('b', '{"u":"b"}', 2, 11))"));
+  Result<plan::PlanOutput> ok = check.Execute(good);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(counting->executed, 1);
+  plan::PlanInput bad;
+  bad.batch_id = BatchId(4);
+  bad.sources.push_back(batch(R"(('a', '{"u":"a"}', 2, 12), ('c', '{"u":"d"}', 2, 13))"));
+  Result<plan::PlanOutput> refused = check.Execute(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("the record of topic t at partition 2, offset 13 has the key 'c' but its "
+                        "partitionedBy column user_id is 'd'"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("batch 4"));
+  EXPECT_EQ(counting->executed, 1);
 }
 
 TEST_F(GroupQueryTest, OtherSourcesAndSubscriptionsAreRefused) {

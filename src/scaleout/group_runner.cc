@@ -1,6 +1,7 @@
 #include "scaleout/group_runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -284,6 +285,7 @@ Status Run(const GroupRunOptions& options, std::ostream& out, std::ostream& err)
   qo.session_conf[std::string(stream::kConfMultipleWatermarkPolicy)] =
       session->settings().GetString("multipleWatermarkPolicy");
   qo.no_data_batches = session->settings().GetBoolean("noDataBatches");
+  qo.watermark_idle_timeout_ms = session->settings().GetInteger("group.watermarkIdleTimeoutMs");
   const std::string root = qo.checkpoint_root;
   SLUICE_ASSIGN_OR_RETURN_CTX(std::unique_ptr<GroupQuery> query,
                               GroupQuery::Prepare(*def, std::move(qo)), node->Place());
@@ -309,10 +311,27 @@ Status Run(const GroupRunOptions& options, std::ostream& out, std::ostream& err)
   mo.topic = query->topic();
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<GroupMembership> membership,
                           GroupMembership::Open(mo, &process));
+  if (query->shares_watermark()) {
+    // The global watermark is taken over every partition of the topic (global_watermark.h).
+    Result<int32_t> n = Status::Internal("not asked");
+    for (int attempt = 0; attempt < 12 && !g_stop_requested; ++attempt) {
+      n = membership->TopicPartitionCount(5000);
+      if (n.ok()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    SLUICE_RETURN_NOT_OK_CTX(n.status(), "group mode: the partitions the global watermark spans");
+    query->SetTopicPartitions(*n);
+  }
   out << "group " << options.group << ": query id " << metadata.id << ", table " << def->name
       << ", topic " << query->topic() << ", checkpoint " << root << "; joining"
       << (options.group_instance_id ? " as static member " + *options.group_instance_id : "")
       << std::endl;
+  if (query->partitioning()) {
+    out << "group " << options.group << ": stateful, keyed by " << query->partitioning()->column
+        << " (partitionedBy: each batch checks the records' keys)"
+        << (query->shares_watermark() ? "; global watermark over the topic's partitions" : "")
+        << std::endl;
+  }
   Status st;
   while (!g_stop_requested) {
     st = membership->Poll(kPollMs);

@@ -54,6 +54,9 @@ const std::vector<SettingDefinition>& AllSettings() {
          "how several watermarks combine: min | max", true},
         {"stateStore.changelogCheckpointing", SettingKind::kBoolean, "true",
          "state store writes changelogs per batch and snapshots every few batches", true},
+        {"group.watermarkIdleTimeoutMs", SettingKind::kInteger, "0",
+         "group mode (--group): leave a partition whose watermark was not updated for this many "
+         "ms out of the global watermark; 0: off"},
         {"noDataBatches", SettingKind::kBoolean, "true",
          "run a batch without new data when the watermark would evict state or emit rows"},
         {"delta.retentionDurationCheck", SettingKind::kBoolean, "true",

@@ -345,6 +345,20 @@ Result<bool> MicroBatchExecution::RunTrigger() {
     }
   }
   t.Add(kDurationLatestOffset, MonotonicMs() - m0);
+  if (!has_new_data && options_.shared_watermark && watermarks_->has_nodes()) {
+    // The others may have moved the shared watermark while this query had no data.
+    SLUICE_ASSIGN_OR_RETURN_CTX(int64_t shared,
+                                options_.shared_watermark->Combine(watermarks_->global_ms()),
+                                batch_ctx + ": the shared watermark");
+    if (shared > CurrentWatermarkMs()) {
+      {
+        MutexLock lock(&mu_);
+        watermark_ms_ = shared;
+      }
+      last_batch_wants_no_data_ =
+          last_batch_wants_no_data_ || plan_->WantsNoDataBatch(previous_watermark_ms_, shared);
+    }
+  }
   int64_t wm = CurrentWatermarkMs();
   bool no_data_batch =
       !has_new_data && options_.no_data_batches && last_batch_wants_no_data_ && !single_batch_;
@@ -434,7 +448,13 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   // Watermark for the next batch; commits/<N> is written and synced under a temporary name on
   // another thread while the sink runs (PendingCommitEntry), and published only after the sink
   // has returned: the order in which entries become visible and durable is unchanged.
-  int64_t next_wm = watermarks_->Update(out.event_time);
+  const int64_t own_next_wm = watermarks_->Update(out.event_time);
+  int64_t next_wm = own_next_wm;
+  if (options_.shared_watermark && watermarks_->has_nodes()) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(int64_t shared, options_.shared_watermark->Combine(own_next_wm),
+                                ctx + ": the shared watermark");
+    next_wm = std::max(watermark_ms, shared);
+  }
   PendingCommitEntry commit_entry(*commits_, id, CommitMetadata{next_wm, std::nullopt},
                                   {.sync = options_.sync});
 
@@ -448,6 +468,10 @@ Status MicroBatchExecution::RunBatch(BatchId id,
   m0 = MonotonicMs();
   SLUICE_RETURN_NOT_OK_CTX(commit_entry.Publish(), ctx + ": writing the commit log");
   SLUICE_RETURN_NOT_OK(fs::CrashPoint(*fs_, kCrashAfterCommitWrite, ctx));
+  if (options_.shared_watermark && watermarks_->has_nodes()) {
+    SLUICE_RETURN_NOT_OK_CTX(options_.shared_watermark->Publish(id, own_next_wm),
+                             ctx + ": publishing the watermark");
+  }
   std::vector<std::optional<std::string>> starts;
   for (size_t i = 0; i < sources_.size(); ++i) {
     auto& s = sources_[i];

@@ -48,6 +48,7 @@
 #include "stream/offset_seq_log.h"
 #include "stream/progress.h"
 #include "stream/restart_plan.h"
+#include "stream/shared_watermark.h"
 #include "stream/trigger.h"
 #include "stream/watermark_tracker.h"
 
@@ -138,6 +139,9 @@ struct ExecutionOptions {
   // Called on the query thread after each batch's progress is made (not for idle triggers),
   // before the next trigger starts; e.g. to persist it. Must not block for long.
   std::function<void(const StreamingQueryProgress&)> on_batch_progress;
+  // Group mode (scaleout/): the watermark shared with the other tasks of the query
+  // (stream/shared_watermark.h says when the loop asks and tells it). Null: the query's own.
+  std::shared_ptr<SharedWatermark> shared_watermark;
 };
 
 class MicroBatchExecution {

@@ -82,13 +82,14 @@ Result<KafkaSourceOptions> ParseKafkaSourceOptions(const std::map<std::string, s
                lower != "startingoffsets" && lower != "maxoffsetspertrigger" &&
                lower != "failondataloss" && lower != "groupidprefix" &&
                lower != "kafkaconsumer.polltimeoutms" && lower != "minoffsetspertrigger" &&
-               lower != "includeheaders" && lower != "maxtriggerdelay") {
+               lower != "includeheaders" && lower != "maxtriggerdelay" &&
+               lower != "partitionedby") {
       return Status::InvalidArgument(
           "kafka source: unknown option '" + name +
           "' (known: kafka.bootstrap.servers and other kafka.* options, subscribe, "
           "subscribePattern, assign, startingOffsets, maxOffsetsPerTrigger, "
           "minOffsetsPerTrigger, maxTriggerDelay, failOnDataLoss, groupIdPrefix, "
-          "includeHeaders, kafkaConsumer.pollTimeoutMs)");
+          "includeHeaders, kafkaConsumer.pollTimeoutMs, partitionedBy)");
     }
   }
   if (!out.kafka_config.count("bootstrap.servers")) {
@@ -134,6 +135,12 @@ Result<KafkaSourceOptions> ParseKafkaSourceOptions(const std::map<std::string, s
     }
   }
   SLUICE_ASSIGN_OR_RETURN(out.max_offsets_per_trigger, o.GetInt64("maxOffsetsPerTrigger", 1));
+  if (auto col = o.Get("partitionedBy")) {
+    if (col->empty()) {
+      return Status::InvalidArgument("kafka source: option 'partitionedBy' names no column");
+    }
+    out.partitioned_by = *col;
+  }
   SLUICE_ASSIGN_OR_RETURN(out.min_offsets_per_trigger, o.GetInt64("minOffsetsPerTrigger", 1));
   if (auto d = o.Get("maxTriggerDelay")) {
     auto parsed = ParseDuration(*d);

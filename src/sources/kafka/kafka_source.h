@@ -45,6 +45,10 @@ struct KafkaSourceOptions {
   std::string group_id_prefix = "spark-kafka-source";
   int64_t poll_timeout_ms = 120000;
   bool include_headers = false;
+  // partitionedBy: the column the producer keyed the topic's records by (docs/scale-out.md "Keyed
+  // state and partitioning"). The source only records it; group mode (scaleout/) checks each
+  // record's key against it and runs a query keeping state by that column per partition.
+  std::optional<std::string> partitioned_by;
 };
 
 // Parses the user's options (SourceContext::options). InvalidArgument naming the option.
