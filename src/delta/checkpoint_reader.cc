@@ -10,13 +10,21 @@
 //     carry to_json(add) instead and go through the commit-line parser.
 //  3. The few remaining rows (protocol, metaData, txn, domainMetadata, unknown columns) are
 //     rendered with to_json and parsed like commit lines, so unknown columns stay ignored.
+// V2 checkpoints (the v2Checkpoint feature): the top-level file, JSON (parsed as a commit file) or
+// Parquet (as above), holds protocol, metaData, txn, domainMetadata, checkpointMetadata and
+// `sidecar` actions; each sidecar names a Parquet file in _delta_log/_sidecars/ holding adds and
+// removes, read in bulk as above.
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/strings.h"
+#include "delta/paths.h"
 #include "delta/schema.h"
 #include "delta/snapshot.h"
 #include "delta/values.h"
@@ -264,17 +272,18 @@ Status ReadJsonRows(engine::Connection* conn, const std::string& sql, const std:
   return Status::OK();
 }
 
-}  // namespace
-
-Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn,
-                                                  const Checkpoint& checkpoint) {
+// Reads the Parquet checkpoint files `paths` into `out`: add/remove rows in bulk, the other rows
+// as JSON lines. The paths of the sidecar files its `sidecar` rows name (V2 checkpoints) are
+// appended to `sidecars` as the log writes them.
+Status ReadParquetCheckpoint(engine::Connection* conn, const std::vector<std::string>& paths,
+                             const std::string& ctx, std::vector<Action>* out,
+                             std::vector<std::string>* sidecars) {
   std::string list = "[";
-  for (size_t i = 0; i < checkpoint.files.size(); ++i) {
+  for (size_t i = 0; i < paths.size(); ++i) {
     if (i > 0) list += ", ";
-    list += QuoteLiteral(checkpoint.files[i].info.path);
+    list += QuoteLiteral(paths[i]);
   }
   list += "]";
-  const std::string ctx = "reading checkpoint " + checkpoint.files.front().info.path;
   const std::string source =
       "read_parquet(" + list + ", union_by_name=true, hive_partitioning=false)";
   SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch empty,
@@ -285,15 +294,26 @@ Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn,
   bool bulk = (add != nullptr || remove != nullptr) &&
               (add == nullptr || add->type.id == engine::TypeId::kStruct) &&
               (remove == nullptr || remove->type.id == engine::TypeId::kStruct);
-  std::vector<Action> out;
+  if (const engine::Field* sidecar = FindField(columns, "sidecar");
+      sidecar != nullptr && sidecar->type.id == engine::TypeId::kStruct &&
+      FindField(sidecar->type.children, "path") != nullptr) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(engine::Batch rows,
+                                conn->Query("SELECT t.\"sidecar\".\"path\" FROM " + source +
+                                            " t WHERE t.\"sidecar\" IS NOT NULL"),
+                                ctx);
+    for (int64_t r = 0; r < rows.num_rows(); ++r) {
+      std::optional<std::string> path = rows.GetString(r, 0);
+      if (!path) return Status::Corruption("sidecar action without a path").WithContext(ctx);
+      sidecars->push_back(*path);
+    }
+  }
   if (!bulk) {
     // Unusual layout: every row as JSON.
-    SLUICE_RETURN_NOT_OK_CTX(
-        ReadJsonRows(
-            conn, "SELECT string_agg(CAST(to_json(t) AS VARCHAR), chr(10)) FROM " + source + " t",
-            ctx, &out),
-        ctx);
-    return out;
+    return ReadJsonRows(
+               conn,
+               "SELECT string_agg(CAST(to_json(t) AS VARCHAR), chr(10)) FROM " + source + " t", ctx,
+               out)
+        .WithContext(ctx);
   }
 
   // Everything but add/remove, as JSON lines.
@@ -311,7 +331,7 @@ Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn,
         ReadJsonRows(conn,
                      "SELECT string_agg(CAST(to_json(t) AS VARCHAR), chr(10)) FROM (SELECT " +
                          select + " FROM " + source + " WHERE " + where + ") t",
-                     ctx, &out),
+                     ctx, out),
         ctx);
   }
 
@@ -346,7 +366,69 @@ Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn,
   for (int64_t r = 0; r < cells.num_rows(); ++r) {
     std::optional<std::string> text = cells.GetString(r, 0);
     if (!text) continue;
-    SLUICE_RETURN_NOT_OK_CTX(DecodeRecords(*text, &out), ctx);
+    SLUICE_RETURN_NOT_OK_CTX(DecodeRecords(*text, out), ctx);
+  }
+  return Status::OK();
+}
+
+// The `sidecar` actions' paths of a V2 checkpoint in JSON (one action per line).
+Result<std::vector<std::string>> JsonSidecars(std::string_view contents, const std::string& ctx) {
+  std::vector<std::string> out;
+  size_t line_no = 0;
+  for (size_t pos = 0; pos < contents.size();) {
+    size_t nl = contents.find('\n', pos);
+    std::string_view line = contents.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+    pos = nl == std::string_view::npos ? contents.size() : nl + 1;
+    ++line_no;
+    if (line.find("\"sidecar\"") == std::string_view::npos) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("sidecar")) continue;
+    const nlohmann::json& sidecar = j["sidecar"];
+    if (!sidecar.is_object() || !sidecar.contains("path") || !sidecar["path"].is_string()) {
+      return Status::Corruption("sidecar action without a path at line " + std::to_string(line_no))
+          .WithContext(ctx);
+    }
+    out.push_back(sidecar["path"].get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<Action>> ReadCheckpointActions(fs::FileSystem* fs, engine::Connection* conn,
+                                                  const Checkpoint& checkpoint) {
+  const LogFile& first = checkpoint.files.front();
+  const std::string ctx = "reading checkpoint " + first.info.path;
+  std::vector<Action> out;
+  std::vector<std::string> sidecars;
+  if (first.name.kind == LogFileKind::kCheckpointV2 && first.name.json) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string contents, fs->ReadFile(first.info.path), ctx);
+    SLUICE_ASSIGN_OR_RETURN(out, ParseCommitFile(contents, first.info.path));
+    SLUICE_ASSIGN_OR_RETURN(sidecars, JsonSidecars(contents, ctx));
+  } else {
+    std::vector<std::string> paths;
+    for (const LogFile& f : checkpoint.files) paths.push_back(f.info.path);
+    SLUICE_RETURN_NOT_OK(ReadParquetCheckpoint(conn, paths, ctx, &out, &sidecars));
+  }
+  if (sidecars.empty()) return out;
+  // V2: the adds and removes are in the sidecar files, named relative to _delta_log/_sidecars/
+  // (or absolute); every one must exist, and a sidecar names no further sidecars.
+  const std::string sidecar_dir = fs::JoinPath(fs::DirName(first.info.path), "_sidecars");
+  std::vector<std::string> paths;
+  for (const std::string& name : sidecars) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(std::string path, ResolveLogPath(sidecar_dir, name), ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(bool exists, fs->Exists(path), ctx);
+    if (!exists) {
+      return Status::Corruption("sidecar file " + path + " of checkpoint " + first.info.path +
+                                " does not exist");
+    }
+    paths.push_back(std::move(path));
+  }
+  std::vector<std::string> nested;
+  SLUICE_RETURN_NOT_OK(ReadParquetCheckpoint(conn, paths, ctx + " (sidecar files)", &out, &nested));
+  if (!nested.empty()) {
+    return Status::Corruption("a sidecar file of checkpoint " + first.info.path +
+                              " names sidecar files itself");
   }
   return out;
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "delta/changes.h"
+#include "delta/log_segment.h"
 #include "delta/paths.h"
 #include "delta/table.h"
 #include "delta/test_util.h"
@@ -235,8 +236,10 @@ TEST_F(FixtureTest, EveryFixtureIsCovered) {
                                          "spark/timestamp-ntz",
                                          "spark/timestamp-partition-iso8601",
                                          "spark/txn",
+                                         "spark/type-widening",
                                          "spark/unknown-reader-feature",
                                          "spark/v2-checkpoint",
+                                         "spark/v2-checkpoint-parquet",
                                          "spark/versions-not-contiguous",
                                          "deltars/cdf-table",
                                          "deltars/checkpoints_vacuumed",
@@ -1035,16 +1038,93 @@ TEST_F(FixtureTest, ReadsColumnMappingName) {
   EXPECT_EQ(LatestRows(t.get()), (std::vector<std::string>{"1|a", "2|b", "3|c"}));
 }
 
-TEST_F(FixtureTest, RefusesV2Checkpoint) {
-  Status st = OpenError("spark/v2-checkpoint");
-  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
-  EXPECT_THAT(st.message(), HasSubstr("v2Checkpoint"));
+// V2 checkpoints (v2Checkpoint): the UUID-named top-level checkpoint and its sidecar files are
+// read; with the commits before the checkpoint deleted, the rows can only come from them.
+TEST_F(FixtureTest, ReadsV2CheckpointJson) {
+  auto t = OpenFixture("spark/v2-checkpoint");
+  ASSERT_TRUE(t);
+  auto snap = t->Latest();
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  ASSERT_TRUE((*snap)->segment.checkpoint);
+  EXPECT_EQ((*snap)->segment.checkpoint->version, Version(2));
+  EXPECT_EQ((*snap)->segment.checkpoint->files.front().name.kind, LogFileKind::kCheckpointV2);
+  EXPECT_EQ(LatestRows(t.get()), Sorted(Range(0, 9)));
+  // Only the checkpoint: commits 0 and 1 gone (2 stays, the checkpoint's own version).
+  TempDir dir;
+  std::string copy = CopyFixture("spark/v2-checkpoint", dir);
+  for (const char* c : {"00000000000000000000.json", "00000000000000000001.json"}) {
+    ASSERT_TRUE(fs::LocalFileSystem()->DeleteFile(copy + "/_delta_log/" + c).ok());
+  }
+  auto only = Open(copy);
+  ASSERT_TRUE(only);
+  EXPECT_EQ(LatestRows(only.get()), Sorted(Range(0, 9)));
+  // A missing sidecar is an error naming it, never a table without its files.
+  for (const auto& e : std::filesystem::directory_iterator(copy + "/_delta_log/_sidecars")) {
+    std::filesystem::remove(e.path());
+  }
+  auto broken = DeltaTable::Open(fs::LocalFileSystem(), engine_, copy);
+  Status st = broken.ok() ? (*broken)->Latest().status() : broken.status();
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_THAT(st.message(), HasSubstr("sidecar file"));
 }
 
-TEST_F(FixtureTest, RefusesTimestampNtz) {
-  Status st = OpenOrScanError("spark/timestamp-ntz");
-  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
-  EXPECT_THAT(st.message(), HasSubstr("timestampNtz"));
+TEST_F(FixtureTest, ReadsV2CheckpointWithDeletionVectorsAndPartitions) {
+  auto t = OpenFixture("spark/v2-checkpoint-parquet");
+  ASSERT_TRUE(t);
+  auto snap = t->Latest();
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  ASSERT_TRUE((*snap)->segment.checkpoint);
+  EXPECT_EQ((*snap)->segment.checkpoint->version, Version(3));
+  EXPECT_EQ((*snap)->segment.checkpoint->files.front().name.kind, LogFileKind::kCheckpointV2);
+  auto [columns, expected] = WriterRows(Summary("spark/v2-checkpoint-parquet")["rows"]);
+  EXPECT_EQ(LatestRows(t.get(), columns), expected);
+  EXPECT_EQ(expected.size(), 22u);
+  TempDir dir;
+  std::string copy = CopyFixture("spark/v2-checkpoint-parquet", dir);
+  for (int v = 0; v < 3; ++v) {
+    ASSERT_TRUE(
+        fs::LocalFileSystem()->DeleteFile(copy + "/_delta_log/" + CommitFileName(Version(v))).ok());
+  }
+  auto only = Open(copy);
+  ASSERT_TRUE(only);
+  EXPECT_EQ(LatestRows(only.get(), columns), expected);
+  EXPECT_EQ(VersionRows(only.get(), 3, {"id"}).size(), 17u);  // v4 appended 5 rows
+}
+
+// timestamp_ntz columns (timestampNtz) are read as TIMESTAMP, no time zone.
+TEST_F(FixtureTest, ReadsTimestampNtz) {
+  auto t = OpenFixture("spark/timestamp-ntz");
+  ASSERT_TRUE(t);
+  auto snap = t->Latest();
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  const engine::Field* ts = FindField((*snap)->schema.fields, "ts");
+  ASSERT_NE(ts, nullptr);
+  EXPECT_EQ(ts->type.id, engine::TypeId::kTimestamp);
+  EXPECT_EQ(LatestRows(t.get()), Sorted({"1|2021-01-01 10:00:00", "2|NULL"}));
+}
+
+// Type widening (typeWidening): the v1 file holds int32 / int16 / float / decimal(5,2) / a byte
+// partition value, read as the widened bigint / int / double / decimal(10,4) / smallint.
+TEST_F(FixtureTest, ReadsTypeWidenedColumns) {
+  auto t = OpenFixture("spark/type-widening");
+  ASSERT_TRUE(t);
+  auto snap = t->Latest();
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  std::vector<std::string> types;
+  for (const engine::Field& f : (*snap)->schema.fields) types.push_back(f.type.ToSql());
+  EXPECT_EQ(types,
+            (std::vector<std::string>{"BIGINT", "INTEGER", "DOUBLE", "DECIMAL(10,4)", "SMALLINT"}));
+  EXPECT_EQ(LatestRows(t.get(), {"id", "s", "f", "dec", "b"}),
+            Sorted({"1|2|1.5|1.2500|3", "5000000000|100000|2.5|123456.1234|1000"}));
+  auto [columns, expected] = WriterRows(Summary("spark/type-widening")["rows"]);
+  EXPECT_EQ(LatestRows(t.get(), columns), expected);
+  // Before the widening (v1) the table's types were the narrow ones.
+  EXPECT_EQ(VersionRows(t.get(), 1, {"id", "s", "f", "dec", "b"}),
+            (std::vector<std::string>{"1|2|1.5|1.25|3"}));
+  // Data skipping on the widened column: the old file's int stats against a bigint literal.
+  auto rows = t->Scan(**snap, ScanFilter{{{"id", CompareOp::kGt, std::string("4000000000")}}});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(Rows(*rows, {"id"}), (std::vector<std::string>{"5000000000"}));
 }
 
 // ---------------- delta-rs fixtures ----------------

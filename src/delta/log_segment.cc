@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +52,27 @@ std::string VersionList(const std::vector<Version>& versions) {
   return s + "]";
 }
 
+// For "checkpoint.<uuid>.json" / "checkpoint.<uuid>.parquet": the uuid and whether it is JSON.
+std::optional<std::pair<std::string_view, bool>> V2CheckpointUuid(std::string_view rest) {
+  constexpr std::string_view kPrefix = "checkpoint.";
+  if (rest.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  rest.remove_prefix(kPrefix.size());
+  bool json = false;
+  if (rest.size() == 36 + 5 && rest.substr(36) == ".json") {
+    json = true;
+  } else if (!(rest.size() == 36 + 8 && rest.substr(36) == ".parquet")) {
+    return std::nullopt;
+  }
+  std::string_view uuid = rest.substr(0, 36);
+  for (size_t i = 0; i < uuid.size(); ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? uuid[i] != '-' : !std::isxdigit(static_cast<unsigned char>(uuid[i]))) {
+      return std::nullopt;
+    }
+  }
+  return std::make_pair(uuid, json);
+}
+
 }  // namespace
 
 std::optional<LogFileName> ParseLogFileName(std::string_view name) {
@@ -68,6 +90,12 @@ std::optional<LogFileName> ParseLogFileName(std::string_view name) {
   }
   if (rest == "checkpoint.parquet") {
     out.kind = LogFileKind::kCheckpoint;
+    return out;
+  }
+  // checkpoint.<uuid>.json / checkpoint.<uuid>.parquet (V2, the uuid 8-4-4-4-12 hex digits)
+  if (auto uuid = V2CheckpointUuid(rest)) {
+    out.kind = LogFileKind::kCheckpointV2;
+    out.json = uuid->second;
     return out;
   }
   // checkpoint.%010d.%010d.parquet
@@ -144,7 +172,8 @@ Status ListError(const Status& status, const std::string& log_dir) {
 void AddEntries(const std::vector<fs::FileInfo>& entries, Version min_version,
                 LogListing* listing) {
   std::map<Version, std::map<int32_t, std::vector<LogFile>>>
-      parts;  // version -> num_parts -> files
+      parts;                      // version -> num_parts -> files
+  std::map<Version, LogFile> v2;  // version -> the first UUID-named checkpoint by name
   for (const fs::FileInfo& info : entries) {
     if (info.is_directory) continue;
     auto name = ParseLogFileName(Basename(info.path));
@@ -160,6 +189,11 @@ void AddEntries(const std::vector<fs::FileInfo>& entries, Version min_version,
       case LogFileKind::kCheckpointPart:
         parts[name->version][name->num_parts].push_back(file);
         break;
+      case LogFileKind::kCheckpointV2: {
+        auto [it, inserted] = v2.emplace(name->version, file);
+        if (!inserted && Basename(info.path) < Basename(it->second.info.path)) it->second = file;
+        break;
+      }
     }
   }
   for (auto& [version, by_count] : parts) {
@@ -173,6 +207,9 @@ void AddEntries(const std::vector<fs::FileInfo>& entries, Version min_version,
       listing->checkpoints[version] = std::move(cp);
       break;
     }
+  }
+  for (auto& [version, file] : v2) {
+    if (!listing->checkpoints.count(version)) listing->checkpoints[version] = {version, {file}};
   }
 }
 

@@ -2,9 +2,12 @@
 // snapshot at version v needs (the newest complete checkpoint <= v plus the commits after it).
 //
 // The listing of _delta_log is authoritative; `_last_checkpoint` is not needed (it may be
-// stale, empty, corrupt or missing). Anything that is not a commit (%020d.json) or a classic or
-// multi-part checkpoint (%020d.checkpoint.parquet, %020d.checkpoint.%010d.%010d.parquet) is
-// ignored: .crc files, .tmp/ directories, *.tmp files, UUID (V2) checkpoints, compacted logs.
+// stale, empty, corrupt or missing). Anything that is not a commit (%020d.json), a classic or
+// multi-part checkpoint (%020d.checkpoint.parquet, %020d.checkpoint.%010d.%010d.parquet) or a
+// UUID-named V2 checkpoint (%020d.checkpoint.<uuid>.json or .parquet, whose sidecar files in
+// _delta_log/_sidecars/ checkpoint_reader.cc reads) is ignored: .crc files, .tmp/ directories,
+// *.tmp files, compacted logs. Of several checkpoints of one version, a classic one is used, then
+// a complete multi-part one, then the first UUID-named one by name (any of them is complete).
 #pragma once
 
 #include <cstdint>
@@ -21,13 +24,14 @@
 
 namespace sluice::delta {
 
-enum class LogFileKind { kCommit, kCheckpoint, kCheckpointPart };
+enum class LogFileKind { kCommit, kCheckpoint, kCheckpointPart, kCheckpointV2 };
 
 struct LogFileName {
   LogFileKind kind = LogFileKind::kCommit;
   Version version;
   int32_t part = 0;       // kCheckpointPart: 1-based
   int32_t num_parts = 0;  // kCheckpointPart
+  bool json = false;      // kCheckpointV2: a JSON top-level file (else Parquet)
 };
 
 // Classifies a file name inside _delta_log; nullopt for files a reader ignores.
@@ -45,7 +49,7 @@ struct LogFile {
 
 struct Checkpoint {
   Version version;
-  std::vector<LogFile> files;  // one classic file, or all parts in part order
+  std::vector<LogFile> files;  // one classic or V2 file, or all parts in part order
 };
 
 // Everything the listing of _delta_log shows.

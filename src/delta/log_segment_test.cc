@@ -23,10 +23,23 @@ TEST(LogSegmentTest, ParsesLogFileNames) {
   EXPECT_EQ(part->kind, LogFileKind::kCheckpointPart);
   EXPECT_EQ(part->part, 2);
   EXPECT_EQ(part->num_parts, 3);
+  auto v2 =
+      ParseLogFileName("00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-c9c550132b49.json");
+  ASSERT_TRUE(v2);
+  EXPECT_EQ(v2->kind, LogFileKind::kCheckpointV2);
+  EXPECT_EQ(v2->version, Version(2));
+  EXPECT_TRUE(v2->json);
+  auto v2p = ParseLogFileName(
+      "00000000000000000003.checkpoint.6374b053-df23-479b-b2cf-c9c550132b49.parquet");
+  ASSERT_TRUE(v2p);
+  EXPECT_EQ(v2p->kind, LogFileKind::kCheckpointV2);
+  EXPECT_FALSE(v2p->json);
   for (const char* ignored :
        {"00000000000000000000.crc", ".00000000000000000000.json.crc",
         "00000000000000000000.json.123.tmp",
-        "00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-c9c550132b49.json",
+        "00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-c9c550132b.json",
+        "00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-c9c550132b49.orc",
+        "00000000000000000002.checkpoint.6374b053xdf23-479b-b2cf-c9c550132b49.json",
         "00000000000000000000.checkpoint.parquet.tmpXYZ",
         "00000000000000000000.00000000000000000003.compacted.json", "_last_checkpoint",
         "0000000000000000001.json",

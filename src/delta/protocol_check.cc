@@ -12,10 +12,6 @@ namespace {
 constexpr int kMaxReaderVersion = 3;
 
 std::string WhyRefused(const std::string& feature) {
-  if (feature == "v2Checkpoint") return "V2 (UUID/sidecar) checkpoints are not implemented";
-  if (feature == "typeWidening" || feature == "typeWidening-preview")
-    return "type widening is not implemented";
-  if (feature == "timestampNtz") return "timestamp_ntz columns are not enabled in this reader";
   if (feature == "variantType" || feature == "variantType-preview" ||
       feature == "variantShredding" || feature == "variantShredding-preview") {
     return "the variant type is not implemented";
@@ -30,8 +26,13 @@ std::string WhyRefused(const std::string& feature) {
 }  // namespace
 
 const std::vector<std::string>& SupportedReaderFeatures() {
-  static const std::vector<std::string> kFeatures = {"vacuumProtocolCheck", "columnMapping",
-                                                     "deletionVectors"};
+  // timestampNtz: timestamp_ntz columns are read as TIMESTAMP (no time zone; schema.cc).
+  // typeWidening (and its preview name): files written before a type change hold the narrower
+  // type, which the scan casts to the table's (scan.cc). v2Checkpoint: UUID-named checkpoints
+  // and their sidecar files (log_segment.h, checkpoint_reader.cc).
+  static const std::vector<std::string> kFeatures = {
+      "vacuumProtocolCheck", "columnMapping", "deletionVectors",     "timestampNtz",
+      "typeWidening",        "v2Checkpoint",  "typeWidening-preview"};
   return kFeatures;
 }
 

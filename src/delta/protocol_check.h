@@ -1,12 +1,13 @@
 // Which Delta tables Sluice can read (PROTOCOL.md "Protocol Evolution", "Table Features").
 //
 // Accepted: reader versions 1 and 2; reader version 3 whose readerFeatures are all implemented
-// by Sluice (today: vacuumProtocolCheck, deletionVectors (applied by scan.h) and columnMapping
-// (column_mapping.h, physical names read by scan.h)), with delta.columnMapping.mode none, name or
-// id at any reader version. Everything else is refused with NotSupported naming the feature
-// (v2Checkpoint, typeWidening, timestampNtz, variantType, catalogManaged, unknown names, an
-// unknown column mapping mode) or the reader version ("Unsupported Delta protocol reader version
-// 99 ...").
+// by Sluice (today: vacuumProtocolCheck, deletionVectors (applied by scan.h), columnMapping
+// (column_mapping.h, physical names read by scan.h), timestampNtz, typeWidening and
+// typeWidening-preview (old files cast to the widened type by scan.h), v2Checkpoint
+// (checkpoint_reader.cc)), with delta.columnMapping.mode none, name or id at any reader version.
+// Everything else is refused with NotSupported naming the feature (variantType,
+// variantShredding, catalogManaged, unknown names, an unknown column mapping mode) or the reader
+// version ("Unsupported Delta protocol reader version 99 ...").
 #pragma once
 
 #include <string>

@@ -148,7 +148,11 @@ TEST(ProtocolCheckTest, AcceptsAndRefuses) {
       CheckReadSupported(Protocol{2, 5, {}, {}}, Md({{"delta.columnMapping.mode", "id"}})).ok());
   EXPECT_THAT(refused(Protocol{2, 5, {}, {}}, Md({{"delta.columnMapping.mode", "other"}})),
               HasSubstr("'other'"));
-  for (const char* f : {"v2Checkpoint", "typeWidening", "timestampNtz", "variantType", "blahabl"}) {
+  for (const char* f : {"timestampNtz", "typeWidening", "typeWidening-preview", "v2Checkpoint"}) {
+    EXPECT_TRUE(CheckReadSupported(Protocol{3, 7, std::vector<std::string>{f}, {}}, Md()).ok())
+        << f;
+  }
+  for (const char* f : {"variantType", "catalogManaged", "blahabl"}) {
     EXPECT_THAT(refused(Protocol{3, 7, std::vector<std::string>{f}, {}}, Md()),
                 HasSubstr(std::string("'") + f + "'"));
   }

@@ -216,7 +216,7 @@ Result<std::shared_ptr<const Snapshot>> LoadSnapshot(fs::FileSystem* fs, engine:
                                                      const LogSegment& segment) {
   LogReplay replay;
   if (segment.checkpoint) {
-    SLUICE_ASSIGN_OR_RETURN(auto actions, ReadCheckpointActions(conn, *segment.checkpoint));
+    SLUICE_ASSIGN_OR_RETURN(auto actions, ReadCheckpointActions(fs, conn, *segment.checkpoint));
     replay.Apply(std::move(actions), segment.checkpoint->version);
   }
   for (const LogFile& commit : segment.commits) {

@@ -111,8 +111,11 @@ Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::str
 // Reads the actions of a checkpoint (all parts) with the engine (checkpoint_reader.cc). add and
 // remove rows are fetched in bulk (a few cells per 10,000 rows, common fields without JSON);
 // other rows go through the commit-line parser, so unknown columns are ignored; stats_parsed is
-// used when stats is absent. Corruption names the checkpoint file.
-Result<std::vector<Action>> ReadCheckpointActions(engine::Connection* conn,
+// used when stats is absent. Corruption names the checkpoint file. A V2 checkpoint (a UUID-named
+// JSON or Parquet file, or a classic-named one with `sidecar` rows) is its top-level actions
+// (checkpointMetadata and sidecar are not kept) plus the adds and removes of every sidecar file
+// it names in _delta_log/_sidecars/ (Corruption when one is missing).
+Result<std::vector<Action>> ReadCheckpointActions(fs::FileSystem* fs, engine::Connection* conn,
                                                   const Checkpoint& checkpoint);
 
 // The snapshot at `version` > base.version, built by applying commits base.version+1..version

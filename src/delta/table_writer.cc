@@ -30,11 +30,19 @@ std::string JsonText(const std::string& s) { return nlohmann::json(s).dump(); }
 
 std::string JsonArrayText(const std::vector<std::string>& v) { return nlohmann::json(v).dump(); }
 
-// Engine types Delta tables written by Sluice may hold (timestamp_ntz needs a table feature).
-Status CheckStorableSchema(const engine::Schema& schema) {
+// True when the table's protocol has the writer feature timestampNtz (Spark's tables with a
+// TIMESTAMP_NTZ column: reader 3 / writer 7 with timestampNtz in both lists).
+bool HasTimestampNtz(const Protocol& protocol) {
+  const auto& wf = protocol.writer_features;
+  return wf && std::find(wf->begin(), wf->end(), "timestampNtz") != wf->end();
+}
+
+// Engine types Delta tables written by Sluice may hold: timestamp_ntz (TIMESTAMP) only in a
+// table whose protocol has the timestampNtz feature (`ntz_ok`); Sluice does not add the feature.
+Status CheckStorableSchema(const engine::Schema& schema, bool ntz_ok = false) {
   std::function<Status(const std::string&, const engine::DataType&)> check =
       [&](const std::string& path, const engine::DataType& t) -> Status {
-    if (t.id == engine::TypeId::kTimestamp) {
+    if (t.id == engine::TypeId::kTimestamp && !ntz_ok) {
       return Status::NotSupported(
           "column '" + path +
           "' has type timestamp_ntz (TIMESTAMP without time zone), which needs the Delta "
@@ -305,8 +313,9 @@ Status CheckWriteSupported(const Protocol& protocol, const Metadata& metadata) {
     // 3-6 when such a table moves to table features) are safe while the table has no
     // constraint, generated or identity column, which the checks below refuse.
     static const std::set<std::string> kSupported = {
-        "appendOnly",      "invariants",       "changeDataFeed",   "columnMapping",
-        "deletionVectors", "checkConstraints", "generatedColumns", "identityColumns"};
+        "appendOnly",      "invariants",       "changeDataFeed",      "columnMapping",
+        "deletionVectors", "checkConstraints", "generatedColumns",    "identityColumns",
+        "timestampNtz",    "typeWidening",     "typeWidening-preview"};
     for (const std::string& f : protocol.writer_features.value_or(std::vector<std::string>{})) {
       if (!kSupported.count(f))
         return Status::NotSupported("Unsupported Delta writer feature '" + f + "'");
@@ -458,7 +467,7 @@ Result<WriteResult> DeltaTableWriter::ReplaceTable(const engine::Schema& schema,
   SLUICE_ASSIGN_OR_RETURN_CTX(auto snap, RefreshLocked(), ctx);
   if (!snap) return Status::NotFound(ctx + ": the table does not exist");
   SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema), ctx);  // REPLACE makes a new protocol
   SLUICE_RETURN_NOT_OK_CTX(CheckNewTableConfiguration(options.configuration), ctx);
   SLUICE_ASSIGN_OR_RETURN_CTX(auto parts,
                               ResolvePartitionColumns(schema, options.partition_columns), ctx);
@@ -596,7 +605,10 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
   SLUICE_ASSIGN_OR_RETURN_CTX(WriteSchemaPlan plan,
                               PlanWriteSchema(table_schema, data.schema(), options.merge_schema),
                               ctx);
-  if (plan.schema_changed) SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(plan.table_schema), ctx);
+  if (plan.schema_changed) {
+    SLUICE_RETURN_NOT_OK_CTX(
+        CheckStorableSchema(plan.table_schema, snap && HasTimestampNtz(snap->protocol)), ctx);
+  }
   FieldMetadata field_metadata = snap ? snap->schema.metadata : FieldMetadata{};
   SLUICE_ASSIGN_OR_RETURN_CTX(metadata.schema_string,
                               SchemaToJson(plan.table_schema, field_metadata), ctx);
@@ -710,7 +722,7 @@ Result<Version> DeltaTableWriter::AddColumns(const std::vector<engine::Field>& c
   SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
   SLUICE_ASSIGN_OR_RETURN_CTX(engine::Schema schema,
                               delta::AddColumns(snap->schema.fields, columns), ctx);
-  SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema, HasTimestampNtz(snap->protocol)), ctx);
   Metadata md = snap->metadata;
   FieldMetadata field_metadata = snap->schema.metadata;
   SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema, field_metadata), ctx);
@@ -877,7 +889,7 @@ Result<Version> DeltaTableWriter::RenameColumn(const std::vector<std::string>& p
     }
   }
   FieldMetadata field_metadata = RekeyMetadata(snap->schema.metadata, from, to);
-  SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema), ctx);
+  SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(schema, HasTimestampNtz(snap->protocol)), ctx);
   SLUICE_ASSIGN_OR_RETURN_CTX(md.schema_string, SchemaToJson(schema, field_metadata), ctx);
   Transaction txn(fs_, path_, snap, options_.commit);
   txn.Add(md);
