@@ -42,8 +42,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "bench", "peers"))
-from nexmark_peers import Fail, start_broker, stop_broker  # noqa: E402
+sys.path.insert(0, os.path.join(REPO, "test", "interop"))
+from peers import PeerFailed as Fail, start_broker, stop_broker  # noqa: E402
 
 CASES = ["kafka_to_delta", "stateless", "stream_static_join", "stateful"]
 

@@ -18,12 +18,15 @@ engine "spark"); exit 1 when a row is missing.
 """
 
 import argparse
-import glob
 import json
 import math
 import os
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test",
+                                "interop"))
+import peers  # noqa: E402
 
 TOPIC = "latency-spark"
 
@@ -36,26 +39,6 @@ def quantile_cont(values, q):  # DuckDB's quantile_cont, as kafka_latency_bench
     lo = math.floor(pos)
     hi = min(lo + 1, len(v) - 1)
     return v[lo] + (v[hi] - v[lo]) * (pos - lo)
-
-
-def create_topic(bootstrap, partitions):
-    from confluent_kafka.admin import AdminClient, NewTopic
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    if TOPIC in admin.list_topics(timeout=30).topics:
-        for f in admin.delete_topics([TOPIC], operation_timeout=30).values():
-            f.result()
-    deadline = time.monotonic() + 60
-    while True:  # a topic deleted a moment ago may still be on its way out
-        try:
-            for f in admin.create_topics([NewTopic(
-                    TOPIC, num_partitions=partitions, replication_factor=1,
-                    config={"message.timestamp.type": "LogAppendTime"})]).values():
-                f.result()
-            return
-        except Exception:  # noqa: BLE001 - TOPIC_ALREADY_EXISTS while the delete completes
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
 
 
 def produce(bootstrap, rate, seconds, partitions, first_id=0):
@@ -88,30 +71,17 @@ def main():
     ap.add_argument("--bootstrap", required=True)
     ap.add_argument("--work", required=True)
     a = ap.parse_args()
-    cache = os.environ.get("SLUICE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "sluice")
-    jars = (sorted(glob.glob(os.path.join(cache, "jars", "delta", "*.jar"))) +
-            sorted(glob.glob(os.path.join(cache, "jars", "spark-kafka", "*.jar"))))
-    if not any("spark-sql-kafka" in j for j in jars) or not any("delta" in j for j in jars):
-        sys.exit(f"the Delta and Kafka jars for Spark are not in {cache}/jars: run `make peers`")
-    create_topic(a.bootstrap, a.partitions)
-    from pyspark.sql import SparkSession
-    spark = (SparkSession.builder.master("local[2]").appName("sluice-bench-latency")
-             .config("spark.jars", ",".join(jars))
-             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-             .config("spark.sql.catalog.spark_catalog",
-                     "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-             .config("spark.databricks.delta.properties.defaults.enableChangeDataFeed", "true")
-             .config("spark.sql.session.timeZone", "UTC")
-             .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-             .config("spark.sql.shuffle.partitions", "2")
-             # Delta's snapshot state reconstruction after each commit: its default of 50
-             # partitions made every batch cost ~15 s on 2 cores (test/interop/peers.py sets 2 too)
-             .config("spark.databricks.delta.snapshotPartitions", "2")
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.memory", "2g")
-             .getOrCreate())
+    try:
+        # The peers' settings (peers.spark_builder: local[2], UTC, Delta with snapshotPartitions
+        # 2, whose default of 50 made every batch cost ~15 s on 2 cores), Kafka, the change feed.
+        builder = peers.spark_builder("sluice-bench-latency", kafka=True, conf={
+            "spark.databricks.delta.properties.defaults.enableChangeDataFeed": "true",
+            "spark.driver.memory": "2g"})
+        peers.recreate_topics(a.bootstrap, [TOPIC], a.partitions,
+                              config={"message.timestamp.type": "LogAppendTime"})
+    except (peers.PeerMissing, peers.PeerFailed) as e:
+        sys.exit(f"spark_latency: {e}")
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     table = os.path.join(a.work, "events")
     query = (spark.readStream.format("kafka")

@@ -20,7 +20,10 @@ import glob
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "interop"))
+import peers  # noqa: E402
 import peers_rows  # noqa: E402
 
 COLUMNS = {
@@ -71,8 +74,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--out")
     a = ap.parse_args()
-    cache = os.environ.get("SLUICE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "sluice")
+    cache = peers.CACHE
     jars = sorted(glob.glob(os.path.join(cache, "jars", "flink-kafka", "*.jar")))
     if not jars:
         sys.exit(f"Flink's Kafka SQL connector is not in {cache}/jars/flink-kafka: "

@@ -54,6 +54,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "test", "interop"))
+import peers  # noqa: E402
 import peers_rows  # noqa: E402
 
 KINDS = ["person", "auction", "bid"]  # event_type 0, 1, 2
@@ -73,13 +75,9 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 
-def cache_dir():
-    return os.environ.get("SLUICE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "sluice")
-
-
-class Fail(Exception):
-    pass
+# A failed step (the broker, the topics, an engine's run): exit 1 with its message.
+Fail = peers.PeerFailed
+start_broker, stop_broker = peers.start_broker, peers.stop_broker
 
 
 # --- /proc measurement -------------------------------------------------------------------------
@@ -166,43 +164,7 @@ def run_measured(name, argv, env=None, timeout=3600):
     return r
 
 
-# --- the broker and the events -----------------------------------------------------------------
-
-def start_broker(work):
-    d = os.path.join(work, "kafka")
-    p = subprocess.run([os.path.join(REPO, "scripts", "kafka.sh"), "start", d],
-                       capture_output=True, text=True, timeout=180)
-    if p.returncode != 0:
-        raise Fail(f"starting the broker (scripts/kafka.sh start): {p.stderr.strip()}")
-    return d, p.stdout.strip().splitlines()[-1]
-
-
-def stop_broker(d):
-    subprocess.run([os.path.join(REPO, "scripts", "kafka.sh"), "stop", d],
-                   capture_output=True, text=True, timeout=120)
-
-
-def create_topics(bootstrap, partitions):
-    from confluent_kafka.admin import AdminClient, NewTopic
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    names = [f"nexmark-{k}" for k in KINDS]
-    existing = set(admin.list_topics(timeout=30).topics)
-    stale = [n for n in names if n in existing]
-    if stale:
-        for f in admin.delete_topics(stale, operation_timeout=30).values():
-            f.result()
-        for _ in range(300):  # the deletion is asynchronous: wait until they are gone (30 s)
-            if not set(stale) & set(admin.list_topics(timeout=30).topics):
-                break
-            time.sleep(0.1)
-    futures = admin.create_topics([NewTopic(n, num_partitions=partitions, replication_factor=1)
-                                   for n in names], operation_timeout=30)
-    for n, f in futures.items():
-        try:
-            f.result()
-        except Exception as e:  # noqa: BLE001 (the broker's error, named)
-            raise Fail(f"creating topic {n}: {e}")
-
+# --- the events (the broker and its topics: test/interop/peers.py) -----------------------------
 
 def produce_events(bootstrap, emit, events, rate, partitions):
     """Writes the first `events` events into the topics; returns the count of each kind."""
@@ -292,7 +254,7 @@ def run_spark(a, bootstrap, work, out):
 
 
 def run_flink(a, bootstrap, work, out):
-    python = os.path.join(cache_dir(), "flink-venv", "bin", "python")
+    python = os.path.join(peers.CACHE, "flink-venv", "bin", "python")
     check = subprocess.run([os.path.join(REPO, "scripts", "peers", "flink.sh"), "--check"],
                            capture_output=True, text=True)
     if check.returncode != 0:
@@ -360,7 +322,7 @@ def main():
         bootstrap = a.bootstrap
         if not bootstrap:
             broker, bootstrap = start_broker(work)
-        create_topics(bootstrap, a.partitions)
+        peers.recreate_topics(bootstrap, [f"nexmark-{k}" for k in KINDS], a.partitions)
         t0 = time.monotonic()
         counts, max_ts = produce_events(bootstrap, emit, a.events, a.rate, a.partitions)
         produce_s = time.monotonic() - t0

@@ -15,11 +15,13 @@ Prints "PEERS-READY" when the session is up and the query is about to start, and
 """
 
 import argparse
-import glob
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "interop"))
+import peers  # noqa: E402
 import peers_rows  # noqa: E402
 
 # The kind's share of every 50 events (1 : 3 : 46), as Sluice's maxOffsetsPerTrigger.
@@ -44,28 +46,18 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--out")
     a = ap.parse_args()
-    cache = os.environ.get("SLUICE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "sluice")
-    jars = sorted(glob.glob(os.path.join(cache, "jars", "spark-kafka", "*.jar")))
-    if not jars:
-        sys.exit(f"Spark's Kafka connector is not in {cache}/jars/spark-kafka: run `make peers`")
-    from pyspark.sql import SparkSession
+    try:
+        builder = peers.spark_builder("sluice-bench-peers", delta=False, kafka=True, conf={
+            "spark.driver.memory": "2g",
+            "spark.sql.streaming.stateStore.providerClass":
+                "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+            "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+            "spark.sql.warehouse.dir": os.path.join(a.work, "warehouse")})
+    except peers.PeerMissing as e:
+        sys.exit(f"spark_nexmark: {e}")
     from pyspark.sql.functions import col, from_json
 
-    spark = (SparkSession.builder.master("local[2]").appName("sluice-bench-peers")
-             .config("spark.jars", ",".join(jars))
-             .config("spark.sql.session.timeZone", "UTC")
-             .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-             .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.memory", "2g")
-             .config("spark.sql.streaming.stateStore.providerClass",
-                     "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
-             .config("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled",
-                     "true")
-             .config("spark.sql.warehouse.dir", os.path.join(a.work, "warehouse"))
-             .getOrCreate())
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     kind, text = QUERIES[a.query]
     names = [c.split()[0] for c in COLUMNS[kind].split(", ")]

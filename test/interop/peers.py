@@ -1,8 +1,11 @@
-"""The real peers for the interop suites: Spark with Delta, delta-rs, DuckDB, and the Sluice binary.
+"""The real peers for the interop suites: Spark with Delta, delta-rs, DuckDB, a Kafka broker, and
+the Sluice binary.
 
-Every suite under test/interop/ imports this module instead of finding the peers itself. The peers
-are installed by `make peers` (scripts/peers.sh) into ${XDG_CACHE_HOME:-~/.cache}/sluice; nothing
-here downloads anything. A missing peer is an error that names `make peers`, never a skip.
+Every suite under test/interop/ imports this module instead of finding the peers itself, and so do
+the peers' benchmarks (bench/peers/, bench/latency/, bench/delta_dv_scan.py: they put this
+directory on sys.path). It imports nothing beyond the standard library until a peer is asked for.
+The peers are installed by `make peers` (scripts/peers.sh) into ${XDG_CACHE_HOME:-~/.cache}/sluice;
+nothing here downloads anything. A missing peer is an error that names `make peers`, never a skip.
 
 Environment:
   SLUICE_BIN    the sluice binary under test (ctest passes $<TARGET_FILE:sluice>); default
@@ -15,6 +18,7 @@ import glob
 import json
 import os
 import subprocess
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE = os.environ.get("SLUICE_CACHE") or os.path.join(
@@ -23,6 +27,11 @@ CACHE = os.environ.get("SLUICE_CACHE") or os.path.join(
 
 class PeerMissing(RuntimeError):
     """A peer is not installed: the message says what and that `make peers` installs it."""
+
+
+class PeerFailed(RuntimeError):
+    """A step with a peer failed (a broker that did not start, a topic not created): the
+    message names the step and carries the peer's error."""
 
 
 def sluice_bin():
@@ -70,6 +79,44 @@ def spark_kafka_jars():
     return jars
 
 
+def spark_builder(app, delta=True, kafka=False, conf=None):
+    """A SparkSession builder with the settings every Sluice run of Spark shares: local[2], UTC
+    (the session's time zone and the JVM's), 2 shuffle partitions, the UI and the console
+    progress off. delta=True adds the Delta jars, extension and catalog and Delta's snapshot
+    partitions = 2; kafka=True adds Spark's Kafka connector (format("kafka")); conf: more settings
+    {key: value}, applied last (they win). The caller calls getOrCreate()."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as e:
+        raise PeerMissing(f"pyspark is not installed in this Python ({e}): run `make peers` and "
+                          f"use {CACHE}/venv/bin/python") from e
+    jars = (delta_jars() if delta else []) + (spark_kafka_jars() if kafka else [])
+    b = SparkSession.builder.master("local[2]").appName(app)
+    if jars:
+        b = b.config("spark.jars", ",".join(jars))
+    settings = {}
+    if delta:
+        settings.update({
+            "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+            "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+            # Delta's snapshot state is reconstructed in this many tasks (default 50): far too
+            # many for small tables on two cores (a streaming batch cost ~15 s with 50).
+            "spark.databricks.delta.snapshotPartitions": "2",
+        })
+    settings.update({
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
+        "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+    })
+    settings.update(conf or {})
+    for k, v in settings.items():
+        b = b.config(k, v)
+    return b
+
+
 _spark = None
 
 
@@ -80,36 +127,60 @@ def spark(kafka=False):
     global _spark
     if _spark is not None:
         return _spark
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError as e:
-        raise PeerMissing(f"pyspark is not installed in this Python ({e}): run `make peers` and "
-                          f"use {CACHE}/venv/bin/python") from e
-    jars = delta_jars() + (spark_kafka_jars() if kafka else [])
-    _spark = (SparkSession.builder.master("local[2]").appName("sluice-interop")
-              .config("spark.jars", ",".join(jars))
-              .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-              .config("spark.sql.catalog.spark_catalog",
-                      "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-              .config("spark.sql.session.timeZone", "UTC")
-              .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-              .config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
-              .config("spark.sql.shuffle.partitions", "2")
-              .config("spark.ui.enabled", "false")
-              .config("spark.ui.showConsoleProgress", "false")
-              # Delta's snapshot state is computed in this many tasks (default 50): on a small
-              # local table each task costs more than it reads.
-              .config("spark.databricks.delta.snapshotPartitions", "2")
-              .config("spark.ui.showConsoleProgress", "false")
-              # Delta's snapshot reconstruction uses 50 partitions by default: far too many
-              # tasks for the tiny tables of the tests on two cores.
-              .config("spark.databricks.delta.snapshotPartitions", "2")
-              .config("spark.driver.memory", "1g")
-              .config("spark.databricks.delta.stateReconstructionValidation.enabled", "true")
-              .config("spark.sql.warehouse.dir", os.path.join(CACHE, "tmp", "spark-warehouse"))
-              .getOrCreate())
+    _spark = spark_builder("sluice-interop", kafka=kafka, conf={
+        "spark.driver.memory": "1g",
+        "spark.databricks.delta.stateReconstructionValidation.enabled": "true",
+        "spark.sql.warehouse.dir": os.path.join(CACHE, "tmp", "spark-warehouse"),
+    }).getOrCreate()
     _spark.sparkContext.setLogLevel("ERROR")
     return _spark
+
+
+def start_broker(work):
+    """Starts a real Kafka broker (scripts/kafka.sh) with its state in work/kafka; returns (its
+    directory, for stop_broker; the bootstrap servers "127.0.0.1:PORT")."""
+    d = os.path.join(work, "kafka")
+    p = subprocess.run([os.path.join(REPO, "scripts", "kafka.sh"), "start", d],
+                       capture_output=True, text=True, timeout=180)
+    if p.returncode != 0:
+        raise PeerFailed(f"starting the broker (scripts/kafka.sh start): {p.stderr.strip()}")
+    return d, p.stdout.strip().splitlines()[-1]
+
+
+def stop_broker(d):
+    """Stops the broker of start_broker's directory `d` and removes the directory."""
+    subprocess.run([os.path.join(REPO, "scripts", "kafka.sh"), "stop", d],
+                   capture_output=True, text=True, timeout=120)
+
+
+def recreate_topics(bootstrap, names, partitions, config=None, timeout_s=60):
+    """Creates the topics `names` afresh at `bootstrap` (deleted first when they exist), each of
+    `partitions` partitions, replication 1, with the topic `config` ({key: value}). A deletion
+    completes asynchronously: the creation is retried until `timeout_s` has passed."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    stale = [n for n in names if n in admin.list_topics(timeout=30).topics]
+    if stale:
+        for f in admin.delete_topics(stale, operation_timeout=30).values():
+            f.result()
+    deadline = time.monotonic() + timeout_s
+    todo = list(names)
+    while todo:
+        futures = admin.create_topics(
+            [NewTopic(n, num_partitions=partitions, replication_factor=1, config=config or {})
+             for n in todo], operation_timeout=30)
+        failed = {}
+        for n, f in futures.items():
+            try:
+                f.result()
+            except Exception as e:  # noqa: BLE001 - TOPIC_ALREADY_EXISTS while a delete completes
+                failed[n] = e
+        if failed and time.monotonic() > deadline:
+            raise PeerFailed("creating topic(s) " + "; ".join(f"{n}: {e}"
+                                                              for n, e in failed.items()))
+        todo = list(failed)
+        if todo:
+            time.sleep(0.5)
 
 
 def deltalake():
