@@ -17,11 +17,12 @@
 set -uo pipefail
 SLUICE="$(realpath "$1")"
 MOCK="$(realpath "$2")"
+HERE="$(cd "$(dirname "$0")" && pwd)"
 fail() { echo "FAIL: $*"; exit 1; }
 command -v kcat > /dev/null || fail "kcat is not installed (apt install kcat)"
 WORK="$(mktemp -d)"
 # shellcheck source=../../../scripts/mock-kafka.sh
-source "$(dirname "$0")/../../../scripts/mock-kafka.sh"
+source "${HERE}/../../../scripts/mock-kafka.sh"
 PIDS=()
 PRODUCER=""
 cleanup() {
@@ -41,7 +42,7 @@ TOTAL=1200
 T0=1767225600  # 2026-01-01 00:00:00 UTC; record i has event time T0 + i s
 
 # shellcheck source=group_test_lib.sh
-source "$(dirname "$0")/group_test_lib.sh"
+source "${HERE}/group_test_lib.sh"
 start_mock_kafka "${MOCK}" "clicks:${PARTITIONS}" "clicks2:2" || fail "could not create the topics"
 
 # produce_clicks FIRST LAST: records i = FIRST..LAST, user u<i % USERS> as the key and in the
