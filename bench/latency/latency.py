@@ -43,7 +43,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "test", "interop"))
-from peers import PeerFailed as Fail, start_broker, stop_broker  # noqa: E402
+import peers  # noqa: E402
+
+Fail = peers.PeerFailed
 
 CASES = ["kafka_to_delta", "stateless", "stream_static_join", "stateful"]
 
@@ -132,30 +134,24 @@ def main():
         return 2
     work = a.work or tempfile.mkdtemp(prefix="sluice-latency-")
     os.makedirs(work, exist_ok=True)
-    broker = None
     try:
-        bootstrap = a.bootstrap
-        if not bootstrap:
-            broker, bootstrap = start_broker(work)
-        if not a.json:
-            print(f"latency at {a.rate} records/s for {a.seconds} s ({a.warmup} s warm-up left "
-                  f"out), {a.partitions} partitions, broker {bootstrap}", flush=True)
-        run_sluice(a, bootstrap, cases[0], triggers[0], 5, 1)  # warms the broker; not reported
-        sluice_by_key = {}
-        for case in cases:
-            for t in triggers:
-                r = run_sluice(a, bootstrap, case, t, a.seconds, a.warmup)
-                sluice_by_key[(case, t)] = r
-                report(a, r, sluice_by_key)
-        if a.spark:
-            for t in triggers:
-                report(a, run_spark(a, bootstrap, t, work), sluice_by_key)
+        with peers.kafka_broker(work, a.bootstrap) as bootstrap:
+            if not a.json:
+                print(f"latency at {a.rate} records/s for {a.seconds} s ({a.warmup} s warm-up left "
+                      f"out), {a.partitions} partitions, broker {bootstrap}", flush=True)
+            run_sluice(a, bootstrap, cases[0], triggers[0], 5, 1)  # warms the broker; not reported
+            sluice_by_key = {}
+            for case in cases:
+                for t in triggers:
+                    r = run_sluice(a, bootstrap, case, t, a.seconds, a.warmup)
+                    sluice_by_key[(case, t)] = r
+                    report(a, r, sluice_by_key)
+            if a.spark:
+                for t in triggers:
+                    report(a, run_spark(a, bootstrap, t, work), sluice_by_key)
     except Fail as e:
         print(f"Error: {e}", file=sys.stderr)
         return 1
-    finally:
-        if broker:
-            stop_broker(broker)
     return 0
 
 

@@ -77,7 +77,6 @@ PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 # A failed step (the broker, the topics, an engine's run): exit 1 with its message.
 Fail = peers.PeerFailed
-start_broker, stop_broker = peers.start_broker, peers.stop_broker
 
 
 # --- /proc measurement -------------------------------------------------------------------------
@@ -317,87 +316,82 @@ def main():
         return 2
     work = a.work or tempfile.mkdtemp(prefix="sluice-peers-")
     os.makedirs(work, exist_ok=True)
-    broker = None
     try:
-        bootstrap = a.bootstrap
-        if not bootstrap:
-            broker, bootstrap = start_broker(work)
-        peers.recreate_topics(bootstrap, [f"nexmark-{k}" for k in KINDS], a.partitions)
-        t0 = time.monotonic()
-        counts, max_ts = produce_events(bootstrap, emit, a.events, a.rate, a.partitions)
-        produce_s = time.monotonic() - t0
-        source_events = sum(counts[k] for k in QUERY_KINDS[a.query])
-        if not a.json:
-            print(f"nexmark {a.query} on {', '.join(engines)}: {a.events} events "
-                  f"({source_events} of the kinds it reads) in topics of {a.partitions} "
-                  f"partitions at {bootstrap}; producing took {produce_s:.1f} s (not counted)")
-        results, outputs = [], {}
-        for e in engines:
-            out = os.path.join(work, f"{e}.rows.jsonl") if a.check else None
-            shutil.rmtree(os.path.join(work, e), ignore_errors=True)  # a rerun starts afresh
-            r = RUNNERS[e](a, bootstrap, os.path.join(work, e), out)
-            with open(os.path.join(work, f"{e}.stdout"), "w") as f:  # kept with --work
-                f.write("\n".join(r["lines"]) + "\n")
-            if out:
-                rows = peers_rows.read_rows(out)
-                if e == "flink" and a.query in WINDOW_END:
-                    final_wm = max_ts["bid"] - 4000
-                    rows = [row for row in rows if row[WINDOW_END[a.query]] <= final_wm]
-                outputs[e] = collections.Counter(rows)
-                r["output_rows"] = sum(outputs[e].values())
-            obj = {"engine": e, "query": a.query, "events": a.events,
-                   "source_events": source_events,
-                   "events_per_s": source_events / r["wall_s"],
-                   "events_per_cpu_s": source_events / r["cpu_s"] if r["cpu_s"] > 0 else None,
-                   "p99_ms": None, "peak_rss_mb": round(r["peak_rss_mb"], 1),
-                   "output_rows": r.get("output_rows", -1),
-                   "wall_s": round(r["wall_s"], 3), "cpu_s": round(r["cpu_s"], 3),
-                   "process_wall_s": round(r["process_wall_s"], 3),
-                   "process_cpu_s": round(r["process_cpu_s"], 3), "version": r["version"]}
-            results.append(obj)
-            if a.json:
-                print(json.dumps(obj), flush=True)
-            else:
-                print(f"  {e:6s} {obj['events_per_s']:12.0f} events/s "
-                      f"{obj['events_per_cpu_s'] or 0:12.0f} events/cpu-s  "
-                      f"wall {obj['wall_s']:.2f} s cpu {obj['cpu_s']:.2f} s  "
-                      f"peak RSS {obj['peak_rss_mb']:.0f} MB  "
-                      f"(whole process {obj['process_wall_s']:.1f} s, cpu "
-                      f"{obj['process_cpu_s']:.1f} s)  {obj['version']}", flush=True)
-        if a.check:
-            first = engines[0]
-            failed = False
-            for e in engines[1:]:
-                missing = outputs[first] - outputs[e]
-                extra = outputs[e] - outputs[first]
-                if missing or extra:
+        with peers.kafka_broker(work, a.bootstrap) as bootstrap:
+            peers.recreate_topics(bootstrap, [f"nexmark-{k}" for k in KINDS], a.partitions)
+            t0 = time.monotonic()
+            counts, max_ts = produce_events(bootstrap, emit, a.events, a.rate, a.partitions)
+            produce_s = time.monotonic() - t0
+            source_events = sum(counts[k] for k in QUERY_KINDS[a.query])
+            if not a.json:
+                print(f"nexmark {a.query} on {', '.join(engines)}: {a.events} events "
+                      f"({source_events} of the kinds it reads) in topics of {a.partitions} "
+                      f"partitions at {bootstrap}; producing took {produce_s:.1f} s (not counted)")
+            results, outputs = [], {}
+            for e in engines:
+                out = os.path.join(work, f"{e}.rows.jsonl") if a.check else None
+                shutil.rmtree(os.path.join(work, e), ignore_errors=True)  # a rerun starts afresh
+                r = RUNNERS[e](a, bootstrap, os.path.join(work, e), out)
+                with open(os.path.join(work, f"{e}.stdout"), "w") as f:  # kept with --work
+                    f.write("\n".join(r["lines"]) + "\n")
+                if out:
+                    rows = peers_rows.read_rows(out)
+                    if e == "flink" and a.query in WINDOW_END:
+                        final_wm = max_ts["bid"] - 4000
+                        rows = [row for row in rows if row[WINDOW_END[a.query]] <= final_wm]
+                    outputs[e] = collections.Counter(rows)
+                    r["output_rows"] = sum(outputs[e].values())
+                obj = {"engine": e, "query": a.query, "events": a.events,
+                       "source_events": source_events,
+                       "events_per_s": source_events / r["wall_s"],
+                       "events_per_cpu_s": source_events / r["cpu_s"] if r["cpu_s"] > 0 else None,
+                       "p99_ms": None, "peak_rss_mb": round(r["peak_rss_mb"], 1),
+                       "output_rows": r.get("output_rows", -1),
+                       "wall_s": round(r["wall_s"], 3), "cpu_s": round(r["cpu_s"], 3),
+                       "process_wall_s": round(r["process_wall_s"], 3),
+                       "process_cpu_s": round(r["process_cpu_s"], 3), "version": r["version"]}
+                results.append(obj)
+                if a.json:
+                    print(json.dumps(obj), flush=True)
+                else:
+                    print(f"  {e:6s} {obj['events_per_s']:12.0f} events/s "
+                          f"{obj['events_per_cpu_s'] or 0:12.0f} events/cpu-s  "
+                          f"wall {obj['wall_s']:.2f} s cpu {obj['cpu_s']:.2f} s  "
+                          f"peak RSS {obj['peak_rss_mb']:.0f} MB  "
+                          f"(whole process {obj['process_wall_s']:.1f} s, cpu "
+                          f"{obj['process_cpu_s']:.1f} s)  {obj['version']}", flush=True)
+            if a.check:
+                first = engines[0]
+                failed = False
+                for e in engines[1:]:
+                    missing = outputs[first] - outputs[e]
+                    extra = outputs[e] - outputs[first]
+                    if missing or extra:
+                        failed = True
+                        print(f"Error: {a.query}: {e}'s output differs from {first}'s: "
+                              f"{sum(missing.values())} rows of {first} missing, e.g. "
+                              f"{list(missing)[:3]}; {sum(extra.values())} extra, e.g. "
+                              f"{list(extra)[:3]}", file=sys.stderr)
+                if not failed and not a.json:
+                    print(f"  check: the {len(engines)} outputs are equal "
+                          f"({sum(outputs[first].values())} rows)")
+                if not failed and sum(outputs[first].values()) == 0:
+                    print(f"Error: {a.query}: no engine wrote a row; the check compares nothing",
+                          file=sys.stderr)
                     failed = True
-                    print(f"Error: {a.query}: {e}'s output differs from {first}'s: "
-                          f"{sum(missing.values())} rows of {first} missing, e.g. "
-                          f"{list(missing)[:3]}; {sum(extra.values())} extra, e.g. "
-                          f"{list(extra)[:3]}", file=sys.stderr)
-            if not failed and not a.json:
-                print(f"  check: the {len(engines)} outputs are equal "
-                      f"({sum(outputs[first].values())} rows)")
-            if not failed and sum(outputs[first].values()) == 0:
-                print(f"Error: {a.query}: no engine wrote a row; the check compares nothing",
-                      file=sys.stderr)
-                failed = True
-            return 1 if failed else 0
-        if not a.json and "sluice" in engines:
-            s = results[engines.index("sluice")]
-            for r in results:
-                if r["engine"] != "sluice" and r["events_per_cpu_s"]:
-                    print(f"  sluice / {r['engine']}: {s['events_per_cpu_s'] / r['events_per_cpu_s']:.1f}x "
-                          f"events per CPU second, "
-                          f"{s['events_per_s'] / r['events_per_s']:.1f}x events/s")
-        return 0
+                return 1 if failed else 0
+            if not a.json and "sluice" in engines:
+                s = results[engines.index("sluice")]
+                for r in results:
+                    if r["engine"] != "sluice" and r["events_per_cpu_s"]:
+                        cpu_ratio = s["events_per_cpu_s"] / r["events_per_cpu_s"]
+                        print(f"  sluice / {r['engine']}: {cpu_ratio:.1f}x events per CPU second, "
+                              f"{s['events_per_s'] / r['events_per_s']:.1f}x events/s")
+            return 0
     except Fail as e:
         print(f"Error: {e}", file=sys.stderr)
         return 1
     finally:
-        if broker:
-            stop_broker(broker)
         if not a.work:
             shutil.rmtree(work, ignore_errors=True)
 

@@ -13,6 +13,7 @@ Environment:
   SLUICE_CACHE  the peers' cache (default ${XDG_CACHE_HOME:-~/.cache}/sluice)
 """
 
+import contextlib
 import functools
 import glob
 import json
@@ -151,6 +152,21 @@ def stop_broker(d):
     """Stops the broker of start_broker's directory `d` and removes the directory."""
     subprocess.run([os.path.join(REPO, "scripts", "kafka.sh"), "stop", d],
                    capture_output=True, text=True, timeout=120)
+
+
+@contextlib.contextmanager
+def kafka_broker(work, bootstrap=None):
+    """`with kafka_broker(work, bootstrap) as servers:` the bootstrap servers: `bootstrap` when
+    given (a broker someone else runs), else those of a broker start_broker(work) starts, which is
+    stopped when the block ends, however it ends."""
+    if bootstrap:
+        yield bootstrap
+        return
+    d, servers = start_broker(work)
+    try:
+        yield servers
+    finally:
+        stop_broker(d)
 
 
 def recreate_topics(bootstrap, names, partitions, config=None, timeout_s=60):
