@@ -131,7 +131,22 @@ std::string Transaction::CommitInfoJson(int64_t now_ms, bool blind_append) const
   }
   ci["operationParameters"] = params;
   if (read_snapshot_) ci["readVersion"] = read_snapshot_->version.value();
-  ci["isolationLevel"] = "Serializable";
+  // Delta's isolation level: SnapshotIsolation when the commit has file actions and none of them
+  // changes data (OPTIMIZE, REORG), else Serializable (Spark 4.2 / Delta 4.4's commitInfo).
+  bool files = false, data_change = false;
+  for (const Action& a : actions_) {
+    if (const auto* add = std::get_if<AddFile>(&a)) {
+      files = true;
+      data_change = data_change || add->data_change;
+    } else if (const auto* remove = std::get_if<RemoveFile>(&a)) {
+      files = true;
+      data_change = data_change || remove->data_change;
+    } else if (std::holds_alternative<AddCdcFile>(a)) {
+      files = true;
+      data_change = true;
+    }
+  }
+  ci["isolationLevel"] = files && !data_change ? "SnapshotIsolation" : "Serializable";
   ci["isBlindAppend"] = blind_append;
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
   for (const auto& [k, v] : metrics_) metrics[k] = v;

@@ -307,10 +307,66 @@ TEST_F(DeletionVectorWriteTest, ReorgPurgeRewritesOnlyTheFilesWithDvs) {
   EXPECT_EQ(info["operationParameters"]["applyPurge"], true);
   EXPECT_EQ(info["operationParameters"]["predicate"], "[]");
   EXPECT_EQ(info["operationMetrics"]["numDeletionVectorsRemoved"], "1");
+  EXPECT_EQ(info["isolationLevel"], "SnapshotIsolation");
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : info["operationMetrics"].items()) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys, (std::vector<std::string>{"maxFileSize", "minFileSize", "numAddedBytes",
+                                            "numAddedFiles", "numDeletionVectorsRemoved",
+                                            "numRemovedBytes", "numRemovedFiles", "p25FileSize",
+                                            "p50FileSize", "p75FileSize"}));  // Spark's
   ValidateAdds(4);
   EXPECT_EQ(ReadRows(), Ids(50, {0, 7, 14}, {"99"}));
   // Nothing has a DV any more: no commit.
   auto again = Optimize(Table(), purge);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->version.has_value());
+}
+
+// Plain OPTIMIZE also compacts files of any size whose DV deletes at least 5 % of their rows
+// (Delta's maxDeletedRowsRatio): Spark 4.2 / Delta 4.4, asked with minFileSize below every file,
+// rewrote two files with 5 % (and with 5.2 %, 8 %, 12 %) deleted into one and left a file with
+// 4 % deleted; a single such file (a bin of one) was left alone.
+TEST_F(DeletionVectorWriteTest, OptimizePicksFilesByDeletedRowsRatio) {
+  UseFixture("deletion-vectors");  // v2: 50 rows, 3 deleted by Spark's DV (6 %)
+  ASSERT_TRUE(writer_->Write(Sql("SELECT range + 100 AS id FROM range(0, 100)")).ok());  // v3
+  ASSERT_TRUE(writer_->Write(Sql("SELECT range + 300 AS id FROM range(0, 100)")).ok());  // v4
+  auto d1 = DeleteRows(Table(), std::string("id BETWEEN 100 AND 104"));                  // v5: 5 %
+  ASSERT_TRUE(d1.ok()) << d1.status().ToString();
+  auto d2 = DeleteRows(Table(), std::string("id BETWEEN 300 AND 303"));  // v6: 4 %
+  ASSERT_TRUE(d2.ok()) << d2.status().ToString();
+  ASSERT_TRUE(OnlyAction(6, "add").contains("deletionVector"));
+  OptimizeOptions big;
+  big.min_file_size = 1;  // no file is small: only the ratio picks
+  // Above every file's ratio: nothing to compact, no commit.
+  OptimizeOptions strict = big;
+  strict.max_deleted_rows_ratio = 0.5;
+  auto none = Optimize(Table(), strict);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->version.has_value());
+  auto r = Optimize(Table(), big);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->version, Version(7));
+  std::set<std::string> removed_dvs;
+  int removes = 0;
+  for (const auto& line : CommitLines(7)) {
+    if (!line.contains("remove")) continue;
+    ++removes;
+    removed_dvs.insert(line["remove"]["deletionVector"]["cardinality"].dump());
+  }
+  EXPECT_EQ(removes, 2);
+  EXPECT_EQ(removed_dvs, (std::set<std::string>{"3", "5"}));  // not the 4 % file
+  EXPECT_EQ(OnlyAction(7, "commitInfo")["isolationLevel"], "SnapshotIsolation");
+  ValidateAdds(7);
+  std::vector<std::string> expected = Ids(50, {0, 7, 14});
+  for (int i = 105; i < 200; ++i) expected.push_back(std::to_string(i));
+  for (int i = 304; i < 400; ++i) expected.push_back(std::to_string(i));
+  std::sort(expected.begin(), expected.end());
+  std::vector<std::string> got = ReadRows();
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, expected);
+  // A file over the ratio alone in its bin is left alone (its bin has one file).
+  auto again = Optimize(Table(), big);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_FALSE(again->version.has_value());
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <vector>
 
 #include "delta/write_util.h"
 
@@ -47,9 +48,18 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
   // partition values), smallest first.
   std::map<PartitionValues, std::vector<AddFile>> by_partition;
   for (const AddFile& f : files) {
-    const bool pick = optimize.purge
-                          ? f.deletion_vector.has_value() && f.deletion_vector->cardinality > 0
-                          : f.size < optimize.target_file_size;
+    const bool has_dv = f.deletion_vector.has_value() && f.deletion_vector->cardinality > 0;
+    bool pick = optimize.purge
+                    ? has_dv
+                    : f.size < optimize.min_file_size.value_or(optimize.target_file_size);
+    if (!optimize.purge && !pick && has_dv) {
+      // Delta's maxDeletedRowsRatio: a file of any size whose DV deletes at least this share of
+      // its rows (numRecords of its stats) is compacted too.
+      std::optional<int64_t> records = NumRecords(f);
+      pick = records && *records > 0 &&
+             static_cast<double>(f.deletion_vector->cardinality) >=
+                 optimize.max_deleted_rows_ratio * static_cast<double>(*records);
+    }
     if (pick) by_partition[f.partition_values].push_back(f);
   }
   std::vector<std::vector<AddFile>> bins;
@@ -93,6 +103,7 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
 
   const int64_t now = DmlNow(options);
   int64_t min_size = std::numeric_limits<int64_t>::max(), max_size = 0;
+  std::vector<int64_t> added_sizes;
   for (const auto& bin : bins) {
     SLUICE_ASSIGN_OR_RETURN_CTX(std::string sql, CandidateReadSql(table, snap, bin), ctx);
     SLUICE_ASSIGN_OR_RETURN(
@@ -114,6 +125,7 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
       m["numAddedBytes"] += a.size;
       min_size = std::min(min_size, a.size);
       max_size = std::max(max_size, a.size);
+      added_sizes.push_back(a.size);
       txn->Add(std::move(a));
     }
     m["numBatches"]++;
@@ -121,6 +133,25 @@ Result<DmlResult> Optimize(const DmlTable& table, const OptimizeOptions& optimiz
   m["totalFilesSkipped"] = considered - m["numRemovedFiles"];
   m["minFileSize"] = m["numAddedFiles"] > 0 ? min_size : 0;
   m["maxFileSize"] = max_size;
+  if (optimize.purge) {
+    // REORG's commitInfo carries Spark 4.2 / Delta 4.4's metrics of it: no bin counts, the
+    // quartiles of the added files' sizes (the sorted sizes at index floor(q * (n - 1))).
+    std::sort(added_sizes.begin(), added_sizes.end());
+    auto quartile = [&](double q) {
+      if (added_sizes.empty()) return int64_t{0};
+      return added_sizes[static_cast<size_t>(q * static_cast<double>(added_sizes.size() - 1))];
+    };
+    m = {{"numAddedFiles", m["numAddedFiles"]},
+         {"numRemovedFiles", m["numRemovedFiles"]},
+         {"numAddedBytes", m["numAddedBytes"]},
+         {"numRemovedBytes", m["numRemovedBytes"]},
+         {"numDeletionVectorsRemoved", m["numDeletionVectorsRemoved"]},
+         {"minFileSize", m["minFileSize"]},
+         {"p25FileSize", quartile(0.25)},
+         {"p50FileSize", quartile(0.5)},
+         {"p75FileSize", quartile(0.75)},
+         {"maxFileSize", m["maxFileSize"]}};
+  }
   return CommitDml(table, txn.get(), options, operation, params, m);
 }
 

@@ -140,3 +140,69 @@ MERGE INTO delta.`{p}` t USING (SELECT 3 AS id, 'spark' AS s) src ON t.id = src.
   WHEN MATCHED THEN UPDATE SET s = src.s""")
     after = d.latest_version(p)
     agree_everywhere(wh, name, [after - 1, after], [after - 1, after])
+
+
+def spark_dv_files(path):
+    """How many live files of Spark's own log replay of the table carry a deletion vector."""
+    return d.spark_snapshot(path).allFiles().filter("deletionVector IS NOT NULL").count()
+
+
+def spark_last_commit(path):
+    """The newest DESCRIBE HISTORY row of the table, as Spark reads it: (operation,
+    operationParameters, operationMetrics, isolationLevel, isBlindAppend)."""
+    row = peers.spark().sql(f"DESCRIBE HISTORY delta.`{path}` LIMIT 1").collect()[0]
+    return (row.operation, dict(row.operationParameters), dict(row.operationMetrics),
+            row.isolationLevel, row.isBlindAppend)
+
+
+def test_sluice_reorg_purge_read_by_spark(wh):
+    """Sluice's REORG TABLE ... APPLY (PURGE) on a table Spark wrote with DVs: Spark reads the
+    same rows, no live file keeps a DV, and its DESCRIBE HISTORY shows Sluice's REORG commit as
+    it shows the one Spark writes for the same REORG of a copy of the table."""
+    import shutil
+    name, twin = "reorg_sluice", "reorg_spark"
+    p, q = os.path.join(wh, name), os.path.join(wh, twin)
+    spark_sql(f"""
+CREATE TABLE delta.`{p}` (id BIGINT, s STRING, part STRING) USING delta PARTITIONED BY (part)
+  TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.enableChangeDataFeed' = 'true');
+INSERT INTO delta.`{p}` SELECT id, concat('s', id), concat('p', id % 3) FROM range(0, 600);
+INSERT INTO delta.`{p}` SELECT id, concat('s', id), concat('p', id % 3) FROM range(600, 900);
+DELETE FROM delta.`{p}` WHERE id % 7 = 0 AND part <> 'p2';
+DELETE FROM delta.`{p}` WHERE id BETWEEN 100 AND 150""")
+    shutil.copytree(p, q)
+    before = d.spark_rows(p)
+    dv_before = spark_dv_files(p)
+    assert dv_before > 0, "Spark wrote no deletion vector: the test checks nothing"
+    # Only one partition first (a partition predicate), then the rest.
+    peers.sluice_sql(wh, f"REORG TABLE {name} WHERE part = 'p0' APPLY (PURGE)")
+    spark_sql(f"REORG TABLE delta.`{q}` WHERE part = 'p0' APPLY (PURGE)")
+    partial = spark_dv_files(p)
+    assert 0 < partial < dv_before and partial == spark_dv_files(q), (dv_before, partial)
+    for path in (p, q):
+        assert d.spark_rows(path) == before
+    sluice_commit, spark_commit = spark_last_commit(p), spark_last_commit(q)
+    peers.sluice_sql(wh, f"REORG TABLE {name} APPLY (PURGE)")
+    spark_sql(f"REORG TABLE delta.`{q}` APPLY (PURGE)")
+    assert spark_dv_files(p) == 0 and spark_dv_files(q) == 0
+    d.assert_same({"sluice's table": d.spark_rows(p), "spark's table": d.spark_rows(q),
+                   "before": before}, "rows after REORG, read by Spark")
+    for sl, sp in ((sluice_commit, spark_commit), (spark_last_commit(p), spark_last_commit(q))):
+        assert sl[0] == sp[0] == "REORG", (sl, sp)
+        assert sl[1] == sp[1], f"operationParameters: Sluice {sl[1]}, Spark {sp[1]}"
+        assert sorted(sl[2]) == sorted(sp[2]), f"operationMetrics keys: Sluice {sorted(sl[2])}, " \
+            f"Spark {sorted(sp[2])}"
+        for key in ("numRemovedFiles", "numAddedFiles", "numDeletionVectorsRemoved"):
+            assert sl[2][key] == sp[2][key], (key, sl[2], sp[2])
+        assert sl[3:] == sp[3:], f"isolationLevel, isBlindAppend: Sluice {sl[3:]}, Spark {sp[3:]}"
+    # The history as a whole, the change data feed (REORG adds nothing to it) and Sluice's reads.
+    latest = d.latest_version(p)
+    d.assert_same({"sluice": d.sluice_history(wh, name), "spark": d.spark_history(p)},
+                  f"{name} history")
+    agree_everywhere(wh, name, [latest - 2, latest - 1, latest], [latest - 1, latest])
+    # A second REORG commits nothing, in Sluice as in Spark.
+    peers.sluice_sql(wh, f"REORG TABLE {name} APPLY (PURGE)")
+    spark_sql(f"REORG TABLE delta.`{q}` APPLY (PURGE)")
+    assert d.latest_version(p) == latest and d.latest_version(q) == latest
+    # Spark deletes on Sluice's rewritten files; Sluice reads the same.
+    spark_sql(f"DELETE FROM delta.`{p}` WHERE id % 5 = 0")
+    agree_everywhere(wh, name, [latest + 1], [latest + 1])
