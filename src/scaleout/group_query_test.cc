@@ -116,6 +116,17 @@ TEST_F(GroupQueryTest, AnAggregationKeyedByTheDeclaredColumnIsAccepted) {
   EXPECT_THAT((*q)->partitioning()->check_sql, HasSubstr("IS DISTINCT FROM"));
 }
 
+TEST_F(GroupQueryTest, AFilterOverTheKeyedAggregationIsAccepted) {
+  sql::StreamingDefinition def = Def("x");
+  def.query = std::string("SELECT * FROM (") + kWindowedByUser + ") a WHERE n > 1";
+  def.sources[0].options["partitionedBy"] = "user_id";
+  Result<std::unique_ptr<GroupQuery>> q = Prepare(def);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ((*q)->partitioning()->column, "user_id");
+  def.sources[0].options.erase("partitionedBy");
+  ExpectRefused(def, "keeps state by (window, user_id)");
+}
+
 TEST_F(GroupQueryTest, ADeduplicationByTheDeclaredColumnIsAccepted) {
   sql::StreamingDefinition def = Def("DISTINCT ON (k) decode(key) AS k, value");
   def.sources[0].options["partitionedBy"] = "k";

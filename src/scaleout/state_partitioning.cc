@@ -118,6 +118,31 @@ Status ReadKeys(plan::SqlAst& ast, const Json& top, const std::string& op, std::
   return st;
 }
 
+// Whether `node` itself is the stateful part: it groups, aggregates, or deduplicates.
+bool IsStatefulNode(const Json& node) {
+  if (!plan::GroupExpressions(node).empty() || !plan::Qualify(node).is_null()) return true;
+  for (const Json& m : plan::Modifiers(node)) {
+    if (plan::NodeType(m) == "DISTINCT_MODIFIER") return true;
+  }
+  for (const Json& item : plan::SelectList(node)) {
+    if (plan::ContainsAggregate(item)) return true;
+  }
+  return false;
+}
+
+// The SELECT that keeps the state: the top one, or the first below it through FROM subqueries
+// (a stateless SELECT over an aggregation, such as a filter of its rows).
+Json StatefulNode(const Json& top) {
+  const Json* node = &top;
+  for (int depth = 0; depth < 16 && !IsStatefulNode(*node); ++depth) {
+    const Json& from = plan::FromTable(*node);
+    const Json& sub = plan::SubqueryNode(from);
+    if (plan::NodeType(from) != "SUBQUERY" || !plan::IsSelectNode(sub)) break;
+    node = &sub;
+  }
+  return *node;
+}
+
 // `expr`, in the scope of `node`, traced down to the SELECT whose FROM is the stream itself:
 // through subqueries that project the column (by alias, by name, or by *). On success *base is
 // that SELECT and *out the expression over the stream's columns.
@@ -179,7 +204,8 @@ Result<StatePartitioning> CheckStatePartitioning(engine::Engine* engine,
   }
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<plan::SqlAst> ast, plan::SqlAst::Open(engine));
   SLUICE_ASSIGN_OR_RETURN(std::string sql, plan::RewriteWindowCalls(parsed.sql));
-  SLUICE_ASSIGN_OR_RETURN(Json top, ast->ParseSelect(sql));
+  SLUICE_ASSIGN_OR_RETURN(Json parsed_top, ast->ParseSelect(sql));
+  const Json top = StatefulNode(parsed_top);
   std::string kind;
   std::vector<StateKey> keys;
   bool windowed = false;

@@ -19,7 +19,7 @@
 
 namespace sluice::scaleout {
 
-inline constexpr std::string_view kTasksDirName = "tasks";
+inline constexpr std::string_view kTasksDirName = stream::kTasksDirName;
 inline constexpr std::string_view kGroupRecordName = stream::kGroupRecordFileName;
 
 // <root>/tasks

@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "dialect/tokenizer.h"
 #include "sql/literal_rows.h"
+#include "stream/checkpoint_layout.h"
 
 namespace sluice::sql {
 namespace {
@@ -61,8 +62,34 @@ Result<std::vector<std::string>> ReadBatchProgress(fs::FileSystem& fs,
                                                    const std::string& checkpoint_root,
                                                    std::vector<std::string>* skipped) {
   std::vector<std::string> out;
+  // A group-mode root: its tasks' progress after the root's own (none).
+  auto add_tasks = [&]() -> Status {
+    const std::string tasks = fs::JoinPath(checkpoint_root, stream::kTasksDirName);
+    Result<std::vector<fs::FileInfo>> dirs = fs.List(tasks);
+    if (dirs.status().IsNotFound()) return Status::OK();
+    if (!dirs.ok()) return dirs.status();
+    std::vector<std::pair<int64_t, std::string>> parts;
+    for (const auto& d : *dirs) {
+      const std::string base = fs::BaseName(d.path);
+      int64_t p = 0;
+      if (!d.is_directory || base.empty() || !std::all_of(base.begin(), base.end(), ::isdigit) ||
+          std::from_chars(base.data(), base.data() + base.size(), p).ec != std::errc()) {
+        continue;
+      }
+      parts.emplace_back(p, d.path);
+    }
+    std::sort(parts.begin(), parts.end());
+    for (const auto& [p, dir] : parts) {
+      SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> texts, ReadBatchProgress(fs, dir, skipped));
+      for (std::string& t : texts) out.push_back(std::move(t));
+    }
+    return Status::OK();
+  };
   Result<std::vector<fs::FileInfo>> files = fs.List(fs::JoinPath(checkpoint_root, kProgressDir));
-  if (files.status().IsNotFound()) return out;
+  if (files.status().IsNotFound()) {
+    SLUICE_RETURN_NOT_OK(add_tasks());
+    return out;
+  }
   if (!files.ok()) return files.status();
   std::vector<std::pair<int64_t, std::string>> ids;
   for (const auto& f : *files) {
@@ -101,6 +128,7 @@ Result<std::vector<std::string>> ReadBatchProgress(fs::FileSystem& fs,
     SLUICE_LOG(kWarning) << warning;
     if (skipped) skipped->push_back(std::move(warning));
   }
+  SLUICE_RETURN_NOT_OK(add_tasks());
   return out;
 }
 

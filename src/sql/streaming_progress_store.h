@@ -37,6 +37,9 @@ Status WriteBatchProgress(fs::FileSystem& fs, const std::string& checkpoint_root
 // never an error: progress is a report, and one bad file must not break SHOW STREAMING TABLES or
 // streaming_progress() (docs/formats/progress.md, "Torn tail"). The warnings are also appended
 // to `skipped` when given. Errors only when the directory cannot be listed.
+// A group-mode root (`sluice run --group`, docs/scale-out.md) has no batches of its own: its
+// tasks' progress (<root>/tasks/<p>/progress) follows the root's, task by task in partition
+// order, each in batch id order (a task's progress `name` is "<table>[<p>]").
 Result<std::vector<std::string>> ReadBatchProgress(fs::FileSystem& fs,
                                                    const std::string& checkpoint_root,
                                                    std::vector<std::string>* skipped = nullptr);

@@ -35,6 +35,32 @@ TEST(StreamingProgressStoreTest, WriteReadInBatchOrder) {
   EXPECT_NE(empty->find("LIMIT 0"), std::string::npos);
 }
 
+// A group-mode root (docs/scale-out.md): the tasks' progress, task by task in partition order.
+TEST(StreamingProgressStoreTest, AGroupRootShowsItsTasksProgress) {
+  fs::ScopedTempDir dir;
+  auto fs = fs::LocalFileSystem();
+  auto write = [&](const std::string& root, const std::string& name, int64_t id) {
+    stream::StreamingQueryProgress p;
+    p.id = "q";
+    p.run_id = "r";
+    p.name = name;
+    p.batch_id = id;
+    p.timestamp = "2026-01-01T00:00:00.000Z";
+    ASSERT_TRUE(WriteBatchProgress(*fs, root, p).ok());
+  };
+  write(dir.Join("tasks/10"), "t[10]", 0);
+  write(dir.Join("tasks/2"), "t[2]", 1);
+  write(dir.Join("tasks/2"), "t[2]", 0);
+  ASSERT_TRUE(fs->CreateDirectories(dir.Join("tasks/not-a-task")).ok());
+  auto all = ReadBatchProgress(*fs, dir.path());
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_NE((*all)[0].find("\"t[2]\""), std::string::npos) << (*all)[0];
+  EXPECT_NE((*all)[0].find("\"batchId\":0"), std::string::npos);
+  EXPECT_NE((*all)[1].find("\"batchId\":1"), std::string::npos);
+  EXPECT_NE((*all)[2].find("\"t[10]\""), std::string::npos);
+}
+
 TEST(StreamingProgressStoreTest, RewritesCallsOutsideStrings) {
   auto r = RewriteStreamingProgress(
       "SELECT 'streaming_progress(''x'')', batch_id FROM streaming_progress('q') WHERE "

@@ -24,6 +24,7 @@ inline constexpr std::string_view kSourcesDirName = "sources";
 inline constexpr std::string_view kStateDirName = "state";
 inline constexpr std::string_view kLockFileName = "lock";
 inline constexpr std::string_view kGroupRecordFileName = "group";
+inline constexpr std::string_view kTasksDirName = "tasks";
 
 inline std::string MetadataPath(std::string_view root) {
   return fs::JoinPath(root, kMetadataFileName);

@@ -157,6 +157,13 @@ for ((p = 0; p < PARTITIONS; p++)); do
 done
 [[ ! -e wh/_checkpoints/counts/state ]] || fail "the group's root has a state/ of its own"
 echo "ok: state under tasks/<p>/state, watermarks: $(cat wh/_checkpoints/counts/watermarks/0)"
+# The root's streaming_progress: the six tasks' batches merged.
+tasks_seen="$("${SLUICE}" sql --warehouse wh --format csv \
+  "SELECT count(DISTINCT progress->>'name') FROM streaming_progress('counts')" 2> /dev/null |
+  tail -n 1 | tr -d '\r"')"
+[[ "${tasks_seen}" == "${PARTITIONS}" ]] ||
+  fail "streaming_progress('counts') shows the batches of ${tasks_seen} tasks, want ${PARTITIONS}"
+echo "ok: streaming_progress('counts') shows the batches of the ${PARTITIONS} tasks"
 
 # 3. The one-process run of the same pipeline on the same input (started beside the group).
 wait_for 240 "the one-process table does not have ${want} rows" has_rows one "${want}"
