@@ -73,7 +73,8 @@ Result<delta::WriteOptions> WriteOptionsOf(const sc::WriteOperation& w) {
 }  // namespace
 
 Status RunWriteOperation(const sc::WriteOperation& w, PlanTranslator& t, sql::Session& session,
-                         engine::Engine& engine) {
+                         engine::Engine& engine,
+                         const std::optional<delta::SetTransaction>& conf_txn) {
   if (w.sort_column_names_size()) return NotYet("df.write.sortBy");
   if (w.has_bucket_by()) return NotYet("df.write.bucketBy");
   if (w.clustering_columns_size()) return NotYet("df.write.clusterBy");
@@ -96,10 +97,18 @@ Status RunWriteOperation(const sc::WriteOperation& w, PlanTranslator& t, sql::Se
     if (w.mode() == sc::WriteOperation::SAVE_MODE_OVERWRITE) {
       return NotYet("df.write.insertInto(name, overwrite=True)");
     }
-    return session.Execute("INSERT INTO " + QuoteIdentifier(w.table().table_name()) + " " + query)
-        .status();
+    session.SetIdempotentTxn(conf_txn);
+    Status st =
+        session.Execute("INSERT INTO " + QuoteIdentifier(w.table().table_name()) + " " + query)
+            .status();
+    session.SetIdempotentTxn(std::nullopt);
+    return st;
   }
   SLUICE_ASSIGN_OR_RETURN(delta::WriteOptions opts, WriteOptionsOf(w));
+  if (conf_txn && !opts.txn_app_id) {
+    opts.txn_app_id = conf_txn->app_id;
+    opts.txn_version = conf_txn->version;
+  }
   std::shared_ptr<fs::FileSystem> fs = fs::PathFileSystem();
   std::string path = w.has_path() ? w.path() : "";
   if (named) {

@@ -204,8 +204,14 @@ Result<sc::ExecutePlanResponse> SqlCommandResponse(ConnectSession& session,
     out->mutable_sql()->set_query(text);
     return response;
   }
-  SLUICE_ASSIGN_OR_RETURN(engine::Batch batch, session.sql->Execute(expanded));
-  SLUICE_ASSIGN_OR_RETURN(*out, ResultRelation(batch));
+  // Delta's idempotent DML: the session's txnAppId/txnVersion confs apply to this statement.
+  Result<std::optional<delta::SetTransaction>> txn = session.IdempotentTxn();
+  if (!txn.ok() && IsDmlText(text)) return txn.status();
+  session.sql->SetIdempotentTxn(txn.ok() ? *txn : std::nullopt);
+  Result<engine::Batch> batch = session.sql->Execute(expanded);
+  session.sql->SetIdempotentTxn(std::nullopt);
+  SLUICE_RETURN_NOT_OK(batch.status());
+  SLUICE_ASSIGN_OR_RETURN(*out, ResultRelation(*batch));
   return response;
 }
 
@@ -368,8 +374,10 @@ grpc::Status ConnectService::ExecutePlan(grpc::ServerContext* context,
         session.write_engine = std::move(*engine);
       }
       PlanTranslator translator = TranslatorFor(session);
-      Status st =
-          RunWriteOperation(cmd.write_operation(), translator, *session.sql, *session.write_engine);
+      Result<std::optional<delta::SetTransaction>> conf_txn = session.IdempotentTxn();
+      if (!conf_txn.ok()) return ToGrpcStatus(conf_txn.status());
+      Status st = RunWriteOperation(cmd.write_operation(), translator, *session.sql,
+                                    *session.write_engine, *conf_txn);
       if (!st.ok()) return ToGrpcStatus(st);
       return complete();
     }

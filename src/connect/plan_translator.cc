@@ -411,9 +411,8 @@ std::string Lower(std::string s) {
   return s;
 }
 
-}  // namespace
-
-bool IsQueryText(std::string_view text) {
+// The statement's first word, upper case, after blanks, comments and opening parentheses.
+std::string FirstWord(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     char c = text[i];
@@ -432,8 +431,20 @@ bool IsQueryText(std::string_view text) {
   while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) {
     word.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++]))));
   }
+  return word;
+}
+
+}  // namespace
+
+bool IsQueryText(std::string_view text) {
+  const std::string word = FirstWord(text);
   return word == "SELECT" || word == "WITH" || word == "VALUES" || word == "FROM" ||
          word == "TABLE";
+}
+
+bool IsDmlText(std::string_view text) {
+  const std::string word = FirstWord(text);
+  return word == "MERGE" || word == "UPDATE" || word == "DELETE" || word == "INSERT";
 }
 
 Result<std::string> PlanTranslator::ViewsInStatement(const std::string& text,

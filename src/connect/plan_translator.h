@@ -115,6 +115,9 @@ class PlanTranslator {
 // True when the statement's first word is one a query starts with (SELECT, WITH, VALUES, FROM,
 // TABLE), after blanks, comments and opening parentheses.
 bool IsQueryText(std::string_view text);
+// True when the statement's first word is MERGE, UPDATE, DELETE or INSERT (the DML Delta's
+// txnAppId/txnVersion confs apply to).
+bool IsDmlText(std::string_view text);
 
 // Spark SQL text of a literal expression.
 Result<std::string> LiteralToSql(const spark::connect::Expression& literal);

@@ -1,6 +1,9 @@
 #include "connect/session_registry.h"
 
+#include <charconv>
+
 #include "common/uuid.h"
+#include "delta/write_util.h"
 
 namespace sluice::connect {
 
@@ -61,6 +64,29 @@ Status ConnectSession::SetConf(const std::string& key, const std::string& value)
   }
   confs[key] = value;
   return Status::OK();
+}
+
+Result<std::optional<delta::SetTransaction>> ConnectSession::IdempotentTxn() const {
+  auto app = confs.find(kTxnAppIdConf);
+  auto version = confs.find(kTxnVersionConf);
+  if (app == confs.end() && version == confs.end()) return std::optional<delta::SetTransaction>();
+  if (app == confs.end() || version == confs.end()) {
+    return Status::InvalidArgument(
+        "[DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS] Invalid options for idempotent Dataframe "
+        "writes: Both spark.databricks.delta.write.txnAppId and "
+        "spark.databricks.delta.write.txnVersion must be specified for idempotent Delta writes");
+  }
+  const std::string& text = version->second;
+  int64_t v = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 0) {
+    return Status::InvalidArgument(
+        "[DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS] Invalid options for idempotent Dataframe "
+        "writes: spark.databricks.delta.write.txnVersion must be a non-negative integer, got '" +
+        text + "'");
+  }
+  return std::optional<delta::SetTransaction>(
+      delta::SetTransaction{app->second, v, delta::NowMillis()});
 }
 
 SessionRegistry::SessionRegistry(std::string warehouse) : warehouse_(std::move(warehouse)) {}

@@ -48,7 +48,15 @@ struct ConnectSession {
   std::optional<std::string> GetConf(const std::string& key) const;
   // Sets a conf; InvalidArgument / NotSupported for values Sluice cannot honour.
   Status SetConf(const std::string& key, const std::string& value);
+  // Delta's idempotent writes by SQL conf, as Delta 4.4 reads them for MERGE, UPDATE, DELETE,
+  // INSERT and df.write: spark.databricks.delta.write.txnAppId and .txnVersion (a non-negative
+  // integer). nullopt when neither is set; InvalidArgument with Delta's
+  // DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS when only one is, or the version is not a number.
+  Result<std::optional<delta::SetTransaction>> IdempotentTxn() const;
 };
+
+inline constexpr char kTxnAppIdConf[] = "spark.databricks.delta.write.txnAppId";
+inline constexpr char kTxnVersionConf[] = "spark.databricks.delta.write.txnVersion";
 
 class SessionRegistry {
  public:

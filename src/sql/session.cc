@@ -188,11 +188,17 @@ Session::~Session() {
   engine_.reset();
 }
 
+void Session::SetIdempotentTxn(std::optional<delta::SetTransaction> txn) {
+  idempotent_txn_ = txn;
+  executor_->SetIdempotentTxn(std::move(txn));
+}
+
 void Session::ResetCatalog() {
   tables_.clear();
   catalog_ = std::make_unique<TableCatalog>(fs::PathFileSystem(), warehouse_);
   executor_ = std::make_unique<TableStatementExecutor>(
       fs::PathFileSystem(), engine_.get(), connection_.get(), catalog_.get(), &settings_);
+  executor_->SetIdempotentTxn(idempotent_txn_);
   ResetStreaming();
 }
 

@@ -68,6 +68,11 @@ class Session {
   Result<engine::Schema> CheckQuerySchema(std::string_view query,
                                           const StreamingTableManager::PendingSchemas& pending);
 
+  // Delta's idempotent DML for the statements that follow (TableStatementExecutor::
+  // SetIdempotentTxn): Spark Connect sets it from the session's
+  // spark.databricks.delta.write.txnAppId / txnVersion confs around a statement.
+  void SetIdempotentTxn(std::optional<delta::SetTransaction> txn);
+
   const Settings& settings() const { return settings_; }
   // The streaming tables and flows of the warehouse (sluice run starts them through it).
   StreamingTableManager& streaming() { return *streaming_; }
@@ -115,6 +120,7 @@ class Session {
   std::vector<DeltaReference> statement_references_;
   // During CheckQuerySchema: the names (lower case) read as the check's empty relations.
   std::set<std::string> check_relations_;
+  std::optional<delta::SetTransaction> idempotent_txn_;  // kept across ResetCatalog
 };
 
 }  // namespace sluice::sql

@@ -338,6 +338,10 @@ Result<engine::Batch> TableStatementExecutor::Run(const InsertStatement& s) {
                           AlignToTable(conn_, rows, snapshot->schema.fields, s, display));
   delta::WriteOptions options;
   options.mode = s.overwrite ? delta::SaveMode::kOverwrite : delta::SaveMode::kAppend;
+  if (txn_) {
+    options.txn_app_id = txn_->app_id;
+    options.txn_version = txn_->version;
+  }
   SLUICE_ASSIGN_OR_RETURN_CTX(delta::WriteResult written, writer->Write(aligned, options),
                               (s.overwrite ? "INSERT OVERWRITE " : "INSERT INTO ") + display);
   return AffectedRows(written.num_rows);
@@ -549,6 +553,14 @@ Result<delta::DmlTable> TableStatementExecutor::OpenDml(
   return delta::DmlTable{writer->get(), fs_, engine_, conn_};
 }
 
+Result<bool> TableStatementExecutor::TxnAlreadyCommitted(delta::DeltaTableWriter* writer) {
+  if (!txn_) return false;
+  SLUICE_ASSIGN_OR_RETURN(auto snapshot, writer->Latest());
+  if (snapshot == nullptr) return false;
+  std::optional<int64_t> recorded = snapshot->TxnVersion(txn_->app_id);
+  return recorded.has_value() && *recorded >= txn_->version;
+}
+
 Result<engine::Batch> TableStatementExecutor::Run(const UpdateStatement& s) {
   std::unique_ptr<delta::DeltaTableWriter> writer;
   SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.table, &writer));
@@ -556,6 +568,9 @@ Result<engine::Batch> TableStatementExecutor::Run(const UpdateStatement& s) {
   for (const Assignment& a : s.assignments) assignments.emplace_back(a.column, a.expression);
   delta::DmlOptions options;
   if (s.alias) options.target_alias = *s.alias;
+  options.txn = txn_;
+  SLUICE_ASSIGN_OR_RETURN(bool skip, TxnAlreadyCommitted(writer.get()));
+  if (skip) return MetricsRow(conn_, {}, {{"num_affected_rows", "numUpdatedRows"}});
   SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result,
                               delta::UpdateRows(table, assignments, s.where, options),
                               "UPDATE " + DisplayName(s.table));
@@ -567,6 +582,9 @@ Result<engine::Batch> TableStatementExecutor::Run(const DeleteStatement& s) {
   SLUICE_ASSIGN_OR_RETURN(delta::DmlTable table, OpenDml(s.table, &writer));
   delta::DmlOptions options;
   if (s.alias) options.target_alias = *s.alias;
+  options.txn = txn_;
+  SLUICE_ASSIGN_OR_RETURN(bool skip, TxnAlreadyCommitted(writer.get()));
+  if (skip) return MetricsRow(conn_, {}, {{"num_affected_rows", "numDeletedRows"}});
   SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result, delta::DeleteRows(table, s.where, options),
                               "DELETE FROM " + DisplayName(s.table));
   return MetricsRow(conn_, result, {{"num_affected_rows", "numDeletedRows"}});
@@ -627,8 +645,14 @@ Result<engine::Batch> TableStatementExecutor::Run(const MergeStatement& s) {
     }
     spec.clauses.push_back(std::move(clause));
   }
-  SLUICE_ASSIGN_OR_RETURN_CTX(delta::DmlResult result, delta::MergeInto(table, spec),
-                              "MERGE INTO " + DisplayName(s.target));
+  delta::DmlOptions options;
+  options.txn = txn_;
+  SLUICE_ASSIGN_OR_RETURN(bool skip, TxnAlreadyCommitted(writer.get()));
+  delta::DmlResult result;
+  if (!skip) {
+    SLUICE_ASSIGN_OR_RETURN_CTX(result, delta::MergeInto(table, spec, options),
+                                "MERGE INTO " + DisplayName(s.target));
+  }
   // num_affected_rows counts every target row the MERGE changed, as Databricks SQL reports it.
   result.metrics["__affected"] = result.metrics["numTargetRowsUpdated"] +
                                  result.metrics["numTargetRowsDeleted"] +

@@ -32,6 +32,13 @@ class TableStatementExecutor {
   // num_affected_rows for writes, like Databricks SQL.
   Result<engine::Batch> Execute(const TableStatement& statement);
 
+  // Delta's idempotent DML: the SQL confs spark.databricks.delta.write.txnAppId / txnVersion,
+  // which Delta 4.4 reads for MERGE, UPDATE, DELETE and INSERT as for DataFrame writes. While
+  // set, such a statement on a table that already records txn.app_id at a version >=
+  // txn.version changes nothing and commits nothing (its counts are 0); otherwise its commit
+  // carries the txn action, so change and txn are one atomic step. nullopt (the default): off.
+  void SetIdempotentTxn(std::optional<delta::SetTransaction> txn) { txn_ = std::move(txn); }
+
  private:
   Result<engine::Batch> Run(const CreateTableStatement& s);
   Result<engine::Batch> Run(const InsertStatement& s);
@@ -61,12 +68,15 @@ class TableStatementExecutor {
   // A writer on an existing table and the DML handle over it (the writer is kept in *writer).
   Result<delta::DmlTable> OpenDml(const TableName& table,
                                   std::unique_ptr<delta::DeltaTableWriter>* writer);
+  // True when txn_ is set and the table of `writer` already records it: the DML is skipped.
+  Result<bool> TxnAlreadyCommitted(delta::DeltaTableWriter* writer);
 
   std::shared_ptr<fs::FileSystem> fs_;
   engine::Engine* engine_;
   engine::Connection* conn_;
   TableCatalog* catalog_;
   const Settings* settings_;
+  std::optional<delta::SetTransaction> txn_;
 };
 
 // "t" or "delta.`/path`", for messages.
