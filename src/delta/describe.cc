@@ -164,6 +164,16 @@ std::string SparkTypeName(const std::string& type_json) {
   return TypeOf(t);
 }
 
+std::map<std::string, std::string> SparkColumnTypes(const std::string& schema_string) {
+  std::map<std::string, std::string> types;
+  json schema = json::parse(schema_string, nullptr, false);
+  if (schema.is_discarded() || !schema.is_object()) return types;
+  for (const json& f : schema.value("fields", json::array())) {
+    types[f.value("name", "")] = TypeOf(f.contains("type") ? f["type"] : json());
+  }
+  return types;
+}
+
 Result<engine::Batch> DescribeHistory(DeltaTable* table, engine::Connection* conn,
                                       std::optional<size_t> limit) {
   const std::string ctx = "DESCRIBE HISTORY of Delta table " + table->path();

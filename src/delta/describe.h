@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,9 @@ Result<engine::Batch> DescribeColumns(DeltaTable* table, engine::Connection* con
 
 // Spark's simpleString of a Delta schemaString type (a JSON value: "long", {"type":"struct",...}).
 std::string SparkTypeName(const std::string& type_json);
+// Each top-level column's Spark simpleString type (SparkTypeName), by column name, from a Delta
+// schemaString (the logical names); empty when the text is not a struct's JSON.
+std::map<std::string, std::string> SparkColumnTypes(const std::string& schema_string);
 // Spark's DDL spelling (DataType.sql) of a Delta schemaString type: BIGINT, STRING,
 // DECIMAL(10,2), ARRAY<INT>, MAP<STRING, INT>, STRUCT<a: INT COMMENT 'x', `b c`: STRING>.
 std::string SparkTypeDdl(const std::string& type_json);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
+#include "delta/describe.h"
 #include "delta/dml_delete.h"
 #include "delta/dml_merge.h"
 #include "delta/dml_update.h"
@@ -370,6 +371,10 @@ Result<engine::Batch> TableStatementExecutor::Run(const DropTableStatement& s) {
 }
 
 Result<engine::Batch> TableStatementExecutor::Run(const DescribeStatement& s) {
+  if (s.kind == DescribeStatement::Kind::kTable && !s.table.is_path) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<engine::Batch> view, DescribeView(s));
+    if (view) return std::move(*view);
+  }
   SLUICE_ASSIGN_OR_RETURN(std::string path, ExistingTablePath(s.table));
   SLUICE_ASSIGN_OR_RETURN(auto table, delta::DeltaTable::Open(fs_, engine_, path));
   switch (s.kind) {
@@ -380,8 +385,15 @@ Result<engine::Batch> TableStatementExecutor::Run(const DescribeStatement& s) {
       auto comment_of = [&](const std::string& column) {
         return delta::FieldComment(snapshot->schema.metadata, column);
       };
+      // Spark's type names (bigint, string, map<string,int>), as Spark's DESCRIBE prints them.
+      const std::map<std::string, std::string> spark_types =
+          delta::SparkColumnTypes(snapshot->metadata.schema_string);
+      auto type_of = [&](const engine::Field& f) {
+        auto it = spark_types.find(f.name);
+        return it != spark_types.end() ? it->second : f.type.ToSql();
+      };
       for (const engine::Field& f : snapshot->schema.fields) {
-        rows.push_back({f.name, f.type.ToSql(), comment_of(f.name)});
+        rows.push_back({f.name, type_of(f), comment_of(f.name)});
       }
       if (!snapshot->metadata.partition_columns.empty()) {
         rows.push_back({"# Partition Information", std::string(), std::string()});
@@ -389,7 +401,7 @@ Result<engine::Batch> TableStatementExecutor::Run(const DescribeStatement& s) {
         for (const std::string& p : snapshot->metadata.partition_columns) {
           std::string type;
           for (const auto& f : snapshot->schema.fields) {
-            if (f.name == p) type = f.type.ToSql();
+            if (f.name == p) type = type_of(f);
           }
           rows.push_back({p, type, comment_of(p)});
         }

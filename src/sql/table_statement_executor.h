@@ -58,6 +58,9 @@ class TableStatementExecutor {
   // table_metadata_statements.cc
   Result<engine::Batch> Run(const ShowTblPropertiesStatement& s);
   Result<engine::Batch> Run(const ShowCreateTableStatement& s);
+  // DESCRIBE v of a view of the session (it shadows a table of its name, as in Spark): its
+  // columns with Spark's type names (spark_typeof); nullopt when no view has that name.
+  Result<std::optional<engine::Batch>> DescribeView(const DescribeStatement& s);
   // The rows DESCRIBE EXTENDED adds after the columns.
   std::vector<std::vector<std::optional<std::string>>> DetailedRows(
       const TableName& name, const std::string& path, const delta::Snapshot& snapshot) const;
