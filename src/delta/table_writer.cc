@@ -79,56 +79,18 @@ Status CheckNewTableConfiguration(const std::map<std::string, std::string>& conf
 
 // Delta's protocol properties in TBLPROPERTIES (delta.minReaderVersion, delta.minWriterVersion,
 // delta.feature.<name> = 'supported'): Delta reads them as a request for the table's protocol and
-// keeps them out of the configuration. Sluice chooses the protocol from the table's properties
-// (`protocol`, what the commit writes): a request it meets is dropped from `configuration`, one it
-// does not meet is refused, naming the property and the protocol Sluice writes.
-Status TakeProtocolProperties(const Protocol& protocol,
-                              std::map<std::string, std::string>* configuration) {
-  const std::string writes = "Sluice writes protocol " +
-                             std::to_string(protocol.min_reader_version) + "/" +
-                             std::to_string(protocol.min_writer_version) + " for this table";
-  auto has_feature = [&](const std::string& f) {
-    for (const auto* list : {&protocol.reader_features, &protocol.writer_features}) {
-      if (*list && std::find((*list)->begin(), (*list)->end(), f) != (*list)->end()) return true;
-    }
-    return false;
-  };
+// keeps them out of the configuration. RequestedProtocol (below) makes the protocol they ask
+// for; here they are dropped from `configuration`.
+void TakeProtocolProperties(std::map<std::string, std::string>* configuration) {
   for (auto it = configuration->begin(); it != configuration->end();) {
     const std::string& k = it->first;
-    const std::string& v = it->second;
-    const bool reader = k == "delta.minReaderVersion";
-    if (reader || k == "delta.minWriterVersion") {
-      char* end = nullptr;
-      const long asked = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || end == nullptr || *end != '\0' || asked < 1) {
-        return Status::InvalidArgument(k + " = '" + v +
-                                       "': expected a protocol version (1, 2, ...)");
-      }
-      const int32_t have = reader ? protocol.min_reader_version : protocol.min_writer_version;
-      if (asked > have) {
-        return Status::NotSupported(
-            k + " = " + v + ": " + writes +
-            " (the protocol its properties need); a higher protocol asked by TBLPROPERTIES is not "
-            "supported");
-      }
-    } else if (k.rfind("delta.feature.", 0) == 0) {
-      const std::string feature = k.substr(std::string("delta.feature.").size());
-      if (!AsciiEqualsIgnoreCase(v, "supported") && !AsciiEqualsIgnoreCase(v, "enabled")) {
-        return Status::InvalidArgument(k + " = '" + v +
-                                       "': a feature property's value is "
-                                       "'supported'");
-      }
-      if (!has_feature(feature)) {
-        return Status::NotSupported(k + ": " + writes + ", without the table feature '" + feature +
-                                    "'; a table feature asked by TBLPROPERTIES is not supported");
-      }
+    if (k == "delta.minReaderVersion" || k == "delta.minWriterVersion" ||
+        k.rfind("delta.feature.", 0) == 0) {
+      it = configuration->erase(it);
     } else {
       ++it;
-      continue;
     }
-    it = configuration->erase(it);
   }
-  return Status::OK();
 }
 
 // Column mapping mode name or id: gives every field of `schema` without a physical name one (and
@@ -218,6 +180,176 @@ Protocol ProtocolForNewTable(const std::map<std::string, std::string>& configura
 }
 
 namespace {
+
+// The legacy features (Delta's names, with the protocol versions that imply them) Sluice writes.
+struct LegacyFeature {
+  const char* name;
+  int32_t reader;
+  int32_t writer;
+};
+constexpr LegacyFeature kLegacyFeatures[] = {{"invariants", 1, 2},       {"appendOnly", 1, 2},
+                                             {"checkConstraints", 1, 3}, {"changeDataFeed", 1, 4},
+                                             {"generatedColumns", 1, 4}, {"columnMapping", 2, 5},
+                                             {"identityColumns", 1, 6}};
+// The table features Sluice writes: the legacy ones and deletionVectors.
+bool WritableFeature(const std::string& f) {
+  if (f == "deletionVectors") return true;
+  for (const LegacyFeature& l : kLegacyFeatures) {
+    if (f == l.name) return true;
+  }
+  return false;
+}
+bool ReaderWriterFeature(const std::string& f) {
+  return f == "columnMapping" || f == "deletionVectors";
+}
+
+// The features a legacy protocol (reader <= 2, writer <= 6) implies: those whose versions it has.
+std::vector<std::string> LegacyFeaturesOf(int32_t reader, int32_t writer) {
+  std::vector<std::string> out;
+  for (const LegacyFeature& l : kLegacyFeatures) {
+    if (l.reader <= reader && l.writer <= writer) out.push_back(l.name);
+  }
+  return out;
+}
+
+std::vector<std::string> FeaturesOf(const Protocol& p) {
+  if (p.min_writer_version < 7) return LegacyFeaturesOf(p.min_reader_version, p.min_writer_version);
+  std::vector<std::string> out = p.writer_features.value_or(std::vector<std::string>{});
+  for (const std::string& f : p.reader_features.value_or(std::vector<std::string>{})) {
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  return out;
+}
+
+// Delta's normalized protocol of a feature set: the smallest legacy protocol implying exactly
+// those features, else table features (reader 3 with reader features for deletion vectors;
+// reader 2 and no reader list when column mapping is the only reader feature), as Delta 4.4
+// writes them (asked: docs/differences.md "Catalog statements").
+Protocol NormalizedProtocol(const std::vector<std::string>& features) {
+  const std::set<std::string> wanted(features.begin(), features.end());
+  for (int32_t w = 1; w <= 6; ++w) {
+    for (int32_t r = 1; r <= 2; ++r) {
+      const std::vector<std::string> implied = LegacyFeaturesOf(r, w);
+      if (std::set<std::string>(implied.begin(), implied.end()) == wanted) {
+        Protocol p;
+        p.min_reader_version = r;
+        p.min_writer_version = w;
+        return p;
+      }
+    }
+  }
+  Protocol p;
+  p.min_writer_version = 7;
+  p.writer_features = features;
+  std::vector<std::string> reader;
+  for (const std::string& f : features) {
+    if (ReaderWriterFeature(f)) reader.push_back(f);
+  }
+  if (reader.empty() || (reader.size() == 1 && reader[0] == "columnMapping")) {
+    p.min_reader_version = reader.empty() ? 1 : 2;
+  } else {
+    p.min_reader_version = 3;
+    p.reader_features = reader;
+  }
+  return p;
+}
+
+// When `configuration` asks for a protocol (delta.minReaderVersion / delta.minWriterVersion /
+// delta.feature.<name>), the protocol Delta makes of the request, the table's current protocol
+// (`current`, null for a new table) and the features its properties need, normalized; nullopt
+// when nothing asks. Versions above Delta's (3 / 7), a feature Sluice does not write and writer
+// version 6 (identity columns) are refused, naming the property.
+Result<std::optional<Protocol>> RequestedProtocol(
+    const Protocol* current, const std::map<std::string, std::string>& configuration) {
+  std::optional<int32_t> reader, writer;
+  std::vector<std::string> asked_features;
+  for (const auto& [k, v] : configuration) {
+    const bool is_reader = k == "delta.minReaderVersion";
+    if (is_reader || k == "delta.minWriterVersion") {
+      char* end = nullptr;
+      const long asked = std::strtol(v.c_str(), &end, 10);
+      const long max = is_reader ? 3 : 7;
+      if (v.empty() || end == nullptr || *end != '\0' || asked < 1 || asked > max) {
+        return Status::InvalidArgument(k + " = '" + v + "': expected a protocol version (1 to " +
+                                       std::to_string(max) + ")");
+      }
+      (is_reader ? reader : writer) = static_cast<int32_t>(asked);
+    } else if (k.rfind("delta.feature.", 0) == 0) {
+      const std::string feature = k.substr(std::string("delta.feature.").size());
+      if (!AsciiEqualsIgnoreCase(v, "supported") && !AsciiEqualsIgnoreCase(v, "enabled")) {
+        return Status::InvalidArgument(k + " = '" + v +
+                                       "': a feature property's value is 'supported'");
+      }
+      if (!WritableFeature(feature)) {
+        return Status::NotSupported(k + ": Sluice does not write the table feature '" + feature +
+                                    "'");
+      }
+      asked_features.push_back(feature);
+    }
+  }
+  if (!reader && !writer && asked_features.empty()) return std::optional<Protocol>();
+  // The request's own features first, then those the properties need, then what the asked
+  // versions (or, for a new table asking only features, Delta's default 1/2) and the current
+  // protocol imply.
+  std::vector<std::string> features;
+  auto add = [&features](const std::string& f) {
+    if (std::find(features.begin(), features.end(), f) == features.end()) features.push_back(f);
+  };
+  const bool table_features = current != nullptr && current->min_writer_version == 7;
+  if (table_features) {
+    for (const std::string& f : FeaturesOf(*current)) add(f);
+  }
+  for (const std::string& f : asked_features) add(f);
+  auto enabled = [&configuration](const char* key) {
+    auto it = configuration.find(key);
+    return it != configuration.end() && AsciiEqualsIgnoreCase(it->second, "true");
+  };
+  if (enabled("delta.enableDeletionVectors")) add("deletionVectors");
+  auto mode = configuration.find("delta.columnMapping.mode");
+  if (mode != configuration.end() &&
+      (AsciiEqualsIgnoreCase(mode->second, "name") || AsciiEqualsIgnoreCase(mode->second, "id"))) {
+    add("columnMapping");
+  }
+  if (enabled("delta.enableChangeDataFeed")) add("changeDataFeed");
+  if (enabled("delta.appendOnly")) add("appendOnly");
+  const int32_t w = writer.value_or(current ? 1 : 2);  // Delta's default for a new table: 1/2
+  if (w < 7) {
+    for (const std::string& f : LegacyFeaturesOf(reader.value_or(1), w)) add(f);
+  }
+  if (current != nullptr && !table_features) {
+    for (const std::string& f : FeaturesOf(*current)) add(f);
+  }
+  Protocol p = NormalizedProtocol(features);
+  if (p.min_writer_version == 6) {
+    return Status::NotSupported(
+        "delta.minWriterVersion = 6: Sluice does not write protocol writer version 6 (identity "
+        "columns)");
+  }
+  return std::optional<Protocol>(p);
+}
+
+// A new table's protocol: the one its TBLPROPERTIES ask for, else the one they need.
+Result<Protocol> NewTableProtocol(const std::map<std::string, std::string>& configuration) {
+  SLUICE_ASSIGN_OR_RETURN(std::optional<Protocol> asked, RequestedProtocol(nullptr, configuration));
+  return asked ? *asked : ProtocolForNewTable(configuration);
+}
+
+std::optional<Protocol> ProtocolUpgradeFor(const Protocol& current, const Metadata& md);
+
+// The protocol an existing table at `current` moves to once its metadata is `md` (never a
+// downgrade), nullopt when it stays: the one its properties ask for (RequestedProtocol), else
+// ProtocolUpgradeFor's.
+Result<std::optional<Protocol>> ProtocolChangeFor(const Protocol& current, const Metadata& md) {
+  SLUICE_ASSIGN_OR_RETURN(std::optional<Protocol> asked,
+                          RequestedProtocol(&current, md.configuration));
+  if (!asked) return ProtocolUpgradeFor(current, md);
+  const std::vector<std::string> had = FeaturesOf(current);
+  const std::vector<std::string> now = FeaturesOf(*asked);
+  if (std::set<std::string>(had.begin(), had.end()) ==
+      std::set<std::string>(now.begin(), now.end()))
+    return std::optional<Protocol>();
+  return asked;
+}
 
 // The protocol a table at `current` needs once its metadata is `md`, when that is more than
 // `current` (never a downgrade): a higher writer version for legacy protocols, table features
@@ -444,8 +576,9 @@ Result<Version> DeltaTableWriter::CreateTable(const engine::Schema& schema,
   md.partition_columns = parts;
   md.configuration = options.configuration;
   md.created_time = Now();
-  const Protocol protocol = ProtocolForNewTable(options.configuration);
-  SLUICE_RETURN_NOT_OK_CTX(TakeProtocolProperties(protocol, &md.configuration), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(const Protocol protocol, NewTableProtocol(options.configuration),
+                              ctx);
+  TakeProtocolProperties(&md.configuration);
   SLUICE_RETURN_NOT_OK_CTX(MapNewFields(schema, &md, &field_metadata), ctx);
   Transaction txn(fs_, path_, nullptr, options_.commit);
   txn.Add(protocol);
@@ -484,9 +617,9 @@ Result<WriteResult> DeltaTableWriter::ReplaceTable(const engine::Schema& schema,
     SLUICE_RETURN_NOT_OK_CTX(CheckpointInterval(md).status(), ctx);
   }
   // Never downgrade: keep the current protocol unless the new properties need more.
-  const std::optional<Protocol> upgraded = ProtocolUpgradeFor(snap->protocol, md);
-  SLUICE_RETURN_NOT_OK_CTX(
-      TakeProtocolProperties(upgraded.value_or(snap->protocol), &md.configuration), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(const std::optional<Protocol> upgraded,
+                              ProtocolChangeFor(snap->protocol, md), ctx);
+  TakeProtocolProperties(&md.configuration);
   SLUICE_RETURN_NOT_OK_CTX(MapNewFields(schema, &md, &field_metadata), ctx);
 
   WriteResult result;
@@ -569,6 +702,7 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
   engine::Schema table_schema;
   std::vector<std::string> partition_columns;
   Metadata metadata;
+  Protocol new_protocol;  // a new table's
   bool new_table = snap == nullptr;
   if (new_table) {
     SLUICE_RETURN_NOT_OK_CTX(CheckStorableSchema(data.schema()), ctx);
@@ -580,9 +714,8 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
     metadata.partition_columns = partition_columns;
     metadata.configuration = options.configuration;
     metadata.created_time = Now();
-    SLUICE_RETURN_NOT_OK_CTX(
-        TakeProtocolProperties(ProtocolForNewTable(options.configuration), &metadata.configuration),
-        ctx);
+    SLUICE_ASSIGN_OR_RETURN_CTX(new_protocol, NewTableProtocol(options.configuration), ctx);
+    TakeProtocolProperties(&metadata.configuration);
   } else {
     SLUICE_RETURN_NOT_OK_CTX(CheckWriteSupported(snap->protocol, snap->metadata), ctx);
     metadata = snap->metadata;
@@ -640,7 +773,7 @@ Result<WriteResult> DeltaTableWriter::WriteLocked(const engine::Batch& data,
     auto storage = ResolveLogPath(path_, a.path);
     if (storage.ok()) txn.RecordWrittenFile(*storage);
   }
-  if (new_table) txn.Add(ProtocolForNewTable(options.configuration));
+  if (new_table) txn.Add(new_protocol);
   if (new_table || plan.schema_changed) txn.Add(metadata);
   const int64_t now = Now();
   if (options.txn_app_id) txn.Add(SetTransaction{*options.txn_app_id, *options.txn_version, now});
@@ -768,9 +901,9 @@ Result<Version> DeltaTableWriter::SetProperties(
     SLUICE_RETURN_NOT_OK_CTX(
         MapNewFields(snap->schema.fields, &md, &field_metadata, /*keep_names=*/true), ctx);
   }
-  const std::optional<Protocol> upgraded = ProtocolUpgradeFor(snap->protocol, md);
-  SLUICE_RETURN_NOT_OK_CTX(
-      TakeProtocolProperties(upgraded.value_or(snap->protocol), &md.configuration), ctx);
+  SLUICE_ASSIGN_OR_RETURN_CTX(const std::optional<Protocol> upgraded,
+                              ProtocolChangeFor(snap->protocol, md), ctx);
+  TakeProtocolProperties(&md.configuration);
   Transaction txn(fs_, path_, snap, options_.commit);
   if (upgraded) txn.Add(*upgraded);
   txn.Add(md);
