@@ -345,6 +345,8 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
   // here, else in the run once the queries they read have finished.
   std::vector<View> views_to_refresh;
   std::set<std::string> refreshed_now;
+  // Streaming tables of declared columns and sinks: made (or kept) here, filled only by flows.
+  std::vector<std::string> nothing_to_run;
   std::map<std::string, std::vector<std::string>> reads_of;  // Key() -> names it reads
   for (const sql::PipelineNode& node : graph->nodes) {
     if (node.kind == sql::PipelineNode::Kind::kView) continue;  // inlined where it is read
@@ -377,6 +379,9 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
     }
     if (node.kind == sql::PipelineNode::Kind::kStreamingTable && node.has_query) {
       defined.push_back("table:" + node.name);
+    } else if (node.kind == sql::PipelineNode::Kind::kStreamingTable ||
+               node.kind == sql::PipelineNode::Kind::kSink) {
+      nothing_to_run.push_back(node.name);
     } else if (node.kind == sql::PipelineNode::Kind::kFlow) {
       defined.push_back("flow:" + node.name);
     }
@@ -421,7 +426,15 @@ int RunPipeline(const RunCommandOptions& options, std::ostream& out, std::ostrea
     }
   }
   if (queries.empty() && views_to_refresh.empty()) {
-    if (refreshed_now.empty()) out << "no streaming tables or flows in " << options.file << "\n";
+    if (!nothing_to_run.empty()) {
+      std::string names;
+      for (const std::string& n : nothing_to_run) names += (names.empty() ? "" : ", ") + n;
+      out << names << ": defined; no query or flow writes "
+          << (nothing_to_run.size() == 1 ? "it" : "them") << " in " << options.file
+          << ", so nothing runs\n";
+    } else if (refreshed_now.empty()) {
+      out << "no streaming tables or flows in " << options.file << "\n";
+    }
     return 0;
   }
   // A deferred materialized view waits for the queries writing what it reads and for the views

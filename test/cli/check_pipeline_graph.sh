@@ -169,4 +169,13 @@ check "stream of a batch view" 1 "views2.sql:2: view 'dims' is read as a STREAM 
   "${SLUICE}" run views2.sql -w wh8
 check "nothing created" 1 "" -- test -e wh8
 
+# A pipeline of only a table of declared columns (flows would fill it): each run makes or keeps
+# it and says so, the second run as the first (it said "no streaming tables or flows").
+printf '%s\n' "CREATE OR REFRESH STREAMING TABLE cols (a INT, b STRING);" > cols.sql
+for run in 1 2; do
+  check "columns-only table, run ${run}" 0 "cols: defined; no query or flow writes it in cols.sql, so nothing runs" -- \
+    "${SLUICE}" run cols.sql -w wh9 --triggered
+done
+check "columns-only table made" 0 "a,int" -- "${SLUICE}" sql -w wh9 --format csv "SELECT col_name, data_type FROM (DESCRIBE cols) WHERE col_name = 'a'"
+
 finish
