@@ -3,6 +3,12 @@
 // ewm-append-mode, ewm-update-mode, ewm-event-time-metrics, ewm-session-window-append).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <utility>
+
 #include "plan/planner.h"
 #include "sinks/memory_sink.h"
 #include "stream/loop_test_util.h"
@@ -36,7 +42,8 @@ class AggregateLoopTest : public LoopTest {
 
   // Starts (or restarts) the query; the sink keeps what it got.
   void Start(const std::string& sql, sluice::OutputMode mode, int partitions = 5,
-             const std::string& provider = "memory") {
+             const std::string& provider = "memory",
+             std::shared_ptr<stream::SharedWatermark> shared_watermark = nullptr) {
     stream_->schema = Values({}).schema();
     auto planned = Plan(sql, mode);
     ASSERT_TRUE(planned.ok()) << planned.status().ToString();
@@ -45,6 +52,7 @@ class AggregateLoopTest : public LoopTest {
     o.output_mode = mode;
     o.session_conf["sluice.sql.shuffle.partitions"] = std::to_string(partitions);
     o.session_conf["sluice.streaming.stateStore.providerClass"] = provider;
+    o.shared_watermark = std::move(shared_watermark);
     std::vector<stream::SourceSpec> specs;
     specs.push_back(TestSourceSpec(stream_));
     if (query_) {
@@ -94,6 +102,42 @@ constexpr char kWindowedCount[] =
     "SELECT epoch(window.start)::BIGINT AS start, count(*) AS count "
     "FROM STREAM input WATERMARK timestamp_seconds(value) AS eventTime DELAY OF INTERVAL 10 "
     "SECONDS AS i GROUP BY window(eventTime, '5 seconds')";
+
+// A watermark shared with other queries (group mode's tasks, stream/shared_watermark.h): the
+// loop runs with what Combine gives, publishes its own after each commit, and when the shared
+// watermark moves while it has no data, runs a no-data batch that emits the windows it passed.
+class FakeSharedWatermark final : public stream::SharedWatermark {
+ public:
+  Result<int64_t> Combine(int64_t own_ms) override { return std::min(own_ms, others_ms.load()); }
+  Status Publish(BatchId batch_id, int64_t own_ms) override {
+    std::lock_guard<std::mutex> lock(mu);
+    published.emplace_back(batch_id.value(), own_ms);
+    return Status::OK();
+  }
+  std::atomic<int64_t> others_ms{0};
+  std::mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> published;
+};
+
+TEST_F(AggregateLoopTest, ASharedWatermarkHoldsWindowsUntilTheOthersMoveIt) {
+  auto shared = std::make_shared<FakeSharedWatermark>();
+  Start(kWindowedCount, sluice::OutputMode::kAppend, 5, "memory", shared);
+  Add({1, 2, 3, 21});  // own watermark 21 s - 10 s = 11 s: past the window [0, 5)
+  Run();
+  EXPECT_TRUE(Rows().empty()) << "the others' watermark (0) holds the window back";
+  EXPECT_EQ(query_->CurrentWatermarkMs(), 0);
+  {
+    std::lock_guard<std::mutex> lock(shared->mu);
+    ASSERT_FALSE(shared->published.empty());
+    EXPECT_EQ(shared->published.back(), (std::pair<int64_t, int64_t>{0, 11000}));
+  }
+  shared->others_ms = 11000;  // the others moved: an idle trigger sees it
+  for (int i = 0; i < 400 && Rows().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_EQ(Rows(), (std::vector<std::string>{"0,3"}));
+  EXPECT_EQ(query_->CurrentWatermarkMs(), 11000);
+}
 
 TEST_F(AggregateLoopTest, SimpleCountCompleteSurvivesRestart) {
   const std::string sql = "SELECT value, count(*) AS count FROM STREAM input GROUP BY value";
