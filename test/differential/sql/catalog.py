@@ -10,8 +10,8 @@ order, as text, with the column names. The places that differ by run are written
 and `<dir>` (the scratch directory of path and LOCATION tables).
 
 A case may compare a part of the rows: "detail" keeps DESCRIBE EXTENDED's rows from
-'# Detailed Table Information' on (the DESCRIBE rows before it spell types differently, a listed
-difference, and would hide the rest).
+'# Detailed Table Information' on (a difference in the DESCRIBE rows before it would hide the
+rest).
 
 SHOW CREATE TABLE is refused by Delta 4.4 (`DELTA_OPERATION_NOT_ALLOWED`); Sluice answers it as
 Databricks does. ROUNDTRIP checks what it answers: Spark runs Sluice's statement under a new name
@@ -47,8 +47,18 @@ SETUP = [
     "CREATE TABLE delta.`{dir}/pathtab` (id BIGINT, s STRING) USING delta COMMENT 'it''s outside'",
     "CREATE TABLE cat_ext (id BIGINT) USING delta LOCATION '{dir}/ext'",
     "CREATE TABLE cat_first (d DATE, id BIGINT) USING delta PARTITIONED BY (d)",
+    # Protocol requests as Databricks users write them (the protocol each engine makes of them).
+    "CREATE TABLE cat_p37 (id BIGINT) USING delta "
+    "TBLPROPERTIES ('delta.minReaderVersion' = '3', 'delta.minWriterVersion' = '7')",
+    "CREATE TABLE cat_p37cdf (k STRING, v BIGINT) USING delta "
+    "TBLPROPERTIES ('delta.minReaderVersion' = '3', 'delta.minWriterVersion' = '7', "
+    "'delta.enableChangeDataFeed' = 'true')",
+    "CREATE TABLE cat_fdv (id BIGINT) USING delta "
+    "TBLPROPERTIES ('delta.feature.deletionVectors' = 'supported')",
+    "CREATE TABLE cat_p15 (id BIGINT) USING delta TBLPROPERTIES ('delta.minWriterVersion' = '5')",
 ]
-TABLES = ["cat_part", "cat_cdf", "cat_cdf4", "cat_nested", "cat_ext", "cat_first"]
+TABLES = ["cat_part", "cat_cdf", "cat_cdf4", "cat_nested", "cat_ext", "cat_first", "cat_p37",
+          "cat_p37cdf", "cat_fdv", "cat_p15"]
 
 # (name, statement, part)
 CASES = [
@@ -75,6 +85,10 @@ CASES = [
     ("catalog_describe_partition_first", "DESCRIBE TABLE cat_first", "all"),
     ("catalog_describe_extended_column", "DESCRIBE EXTENDED cat_part id", "all"),
     ("catalog_show_create_part", "SHOW CREATE TABLE cat_part", "all"),
+    ("catalog_tblprops_protocol_3_7", "SHOW TBLPROPERTIES cat_p37", "all"),
+    ("catalog_tblprops_protocol_3_7_cdf", "SHOW TBLPROPERTIES cat_p37cdf", "all"),
+    ("catalog_tblprops_feature_dv", "SHOW TBLPROPERTIES cat_fdv", "all"),
+    ("catalog_tblprops_protocol_writer_5", "SHOW TBLPROPERTIES cat_p15", "all"),
 ]
 
 # The tables whose SHOW CREATE TABLE (Sluice's) Spark runs again under a new name.
