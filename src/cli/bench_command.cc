@@ -22,6 +22,7 @@
 
 #include "cli/nexmark_kafka_feed.h"
 #include "cli/nexmark_kafka_sql.h"
+#include "common/clock.h"
 #include "common/strings.h"
 #include "engine/engine.h"
 #include "sinks/blackhole_sink.h"
@@ -273,11 +274,7 @@ std::string StreamRelation(const Run& run, const Kind& k) {
          (run.o.rate_limited ? ", rateLimited => true" : "") + ")";
 }
 
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t WallMs() { return WallClockMs(); }
 
 // One batch of a rate-limited run: events [start, end) of the unified stream, reported at
 // wall time reported_ms.

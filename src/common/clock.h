@@ -44,6 +44,19 @@ class SystemClock final : public Clock {
 // The process-wide system clock. Never null.
 std::shared_ptr<Clock> DefaultClock();
 
+// The wall clock in milliseconds since the epoch: std::chrono::system_clock, plus the test skew
+// below. Every wall-clock timestamp of Sluice's own (SystemClock, Delta commit times, progress
+// and listener events, state file ages, processing-time timers) is read here. Thread-safe.
+//
+// Test skew (the fault harness's clock fault, test/faults/fault_harness.py): when the
+// environment variable SLUICE_TEST_CLOCK_SKEW_FILE names a file, its content, an integer number
+// of milliseconds (e.g. "-3600000"), is added; the file is read again when it is 50 ms old in
+// the process's monotonic time, so rewriting it makes the clock jump, as an NTP step does. A
+// missing or unreadable file counts as 0, text that is not an integer keeps the last value (and
+// is reported once on stderr). The libraries' own clocks (DuckDB's now(), librdkafka, RocksDB)
+// are not skewed.
+int64_t WallClockMs();
+
 // Milliseconds of std::chrono::steady_clock (monotonic; its epoch is arbitrary): for measuring
 // durations (progress durationMs, timeouts), never for timestamps. Thread-safe.
 int64_t MonotonicMs();

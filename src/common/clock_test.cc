@@ -1,6 +1,14 @@
 #include "common/clock.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -66,6 +74,58 @@ TEST(ClockTest, ManualClockWaitStopsOnFlag) {
   stop = true;
   waiter.join();
   EXPECT_EQ(woke_at.load(), 0);
+}
+
+int64_t RealMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void WriteSkew(const std::string& path, const std::string& text) {
+  std::ofstream(path + ".tmp") << text;
+  std::rename((path + ".tmp").c_str(), path.c_str());
+}
+
+// How far WallClockMs is from the real clock once the skew file has been read again.
+int64_t ObservedSkewMs() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));  // past the 50 ms re-read
+  return WallClockMs() - RealMs();
+}
+
+// The skew is read once per process from the environment: each check runs in a child process
+// of its own (a threadsafe death test re-runs this binary), which exits 0 when all held.
+void SkewChecks(const std::string& path) {
+  setenv("SLUICE_TEST_CLOCK_SKEW_FILE", path.c_str(), 1);
+  auto near = [](int64_t got, int64_t want) { return got >= want - 1000 && got <= want + 1000; };
+  WriteSkew(path, "3600000\n");
+  if (!near(ObservedSkewMs(), 3'600'000)) _exit(1);
+  WriteSkew(path, "-5000");  // a jump back, as an NTP step
+  if (!near(ObservedSkewMs(), -5000)) _exit(2);
+  if (!near(SystemClock().NowMs() - RealMs(), -5000)) _exit(3);
+  WriteSkew(path, "soon");  // not milliseconds: the last value stays
+  if (!near(ObservedSkewMs(), -5000)) _exit(4);
+  std::remove(path.c_str());  // no file: no skew
+  if (!near(ObservedSkewMs(), 0)) _exit(5);
+  _exit(0);
+}
+
+TEST(ClockDeathTest, WallClockFollowsTheTestSkewFile) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  char dir[] = "/tmp/sluice-clock-skew-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/skew-ms";
+  // Exit codes 1-5 name the failed check of SkewChecks.
+  EXPECT_EXIT(SkewChecks(path), testing::ExitedWithCode(0), "");
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
+TEST(ClockTest, WallClockWithoutSkewIsTheRealClock) {
+  const int64_t before = RealMs();
+  const int64_t wall = WallClockMs();
+  EXPECT_GE(wall, before);
+  EXPECT_LE(wall, RealMs());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "spark/connect/commands.pb.h"
 #include "stream/time_format.h"
 
@@ -71,9 +72,7 @@ std::optional<std::vector<QueryListenerBus::Event>> QueryListenerBus::Next(
 
 std::string QueryListenerBus::StartedEventJson(const std::string& id, const std::string& run_id,
                                                const std::optional<std::string>& name) {
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+  const int64_t now_ms = WallClockMs();
   nlohmann::json j = {{"id", id},
                       {"runId", run_id},
                       {"name", nullptr},

@@ -1,7 +1,8 @@
 #include "delta/write_util.h"
 
-#include <chrono>
 #include <cstdio>
+
+#include "common/clock.h"
 
 namespace sluice::delta {
 
@@ -111,10 +112,6 @@ std::string DataFileName(int index, std::string_view uuid, std::string_view comp
   return "part-" + std::string(buf) + "-" + std::string(uuid) + ".c000." + ext + "parquet";
 }
 
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMillis() { return WallClockMs(); }
 
 }  // namespace sluice::delta

@@ -12,6 +12,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "common/clock.h"
 #include "common/strings.h"
 #include "engine/registered_batch.h"
 #include "engine/row_codec.h"
@@ -488,9 +489,7 @@ bool TransformWithState::WantsNoDataBatch(int64_t used_watermark_ms,
     case TimeMode::kEventTime:
       return next_watermark_ms > used_watermark_ms;
     case TimeMode::kProcessingTime: {
-      const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
+      const int64_t now = WallClockMs();
       return impl_->earliest_timer_ms <= now;
     }
     case TimeMode::kNone:

@@ -1,14 +1,10 @@
 #include "server/monitor_listener.h"
 
-#include <chrono>
+#include "common/clock.h"
 
 namespace sluice::server {
 
-int64_t SystemNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t SystemNowMs() { return WallClockMs(); }
 
 void MonitorListener::OnQueryStarted(const stream::QueryStartedEvent& event) {
   store_->OnStarted(event.id, event.run_id, event.name, now_ms_());

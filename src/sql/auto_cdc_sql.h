@@ -1,11 +1,11 @@
 // SQL text helpers shared by the AUTO CDC sink's SCD type 1 and type 2 paths (auto_cdc_sink.h).
 #pragma once
 
-#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/result.h"
 #include "engine/engine.h"
 
@@ -59,10 +59,6 @@ inline Result<int64_t> CountRows(engine::Connection* conn, const std::string& sq
   return v ? std::stoll(*v) : 0;
 }
 
-inline int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+inline int64_t NowMs() { return WallClockMs(); }
 
 }  // namespace sluice::sql::auto_cdc

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "common/check.h"
+#include "common/clock.h"
 #include "common/logging.h"
 
 namespace sluice::state {
@@ -653,9 +654,7 @@ Status CheckpointedProvider::Maintenance() {
   }
   SLUICE_ASSIGN_OR_RETURN(int64_t latest, LatestVersion());
   // Temporary files of writes that a crash interrupted (never the name of a version).
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+  const int64_t now_ms = WallClockMs();
   for (const auto& [path, mtime_ms] : temp_files_) {
     if (now_ms - mtime_ms < kTempFileMinAgeMs) continue;
     Status st = fs_->DeleteFile(path);

@@ -48,6 +48,18 @@ under one fault of the schedule, drawn from the round's seed:
               cut mid-way) or of its response
               An S3 fault's run must finish (the client's retries) or fail with an error naming
               S3; with --s3 there is no torn fault (the checkpoints are not local files)
+  netcut      with the mock cluster (three brokers): at a random moment of the run every broker
+              drops its connections and refuses new ones for 0.5-5 s (a network cut between the
+              run and Kafka, no leader change); the run must finish or fail naming Kafka
+  leader      with the mock cluster: the leaders of both topics' partitions move to other
+              brokers, one to three times at random moments of the run (what a broker's
+              controlled shutdown or a reassignment does); the run must finish
+  clock       Sluice's wall clock (common/clock.h WallClockMs: commit and progress timestamps,
+              state file ages, timers) jumps, at a random moment, by 1 s to 6 h forward or back,
+              as an NTP step does: the skew file of SLUICE_TEST_CLOCK_SKEW_FILE is rewritten
+              mid-run. The libraries' clocks and the monotonic clock are left alone (libfaketime
+              was tried: librdkafka's timed waits then hang even at a constant offset, see
+              docs/reliability.md). The run must finish
 
 A run may only end in the ways its fault allows (0, a kill, the crash point's 137, an error that
 names the injected fault); anything else (a crash signal, an unclear error, a hang past the
@@ -69,6 +81,7 @@ import collections
 import os
 import random
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -91,8 +104,12 @@ CRASH_POINTS = [
 ]
 FAULTS = ["clean", "kill", "kill", "kill", "crash", "crash", "fail", "zombie", "torn", "enospc"]
 BROKER_FAULTS = ["broker", "broker"]          # with a real broker (SLUICE_KAFKA_DIR)
+MOCK_FAULTS = ["netcut", "leader"]            # with the mock cluster (no SLUICE_KAFKA_BOOTSTRAP)
+CLOCK_FAULTS = ["clock"]
 S3_FAULTS = ["s3stop", "s3cut", "s3cut", "s3flaky", "s3flaky"]  # with --s3
-ALL_FAULTS = sorted(set(FAULTS + BROKER_FAULTS + S3_FAULTS))
+ALL_FAULTS = sorted(set(FAULTS + BROKER_FAULTS + MOCK_FAULTS + CLOCK_FAULTS + S3_FAULTS))
+MOCK_BROKERS = 3         # the mock cluster's brokers (the leader fault moves partitions among them)
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TABLES = ["orders", "payments", "changes", "win_agg", "dedup", "matched", "cdc_target"]
 BASE_EPOCH = 1767225600  # 2026-01-01 00:00:00 UTC, a multiple of the 10 s window
@@ -345,8 +362,10 @@ class Round:
     def start_kafka(self):
         boot = os.path.join(self.work, "mock-kafka-bootstrap.txt")
         log = open(os.path.join(self.work, "mock-kafka.log"), "w")
-        self.mock = subprocess.Popen([self.args.mock_kafka, boot, "pay:1", "changes:1"],
-                                     stdout=log, stderr=subprocess.STDOUT, cwd=self.work)
+        # Its standard input and output carry the fault commands (mock_command).
+        self.mock = subprocess.Popen(
+            [self.args.mock_kafka, "--brokers", str(MOCK_BROKERS), boot, "pay:1", "changes:1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=self.work, text=True)
         for _ in range(300):
             if os.path.exists(boot) and os.path.getsize(boot) > 0:
                 break
@@ -368,6 +387,16 @@ class Round:
         self.wh = f"s3://{bucket}/wh"
         self.s3_env = {"AWS_ENDPOINT_URL_S3": self.proxy.endpoint,
                        "SLUICE_LOCAL_CACHE_DIR": os.path.join(self.work, "cache")}
+
+    def mock_command(self, command):
+        """Plays a fault command on the mock cluster (src/sources/kafka/mock_kafka_main.cc) and
+        waits (up to 10 s) for its answer; anything but "ok" fails the round."""
+        self.mock.stdin.write(command + "\n")
+        self.mock.stdin.flush()
+        ready, _, _ = select.select([self.mock.stdout], [], [], 10)
+        answer = self.mock.stdout.readline().strip() if ready else ""
+        if answer != "ok " + command:
+            raise RoundFailure(f"the mock cluster did not play '{command}': {answer or 'no answer'}")
 
     def stop_kafka(self):
         if self.proxy is not None:
@@ -507,7 +536,7 @@ class Round:
                 self.faults += 1
         elif fault == "zombie":
             self.zombie(step, what)
-        elif fault in ("broker", "s3stop", "s3cut", "s3flaky"):
+        elif fault in ("broker", "s3stop", "s3cut", "s3flaky", "netcut", "leader", "clock"):
             what = self.peer_fault(fault, what)
         elif fault == "torn":
             planted = self.plant_torn_files()
@@ -530,6 +559,7 @@ class Round:
         """A broker or S3 fault during one run (see the module's comment)."""
         rng = self.rng
         delay = rng.uniform(0.0, 0.8 * self.run_seconds)
+        env = {}  # the run's own environment for the fault
         if fault == "broker":
             kafka_dir = os.environ["SLUICE_KAFKA_DIR"]
             kafka_sh = os.path.join(REPO, "scripts", "kafka.sh")
@@ -564,7 +594,7 @@ class Round:
                 self.proxy.cut(down)
                 time.sleep(down)  # the next run starts after the cut
             named = r"S3|s3://"
-        else:  # s3flaky
+        elif fault == "s3flaky":
             delay = 0.0
             what += " S3 connections dropped with probability 0.2"
             self.proxy.flaky = 0.2
@@ -572,6 +602,40 @@ class Round:
             def act():
                 pass
             named = r"S3|s3://"
+        elif fault == "netcut":
+            down = rng.uniform(0.5, 5.0)
+            what += f" Kafka's network cut after {delay:.3f} s for {down:.1f} s"
+
+            def act():
+                self.mock_command("down")
+                try:
+                    time.sleep(down)
+                finally:
+                    self.mock_command("up")
+            named = r"(?i)kafka|broker"
+        elif fault == "leader":
+            # Drawn here, not in the thread, so that the round's seed decides them.
+            moves = [(rng.uniform(0.0, 0.4 * self.run_seconds), topic, rng.randint(1, MOCK_BROKERS))
+                     for _ in range(rng.randint(1, 3)) for topic in ("pay", "changes")]
+            what += " leaders moved after %.3f s: %s" % (delay, ", ".join(
+                f"{t}/0 to broker {b}" for (_, t, b) in moves))
+
+            def act():
+                for (pause, topic, broker) in moves:
+                    time.sleep(pause)
+                    self.mock_command(f"leader {topic} 0 {broker}")
+            named = None  # the run must finish
+        else:  # clock
+            jump = rng.choice([-1, 1]) * int(rng.choice([1, 30, 600, 3600, 6 * 3600]) *
+                                             rng.uniform(0.5, 1.0) + 1)
+            what += f" clock jumps {jump:+d} s after {delay:.3f} s"
+            skew_file = os.path.join(self.work, "clock-skew-ms")
+            write_atomically(skew_file, "0\n")
+            env = {"SLUICE_TEST_CLOCK_SKEW_FILE": skew_file}
+
+            def act():
+                write_atomically(skew_file, "%d\n" % (jump * 1000))
+            named = None
         errors = []
         during = []  # whether the run was still running when the fault began
 
@@ -582,7 +646,7 @@ class Round:
                 act()
             except (OSError, subprocess.SubprocessError) as e:
                 errors.append(f"{e}: {getattr(e, 'stderr', '')}")
-        p = self.start({}, "run.log")
+        p = self.start(env, "run.log")
         t = threading.Thread(target=fault_thread, daemon=True)
         t.start()
         try:
@@ -597,8 +661,9 @@ class Round:
             self.faults += 1
         else:
             what += " (after the run had ended)"
-        # The run waited for the peer and finished, or it failed with an error that names it.
-        self.check_exit(code, p, what, {0},
+        # The run waited for the peer and finished, or it failed with an error that names it
+        # (for a fault without a name, it finished).
+        self.check_exit(code, p, what, {0}, None if named is None else
                         lambda log: any(re.search(named, line) for line in error_lines(log)))
         if code == 0:
             return what + ": the run finished"
@@ -773,9 +838,18 @@ def schedule_faults(args):
         faults += S3_FAULTS
     if os.environ.get("SLUICE_KAFKA_DIR"):
         faults += BROKER_FAULTS
+    if not os.environ.get("SLUICE_KAFKA_BOOTSTRAP"):
+        faults += MOCK_FAULTS
+    faults += CLOCK_FAULTS
     if args.only:
         faults = [f for f in faults if f in args.only]
     return faults
+
+
+def write_atomically(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.rename(path + ".tmp", path)
 
 
 def ts_text(epoch):
@@ -841,6 +915,10 @@ def main():
               "test/interop/kafka/with_broker.sh")
         return 2
     kinds = schedule_faults(args)
+    if any(f in args.only for f in MOCK_FAULTS) and os.environ.get("SLUICE_KAFKA_BOOTSTRAP"):
+        print("faults: FAIL: the netcut and leader faults need the mock cluster (they are played "
+              "by it): run without SLUICE_KAFKA_BOOTSTRAP")
+        return 2
     if not kinds:
         print("faults: FAIL: --only leaves no fault kind this environment allows")
         return 2
