@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "bench_check.h"
+#include "bench_percentile.h"
 #include "engine/engine.h"
 #include "plan/planner.h"
 #include "plan/stream_query_parser.h"
@@ -60,6 +61,7 @@ namespace {
 namespace stdfs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+using bench::BatchPercentile;
 using bench::Check;
 using bench::CpuSeconds;
 using bench::Seconds;
@@ -205,11 +207,17 @@ void Step(Running& r, std::vector<Stream>& streams) {
   Check(r.query->ProcessAllAvailable(), "processing");
 }
 
-double Percentile(std::vector<int64_t> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-  return static_cast<double>(v[std::min(i, v.size() - 1)]);
+struct Timing {
+  double seconds = 0;      // wall
+  double cpu_seconds = 0;  // the process's, every thread
+};
+
+// `batches` Steps, timed.
+Timing TimedSteps(Running& r, std::vector<Stream>& streams, int64_t batches) {
+  const auto start = Clock::now();
+  const double cpu = CpuSeconds();
+  for (int64_t b = 0; b < batches; ++b) Step(r, streams);
+  return Timing{Seconds(start), CpuSeconds() - cpu};
 }
 
 // Event time of row i at `per_second` rows per second of event time, from 2026-01-01.
@@ -250,8 +258,8 @@ void PrintStateProgress(const char* what, const std::vector<stream::StreamingQue
   std::printf(
       "%s: batches=%zu batch_ms_p50=%.0f batch_ms_max=%.0f commit_ms_p50=%.0f commit_ms_max=%.0f "
       "state_rows_max=%.0f\n",
-      what, duration.size(), Percentile(duration, 0.5), Percentile(duration, 1.0),
-      Percentile(commit, 0.5), Percentile(commit, 1.0), Percentile(total, 1.0));
+      what, duration.size(), BatchPercentile(duration, 0.5), BatchPercentile(duration, 1.0),
+      BatchPercentile(commit, 0.5), BatchPercentile(commit, 1.0), BatchPercentile(total, 1.0));
   std::printf("%s phases (total ms over those batches):", what);
   for (const auto& [phase, ms] : phases)
     std::printf(" %s=%lld", phase.c_str(), static_cast<long long>(ms));
@@ -262,13 +270,9 @@ void WindowedCount(int64_t events, int64_t keys, int64_t batch) {
   std::vector<Stream> streams{WindowedStream(keys, batch)};
   Running r = Start("windowed", kWindowedSql, sluice::OutputMode::kAppend, streams);
   Step(r, streams);  // warm-up batch: opens the state stores
-  auto start = Clock::now();
-  double cpu = CpuSeconds();
   int64_t batches = events / batch - 1;
-  for (int64_t b = 0; b < batches; ++b) Step(r, streams);
-  double s = Seconds(start);
+  const auto [s, cpu] = TimedSteps(r, streams, batches);
   int64_t processed = batches * batch;
-  cpu = CpuSeconds() - cpu;
   std::printf(
       "windowed_count: events=%lld keys=%lld batch=%lld seconds=%.2f events_per_s=%.0f "
       "cpu_s=%.2f events_per_cpu_s=%.0f windows_out=%lld\n",
@@ -296,13 +300,9 @@ void Dedup(int64_t events, int64_t batch) {
                     "SELECT id, ts FROM STREAM events WATERMARK ts DELAY OF INTERVAL 10 SECONDS AS "
                     "e QUALIFY row_number() OVER (PARTITION BY id ORDER BY ts) = 1",
                     sluice::OutputMode::kAppend, streams);
-  auto start = Clock::now();
-  double cpu = CpuSeconds();
   int64_t batches = events / batch;
-  for (int64_t b = 0; b < batches; ++b) Step(r, streams);
-  double s = Seconds(start);
+  const auto [s, cpu] = TimedSteps(r, streams, batches);
   int64_t processed = batches * batch;
-  cpu = CpuSeconds() - cpu;
   std::printf(
       "dedup_within_watermark: events=%lld batch=%lld seconds=%.2f events_per_s=%.0f "
       "cpu_s=%.2f events_per_cpu_s=%.0f rows_out=%lld (expected %lld)\n",
@@ -332,13 +332,9 @@ void Join(int64_t rows_per_side) {
       "MINUTE AS i JOIN STREAM clicks WATERMARK cts DELAY OF INTERVAL 1 MINUTE AS c ON c.ad_id = "
       "i.ad_id AND c.cts BETWEEN i.its AND i.its + INTERVAL 10 MINUTES",
       sluice::OutputMode::kAppend, streams);
-  auto start = Clock::now();
-  double cpu = CpuSeconds();
   int64_t batches = rows_per_side / batch;
-  for (int64_t b = 0; b < batches; ++b) Step(r, streams);
-  double s = Seconds(start);
+  const auto [s, cpu] = TimedSteps(r, streams, batches);
   int64_t input = 2 * batches * batch;
-  cpu = CpuSeconds() - cpu;
   std::printf(
       "stream_stream_join: rows=%lld+%lld seconds=%.2f input_rows_per_s=%.0f cpu_s=%.2f "
       "rows_out=%lld (expected %lld)\n",

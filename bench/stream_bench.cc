@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bench_check.h"
+#include "bench_percentile.h"
 #include "engine/engine.h"
 #include "fs/local_file_system.h"
 #include "sinks/delta_sink.h"
@@ -37,6 +38,7 @@ namespace sluice {
 namespace {
 
 namespace stdfs = std::filesystem;
+using bench::BatchPercentile;
 using bench::Check;
 using bench::Seconds;
 
@@ -84,13 +86,6 @@ stream::SinkFactory DeltaSinkAt(std::string path) {
     SLUICE_ASSIGN_OR_RETURN(auto sink, sinks::DeltaSink::Open(ctx.fs, ctx.engine, options));
     return std::shared_ptr<sinks::Sink>(std::move(sink));
   };
-}
-
-double Percentile(std::vector<int64_t> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-  return static_cast<double>(v[std::min(i, v.size() - 1)]);
 }
 
 int g_threads = 1;  // --threads: DuckDB worker threads of the benchmark engine
@@ -141,8 +136,8 @@ void BatchOverhead(int batches) {
   Check(query->Stop(), "stopping");
   // RecentProgress keeps the last 100: the percentiles are over those (the warm state).
   std::printf("batch_overhead: batches=%d measured=%zu p50_ms=%.1f p99_ms=%.1f max_ms=%.1f\n",
-              batches, trigger_ms.size(), Percentile(trigger_ms, 0.5), Percentile(trigger_ms, 0.99),
-              Percentile(trigger_ms, 1.0));
+              batches, trigger_ms.size(), BatchPercentile(trigger_ms, 0.5),
+              BatchPercentile(trigger_ms, 0.99), BatchPercentile(trigger_ms, 1.0));
   // Where the time goes: the mean of each durationMs phase (ms granularity, so a mean).
   std::printf("batch_overhead phases (mean ms):");
   for (const auto& [phase, total] : phase_total_ms) {
