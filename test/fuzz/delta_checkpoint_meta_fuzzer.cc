@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -74,6 +75,18 @@ void CheckNameRoundTrip(const std::string& name) {
                     parsed->num_parts);
       Check(buf == name, "checkpoint part name round trip");
       Check(parsed->part >= 1 && parsed->part <= parsed->num_parts, "part numbers");
+      break;
+    }
+    case delta::LogFileKind::kCheckpointV2: {
+      // "<version>.checkpoint.<uuid>.json|parquet": the version and the format are the name's.
+      char prefix[64];
+      std::snprintf(prefix, sizeof(prefix), "%020lld.checkpoint.",
+                    static_cast<long long>(parsed->version.value()));
+      const std::string suffix = parsed->json ? ".json" : ".parquet";
+      Check(name.rfind(prefix, 0) == 0, "V2 checkpoint name: version prefix");
+      Check(name.size() > std::strlen(prefix) + suffix.size() &&
+                name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0,
+            "V2 checkpoint name: format suffix");
       break;
     }
   }

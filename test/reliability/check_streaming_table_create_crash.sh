@@ -31,7 +31,7 @@ crashed_then_rerun() {
   check "${point}: the next run" 0 "finished f" -- "${SLUICE}" run p.sql -w wh --triggered
   check "${point}: its rows, once" 0 "1,a
 2,b" -- sql "SELECT id, s FROM t ORDER BY id"
-  check "${point}: its declared columns" 0 "id,BIGINT,the id" -- sql "DESCRIBE t"
+  check "${point}: its declared columns" 0 "id,bigint,the id" -- sql "DESCRIBE t"
   check "${point}: a streaming table" 0 "t" -- sql "SHOW STREAMING TABLES"
   check "${point}: a third run" 0 "finished f" -- "${SLUICE}" run p.sql -w wh --triggered
   check "${point}: still once" 0 "2" -- sql "SELECT count(*) FROM t"
