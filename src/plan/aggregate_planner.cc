@@ -219,7 +219,7 @@ class AggregateBuilder {
     if (IsAggregateCall(e)) return Aggregate(e, alias);
     Json out = e;
     for (auto it = out.begin(); it != out.end(); ++it) {
-      if (it.key() == "alias" || it.key() == "query_location") continue;
+      if (IsAnnotationKey(it.key())) continue;
       if (it.value().is_object() || it.value().is_array()) {
         SLUICE_ASSIGN_OR_RETURN(it.value(), Rewrite(it.value()));
       }
@@ -298,9 +298,7 @@ class AggregateBuilder {
     call.argument = star ? "" : "__a" + std::to_string(j);
     call.output = "__agg" + std::to_string(j);
     {
-      Json described = e;
-      described.erase("alias");
-      SLUICE_ASSIGN_OR_RETURN(call.description, a_.ast->ExpressionToSql(described));
+      SLUICE_ASSIGN_OR_RETURN(call.description, a_.ast->ExpressionToSql(WithoutAlias(e)));
       if (star) call.description = "count(*)";
     }
     calls_.push_back(call);
@@ -459,15 +457,13 @@ class AggregateBuilder {
     ops::StreamingAggregateOptions options;
     for (size_t k = 0; k < plain_keys_.size(); ++k) {
       options.keys.push_back("__k" + std::to_string(k));
-      Json key = plain_keys_[k];
-      key.erase("alias");
-      SLUICE_ASSIGN_OR_RETURN(std::string described, a_.ast->ExpressionToSql(key));
+      SLUICE_ASSIGN_OR_RETURN(std::string described,
+                              a_.ast->ExpressionToSql(WithoutAlias(plain_keys_[k])));
       options.key_descriptions.push_back(std::move(described));
     }
     if (window_) {
-      Json call = window_call_;
-      call.erase("alias");
-      SLUICE_ASSIGN_OR_RETURN(options.window_description, a_.ast->ExpressionToSql(call));
+      SLUICE_ASSIGN_OR_RETURN(options.window_description,
+                              a_.ast->ExpressionToSql(WithoutAlias(window_call_)));
       options.window_description = WrittenWindowCall(options.window_description);
     }
     options.window = window_;

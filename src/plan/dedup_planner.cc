@@ -242,9 +242,8 @@ Result<std::vector<std::string>> AddHiddenColumns(const QueryAnalysis& analysis,
     select_list.push_back(WithAlias(shape->keys[i], name));
     hidden.push_back(name);
     options->key_columns.push_back(name);
-    Json described = shape->keys[i];
-    described.erase("alias");
-    SLUICE_ASSIGN_OR_RETURN(std::string key_sql, analysis.ast->ExpressionToSql(described));
+    SLUICE_ASSIGN_OR_RETURN(std::string key_sql,
+                            analysis.ast->ExpressionToSql(WithoutAlias(shape->keys[i])));
     options->key_descriptions.push_back(std::move(key_sql));
   }
   std::string order_by;

@@ -414,31 +414,6 @@ std::string TimeMicrosSql(const std::string& column_sql, bool window) {
   return "epoch_us(" + (window ? "struct_extract(" + column_sql + ", 'end')" : column_sql) + ")";
 }
 
-Json AndOf(const std::vector<Json>& conjuncts) {
-  if (conjuncts.size() == 1) return conjuncts[0];
-  return Json{{"class", "CONJUNCTION"},
-              {"type", "CONJUNCTION_AND"},
-              {"alias", ""},
-              {"query_location", 18446744073709551615ULL},
-              {"children", conjuncts}};
-}
-
-Json UnnestOf(const std::string& alias) {
-  return Json{{"class", "FUNCTION"},
-              {"type", "FUNCTION"},
-              {"alias", ""},
-              {"query_location", 18446744073709551615ULL},
-              {"function_name", "unnest"},
-              {"schema", ""},
-              {"children", Json::array({MakeColumnRef({alias})})},
-              {"filter", nullptr},
-              {"order_bys", Json{{"type", "ORDER_MODIFIER"}, {"orders", Json::array()}}},
-              {"distinct", false},
-              {"is_operator", false},
-              {"export_state", false},
-              {"catalog", ""}};
-}
-
 // ---- PlanStreamJoinUnchecked's phases ----
 
 // Phase 1: the join type, or the refusal of this join (Spark's UnsupportedOperationChecker, and
@@ -639,7 +614,8 @@ Result<std::string> SideInputSql(const QueryAnalysis& analysis, int s, const Sid
     }
   }
   if (!only.empty()) {
-    SLUICE_ASSIGN_OR_RETURN(std::string pre_sql, analysis.ast->ExpressionToSql(AndOf(only)));
+    SLUICE_ASSIGN_OR_RETURN(std::string pre_sql,
+                            analysis.ast->ExpressionToSql(MakeConjunctionAnd(only)));
     spec->pre_filter_column = "__join_pre";
     select += ", (" + pre_sql + ")::BOOLEAN AS " + spec->pre_filter_column;
   }
@@ -664,9 +640,9 @@ Result<std::string> JoinOutputSql(const QueryAnalysis& analysis, const SideResol
             "stream-stream join: * with EXCLUDE / REPLACE / RENAME / COLUMNS in the select list");
       }
       if (rel.empty() || EqualsIgnoreCase(rel, left.alias))
-        select_list.push_back(UnnestOf(left.alias));
+        select_list.push_back(MakeUnnestCall(left.alias));
       if ((rel.empty() && type != ops::JoinType::kLeftSemi) || EqualsIgnoreCase(rel, right.alias)) {
-        select_list.push_back(UnnestOf(right.alias));
+        select_list.push_back(MakeUnnestCall(right.alias));
       }
       if (!rel.empty() && !EqualsIgnoreCase(rel, left.alias) &&
           !EqualsIgnoreCase(rel, right.alias)) {
@@ -742,7 +718,8 @@ Result<std::optional<StatefulPlanSpec>> PlanStreamJoinUnchecked(const QueryAnaly
     input_sqls.push_back(std::move(sql));
   }
   if (!on.both.empty()) {
-    SLUICE_ASSIGN_OR_RETURN(options.condition_sql, analysis.ast->ExpressionToSql(AndOf(on.both)));
+    SLUICE_ASSIGN_OR_RETURN(options.condition_sql,
+                            analysis.ast->ExpressionToSql(MakeConjunctionAnd(on.both)));
   }
   for (size_t k = 0; k < on.left_keys.size(); ++k) {  // state schema names (restart checks)
     SLUICE_ASSIGN_OR_RETURN(std::string l, analysis.ast->ExpressionToSql(on.left_keys[k]));
@@ -797,9 +774,9 @@ Result<std::optional<StreamJoinBelow>> PlanStreamJoinBelowUnchecked(const QueryA
     if (ExpressionClass(item) == "STAR") {
       const std::string rel = StarRelation(item);
       if (rel.empty() || EqualsIgnoreCase(rel, left.alias))
-        select_list.push_back(UnnestOf(left.alias));
+        select_list.push_back(MakeUnnestCall(left.alias));
       if ((rel.empty() && !semi) || EqualsIgnoreCase(rel, right.alias)) {
-        select_list.push_back(UnnestOf(right.alias));
+        select_list.push_back(MakeUnnestCall(right.alias));
       }
       continue;
     }

@@ -208,6 +208,38 @@ Json MakeColumnRef(const std::vector<std::string>& names, const std::string& ali
               {"column_names", names}};
 }
 
+Json MakeConjunctionAnd(const std::vector<Json>& conjuncts) {
+  if (conjuncts.size() == 1) return conjuncts[0];
+  return Json{{"class", "CONJUNCTION"},
+              {"type", "CONJUNCTION_AND"},
+              {"alias", ""},
+              {"query_location", 18446744073709551615ULL},
+              {"children", conjuncts}};
+}
+
+Json MakeUnnestCall(const std::string& column) {
+  return Json{{"class", "FUNCTION"},
+              {"type", "FUNCTION"},
+              {"alias", ""},
+              {"query_location", 18446744073709551615ULL},
+              {"function_name", "unnest"},
+              {"schema", ""},
+              {"children", Json::array({MakeColumnRef({column})})},
+              {"filter", nullptr},
+              {"order_bys", Json{{"type", "ORDER_MODIFIER"}, {"orders", Json::array()}}},
+              {"distinct", false},
+              {"is_operator", false},
+              {"export_state", false},
+              {"catalog", ""}};
+}
+
+bool IsAnnotationKey(const std::string& key) { return key == "alias" || key == "query_location"; }
+
+Json WithoutAlias(Json expr) {
+  if (expr.is_object()) expr.erase("alias");
+  return expr;
+}
+
 std::vector<std::string> ColumnRefNames(const Json& expr) {
   std::vector<std::string> out;
   if (!expr.is_object() || expr.value("class", "") != "COLUMN_REF") return out;

@@ -72,6 +72,15 @@ void VisitExpression(const Json& expr, const std::function<bool(const Json&)>& f
 Json RewriteExpression(const Json& expr, const std::function<std::optional<Json>(const Json&)>& fn);
 // A COLUMN_REF expression of `names` (["window", "start"] or ["x"]).
 Json MakeColumnRef(const std::vector<std::string>& names, const std::string& alias = "");
+// The AND of `conjuncts` (a CONJUNCTION_AND; the one conjunct itself when there is one).
+Json MakeConjunctionAnd(const std::vector<Json>& conjuncts);
+// A call of unnest(`column`) (a plain function call with no alias, filter or ORDER BY).
+Json MakeUnnestCall(const std::string& column);
+// True for the keys of a node that annotate it rather than hold a child ("alias",
+// "query_location"): a rewrite that walks a node's keys leaves them as they are.
+bool IsAnnotationKey(const std::string& key);
+// `expr` without its alias (for printing the expression itself, as a description).
+Json WithoutAlias(Json expr);
 // For a COLUMN_REF: its names; else empty.
 std::vector<std::string> ColumnRefNames(const Json& expr);
 // For a FUNCTION: its lower-cased name; else "".

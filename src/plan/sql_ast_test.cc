@@ -61,6 +61,30 @@ TEST_F(SqlAstEngineTest, ParseRewriteAndPrintBack) {
   EXPECT_FALSE(ast_->ParseSelect("SELECT 1; SELECT 2").ok());
 }
 
+// The builders the planners use print back as DuckDB's own trees of the same SQL would.
+TEST_F(SqlAstEngineTest, BuiltNodesPrintBack) {
+  auto tree = ast_->ParseSelect("SELECT a AS x FROM t WHERE a > 1 AND b = 2");
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  const std::vector<Json> conjuncts = Conjuncts((*tree)["where_clause"]);
+  ASSERT_EQ(conjuncts.size(), 2u);
+  auto both = ast_->ExpressionToSql(MakeConjunctionAnd(conjuncts));
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  EXPECT_EQ(*both, "((a > 1) AND (b = 2))");
+  auto one = ast_->ExpressionToSql(MakeConjunctionAnd({conjuncts[0]}));
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(*one, "(a > 1)");
+  auto unnest = ast_->ExpressionToSql(MakeUnnestCall("l"));
+  ASSERT_TRUE(unnest.ok()) << unnest.status().ToString();
+  EXPECT_EQ(*unnest, "unnest(l)");
+  const Json& item = (*tree)["select_list"][0];
+  EXPECT_EQ(Alias(item), "x");
+  EXPECT_EQ(Alias(WithoutAlias(item)), "");
+  EXPECT_TRUE(SameExpression(WithoutAlias(item), item));
+  EXPECT_TRUE(IsAnnotationKey("alias"));
+  EXPECT_TRUE(IsAnnotationKey("query_location"));
+  EXPECT_FALSE(IsAnnotationKey("children"));
+}
+
 // ---- Golden tests: the parse-tree shape DuckDB gives each construct the planners read ----
 // A DuckDB upgrade that changes a key or a node kind fails here, by construct, before it reaches
 // the planners (sql_ast.h's typed accessors are the only readers of these keys).
